@@ -1,0 +1,1 @@
+#include "apps/lasso/lasso_update.h"

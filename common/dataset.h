@@ -1,0 +1,39 @@
+// A labelled sparse design matrix, or a row shard of one, as loaded from a data file.
+//
+// Column j of `x` is the feature whose id in the file is j + 1 (libsvm and MatrixMarket ids are
+// 1-based); `x` has as many columns as the largest feature id seen in the loaded rows (or the
+// MatrixMarket header's column count). Rows are the file's rows [first_row, first_row + rows()).
+// Counts and offsets are 64-bit. A Dataset is a plain value: thread-compatible.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <Eigen/Sparse>
+
+namespace strads {
+
+using SparseColMatrix = Eigen::SparseMatrix<double, Eigen::ColMajor, int64_t>;
+
+// Where a data set lives and how it is encoded.
+struct DataSource {
+  std::string path;         // libsvm/svmlight file, or MatrixMarket coordinate file of X
+  std::string format;       // "libsvm", "mm", or empty: ".mtx"/".mm" means mm, anything else libsvm
+  std::string labels_path;  // mm only: one label per line, row order
+};
+
+// Half-open range of 0-based row indices.
+struct RowRange {
+  uint64_t begin = 0;
+  uint64_t end = UINT64_MAX;
+};
+
+struct Dataset {
+  SparseColMatrix x;  // rows() == y.size()
+  Eigen::VectorXd y;
+  uint64_t first_row = 0;   // global index of row 0 of this shard
+  uint64_t total_rows = 0;  // rows in the whole file
+  std::string path;
+};
+
+}  // namespace strads
