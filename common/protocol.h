@@ -1,0 +1,32 @@
+// Protocol constants and small helpers around the Envelope (proto/strads.proto).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "common/status.h"
+#include "strads.pb.h"
+
+namespace strads {
+
+// Bumped whenever the meaning of a message changes; peers with another version are refused.
+inline constexpr uint32_t kProtocolVersion = 1;
+
+// Default control port of the coordinator; the status socket is the next port.
+inline constexpr int kDefaultControlPort = 7700;
+
+inline constexpr const char* kCoordinatorId = "coordinator";
+
+// A new envelope stamped with the protocol version, sender, job and round.
+proto::Envelope MakeEnvelope(const std::string& sender, uint64_t job_id = 0, uint64_t round = 0);
+
+// Ok when `envelope` speaks our protocol version; otherwise an error naming both versions.
+Status CheckVersion(const proto::Envelope& envelope);
+
+// The name of the body's message type, for logs ("chord", "commit", ...).
+std::string BodyName(const proto::Envelope& envelope);
+
+std::string RoleName(proto::Role role);
+std::string JobStateName(proto::JobState state);
+
+}  // namespace strads

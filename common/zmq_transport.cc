@@ -1,0 +1,166 @@
+#include "common/zmq_transport.h"
+
+#include <zmq_addon.hpp>
+
+namespace strads {
+namespace {
+
+constexpr int kHighWaterMark = 100000;
+
+}  // namespace
+
+ZmqTransport::ZmqTransport(zmq::context_t& context, std::string id,
+                           std::chrono::milliseconds send_timeout)
+    : context_(context), id_(std::move(id)), send_timeout_(send_timeout) {}
+
+ZmqTransport::~ZmqTransport() = default;
+
+Result<std::string> ZmqTransport::Bind(const std::string& endpoint) {
+  try {
+    auto socket = std::make_unique<zmq::socket_t>(context_, zmq::socket_type::router);
+    socket->set(zmq::sockopt::router_mandatory, 1);
+    socket->set(zmq::sockopt::linger, 1000);
+    socket->set(zmq::sockopt::sndhwm, kHighWaterMark);
+    socket->set(zmq::sockopt::rcvhwm, kHighWaterMark);
+    socket->bind(endpoint);
+    std::string bound = socket->get(zmq::sockopt::last_endpoint);
+    routers_.push_back(std::move(socket));
+    bound_.push_back(bound);
+    return bound;
+  } catch (const zmq::error_t& e) {
+    return Status::Unavailable("cannot bind " + endpoint + ": " + e.what());
+  }
+}
+
+Status ZmqTransport::Connect(const std::string& peer, const std::string& endpoint) {
+  auto it = dealer_endpoints_.find(peer);
+  if (it != dealer_endpoints_.end()) {
+    if (it->second == endpoint) return Status::Ok();
+    Disconnect(peer);
+  }
+  try {
+    auto socket = std::make_unique<zmq::socket_t>(context_, zmq::socket_type::dealer);
+    socket->set(zmq::sockopt::routing_id, id_);
+    socket->set(zmq::sockopt::immediate, 1);
+    socket->set(zmq::sockopt::linger, 1000);
+    socket->set(zmq::sockopt::sndtimeo, static_cast<int>(send_timeout_.count()));
+    socket->set(zmq::sockopt::sndhwm, kHighWaterMark);
+    socket->set(zmq::sockopt::rcvhwm, kHighWaterMark);
+    socket->connect(endpoint);
+    dealers_[peer] = std::move(socket);
+    dealer_endpoints_[peer] = endpoint;
+    return Status::Ok();
+  } catch (const zmq::error_t& e) {
+    return Status::InvalidArgument("cannot connect to " + peer + " at " + endpoint + ": " +
+                                   e.what());
+  }
+}
+
+void ZmqTransport::Disconnect(const std::string& peer) {
+  dealers_.erase(peer);
+  dealer_endpoints_.erase(peer);
+}
+
+Status ZmqTransport::Send(const std::string& peer, const proto::Envelope& envelope) {
+  std::string bytes;
+  if (!envelope.SerializeToString(&bytes)) return Status::Internal("cannot serialize envelope");
+  try {
+    if (auto it = dealers_.find(peer); it != dealers_.end()) {
+      auto sent = it->second->send(zmq::buffer(bytes), zmq::send_flags::none);
+      if (!sent) {
+        return Status::Unavailable("send to " + peer + " at " + dealer_endpoints_[peer] +
+                                   " timed out after " + std::to_string(send_timeout_.count()) +
+                                   " ms (peer unreachable?)");
+      }
+      return Status::Ok();
+    }
+    if (auto it = routes_.find(peer); it != routes_.end()) {
+      zmq::socket_t& router = *routers_[it->second];
+      std::array<zmq::const_buffer, 2> frames = {zmq::buffer(peer), zmq::buffer(bytes)};
+      auto sent = zmq::send_multipart(router, frames, zmq::send_flags::dontwait);
+      if (!sent) return Status::Unavailable("peer " + peer + " is not draining its messages");
+      return Status::Ok();
+    }
+  } catch (const zmq::error_t& e) {
+    if (e.num() == EHOSTUNREACH) {
+      routes_.erase(peer);
+      return Status::Unavailable("peer " + peer + " is gone");
+    }
+    return Status::Unavailable("send to " + peer + " failed: " + e.what());
+  }
+  return Status::Unavailable("no route to " + peer);
+}
+
+std::optional<proto::Envelope> ZmqTransport::Parse(const zmq::message_t& payload) {
+  proto::Envelope envelope;
+  if (!envelope.ParseFromArray(payload.data(), static_cast<int>(payload.size()))) {
+    ++malformed_;
+    return std::nullopt;
+  }
+  return envelope;
+}
+
+std::optional<proto::Envelope> ZmqTransport::Receive(std::chrono::milliseconds timeout) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  std::vector<zmq::socket_t*> sockets;
+  for (auto& r : routers_) sockets.push_back(r.get());
+  for (auto& [peer, d] : dealers_) sockets.push_back(d.get());
+  if (sockets.empty()) return std::nullopt;
+  std::vector<zmq::pollitem_t> items;
+  for (auto* s : sockets) items.push_back({static_cast<void*>(*s), 0, ZMQ_POLLIN, 0});
+
+  while (true) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() < 0) left = std::chrono::milliseconds(0);
+    try {
+      if (zmq::poll(items, left) == 0) return std::nullopt;
+    } catch (const zmq::error_t& e) {
+      if (e.num() == EINTR) return std::nullopt;
+      throw;
+    }
+    const size_t n = items.size();
+    for (size_t k = 0; k < n; ++k) {
+      size_t i = (next_poll_start_ + k) % n;
+      if (!(items[i].revents & ZMQ_POLLIN)) continue;
+      next_poll_start_ = (i + 1) % n;
+      std::vector<zmq::message_t> frames;
+      if (!zmq::recv_multipart(*sockets[i], std::back_inserter(frames), zmq::recv_flags::dontwait))
+        continue;
+      if (i < routers_.size()) {
+        if (frames.size() != 2) {
+          ++malformed_;
+          continue;
+        }
+        auto envelope = Parse(frames[1]);
+        if (!envelope) continue;
+        routes_[frames[0].to_string()] = i;
+        return envelope;
+      }
+      if (frames.size() != 1) {
+        ++malformed_;
+        continue;
+      }
+      auto envelope = Parse(frames[0]);
+      if (envelope) return envelope;
+    }
+    if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;
+  }
+}
+
+std::string TcpEndpoint(const std::string& host, int port) {
+  return "tcp://" + host + ":" + (port == 0 ? std::string("*") : std::to_string(port));
+}
+
+std::string AdvertisedEndpoint(const std::string& bound, const std::string& host) {
+  const std::string prefix = "tcp://";
+  if (bound.rfind(prefix, 0) != 0) return bound;
+  auto colon = bound.rfind(':');
+  std::string bound_host = bound.substr(prefix.size(), colon - prefix.size());
+  if (bound_host == "0.0.0.0" || bound_host == "*" || bound_host == "[::]") {
+    return prefix + host + bound.substr(colon);
+  }
+  return bound;
+}
+
+}  // namespace strads

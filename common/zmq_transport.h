@@ -1,0 +1,74 @@
+// ZeroMQ transport: how daemons and the CLI talk over TCP (or ZeroMQ inproc/ipc).
+//
+// Topology (ps-lite style, over cppzmq): each node that can be sent to binds one or more ROUTER
+// sockets (its inboxes; a Bind to port 0 picks a free port and reports it). To send to a peer the
+// node either uses a DEALER it connected to the peer's inbox (Connect), or, for a peer whose
+// messages arrived on one of its ROUTERs (clients, members that registered), replies through that
+// ROUTER by the peer's routing id, which every DEALER sets to its node id.
+//
+// No silent loss: ROUTERs run with ZMQ_ROUTER_MANDATORY and send without blocking, so a reply to a
+// vanished or stalled peer fails with Unavailable instead of vanishing; DEALERs use ZMQ_IMMEDIATE
+// and a send timeout, so a send to an unreachable peer fails after `send_timeout` instead of
+// queueing forever. High-water marks are large; bounded in-flight work (pipeline depth) keeps
+// queues short.
+//
+// Thread-compatibility: owned and used by one thread (its node's event loop).
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <zmq.hpp>
+
+#include "common/transport.h"
+
+namespace strads {
+
+class ZmqTransport : public Transport {
+ public:
+  // REQUIRES: `context` outlives this transport.
+  ZmqTransport(zmq::context_t& context, std::string id,
+               std::chrono::milliseconds send_timeout = std::chrono::milliseconds(3000));
+  ~ZmqTransport() override;
+
+  // Binds a new ROUTER inbox at `endpoint` ("tcp://*:0", "tcp://127.0.0.1:7700", ...). Returns
+  // the endpoint actually bound, with the port filled in.
+  Result<std::string> Bind(const std::string& endpoint);
+
+  const std::string& id() const override { return id_; }
+  Status Connect(const std::string& peer, const std::string& endpoint) override;
+  Status Send(const std::string& peer, const proto::Envelope& envelope) override;
+  std::optional<proto::Envelope> Receive(std::chrono::milliseconds timeout) override;
+  std::vector<std::string> endpoints() const override { return bound_; }
+
+  // Drops the DEALER to `peer` (e.g. a peer known to be dead), if any.
+  void Disconnect(const std::string& peer);
+
+  uint64_t malformed_frames() const { return malformed_; }
+
+ private:
+  std::optional<proto::Envelope> Parse(const zmq::message_t& payload);
+
+  zmq::context_t& context_;
+  std::string id_;
+  std::chrono::milliseconds send_timeout_;
+  std::vector<std::unique_ptr<zmq::socket_t>> routers_;
+  std::vector<std::string> bound_;
+  std::map<std::string, std::unique_ptr<zmq::socket_t>> dealers_;
+  std::map<std::string, std::string> dealer_endpoints_;
+  std::map<std::string, size_t> routes_;  // routing id -> index in routers_ it was last heard on
+  size_t next_poll_start_ = 0;            // round-robin fairness among sockets
+  uint64_t malformed_ = 0;
+};
+
+// "tcp://*:7700" style endpoint for `host` ("*" binds every interface) and `port` (0 = any).
+std::string TcpEndpoint(const std::string& host, int port);
+
+// Replaces a wildcard host in a bound endpoint ("tcp://0.0.0.0:41234") by `host`, giving the
+// endpoint other machines should connect to.
+std::string AdvertisedEndpoint(const std::string& bound, const std::string& host);
+
+}  // namespace strads
