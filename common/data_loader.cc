@@ -1,0 +1,49 @@
+#include "common/data_loader.h"
+
+#include <algorithm>
+
+#include "common/libsvm_reader.h"
+#include "common/matrix_market_reader.h"
+
+namespace strads {
+
+Result<DataFormat> ResolveFormat(const DataSource& src) {
+  if (src.format == "libsvm" || src.format == "svmlight") return DataFormat::kLibsvm;
+  if (src.format == "mm") return DataFormat::kMatrixMarket;
+  if (!src.format.empty()) {
+    return Status::InvalidArgument("unknown data format '" + src.format + "' for " + src.path +
+                                   " (expected libsvm, svmlight or mm)");
+  }
+  const std::string& p = src.path;
+  if (p.ends_with(".mtx") || p.ends_with(".mm")) return DataFormat::kMatrixMarket;
+  return DataFormat::kLibsvm;
+}
+
+Result<Dataset> LoadDataset(const DataSource& src, RowRange rows) {
+  Result<DataFormat> format = ResolveFormat(src);
+  if (!format.ok()) return format.status();
+  if (*format == DataFormat::kLibsvm) return ReadLibsvm(src.path, rows);
+  if (src.labels_path.empty()) {
+    return Status::InvalidArgument(src.path + ": a MatrixMarket data set needs a labels file");
+  }
+  return ReadMatrixMarket(src.path, src.labels_path, rows);
+}
+
+Result<uint64_t> CountRows(const DataSource& src) {
+  Result<DataFormat> format = ResolveFormat(src);
+  if (!format.ok()) return format.status();
+  if (*format == DataFormat::kLibsvm) return CountLibsvmRows(src.path);
+  Result<MatrixMarketHeader> header = ReadMatrixMarketHeader(src.path);
+  if (!header.ok()) return header.status();
+  return header->rows;
+}
+
+RowRange ShardRows(uint64_t total, uint32_t rank, uint32_t parts) {
+  if (rank >= parts) return {total, total};
+  const uint64_t base = total / parts;
+  const uint64_t extra = total % parts;
+  const uint64_t begin = rank * base + std::min<uint64_t>(rank, extra);
+  return {begin, begin + base + (rank < extra ? 1 : 0)};
+}
+
+}  // namespace strads

@@ -1,0 +1,49 @@
+// Loading a data set, or one worker's row shard of it, whatever its file format.
+//
+// A DataSource names a file and its format (libsvm/svmlight, or MatrixMarket with a labels
+// file); LoadDataset reads the rows of one shard into a Dataset, CountRows tells how many rows
+// the file has, and ShardRows splits them evenly among workers. The usual pattern on worker
+// `rank` of `parts`:
+//
+//   Result<uint64_t> total = CountRows(src);
+//   Result<Dataset> shard = LoadDataset(src, ShardRows(*total, rank, parts));
+//
+// Shards of the same file agree on total_rows; for libsvm each shard has as many columns as its
+// own largest feature id, for MatrixMarket every shard has the header's column count.
+//
+// All functions are free of shared state and safe to call from several threads at once.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "common/dataset.h"
+#include "common/status.h"
+
+namespace strads {
+
+enum class DataFormat { kLibsvm, kMatrixMarket };
+
+// The format of `src`: "libsvm" or "svmlight" -> kLibsvm, "mm" -> kMatrixMarket; when empty, a
+// path ending in ".mtx" or ".mm" is MatrixMarket and anything else libsvm.
+// Errors: InvalidArgument for any other format name.
+Result<DataFormat> ResolveFormat(const DataSource& src);
+
+// Loads rows [rows.begin, rows.end) of `src`, clipped to the file, with total_rows set to the
+// rows in the whole file and first_row to min(rows.begin, total_rows). See libsvm_reader.h and
+// matrix_market_reader.h for the file formats and what each checks.
+// Errors: NotFound naming a missing file; InvalidArgument "FILE:LINE: what is wrong" for a
+// malformed file, or for a MatrixMarket source without labels_path; IoError; never throws.
+Result<Dataset> LoadDataset(const DataSource& src, RowRange rows);
+
+// The number of rows in `src`: data lines of a libsvm file (not parsed), the header's row count
+// of a MatrixMarket file. Errors as LoadDataset.
+Result<uint64_t> CountRows(const DataSource& src);
+
+// The contiguous block of rows of part `rank` out of `parts` over `total` rows: block sizes differ
+// by at most one, the larger blocks come first, and the blocks of ranks 0..parts-1 tile
+// [0, total) in order.
+// REQUIRES: rank < parts (otherwise the result is the empty range [total, total)).
+RowRange ShardRows(uint64_t total, uint32_t rank, uint32_t parts);
+
+}  // namespace strads

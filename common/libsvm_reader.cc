@@ -1,0 +1,135 @@
+#include "common/libsvm_reader.h"
+
+#include <algorithm>
+#include <new>
+#include <string_view>
+#include <vector>
+
+#include "common/line_reader.h"
+
+namespace strads {
+namespace {
+
+// The loaded rows in compressed-row form, as parsed.
+struct CsrBuilder {
+  std::vector<int64_t> row_start{0};
+  std::vector<int64_t> cols;  // 0-based
+  std::vector<double> values;
+  std::vector<double> labels;
+  int64_t max_id = 0;
+  std::vector<int64_t> scratch;
+};
+
+Status LineError(const std::string& path, uint64_t line, const std::string& what) {
+  return Status::InvalidArgument(path + ":" + std::to_string(line) + ": " + what);
+}
+
+// Parses one data line into the builder; on error the builder may hold part of the row.
+Status ParseRow(std::string_view line, const std::string& path, uint64_t line_no, CsrBuilder* b) {
+  if (size_t hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
+  std::string_view rest = line;
+  std::string_view label_token = NextToken(&rest);
+  double label;
+  if (!ParseFiniteDouble(label_token, &label)) {
+    return LineError(path, line_no, "bad label '" + Excerpt(label_token) + "'");
+  }
+  const size_t row_begin = b->cols.size();
+  int64_t previous_id = 0;
+  bool increasing = true;
+  while (true) {
+    std::string_view token = NextToken(&rest);
+    if (token.empty()) break;
+    if (token.starts_with("qid:")) continue;
+    const size_t colon = token.find(':');
+    if (colon == std::string_view::npos) {
+      return LineError(path, line_no, "missing ':' in feature '" + Excerpt(token) + "'");
+    }
+    int64_t id;
+    if (!ParseInt64(token.substr(0, colon), &id)) {
+      return LineError(path, line_no, "bad feature id in '" + Excerpt(token) + "'");
+    }
+    if (id <= 0) {
+      return LineError(path, line_no,
+                       "feature id " + std::to_string(id) + " is not positive (ids are 1-based)");
+    }
+    if (id > kMaxLibsvmFeatureId) {
+      return LineError(
+          path, line_no,
+          "feature id " + std::to_string(id) + " exceeds " + std::to_string(kMaxLibsvmFeatureId));
+    }
+    double value;
+    if (!ParseFiniteDouble(token.substr(colon + 1), &value)) {
+      return LineError(path, line_no, "bad value in '" + Excerpt(token) + "'");
+    }
+    if (id <= previous_id) increasing = false;
+    previous_id = id;
+    b->max_id = std::max(b->max_id, id);
+    b->cols.push_back(id - 1);
+    b->values.push_back(value);
+  }
+  if (!increasing) {
+    // Order within a row does not matter to the CSR -> CSC conversion; only repeats do.
+    b->scratch.assign(b->cols.begin() + row_begin, b->cols.end());
+    std::sort(b->scratch.begin(), b->scratch.end());
+    auto dup = std::adjacent_find(b->scratch.begin(), b->scratch.end());
+    if (dup != b->scratch.end()) {
+      return LineError(path, line_no, "duplicate feature id " + std::to_string(*dup + 1));
+    }
+  }
+  b->labels.push_back(label);
+  b->row_start.push_back(static_cast<int64_t>(b->cols.size()));
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<Dataset> ReadLibsvm(const std::string& path, RowRange rows) {
+  if (rows.begin > rows.end) {
+    return Status::InvalidArgument(path + ": row range [" + std::to_string(rows.begin) + ", " +
+                                   std::to_string(rows.end) + ") is inverted");
+  }
+  try {
+    Result<LineReader> opened = LineReader::Open(path);
+    if (!opened.ok()) return opened.status();
+    LineReader& reader = opened.value();
+    CsrBuilder b;
+    uint64_t row = 0;
+    std::string_view line;
+    while (reader.Next(&line)) {
+      if (!IsDataLine(line)) continue;
+      if (row >= rows.begin && row < rows.end) {
+        STRADS_RETURN_IF_ERROR(ParseRow(line, path, reader.line_number(), &b));
+      }
+      ++row;
+    }
+    STRADS_RETURN_IF_ERROR(reader.status());
+
+    Dataset ds;
+    ds.path = path;
+    ds.total_rows = row;
+    ds.first_row = std::min(rows.begin, row);
+    const auto n = static_cast<int64_t>(b.labels.size());
+    const auto nnz = static_cast<int64_t>(b.values.size());
+    // Eigen converts between storage orders with a counting sort, which is what we want.
+    Eigen::Map<const Eigen::SparseMatrix<double, Eigen::RowMajor, int64_t>> csr(
+        n, b.max_id, nnz, b.row_start.data(), b.cols.data(), b.values.data());
+    ds.x = csr;
+    ds.y = Eigen::Map<const Eigen::VectorXd>(b.labels.data(), n);
+    return ds;
+  } catch (const std::bad_alloc&) {
+    return Status::Internal(path + ": out of memory while loading");
+  }
+}
+
+Result<uint64_t> CountLibsvmRows(const std::string& path) {
+  Result<LineReader> opened = LineReader::Open(path);
+  if (!opened.ok()) return opened.status();
+  LineReader& reader = opened.value();
+  uint64_t rows = 0;
+  std::string_view line;
+  while (reader.Next(&line)) rows += IsDataLine(line) ? 1 : 0;
+  STRADS_RETURN_IF_ERROR(reader.status());
+  return rows;
+}
+
+}  // namespace strads

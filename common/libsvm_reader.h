@@ -1,0 +1,36 @@
+// Reading libsvm / svmlight text files.
+//
+// One row per data line: `label id:value id:value ... [# comment]`. Feature ids are 1-based
+// integers (column j of x is id j + 1), may have gaps, and may come in any order within a row,
+// but must not repeat. `qid:` tokens are ignored. Blank lines and lines starting with `#` are not
+// rows; everything after a `#` is a comment. A row with a label and no features is an empty row.
+//
+// Rows outside the requested range are only counted (so total_rows is right), never parsed: a
+// malformed line there is not reported. Every error inside the range is InvalidArgument with the
+// message "FILE:LINE: what is wrong" (1-based physical line).
+//
+// The functions are free of shared state and safe to call from several threads at once.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "common/dataset.h"
+#include "common/status.h"
+
+namespace strads {
+
+// The largest feature id accepted: libsvm's own limit, and a bound on the columns allocated.
+inline constexpr int64_t kMaxLibsvmFeatureId = 2147483647;
+
+// Loads rows [rows.begin, rows.end) of the libsvm file `path`, clipped to the file. The result
+// has first_row = min(rows.begin, total_rows), total_rows = data lines in the whole file, and as
+// many columns as the largest feature id in the loaded rows.
+// Errors: NotFound (missing file), IoError, InvalidArgument ("FILE:LINE: ...") for a malformed
+// row in the range or rows.begin > rows.end.
+Result<Dataset> ReadLibsvm(const std::string& path, RowRange rows);
+
+// Number of rows (data lines) in the libsvm file `path`, without parsing them.
+Result<uint64_t> CountLibsvmRows(const std::string& path);
+
+}  // namespace strads

@@ -1,0 +1,117 @@
+// Reading a text file line by line, fast, and parsing the numbers in it.
+//
+// LineReader pulls the file through one large buffer with plain fread calls and hands out each
+// line as a std::string_view into that buffer, without the terminator ("\n" or "\r\n"). No
+// per-line allocation, no iostreams: the data readers (libsvm, MatrixMarket, labels) sit on it
+// and use it to skip rows they do not need with nothing more than a memchr per line.
+//
+// A LineReader owns its FILE and is movable but not copyable. It is not thread-safe: one thread
+// at a time. A view returned by Next() stays valid only until the next call to Next().
+#pragma once
+
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+
+namespace strads {
+
+class LineReader {
+ public:
+  // Opens `path` for reading. NotFound (naming the file) when it does not exist, IoError for any
+  // other failure to open it.
+  static Result<LineReader> Open(const std::string& path);
+
+  LineReader(LineReader&&) = default;
+  LineReader& operator=(LineReader&&) = default;
+
+  // Sets *line to the next line and returns true; returns false at the end of the file or on a
+  // read error (then status() says which). The view is valid until the next call.
+  bool Next(std::string_view* line);
+
+  // 1-based number of the line last returned by Next(); 0 before the first.
+  uint64_t line_number() const { return line_number_; }
+
+  // Ok, or the IoError that ended the reading early.
+  const Status& status() const { return status_; }
+
+  const std::string& path() const { return path_; }
+
+ private:
+  struct FileCloser {
+    void operator()(std::FILE* f) const { std::fclose(f); }
+  };
+
+  LineReader(std::string path, std::FILE* file);
+  // Moves the unread tail to the front of the buffer (growing it when a line fills it) and reads
+  // more. Returns false when nothing more could be read.
+  bool Refill();
+
+  std::string path_;
+  std::unique_ptr<std::FILE, FileCloser> file_;
+  std::vector<char> buffer_;
+  size_t begin_ = 0;  // first unread byte
+  size_t end_ = 0;    // one past the last valid byte
+  bool eof_ = false;
+  uint64_t line_number_ = 0;
+  Status status_;
+};
+
+// The whitespace that separates fields: space, tab, and stray carriage returns.
+inline bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+
+// True when `line` holds a data row of a libsvm-like or list file: something other than
+// whitespace, not starting with `comment` (after leading whitespace).
+inline bool IsDataLine(std::string_view line, char comment = '#') {
+  for (char c : line) {
+    if (IsSpace(c)) continue;
+    return c != comment;
+  }
+  return false;
+}
+
+// Splits off the next whitespace-separated token of *rest (empty when none is left).
+inline std::string_view NextToken(std::string_view* rest) {
+  size_t i = 0;
+  while (i < rest->size() && IsSpace((*rest)[i])) ++i;
+  size_t j = i;
+  while (j < rest->size() && !IsSpace((*rest)[j])) ++j;
+  std::string_view token = rest->substr(i, j - i);
+  rest->remove_prefix(j);
+  return token;
+}
+
+// Parses all of `s` as a finite double ("+1", "-2.5e3", ".5"). False on anything else, including
+// "nan", "inf" and trailing characters.
+inline bool ParseFiniteDouble(std::string_view s, double* out) {
+  if (!s.empty() && s[0] == '+') {
+    s.remove_prefix(1);
+    if (s.empty() || s[0] == '-') return false;
+  }
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
+  return ec == std::errc() && end == s.data() + s.size() && std::isfinite(*out);
+}
+
+// Parses all of `s` as a decimal 64-bit integer (a leading '+' is allowed). False on anything else.
+inline bool ParseInt64(std::string_view s, int64_t* out) {
+  if (!s.empty() && s[0] == '+') {
+    s.remove_prefix(1);
+    if (s.empty() || s[0] == '-') return false;
+  }
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
+  return ec == std::errc() && end == s.data() + s.size();
+}
+
+// `s` cut to at most `max` characters for an error message.
+inline std::string Excerpt(std::string_view s, size_t max = 40) {
+  if (s.size() <= max) return std::string(s);
+  return std::string(s.substr(0, max)) + "...";
+}
+
+}  // namespace strads
