@@ -1,0 +1,178 @@
+#include "scheduler/dependency_filter.h"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <set>
+#include <vector>
+
+#include <Eigen/Dense>
+#include <catch2/catch.hpp>
+
+namespace strads {
+namespace {
+
+// A random sparse matrix with deliberately troublesome columns: some all zero, some scaled or
+// negated copies of others (correlation 1), some sharing most of their support.
+SparseColMatrix RandomMatrix(std::mt19937_64& rng, int64_t rows, int64_t cols) {
+  Eigen::MatrixXd dense = Eigen::MatrixXd::Zero(rows, cols);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  std::normal_distribution<double> normal;
+  for (int64_t j = 0; j < cols; ++j) {
+    const double kind = unit(rng);
+    if (kind < 0.1) continue;  // all zero
+    if (kind < 0.25 && j > 0) {
+      const int64_t src = rng() % j;
+      dense.col(j) = dense.col(src) * (unit(rng) < 0.5 ? -3.0 : 0.5);
+      continue;
+    }
+    if (kind < 0.4 && j > 0) {
+      dense.col(j) = dense.col(rng() % j);
+      dense(rng() % rows, j) += normal(rng);
+      continue;
+    }
+    const double density = 0.05 + 0.5 * unit(rng);
+    for (int64_t i = 0; i < rows; ++i) {
+      if (unit(rng) < density) dense(i, j) = normal(rng);
+    }
+  }
+  return dense.sparseView();
+}
+
+// |cos| of two dense columns, computed without ColumnStore; 0 if either is zero.
+double DenseCorrelation(const SparseColMatrix& x, int64_t a, int64_t b) {
+  const Eigen::VectorXd u = Eigen::VectorXd(x.col(a));
+  const Eigen::VectorXd v = Eigen::VectorXd(x.col(b));
+  if (u.norm() == 0.0 || v.norm() == 0.0) return 0.0;
+  return std::abs(u.dot(v)) / (u.norm() * v.norm());
+}
+
+TEST_CASE("ColumnStore Correlation is the absolute cosine of the raw columns",
+          "[dependency_filter]") {
+  std::mt19937_64 rng(17);
+  for (int trial = 0; trial < 50; ++trial) {
+    const SparseColMatrix x = RandomMatrix(rng, 1 + rng() % 40, 1 + rng() % 30);
+    const uint64_t first = rng() % x.cols();
+    const uint64_t end = first + 1 + rng() % (x.cols() - first);
+    const ColumnStore store(x, first, end);
+    REQUIRE(store.first() == first);
+    REQUIRE(store.end() == end);
+    for (uint64_t a = first; a < end; ++a) {
+      REQUIRE(store.SquaredNorm(a) == Approx(x.col(a).squaredNorm()).margin(1e-12));
+      for (uint64_t b = first; b < end; ++b) {
+        REQUIRE(store.Correlation(a, b) == Approx(DenseCorrelation(x, a, b)).margin(1e-12));
+        REQUIRE(store.Correlation(a, b) == store.Correlation(b, a));
+        REQUIRE(store.Correlation(a, b) <= 1.0);
+      }
+    }
+  }
+}
+
+TEST_CASE("ColumnStore does not depend on column scaling and treats zero columns as independent",
+          "[dependency_filter]") {
+  Eigen::MatrixXd d(4, 4);
+  d << 1, 100, 0, 1,  //
+      2, 200, 0, 0,   //
+      0, 0, 0, 1,     //
+      0, 0, 0, 0;
+  const SparseColMatrix x = d.sparseView();
+  const ColumnStore store(x, 0, 4);
+  CHECK(store.Correlation(0, 1) == Approx(1.0));
+  CHECK(store.Correlation(0, 2) == 0.0);
+  CHECK(store.Correlation(2, 2) == 0.0);
+  CHECK(store.SquaredNorm(1) == Approx(50000.0));
+  CHECK(store.SquaredNorm(2) == 0.0);
+  CHECK(store.Correlation(0, 3) == Approx(1.0 / std::sqrt(10.0)));
+}
+
+TEST_CASE("ColumnStore accepts an uncompressed matrix filled out of order", "[dependency_filter]") {
+  SparseColMatrix x(5, 2);
+  x.reserve(Eigen::VectorXi::Constant(2, 4));
+  x.insert(4, 0) = 1.0;
+  x.insert(0, 0) = 2.0;
+  x.insert(2, 1) = 3.0;
+  x.insert(0, 1) = 4.0;
+  x.insert(4, 1) = 5.0;
+  REQUIRE_FALSE(x.isCompressed());
+  const ColumnStore store(x, 0, 2);
+  CHECK(store.Correlation(0, 1) == Approx(DenseCorrelation(x, 0, 1)));
+  CHECK(store.Nnz(1) == 3);
+}
+
+TEST_CASE(
+    "FilterIndependent keeps no pair above rho, in priority order, at most max_keep, "
+    "greedily",
+    "[dependency_filter]") {
+  std::mt19937_64 rng(2024);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  int kept_total = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    const SparseColMatrix x = RandomMatrix(rng, 2 + rng() % 30, 2 + rng() % 40);
+    const uint64_t first = rng() % (x.cols() / 2 + 1);
+    const uint64_t end = x.cols();
+    const ColumnStore store(x, first, end);
+    std::vector<uint64_t> candidates;
+    for (uint64_t j = first; j < end; ++j) candidates.push_back(j);
+    std::shuffle(candidates.begin(), candidates.end(), rng);
+    candidates.resize(1 + rng() % candidates.size());
+    const double rho = trial % 10 == 0 ? 0.0 : unit(rng);
+    const size_t max_keep = 1 + rng() % 12;
+
+    const std::vector<uint64_t> kept = FilterIndependent(store, candidates, rho, max_keep);
+    kept_total += kept.size();
+    REQUIRE(kept.size() <= max_keep);
+    REQUIRE(!kept.empty());  // the first candidate is always kept
+    REQUIRE(kept[0] == candidates[0]);
+    for (size_t a = 0; a < kept.size(); ++a) {
+      for (size_t b = a + 1; b < kept.size(); ++b) {
+        INFO("rho " << rho << " pair " << kept[a] << "," << kept[b]);
+        REQUIRE(DenseCorrelation(x, kept[a], kept[b]) <= rho + 1e-12);
+      }
+    }
+    // Kept ids form a subsequence of the candidates, and every candidate skipped before the last
+    // kept one (or before the list ran out, if fewer than max_keep were kept) conflicts with an
+    // earlier kept one: the greedy rule, not merely some independent set.
+    size_t k = 0;
+    for (size_t c = 0; c < candidates.size(); ++c) {
+      if (k < kept.size() && candidates[c] == kept[k]) {
+        ++k;
+        continue;
+      }
+      if (k == max_keep) break;  // the filter stopped here
+      bool conflicts = false;
+      for (size_t e = 0; e < k; ++e) {
+        conflicts = conflicts || DenseCorrelation(x, candidates[c], kept[e]) > rho - 1e-12;
+      }
+      INFO("candidate " << candidates[c] << " was skipped");
+      REQUIRE(conflicts);
+    }
+    REQUIRE(k == kept.size());
+  }
+  CHECK(kept_total > 300);  // the property was exercised on non-trivial keeps
+}
+
+TEST_CASE("FilterIndependent with rho of 1 keeps the first max_keep distinct candidates",
+          "[dependency_filter]") {
+  std::mt19937_64 rng(8);
+  const SparseColMatrix x = RandomMatrix(rng, 10, 20);
+  const ColumnStore store(x, 0, 20);
+  const std::vector<uint64_t> candidates = {5, 3, 5, 19, 0, 7};
+  CHECK(FilterIndependent(store, candidates, 1.0, 4) == std::vector<uint64_t>{5, 3, 19, 0});
+  CHECK(FilterIndependent(store, candidates, 1.0, 0).empty());
+  CHECK(FilterIndependent(store, {}, 0.5, 4).empty());
+}
+
+TEST_CASE("FilterIndependent rejects a candidate parallel to a kept one", "[dependency_filter]") {
+  Eigen::MatrixXd d(3, 3);
+  d << 1, -2, 0,  //
+      1, -2, 1,   //
+      0, 0, 1;
+  const SparseColMatrix x = d.sparseView();
+  const ColumnStore store(x, 0, 3);  // corr(0,1) = 1, corr(0,2) = corr(1,2) = 0.5
+  const std::vector<uint64_t> order = {1, 0, 2};
+  CHECK(FilterIndependent(store, order, 0.6, 3) == std::vector<uint64_t>{1, 2});
+  CHECK(FilterIndependent(store, order, 0.4, 3) == std::vector<uint64_t>{1});
+}
+
+}  // namespace
+}  // namespace strads

@@ -1,0 +1,187 @@
+#include "scheduler/priority_sampler.h"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <set>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+namespace strads {
+namespace {
+
+TEST_CASE("PrioritySampler starts with every weight at the initial weight", "[priority_sampler]") {
+  PrioritySampler s(7, 0.5);
+  REQUIRE(s.size() == 7);
+  for (size_t i = 0; i < 7; ++i) CHECK(s.Get(i) == 0.5);
+  CHECK(s.Total() == 3.5);
+  CHECK(PrioritySampler(0, 1.0).Total() == 0.0);
+}
+
+TEST_CASE("PrioritySampler Total equals the exact sum of weights after any sequence of Sets",
+          "[priority_sampler]") {
+  std::mt19937_64 rng(7);
+  const size_t n = 1000;
+  PrioritySampler s(n, 1.0);
+  std::vector<double> w(n, 1.0);
+  std::uniform_int_distribution<size_t> pick(0, n - 1);
+  std::uniform_int_distribution<int> value(0, 1000);
+  for (int step = 0; step < 100000; ++step) {
+    const size_t i = pick(rng);
+    w[i] = value(rng);  // small integers: every partial sum is exact in double
+    s.Set(i, w[i]);
+  }
+  double sum = 0;
+  for (size_t i = 0; i < n; ++i) {
+    REQUIRE(s.Get(i) == w[i]);
+    sum += w[i];
+  }
+  CHECK(s.Total() == sum);
+}
+
+TEST_CASE("PrioritySampler Total does not drift under many fractional updates",
+          "[priority_sampler]") {
+  std::mt19937_64 rng(11);
+  const size_t n = 513;
+  PrioritySampler s(n, 0.0);
+  std::uniform_int_distribution<size_t> pick(0, n - 1);
+  std::uniform_real_distribution<double> value(0.0, 1e6);
+  for (int step = 0; step < 200000; ++step) s.Set(pick(rng), value(rng) * value(rng) * 1e-9);
+  // Zero all but one weight: the total must be exactly that weight, not a residue of old values.
+  for (size_t i = 0; i < n; ++i) s.Set(i, 0.0);
+  s.Set(123, 1e-300);
+  CHECK(s.Total() == 1e-300);
+  CHECK(s.Find(0.0) == 123);
+  CHECK(s.Find(1.0) == 123);
+  s.Set(123, 0.0);
+  CHECK(s.Total() == 0.0);
+}
+
+TEST_CASE("PrioritySampler Find returns the index whose prefix interval holds u, skipping zeros",
+          "[priority_sampler]") {
+  PrioritySampler s(5, 0.0);
+  s.Set(0, 1.0);
+  s.Set(2, 2.0);
+  s.Set(3, 3.0);  // prefixes: [0,1) -> 0, [1,3) -> 2, [3,6) -> 3; indices 1 and 4 weigh 0
+  CHECK(s.Find(0.0) == 0);
+  CHECK(s.Find(0.999) == 0);
+  CHECK(s.Find(1.0) == 2);
+  CHECK(s.Find(2.999) == 2);
+  CHECK(s.Find(3.0) == 3);
+  CHECK(s.Find(5.999) == 3);
+  CHECK(s.Find(6.0) == 3);  // u == Total() after rounding: last positive index, not index 4
+  CHECK(s.Find(1e9) == 3);
+  CHECK(s.Find(-1.0) == 0);  // below range: first positive index
+}
+
+TEST_CASE("PrioritySampler Find never returns a zero-weight index while Total is positive",
+          "[priority_sampler]") {
+  std::mt19937_64 rng(3);
+  for (int trial = 0; trial < 200; ++trial) {
+    const size_t n = 1 + rng() % 300;
+    PrioritySampler s(n, 0.0);
+    // Sparse, wildly scaled weights provoke rounding at every level of the tree.
+    for (size_t i = 0; i < n; ++i) {
+      if (rng() % 4 == 0)
+        s.Set(i, std::ldexp(1.0 + (rng() % 1000) / 1000.0, int(rng() % 200) - 100));
+    }
+    if (s.Total() == 0.0) s.Set(rng() % n, 1.0);
+    std::uniform_real_distribution<double> u(0.0, s.Total());
+    for (int d = 0; d < 200; ++d) REQUIRE(s.Get(s.Find(u(rng))) > 0.0);
+    REQUIRE(s.Get(s.Find(s.Total())) > 0.0);
+    REQUIRE(s.Get(s.Find(std::nextafter(s.Total(), 0.0))) > 0.0);
+  }
+}
+
+TEST_CASE("PrioritySampler single draws occur with frequency proportional to weight",
+          "[priority_sampler]") {
+  std::mt19937_64 rng(42);
+  const std::vector<double> w = {1, 2, 3, 4, 0, 10, 0.5, 0, 20, 9.5};
+  PrioritySampler s(w.size(), 0.0);
+  for (size_t i = 0; i < w.size(); ++i) s.Set(i, w[i]);
+  const int draws = 200000;
+  std::vector<int> count(w.size(), 0);
+  for (int d = 0; d < draws; ++d) {
+    const auto got = s.DrawWithoutReplacement(1, rng);
+    REQUIRE(got.size() == 1);
+    ++count[got[0]];
+  }
+  for (size_t i = 0; i < w.size(); ++i) {
+    const double p = w[i] / s.Total();
+    const double sigma = std::sqrt(draws * p * (1 - p));
+    INFO("index " << i << " count " << count[i] << " expected " << draws * p);
+    CHECK(std::abs(count[i] - draws * p) <= 5 * sigma + 1e-9);
+  }
+  CHECK(count[4] == 0);
+  CHECK(count[7] == 0);
+}
+
+TEST_CASE("PrioritySampler draws without replacement with successive-sampling inclusion odds",
+          "[priority_sampler]") {
+  // For k = 2: P(i in draw) = w_i/W + sum_{j != i} (w_j/W) (w_i/(W - w_j)).
+  std::mt19937_64 rng(5);
+  const std::vector<double> w = {1, 2, 4, 8, 0, 16};
+  double total = 0;
+  for (double x : w) total += x;
+  PrioritySampler s(w.size(), 0.0);
+  for (size_t i = 0; i < w.size(); ++i) s.Set(i, w[i]);
+  const int trials = 100000;
+  std::vector<int> count(w.size(), 0);
+  for (int t = 0; t < trials; ++t) {
+    const auto got = s.DrawWithoutReplacement(2, rng);
+    REQUIRE(got.size() == 2);
+    REQUIRE(got[0] != got[1]);
+    for (size_t i : got) ++count[i];
+  }
+  for (size_t i = 0; i < w.size(); ++i) {
+    double p = w[i] / total;
+    for (size_t j = 0; j < w.size(); ++j) {
+      if (j != i) p += (w[j] / total) * (w[i] / (total - w[j]));
+    }
+    const double sigma = std::sqrt(trials * p * (1 - p));
+    INFO("index " << i << " count " << count[i] << " expected " << trials * p);
+    CHECK(std::abs(count[i] - trials * p) <= 5 * sigma + 1e-9);
+  }
+}
+
+TEST_CASE(
+    "PrioritySampler DrawWithoutReplacement gives distinct positive-weight indices and "
+    "restores every weight",
+    "[priority_sampler]") {
+  std::mt19937_64 rng(9);
+  const size_t n = 100;
+  PrioritySampler s(n, 0.0);
+  std::vector<double> w(n, 0.0);
+  for (size_t i = 0; i < n; i += 3) w[i] = 0.25 + (i % 7);  // 34 positive weights
+  for (size_t i = 0; i < n; ++i) s.Set(i, w[i]);
+  const double total = s.Total();
+  for (int round = 0; round < 100; ++round) {
+    const auto got = s.DrawWithoutReplacement(20, rng);
+    REQUIRE(got.size() == 20);
+    REQUIRE(std::set<size_t>(got.begin(), got.end()).size() == got.size());
+    for (size_t i : got) REQUIRE(w[i] > 0.0);
+    REQUIRE(s.Total() == total);
+    for (size_t i = 0; i < n; ++i) REQUIRE(s.Get(i) == w[i]);
+  }
+}
+
+TEST_CASE(
+    "PrioritySampler DrawWithoutReplacement returns only the positive-weight indices when "
+    "asked for more",
+    "[priority_sampler]") {
+  std::mt19937_64 rng(1);
+  PrioritySampler s(10, 0.0);
+  s.Set(2, 1.0);
+  s.Set(7, 1e-12);
+  s.Set(9, 5.0);
+  auto got = s.DrawWithoutReplacement(8, rng);
+  std::sort(got.begin(), got.end());
+  CHECK(got == std::vector<size_t>{2, 7, 9});
+  CHECK(s.DrawWithoutReplacement(0, rng).empty());
+  CHECK(PrioritySampler(10, 0.0).DrawWithoutReplacement(3, rng).empty());
+  CHECK(PrioritySampler(0, 1.0).DrawWithoutReplacement(3, rng).empty());
+}
+
+}  // namespace
+}  // namespace strads
