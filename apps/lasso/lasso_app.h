@@ -1,0 +1,25 @@
+// Lasso as a dynamic-engine app: F(beta) = 1/2 ||y - X beta||^2 + lambda ||beta||_1.
+//
+// Worker state is the residual r = y - X beta over the shard's rows; the statistic pushed for a
+// parameter j is x_j^T r (one number), and the coordinator's pull is the exact coordinate
+// minimiser (lasso_update.h). No hidden scaling or intercept: the data is used as loaded.
+#pragma once
+
+#include "apps/dynamic_app.h"
+
+namespace strads {
+
+class LassoApp : public DynamicApp {
+ public:
+  std::string name() const override { return "lasso"; }
+  uint32_t stats_per_param() const override { return 1; }
+  Status Validate(const proto::JobSpec& spec) const override;
+  Result<std::unique_ptr<ShardModel>> MakeShard(Dataset shard,
+                                                const proto::JobSpec& spec) const override;
+  double Pull(std::span<const double> stats, double sq_norm, double value,
+              const proto::JobSpec& spec) const override;
+  double Violation(double gradient, double value, const proto::JobSpec& spec) const override;
+  double Penalty(double value, const proto::JobSpec& spec) const override;
+};
+
+}  // namespace strads

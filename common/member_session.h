@@ -1,0 +1,52 @@
+// A cluster member's session with the coordinator: registration, re-registration, heartbeats.
+//
+// Shared by schedulers and workers. Until the coordinator acknowledges, Register is re-sent every
+// second (the coordinator may not be up yet); an ErrorReply (the coordinator forgot this member,
+// e.g. after a restart) starts registration again. Heartbeats go out at the interval the
+// coordinator asked for. Failures to reach the coordinator are logged, never fatal: daemons stay
+// up. Thread-compatibility: used by the member's event loop only.
+#pragma once
+
+#include <string>
+
+#include "common/event_loop.h"
+#include "common/logging.h"
+#include "common/transport.h"
+
+namespace strads {
+
+struct MemberIdentity {
+  proto::Role role = proto::ROLE_UNSPECIFIED;
+  std::string host;
+  uint32_t pid = 0;
+  std::string endpoint;  // this member's inbox
+  std::string coordinator_id = "coordinator";
+};
+
+class MemberSession {
+ public:
+  MemberSession(Transport& transport, MemberIdentity identity, Logger log);
+
+  // Registers or sends a heartbeat when due. `job_id` is the job the member is running (0: none).
+  void OnTick(Clock::time_point now, uint64_t job_id);
+
+  // Consumes RegisterAck and ErrorReply; returns false for every other message.
+  bool OnMessage(const proto::Envelope& envelope);
+
+  // Sends to the coordinator; a failure is logged (rate-limited) and returned.
+  Status SendToCoordinator(const proto::Envelope& envelope);
+
+  bool registered() const { return registered_; }
+
+ private:
+  Transport& transport_;
+  MemberIdentity identity_;
+  Logger log_;
+  bool registered_ = false;
+  double heartbeat_interval_s_ = 0.5;
+  Clock::time_point last_register_{};
+  Clock::time_point last_heartbeat_{};
+  Clock::time_point last_warning_{};
+};
+
+}  // namespace strads

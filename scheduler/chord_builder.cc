@@ -1,0 +1,94 @@
+#include "scheduler/chord_builder.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace strads {
+
+ChordBuilder::ChordBuilder(const ColumnStore& store, ChordPolicy policy)
+    : store_(store),
+      policy_(policy),
+      rng_(policy.seed),
+      priority_(store.end() - store.first(), 0.0),
+      flying_(store.end() - store.first(), 0),
+      sampler_(store.end() - store.first(), 0.0) {
+  // Until the first optimality check every parameter is equally important (Algorithm 1 starts
+  // with a large constant C for all).
+  for (size_t i = 0; i < priority_.size(); ++i) {
+    priority_[i] = store_.SquaredNorm(store_.first() + i) > 0 ? 1.0 : 0.0;
+    sampler_.Set(i, priority_[i]);
+  }
+}
+
+bool ChordBuilder::Eligible(size_t local) const {
+  return !flying_[local] && store_.SquaredNorm(store_.first() + local) > 0;
+}
+
+void ChordBuilder::MarkInFlight(size_t local) {
+  flying_[local] = 1;
+  ++in_flight_;
+  sampler_.Set(local, 0.0);
+}
+
+std::vector<uint64_t> ChordBuilder::Next() {
+  const size_t n = priority_.size();
+  const uint64_t first = store_.first();
+  std::vector<uint64_t> chord;
+  if (n == 0) return chord;
+  switch (policy_.schedule) {
+    case proto::SCHEDULE_CYCLIC: {
+      for (size_t step = 0; step < n && chord.size() < policy_.chord_size; ++step) {
+        size_t local = cursor_++ % n;
+        if (Eligible(local)) chord.push_back(first + local);
+      }
+      break;
+    }
+    case proto::SCHEDULE_RANDOM:
+    case proto::SCHEDULE_STATIC: {
+      const bool filter = policy_.schedule == proto::SCHEDULE_STATIC;
+      const size_t want = filter ? policy_.candidates : policy_.chord_size;
+      std::uniform_int_distribution<size_t> pick(0, n - 1);
+      std::vector<uint64_t> drawn;
+      for (size_t tries = 0; drawn.size() < want && tries < 4 * want + 16; ++tries) {
+        size_t local = pick(rng_);
+        if (Eligible(local) &&
+            std::find(drawn.begin(), drawn.end(), first + local) == drawn.end()) {
+          drawn.push_back(first + local);
+        }
+      }
+      chord = filter ? FilterIndependent(store_, drawn, policy_.rho, policy_.chord_size)
+                     : std::move(drawn);
+      break;
+    }
+    default: {
+      auto drawn = sampler_.DrawWithoutReplacement(policy_.candidates, rng_);
+      std::stable_sort(drawn.begin(), drawn.end(),
+                       [&](size_t a, size_t b) { return priority_[a] > priority_[b]; });
+      std::vector<uint64_t> ids(drawn.size());
+      for (size_t k = 0; k < drawn.size(); ++k) ids[k] = first + drawn[k];
+      chord = FilterIndependent(store_, ids, policy_.rho, policy_.chord_size);
+      break;
+    }
+  }
+  for (uint64_t j : chord) MarkInFlight(j - first);
+  return chord;
+}
+
+void ChordBuilder::OnCommit(uint64_t j, double delta) {
+  const size_t local = j - store_.first();
+  if (flying_[local]) {
+    flying_[local] = 0;
+    --in_flight_;
+  }
+  priority_[local] = std::abs(delta) + policy_.eta;
+  sampler_.Set(local, store_.SquaredNorm(j) > 0 ? priority_[local] : 0.0);
+}
+
+void ChordBuilder::OnCheck(uint64_t j, double violation) {
+  const size_t local = j - store_.first();
+  const double sq = store_.SquaredNorm(j);
+  priority_[local] = sq > 0 ? violation / sq + policy_.eta : 0.0;
+  if (!flying_[local]) sampler_.Set(local, priority_[local]);
+}
+
+}  // namespace strads

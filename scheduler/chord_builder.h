@@ -1,0 +1,70 @@
+// ChordBuilder: which parameters of one scheduler's partition go into the next chord.
+//
+// The SAP policy (paper Section 2.1, Algorithm 1) over the partition [first, end):
+//   1. draw `candidates` (P') distinct parameters with probability p(j) ∝ priority(j), from a sum
+//      tree (O(log J) per draw and per update);
+//   2. order them by priority, keep greedily those whose |corr| with every kept one is <= rho,
+//      at most `chord_size` (B);
+//   3. the kept parameters are "in flight" until their commit: their weight is zero, so a chord
+//      prepared while another is in flight (pipeline depth D > 1) never repeats a parameter, and
+//      every chord carries the parameter's latest committed value.
+//   4. a commit sets priority(j) = |delta_j| + eta; an optimality check sets it to the predicted
+//      step |violation_j| / ||x_j||^2 + eta, so parameters that are not yet moving but should
+//      are found.
+// Other policies (Schedule): random = B uniform draws, no filter (Shotgun); cyclic = the next B
+// parameters in order; static = uniform candidates with the filter, no priorities.
+// Thread-compatibility: owned by the scheduler's event loop.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "scheduler/dependency_filter.h"
+#include "scheduler/priority_sampler.h"
+#include "strads.pb.h"
+
+namespace strads {
+
+struct ChordPolicy {
+  proto::Schedule schedule = proto::SCHEDULE_DYNAMIC;
+  uint32_t chord_size = 32;
+  uint32_t candidates = 64;
+  double rho = 0.1;
+  double eta = 1e-6;
+  uint64_t seed = 1;
+};
+
+class ChordBuilder {
+ public:
+  // REQUIRES: `store` outlives the builder; the builder covers store.first()..store.end().
+  ChordBuilder(const ColumnStore& store, ChordPolicy policy);
+
+  // The parameters of the next chord (global ids), marked in flight. May be empty when every
+  // parameter is in flight or has zero priority.
+  std::vector<uint64_t> Next();
+
+  // A committed change of parameter j (in flight before): priority |delta| + eta.
+  void OnCommit(uint64_t j, double delta);
+
+  // The optimality check measured `violation` for parameter j (not in flight).
+  void OnCheck(uint64_t j, double violation);
+
+  size_t in_flight() const { return in_flight_; }
+  double Priority(uint64_t j) const { return priority_[j - store_.first()]; }
+
+ private:
+  bool Eligible(size_t local) const;
+  void MarkInFlight(size_t local);
+
+  const ColumnStore& store_;
+  ChordPolicy policy_;
+  std::mt19937_64 rng_;
+  std::vector<double> priority_;    // by local index
+  std::vector<char> flying_;        // by local index
+  PrioritySampler sampler_;         // weight = priority, 0 while in flight
+  size_t in_flight_ = 0;
+  uint64_t cursor_ = 0;             // cyclic policy
+};
+
+}  // namespace strads

@@ -1,0 +1,235 @@
+#include "scheduler/scheduler.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/data_loader.h"
+#include "common/partitioner.h"
+#include "common/protocol.h"
+
+namespace strads {
+namespace {
+
+MemberIdentity AsScheduler(MemberIdentity identity) {
+  identity.role = proto::ROLE_SCHEDULER;
+  return identity;
+}
+
+}  // namespace
+
+Scheduler::Scheduler(Transport& transport, MemberIdentity identity, Logger log)
+    : transport_(transport), log_(log), session_(transport, AsScheduler(std::move(identity)), log) {}
+
+Scheduler::~Scheduler() {
+  if (job_ && job_->loading.valid()) job_->loading.wait();
+  for (auto& f : abandoned_loads_) f.wait();
+}
+
+void Scheduler::Send(const std::string& to, const proto::Envelope& e) {
+  if (Status st = transport_.Send(to, e); !st.ok()) {
+    log_->error("cannot send {} to {}: {}", BodyName(e), to, st.message());
+  }
+}
+
+void Scheduler::OnTick(Clock::time_point now) {
+  session_.OnTick(now, job_ ? job_->id : 0);
+  if (job_ && job_->loading.valid() &&
+      job_->loading.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+    FinishLoading();
+  }
+  std::erase_if(abandoned_loads_, [](auto& f) {
+    return f.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+  });
+}
+
+void Scheduler::OnMessage(const proto::Envelope& e, Clock::time_point now) {
+  if (session_.OnMessage(e)) return;
+  switch (e.body_case()) {
+    case proto::Envelope::kShutdown:
+      log_->info("shutdown requested");
+      finished_ = true;
+      return;
+    case proto::Envelope::kJobStart: return HandleJobStart(e);
+    case proto::Envelope::kJobEnd:
+      if (job_ && job_->id == e.job_id()) EndJob(e.job_end().reason());
+      return;
+    default: break;
+  }
+  if (!job_ || job_->id != e.job_id() || !job_->builder) {
+    log_->debug("dropping {} for job {} (not running it)", BodyName(e), e.job_id());
+    return;
+  }
+  switch (e.body_case()) {
+    case proto::Envelope::kChordRequest: return HandleChordRequest(e);
+    case proto::Envelope::kCommit: return HandleCommit(e);
+    case proto::Envelope::kGradientSlice: return HandleGradientSlice(e);
+    case proto::Envelope::kModelRequest: return HandleModelRequest(e);
+    default: log_->warn("unexpected message {} from {}", BodyName(e), e.sender());
+  }
+}
+
+void Scheduler::HandleJobStart(const proto::Envelope& e) {
+  if (job_) EndJob("replaced by job " + std::to_string(e.job_id()));
+  const auto& start = e.job_start();
+  auto job = std::make_unique<Job>();
+  job->id = e.job_id();
+  job->spec = start.spec();
+  job->rank = start.rank();
+  job->num_schedulers = start.num_schedulers();
+  job->num_workers = start.num_workers();
+  job->worker_ids.assign(start.worker_ids().begin(), start.worker_ids().end());
+  auto app = FindDynamicApp(start.spec().app());
+  if (!app.ok()) {
+    auto reply = MakeEnvelope(transport_.id(), job->id);
+    reply.mutable_ready()->set_error(app.status().message());
+    (void)session_.SendToCoordinator(reply);
+    return;
+  }
+  job->app = *app;
+  for (int w = 0; w < start.worker_ids_size(); ++w) {
+    if (Status st = transport_.Connect(start.worker_ids(w), start.worker_endpoints(w)); !st.ok()) {
+      log_->error("job {}: {}", job->id, st.message());
+    }
+  }
+  log_->info("job {}: loading {} (scheduler {}/{})", job->id, job->spec.data_path(), job->rank,
+             job->num_schedulers);
+  job->loading = std::async(
+      std::launch::async, [spec = job->spec, rank = job->rank,
+                           parts = job->num_schedulers]() -> Result<Partition> {
+        DataSource source{spec.data_path(), spec.data_format(), spec.labels_path()};
+        auto data = LoadDataset(source, RowRange{});
+        if (!data.ok()) return data.status();
+        const SparseColMatrix& x = data->x;
+        std::vector<uint64_t> weights(static_cast<size_t>(x.cols()));
+        for (int64_t j = 0; j < x.cols(); ++j) {
+          weights[j] = static_cast<uint64_t>(x.outerIndexPtr()[j + 1] - x.outerIndexPtr()[j]);
+        }
+        auto starts = PartitionByWeight(weights, parts);
+        Partition p;
+        p.num_rows = static_cast<uint64_t>(x.rows());
+        p.num_features = static_cast<uint64_t>(x.cols());
+        p.first = starts[rank];
+        p.end = starts[rank + 1];
+        for (uint64_t j = p.first; j < p.end; ++j) p.nonzeros += weights[j];
+        p.store = std::make_unique<ColumnStore>(x, p.first, p.end);
+        return p;
+      });
+  job_ = std::move(job);
+}
+
+void Scheduler::FinishLoading() {
+  auto loaded = job_->loading.get();
+  auto reply = MakeEnvelope(transport_.id(), job_->id);
+  auto* ready = reply.mutable_ready();
+  if (!loaded.ok()) {
+    ready->set_error(loaded.status().message());
+    log_->error("job {}: {}", job_->id, loaded.status().message());
+    (void)session_.SendToCoordinator(reply);
+    job_.reset();
+    return;
+  }
+  job_->part = std::move(loaded).value();
+  const Partition& p = job_->part;
+  ChordPolicy policy;
+  policy.schedule = job_->spec.schedule();
+  policy.chord_size = job_->spec.chord_size();
+  policy.candidates = std::max(job_->spec.candidates(), job_->spec.chord_size());
+  policy.rho = job_->spec.rho();
+  policy.eta = job_->spec.eta();
+  policy.seed = job_->spec.seed() * 1000003 + job_->rank;
+  job_->builder = std::make_unique<ChordBuilder>(*p.store, policy);
+  job_->values.assign(p.end - p.first, 0.0);
+  ready->set_num_rows(p.num_rows);
+  ready->set_num_features(p.num_features);
+  ready->set_first_param(p.first);
+  ready->set_end_param(p.end);
+  ready->set_nonzeros(p.nonzeros);
+  log_->info("job {}: owns parameters [{}, {}) of {}", job_->id, p.first, p.end, p.num_features);
+  (void)session_.SendToCoordinator(reply);
+}
+
+void Scheduler::HandleChordRequest(const proto::Envelope& e) {
+  const uint64_t first = job_->part.first;
+  std::vector<uint64_t> ids = job_->builder->Next();
+  auto out = MakeEnvelope(transport_.id(), job_->id, e.round());
+  auto* chord = out.mutable_chord();
+  chord->set_scheduler_rank(job_->rank);
+  chord->mutable_ids()->Assign(ids.begin(), ids.end());
+  for (uint64_t j : ids) {
+    chord->add_values(job_->values[j - first]);
+    chord->add_sq_norms(job_->part.store->SquaredNorm(j));
+  }
+  for (const auto& w : job_->worker_ids) Send(w, out);
+  (void)session_.SendToCoordinator(out);
+}
+
+void Scheduler::HandleCommit(const proto::Envelope& e) {
+  const auto& c = e.commit();
+  for (int k = 0; k < c.ids_size(); ++k) {
+    const uint64_t j = c.ids(k);
+    if (!job_->part.store->Contains(j)) {
+      log_->error("job {}: commit for parameter {} outside [{}, {})", job_->id, j,
+                  job_->part.first, job_->part.end);
+      continue;
+    }
+    job_->values[j - job_->part.first] = c.values(k);
+    job_->builder->OnCommit(j, c.deltas(k));
+  }
+}
+
+void Scheduler::HandleGradientSlice(const proto::Envelope& e) {
+  const auto& slice = e.gradient_slice();
+  const size_t n = job_->values.size();
+  if (static_cast<size_t>(slice.values_size()) != n) {
+    log_->error("job {}: gradient slice from {} has {} values, partition has {}", job_->id,
+                e.sender(), slice.values_size(), n);
+    return;
+  }
+  if (job_->slices == 0) {
+    job_->gradient.assign(n, 0.0);
+    job_->check_round = e.round();
+  }
+  for (size_t i = 0; i < n; ++i) job_->gradient[i] += slice.values(static_cast<int>(i));
+  if (++job_->slices < job_->num_workers) return;
+  job_->slices = 0;
+
+  auto out = MakeEnvelope(transport_.id(), job_->id, job_->check_round);
+  auto* report = out.mutable_check_report();
+  double max_violation = 0, max_gradient = 0, penalty = 0;
+  uint64_t nonzeros = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t j = job_->part.first + i;
+    const double g = job_->gradient[i];
+    const double beta = job_->values[i];
+    const double v = job_->app->Violation(g, beta, job_->spec);
+    max_violation = std::max(max_violation, v);
+    max_gradient = std::max(max_gradient, std::abs(g));
+    penalty += job_->app->Penalty(beta, job_->spec);
+    nonzeros += beta != 0.0;
+    job_->builder->OnCheck(j, v);
+  }
+  report->set_max_violation(max_violation);
+  report->set_max_abs_gradient(max_gradient);
+  report->set_penalty(penalty);
+  report->set_nonzeros(nonzeros);
+  (void)session_.SendToCoordinator(out);
+}
+
+void Scheduler::HandleModelRequest(const proto::Envelope& e) {
+  auto out = MakeEnvelope(transport_.id(), job_->id, e.round());
+  auto* slice = out.mutable_model_slice();
+  for (size_t i = 0; i < job_->values.size(); ++i) {
+    if (job_->values[i] == 0.0) continue;
+    slice->add_ids(job_->part.first + i);
+    slice->add_values(job_->values[i]);
+  }
+  (void)session_.SendToCoordinator(out);
+}
+
+void Scheduler::EndJob(const std::string& why) {
+  log_->info("job {} ended: {}", job_->id, why);
+  if (job_->loading.valid()) abandoned_loads_.push_back(std::move(job_->loading));
+  job_.reset();
+}
+
+}  // namespace strads

@@ -1,0 +1,83 @@
+// The scheduler: home of one disjoint partition of the parameters, and the source of the chords
+// of the rounds t with t mod S == its rank.
+//
+// Driven by envelopes and the clock (an Actor). On JobStart it reads the whole data file on a
+// background thread (it needs every row of its columns for the dependency check and the columns'
+// norms), derives the partition [first, end) from the column weights (the same deterministic
+// PartitionByWeight on every scheduler), keeps only its own columns, and answers Ready. Then:
+//  - ChordRequest(t): the next chord from the ChordBuilder, with the parameters' current values
+//    and squared column norms, to every worker and to the coordinator;
+//  - Commit(t): new values, and the priorities of the committed parameters;
+//  - GradientSlice x P: the optimality check of its partition (CheckReport to the coordinator),
+//    which also refreshes every priority;
+//  - ModelRequest: its nonzero parameters.
+// Thread-compatibility: used by its event loop's thread only.
+#pragma once
+
+#include <future>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "apps/dynamic_app.h"
+#include "common/event_loop.h"
+#include "common/member_session.h"
+#include "scheduler/chord_builder.h"
+
+namespace strads {
+
+class Scheduler : public Actor {
+ public:
+  // `identity.role` is set to ROLE_SCHEDULER.
+  Scheduler(Transport& transport, MemberIdentity identity, Logger log);
+  ~Scheduler() override;
+
+  void OnMessage(const proto::Envelope& envelope, Clock::time_point now) override;
+  void OnTick(Clock::time_point now) override;
+  bool Finished() const override { return finished_; }
+
+ private:
+  // What the background load produces.
+  struct Partition {
+    uint64_t num_rows = 0;
+    uint64_t num_features = 0;
+    uint64_t first = 0;
+    uint64_t end = 0;
+    uint64_t nonzeros = 0;
+    std::unique_ptr<ColumnStore> store;
+  };
+  struct Job {
+    uint64_t id = 0;
+    proto::JobSpec spec;
+    uint32_t rank = 0;
+    uint32_t num_schedulers = 0;
+    uint32_t num_workers = 0;
+    const DynamicApp* app = nullptr;
+    std::vector<std::string> worker_ids;
+    std::future<Result<Partition>> loading;
+    Partition part;
+    std::unique_ptr<ChordBuilder> builder;
+    std::vector<double> values;    // by local index
+    std::vector<double> gradient;  // check in progress: sum of slices received
+    uint32_t slices = 0;
+    uint64_t check_round = 0;
+  };
+
+  void HandleJobStart(const proto::Envelope& e);
+  void FinishLoading();
+  void HandleChordRequest(const proto::Envelope& e);
+  void HandleCommit(const proto::Envelope& e);
+  void HandleGradientSlice(const proto::Envelope& e);
+  void HandleModelRequest(const proto::Envelope& e);
+  void Send(const std::string& to, const proto::Envelope& e);
+  void EndJob(const std::string& why);
+
+  Transport& transport_;
+  Logger log_;
+  MemberSession session_;
+  bool finished_ = false;
+  std::unique_ptr<Job> job_;
+  std::vector<std::future<Result<Partition>>> abandoned_loads_;
+};
+
+}  // namespace strads

@@ -1,0 +1,210 @@
+#include "worker/worker.h"
+
+#include <chrono>
+
+#include "common/data_loader.h"
+#include "common/protocol.h"
+
+namespace strads {
+namespace {
+
+Result<Dataset> LoadShard(const proto::JobSpec& spec, uint32_t rank, uint32_t parts) {
+  DataSource source{spec.data_path(), spec.data_format(), spec.labels_path()};
+  auto total = CountRows(source);
+  if (!total.ok()) return total.status();
+  if (*total < parts) {
+    return Status::InvalidArgument(spec.data_path() + ": " + std::to_string(*total) +
+                                   " rows cannot be split over " + std::to_string(parts) +
+                                   " workers");
+  }
+  return LoadDataset(source, ShardRows(*total, rank, parts));
+}
+
+}  // namespace
+
+static MemberIdentity AsWorker(MemberIdentity identity) {
+  identity.role = proto::ROLE_WORKER;
+  return identity;
+}
+
+Worker::Worker(Transport& transport, MemberIdentity identity, Logger log)
+    : transport_(transport), log_(log), session_(transport, AsWorker(std::move(identity)), log) {}
+
+Worker::~Worker() {
+  if (job_ && job_->loading.valid()) job_->loading.wait();
+  for (auto& f : abandoned_loads_) f.wait();
+}
+
+void Worker::OnTick(Clock::time_point now) {
+  session_.OnTick(now, job_ ? job_->id : 0);
+  if (job_ && job_->loading.valid() &&
+      job_->loading.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+    FinishLoading();
+  }
+  std::erase_if(abandoned_loads_, [](auto& f) {
+    return f.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+  });
+}
+
+void Worker::OnMessage(const proto::Envelope& e, Clock::time_point now) {
+  if (session_.OnMessage(e)) return;
+  switch (e.body_case()) {
+    case proto::Envelope::kShutdown:
+      log_->info("shutdown requested");
+      finished_ = true;
+      return;
+    case proto::Envelope::kJobStart: return HandleJobStart(e);
+    case proto::Envelope::kJobEnd:
+      if (job_ && job_->id == e.job_id()) EndJob(e.job_end().reason());
+      return;
+    default: break;
+  }
+  if (!job_ || job_->id != e.job_id()) {
+    log_->debug("dropping {} for job {} (not running it)", BodyName(e), e.job_id());
+    return;
+  }
+  switch (e.body_case()) {
+    case proto::Envelope::kBegin: return HandleBegin(e);
+    case proto::Envelope::kChord: return HandleChord(e);
+    case proto::Envelope::kCommit: return HandleCommit(e);
+    case proto::Envelope::kCheckRequest: return HandleCheck(e);
+    default: log_->warn("unexpected message {} from {}", BodyName(e), e.sender());
+  }
+}
+
+void Worker::HandleJobStart(const proto::Envelope& e) {
+  if (job_) EndJob("replaced by job " + std::to_string(e.job_id()));
+  const auto& start = e.job_start();
+  auto job = std::make_unique<Job>();
+  job->id = e.job_id();
+  job->spec = start.spec();
+  job->rank = start.rank();
+  job->num_workers = start.num_workers();
+  auto app = FindDynamicApp(start.spec().app());
+  job_ = std::move(job);
+  if (!app.ok()) {
+    auto reply = MakeEnvelope(transport_.id(), job_->id);
+    reply.mutable_ready()->set_error(app.status().message());
+    SendToCoordinator(reply);
+    job_.reset();
+    return;
+  }
+  job_->app = *app;
+  log_->info("job {}: loading shard {}/{} of {}", job_->id, job_->rank, job_->num_workers,
+             job_->spec.data_path());
+  job_->loading = std::async(std::launch::async, LoadShard, job_->spec, job_->rank,
+                             job_->num_workers);
+}
+
+void Worker::FinishLoading() {
+  auto loaded = job_->loading.get();
+  auto reply = MakeEnvelope(transport_.id(), job_->id);
+  auto* ready = reply.mutable_ready();
+  if (!loaded.ok()) {
+    ready->set_error(loaded.status().message());
+    SendToCoordinator(reply);
+    log_->error("job {}: {}", job_->id, loaded.status().message());
+    job_.reset();
+    return;
+  }
+  Dataset& shard = loaded.value();
+  ready->set_num_rows(static_cast<uint64_t>(shard.x.rows()));
+  ready->set_num_features(static_cast<uint64_t>(shard.x.cols()));
+  ready->set_nonzeros(static_cast<uint64_t>(shard.x.nonZeros()));
+  auto model = job_->app->MakeShard(std::move(shard), job_->spec);
+  if (!model.ok()) {
+    ready->set_error(model.status().message());
+    SendToCoordinator(reply);
+    job_.reset();
+    return;
+  }
+  job_->model = std::move(model).value();
+  ready->set_loss(job_->model->Loss());
+  log_->info("job {}: shard loaded ({} rows)", job_->id, ready->num_rows());
+  SendToCoordinator(reply);
+}
+
+void Worker::HandleBegin(const proto::Envelope& e) {
+  const auto& begin = e.begin();
+  job_->partition_starts.assign(begin.partition_starts().begin(), begin.partition_starts().end());
+  job_->scheduler_ids.assign(begin.scheduler_ids().begin(), begin.scheduler_ids().end());
+  for (int s = 0; s < begin.scheduler_ids_size(); ++s) {
+    if (Status st = transport_.Connect(begin.scheduler_ids(s), begin.scheduler_endpoints(s));
+        !st.ok()) {
+      log_->error("job {}: {}", job_->id, st.message());
+    }
+  }
+}
+
+void Worker::HandleChord(const proto::Envelope& e) {
+  job_->pending.emplace(e.round(), e.chord());
+  ComputeEligibleChords();
+}
+
+void Worker::ComputeEligibleChords() {
+  const uint64_t depth = std::max<uint32_t>(1, job_->spec.pipeline_depth());
+  while (!job_->pending.empty()) {
+    auto it = job_->pending.begin();
+    // Round t may run once every commit of rounds <= t - D is applied, i.e. t < applied + D.
+    if (it->first >= job_->applied + depth) return;
+    Push(it->first, it->second);
+    job_->pending.erase(it);
+  }
+}
+
+void Worker::Push(uint64_t round, const proto::Chord& chord) {
+  auto e = MakeEnvelope(transport_.id(), job_->id, round);
+  auto* partials = e.mutable_partials();
+  std::vector<double> sums;
+  sums.reserve(chord.ids_size() * job_->app->stats_per_param());
+  job_->model->Push(std::span(chord.ids().data(), chord.ids().size()), sums);
+  partials->mutable_sums()->Assign(sums.begin(), sums.end());
+  partials->set_stats_per_param(job_->app->stats_per_param());
+  partials->set_loss(job_->model->Loss());
+  partials->set_applied_through(job_->applied);
+  SendToCoordinator(e);
+}
+
+void Worker::HandleCommit(const proto::Envelope& e) {
+  if (e.round() != job_->applied) {
+    log_->error("job {}: commit of round {} arrived while expecting round {}", job_->id,
+                e.round(), job_->applied);
+    return;
+  }
+  const auto& commit = e.commit();
+  job_->model->Apply(std::span(commit.ids().data(), commit.ids().size()),
+                     std::span(commit.deltas().data(), commit.deltas().size()));
+  ++job_->applied;
+  ComputeEligibleChords();
+}
+
+void Worker::HandleCheck(const proto::Envelope& e) {
+  if (e.round() != job_->applied) {
+    log_->error("job {}: check at round {} but {} rounds applied", job_->id, e.round(),
+                job_->applied);
+  }
+  const auto& starts = job_->partition_starts;
+  std::vector<double> slice;
+  for (size_t s = 0; s + 1 < starts.size(); ++s) {
+    slice.assign(starts[s + 1] - starts[s], 0.0);
+    job_->model->Gradient(starts[s], starts[s + 1], slice);
+    auto g = MakeEnvelope(transport_.id(), job_->id, e.round());
+    g.mutable_gradient_slice()->set_worker_rank(job_->rank);
+    g.mutable_gradient_slice()->mutable_values()->Assign(slice.begin(), slice.end());
+    if (Status st = transport_.Send(job_->scheduler_ids[s], g); !st.ok()) {
+      log_->error("job {}: cannot send gradient to {}: {}", job_->id, job_->scheduler_ids[s],
+                  st.message());
+    }
+  }
+  auto loss = MakeEnvelope(transport_.id(), job_->id, e.round());
+  loss.mutable_loss_report()->set_loss(job_->model->ExactLoss());
+  SendToCoordinator(loss);
+}
+
+void Worker::EndJob(const std::string& why) {
+  log_->info("job {} ended: {}", job_->id, why);
+  if (job_->loading.valid()) abandoned_loads_.push_back(std::move(job_->loading));
+  job_.reset();
+}
+
+}  // namespace strads

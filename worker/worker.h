@@ -1,0 +1,82 @@
+// The worker: holds one row shard of the data and the app's per-row state (e.g. the residual).
+//
+// Driven by envelopes and the clock (an Actor; see common/event_loop.h), it
+//  - registers with the coordinator and sends heartbeats;
+//  - on JobStart loads only its shard (rows ShardRows(total, rank, P)) on a background thread,
+//    so heartbeats continue during a long load, and answers Ready;
+//  - on Chord(t) pushes the app's partial statistics for the chord to the coordinator, but only
+//    once it has applied every commit of rounds <= t - D (D = pipeline depth): no read is staler
+//    than D - 1 rounds;
+//  - on Commit(t) applies the changes (commits arrive in round order) and releases chords that
+//    became eligible;
+//  - on CheckRequest sends its gradient slice to each scheduler and its exact loss to the
+//    coordinator.
+// A malformed or unexpected message is logged and dropped; it never takes the worker down.
+// Thread-compatibility: used by its event loop's thread only.
+#pragma once
+
+#include <future>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "apps/dynamic_app.h"
+#include "common/event_loop.h"
+#include "common/logging.h"
+#include "common/member_session.h"
+#include "common/transport.h"
+
+namespace strads {
+
+
+class Worker : public Actor {
+ public:
+  // `identity.role` is set to ROLE_WORKER.
+  Worker(Transport& transport, MemberIdentity identity, Logger log);
+  ~Worker() override;
+
+  void OnMessage(const proto::Envelope& envelope, Clock::time_point now) override;
+  void OnTick(Clock::time_point now) override;
+  bool Finished() const override { return finished_; }
+
+  // Test hooks: the number of rounds whose commits are applied, and of chords still waiting.
+  uint64_t applied_rounds() const { return job_ ? job_->applied : 0; }
+  size_t pending_chords() const { return job_ ? job_->pending.size() : 0; }
+
+ private:
+  struct Job {
+    uint64_t id = 0;
+    proto::JobSpec spec;
+    uint32_t rank = 0;
+    uint32_t num_workers = 0;
+    const DynamicApp* app = nullptr;
+    std::future<Result<Dataset>> loading;
+    std::unique_ptr<ShardModel> model;
+    std::vector<uint64_t> partition_starts;
+    std::vector<std::string> scheduler_ids;
+    uint64_t applied = 0;                    // commits of rounds < applied are applied
+    std::map<uint64_t, proto::Chord> pending;  // chords waiting for the staleness bound
+  };
+
+  void HandleJobStart(const proto::Envelope& e);
+  void HandleBegin(const proto::Envelope& e);
+  void HandleChord(const proto::Envelope& e);
+  void HandleCommit(const proto::Envelope& e);
+  void HandleCheck(const proto::Envelope& e);
+  void FinishLoading();
+  void ComputeEligibleChords();
+  void Push(uint64_t round, const proto::Chord& chord);
+  void SendToCoordinator(const proto::Envelope& e) { (void)session_.SendToCoordinator(e); }
+  void EndJob(const std::string& why);
+
+  Transport& transport_;
+  Logger log_;
+  MemberSession session_;
+  bool finished_ = false;
+  std::unique_ptr<Job> job_;
+  std::vector<std::future<Result<Dataset>>> abandoned_loads_;
+};
+
+}  // namespace strads
