@@ -408,6 +408,14 @@ case_start_status_stop_with_stub_daemons() {
   assert_rc 1
   assert_err_has "already has running daemons"
 
+  run stop --dry-run --run-dir "$RUN" --bin-dir "$BIN"
+  assert_rc 0
+  assert_out_has "--coordinator tcp://127.0.0.1:7811 shutdown"
+  assert_out_has "kill -TERM ${pids[0]}"
+  ! grep -q shutdown "$STUB_STATE/cli.log" || fail "stop --dry-run called strads shutdown"
+  for n in "${pids[@]}"; do alive "$n" || fail "stop --dry-run stopped daemon $n"; done
+  [[ $(find "$RUN/pids" -name '*.pid' | wc -l) == 5 ]] || fail "stop --dry-run removed pid files"
+
   run stop --run-dir "$RUN" --bin-dir "$BIN"
   assert_rc 0
   grep -q "tcp://127.0.0.1:7811 shutdown" "$STUB_STATE/cli.log" || fail "stop did not call strads shutdown"
@@ -465,6 +473,52 @@ case_start_reports_unregistered_daemons() {
   assert_err_has "stub coordinator up"
   run stop --run-dir "$RUN" --bin-dir "$BIN"
   assert_rc 0
+}
+
+case_start_status_stop_remote_hosts_via_fake_ssh() {
+  make_stubs
+  # An ssh that runs the remote command here, so the remote code path runs for real.
+  mkdir -p "$TMP/fake path"
+  cat >"$TMP/fake path/ssh" <<'EOF'
+#!/usr/bin/env bash
+while (($#)); do
+  case $1 in
+    -n) shift ;;
+    -o) shift 2 ;;
+    *) break ;;
+  esac
+done
+host=$1
+shift
+printf '%s %s\n' "$host" "$*" >>"$STUB_STATE/ssh.log"
+exec sh -c "$*" </dev/null
+EOF
+  chmod +x "$TMP/fake path/ssh"
+  export PATH="$TMP/fake path:$PATH"
+  cd "$TMP"
+  hostfile hosts.txt 'node-a.example coordinator' '127.0.0.1 scheduler' 'node-b.example worker=2'
+  run start --hostfile hosts.txt --run-dir "$RUN" --bin-dir "$BIN" --timeout 15
+  assert_rc 0
+  assert_out_has "export STRADS_COORDINATOR=tcp://127.0.0.1:7700"
+  grep -q '^node-a.example cd ' "$STUB_STATE/ssh.log" || fail "coordinator not started over ssh"
+  [[ $(grep -c '^node-b.example cd ' "$STUB_STATE/ssh.log") == 2 ]] || fail "workers not started over ssh"
+  grep -qx 'node-b.example:[0-9]*' "$RUN/pids/worker-node-b.example-1.pid" || fail "remote pid not HOST:PID"
+  [[ $(head -n 1 "$RUN/coordinator.endpoint") == tcp://127.0.0.1:7700 ]] || fail "endpoint file"
+
+  run status --run-dir "$RUN" --bin-dir "$BIN"
+  assert_rc 0
+  assert_out_has "node-b.example:$RUN/logs/worker-node-b.example-0.log"
+  [[ $(grep -c ' alive ' <<<"$OUT") == 4 ]] || fail "expected 4 alive daemons"
+
+  rm -f -- "$BIN/strads" # no shutdown request: stop must signal over ssh
+  local -a pids=()
+  local f n
+  for f in "$RUN"/pids/*.pid; do pids+=("$(head -n 1 "$f")"); done
+  STRADS_STOP_GRACE=1 run stop --run-dir "$RUN" --bin-dir "$BIN"
+  assert_rc 0
+  grep -q '^node-b.example kill -TERM ' "$STUB_STATE/ssh.log" || fail "remote daemons not signalled over ssh"
+  for n in "${pids[@]}"; do ! alive "${n##*:}" || fail "daemon $n still running after stop"; done
+  [[ -z $(find "$RUN/pids" -name '*.pid') ]] || fail "pid files left after stop"
 }
 
 case_start_fails_without_executables() {
