@@ -1,6 +1,8 @@
 #include "common/libsvm_reader.h"
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <new>
 #include <string_view>
 #include <vector>
@@ -24,30 +26,73 @@ Status LineError(const std::string& path, uint64_t line, const std::string& what
   return Status::InvalidArgument(path + ":" + std::to_string(line) + ": " + what);
 }
 
+// Parses a feature token `id:value` the careful way, for tokens the fast path did not accept:
+// either it still is one (e.g. "+3:+1.5") or this says precisely what is wrong with it.
+Status ParseFeatureToken(std::string_view token, const std::string& path, uint64_t line_no,
+                         int64_t* id, double* value) {
+  const size_t colon = token.find(':');
+  if (colon == std::string_view::npos) {
+    return LineError(path, line_no, "missing ':' in feature '" + Excerpt(token) + "'");
+  }
+  if (!ParseInt64(token.substr(0, colon), id)) {
+    return LineError(path, line_no, "bad feature id in '" + Excerpt(token) + "'");
+  }
+  if (!ParseFiniteDouble(token.substr(colon + 1), value)) {
+    return LineError(path, line_no, "bad value in '" + Excerpt(token) + "'");
+  }
+  return Status::Ok();
+}
+
 // Parses one data line into the builder; on error the builder may hold part of the row.
 Status ParseRow(std::string_view line, const std::string& path, uint64_t line_no, CsrBuilder* b) {
   if (size_t hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
-  std::string_view rest = line;
-  std::string_view label_token = NextToken(&rest);
+  const char* p = line.data();
+  const char* const end = p + line.size();
+  auto skip_space = [&] {
+    while (p < end && IsSpace(*p)) ++p;
+  };
+  auto token_end = [&](const char* q) {
+    while (q < end && !IsSpace(*q)) ++q;
+    return q;
+  };
+
+  skip_space();
+  const char* label_end = token_end(p);
+  const std::string_view label_token(p, label_end - p);
   double label;
   if (!ParseFiniteDouble(label_token, &label)) {
     return LineError(path, line_no, "bad label '" + Excerpt(label_token) + "'");
   }
+  p = label_end;
+
   const size_t row_begin = b->cols.size();
   int64_t previous_id = 0;
   bool increasing = true;
   while (true) {
-    std::string_view token = NextToken(&rest);
-    if (token.empty()) break;
-    if (token.starts_with("qid:")) continue;
-    const size_t colon = token.find(':');
-    if (colon == std::string_view::npos) {
-      return LineError(path, line_no, "missing ':' in feature '" + Excerpt(token) + "'");
+    skip_space();
+    if (p == end) break;
+    if (*p == 'q' && std::string_view(p, end - p).starts_with("qid:")) {
+      p = token_end(p);
+      continue;
     }
+    // Fast path: one left-to-right pass through "id:value", each character looked at once.
     int64_t id;
-    if (!ParseInt64(token.substr(0, colon), &id)) {
-      return LineError(path, line_no, "bad feature id in '" + Excerpt(token) + "'");
+    double value;
+    const auto [colon, id_ec] = std::from_chars(p, end, id);
+    bool ok = id_ec == std::errc() && colon < end && *colon == ':';
+    const char* after = colon;
+    if (ok) {
+      const auto [value_end, value_ec] = std::from_chars(colon + 1, end, value);
+      after = value_end;
+      ok = value_ec == std::errc() && (value_end == end || IsSpace(*value_end)) &&
+           std::isfinite(value);
     }
+    if (!ok) {
+      after = token_end(p);
+      STRADS_RETURN_IF_ERROR(
+          ParseFeatureToken(std::string_view(p, after - p), path, line_no, &id, &value));
+    }
+    p = after;
     if (id <= 0) {
       return LineError(path, line_no,
                        "feature id " + std::to_string(id) + " is not positive (ids are 1-based)");
@@ -56,10 +101,6 @@ Status ParseRow(std::string_view line, const std::string& path, uint64_t line_no
       return LineError(
           path, line_no,
           "feature id " + std::to_string(id) + " exceeds " + std::to_string(kMaxLibsvmFeatureId));
-    }
-    double value;
-    if (!ParseFiniteDouble(token.substr(colon + 1), &value)) {
-      return LineError(path, line_no, "bad value in '" + Excerpt(token) + "'");
     }
     if (id <= previous_id) increasing = false;
     previous_id = id;

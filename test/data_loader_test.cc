@@ -1,0 +1,535 @@
+// Tests of the data layer: libsvm and MatrixMarket loading, row shards, and error reporting.
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "common/data_loader.h"
+#include "common/matrix_market_reader.h"
+
+namespace strads {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A fresh directory under the system temp dir, removed with everything in it at scope exit.
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "strads_data_test_XXXXXX").string();
+    REQUIRE(mkdtemp(pattern.data()) != nullptr);
+    path_ = pattern;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  // Writes `contents` to a file `name` in the directory and returns its path.
+  std::string Write(const std::string& name, const std::string& contents) const {
+    const std::string p = (path_ / name).string();
+    std::ofstream out(p, std::ios::binary);
+    out << contents;
+    REQUIRE(out.good());
+    return p;
+  }
+  std::string Path(const std::string& name) const { return (path_ / name).string(); }
+
+ private:
+  fs::path path_;
+};
+
+Eigen::MatrixXd Dense(const SparseColMatrix& x) { return Eigen::MatrixXd(x); }
+
+Dataset MustLoad(const DataSource& src, RowRange rows = {}) {
+  Result<Dataset> ds = LoadDataset(src, rows);
+  INFO(ds.status().ToString());
+  REQUIRE(ds.ok());
+  return std::move(ds).value();
+}
+
+// Expects LoadDataset to fail with InvalidArgument whose message contains `needle`.
+void ExpectInvalid(const DataSource& src, const std::string& needle, RowRange rows = {}) {
+  Result<Dataset> ds = LoadDataset(src, rows);
+  REQUIRE_FALSE(ds.ok());
+  INFO(ds.status().message());
+  CHECK(ds.status().code() == StatusCode::kInvalidArgument);
+  CHECK(ds.status().message().find(needle) != std::string::npos);
+}
+
+const char kSmallLibsvm[] =
+    "# a comment line\n"
+    "1 1:0.5 3:2\n"
+    "\n"
+    "-1 qid:7 2:-1.25 5:3e2 # trailing comment\n"
+    "   \t\n"
+    "0.5\n"
+    "2 1:1 7:4\n";
+
+TEST_CASE("data: libsvm: a full load reads labels, values, id gaps, and skips comments and blanks",
+          "[data]") {
+  TempDir dir;
+  const std::string path = dir.Write("small.svm", kSmallLibsvm);
+  Dataset ds = MustLoad({path, "", ""});
+  CHECK(ds.path == path);
+  CHECK(ds.total_rows == 4);
+  CHECK(ds.first_row == 0);
+  REQUIRE(ds.x.rows() == 4);
+  CHECK(ds.x.cols() == 7);  // the largest id
+  CHECK(ds.x.nonZeros() == 6);
+  Eigen::MatrixXd expected = Eigen::MatrixXd::Zero(4, 7);
+  expected(0, 0) = 0.5;
+  expected(0, 2) = 2;
+  expected(1, 1) = -1.25;
+  expected(1, 4) = 300;
+  expected(3, 0) = 1;
+  expected(3, 6) = 4;
+  CHECK(Dense(ds.x) == expected);
+  REQUIRE(ds.y.size() == 4);
+  CHECK(ds.y[0] == 1);
+  CHECK(ds.y[1] == -1);
+  CHECK(ds.y[2] == 0.5);
+  CHECK(ds.y[3] == 2);
+}
+
+TEST_CASE("data: libsvm: a row range loads only those rows, with total_rows of the whole file",
+          "[data]") {
+  TempDir dir;
+  const std::string path = dir.Write("small.svm", kSmallLibsvm);
+  Dataset ds = MustLoad({path, "libsvm", ""}, {1, 3});
+  CHECK(ds.total_rows == 4);
+  CHECK(ds.first_row == 1);
+  REQUIRE(ds.x.rows() == 2);
+  CHECK(ds.x.cols() == 5);  // the largest id in the loaded rows, not the file
+  CHECK(ds.x.coeff(0, 1) == -1.25);
+  CHECK(ds.x.coeff(0, 4) == 300);
+  CHECK(ds.x.col(0).nonZeros() == 0);
+  CHECK(ds.y[0] == -1);
+  CHECK(ds.y[1] == 0.5);
+}
+
+TEST_CASE("data: libsvm: a range past the end is clipped, an inverted range is rejected",
+          "[data]") {
+  TempDir dir;
+  const std::string path = dir.Write("small.svm", kSmallLibsvm);
+  Dataset tail = MustLoad({path, "", ""}, {3, 100});
+  CHECK(tail.x.rows() == 1);
+  CHECK(tail.first_row == 3);
+  Dataset beyond = MustLoad({path, "", ""}, {10, 20});
+  CHECK(beyond.x.rows() == 0);
+  CHECK(beyond.y.size() == 0);
+  CHECK(beyond.first_row == 4);
+  CHECK(beyond.total_rows == 4);
+  ExpectInvalid({path, "", ""}, "inverted", {3, 1});
+}
+
+TEST_CASE("data: libsvm: an empty file is a data set with no rows", "[data]") {
+  TempDir dir;
+  const std::string path = dir.Write("empty.svm", "# nothing here\n\n");
+  Dataset ds = MustLoad({path, "", ""});
+  CHECK(ds.total_rows == 0);
+  CHECK(ds.x.rows() == 0);
+  CHECK(ds.x.cols() == 0);
+  Result<uint64_t> n = CountRows({path, "", ""});
+  REQUIRE(n.ok());
+  CHECK(*n == 0);
+}
+
+TEST_CASE(
+    "data: libsvm: '+1' labels, CRLF endings, tabs and a last line without newline are accepted",
+    "[data]") {
+  TempDir dir;
+  const std::string path = dir.Write("crlf.svm", "+1\t1:+2 2:.5\r\n-1 3:1e-3\r\n+0.5 1:1");
+  Dataset ds = MustLoad({path, "", ""});
+  REQUIRE(ds.x.rows() == 3);
+  CHECK(ds.y[0] == 1);
+  CHECK(ds.y[2] == 0.5);
+  CHECK(ds.x.coeff(0, 0) == 2);
+  CHECK(ds.x.coeff(0, 1) == 0.5);
+  CHECK(ds.x.coeff(1, 2) == 1e-3);
+  CHECK(ds.x.coeff(2, 0) == 1);
+}
+
+TEST_CASE("data: libsvm: ids may come in any order within a row but must not repeat", "[data]") {
+  TempDir dir;
+  const std::string unsorted = dir.Write("unsorted.svm", "1 5:5 2:2 9:9\n");
+  Dataset ds = MustLoad({unsorted, "", ""});
+  CHECK(ds.x.cols() == 9);
+  CHECK(ds.x.coeff(0, 4) == 5);
+  CHECK(ds.x.coeff(0, 1) == 2);
+  CHECK(ds.x.coeff(0, 8) == 9);
+
+  const std::string repeated = dir.Write("repeated.svm", "1 1:1\n1 4:1 2:1 4:2\n");
+  ExpectInvalid({repeated, "", ""}, repeated + ":2: duplicate feature id 4");
+  const std::string adjacent = dir.Write("adjacent.svm", "1 3:1 3:1\n");
+  ExpectInvalid({adjacent, "", ""}, adjacent + ":1: duplicate feature id 3");
+}
+
+TEST_CASE("data: libsvm: every malformed row is an InvalidArgument naming FILE:LINE", "[data]") {
+  struct Case {
+    const char* row;
+    const char* what;
+  };
+  const std::vector<Case> cases = {
+      {"1 0:1", "feature id 0 is not positive"},
+      {"1 -3:1", "feature id -3 is not positive"},
+      {"1 2:abc", "bad value in '2:abc'"},
+      {"1 2:", "bad value"},
+      {"1 2:1.5x", "bad value"},
+      {"1 2:nan", "bad value"},
+      {"1 2:inf", "bad value"},
+      {"1 2:1:3", "bad value"},
+      {"1 2", "missing ':'"},
+      {"1 2 3:1", "missing ':'"},
+      {"1 x:1", "bad feature id"},
+      {"1 0x3:1", "bad feature id"},
+      {"1 :1", "bad feature id"},
+      {"1 99999999999999999999:1", "bad feature id"},
+      {"1 3000000000:1", "exceeds 2147483647"},
+      {"abc 1:1", "bad label 'abc'"},
+      {"1,2 1:1", "bad label"},
+      {"nan 1:1", "bad label"},
+  };
+  TempDir dir;
+  for (const Case& c : cases) {
+    // The bad row is on line 4, after a comment, a good row and a blank line.
+    const std::string path =
+        dir.Write("bad.svm", std::string("# header\n1 1:1\n\n") + c.row + "\n2 2:2\n");
+    INFO("row: " << c.row);
+    ExpectInvalid({path, "", ""}, path + ":4: ");
+    ExpectInvalid({path, "", ""}, c.what);
+  }
+}
+
+TEST_CASE("data: libsvm: rows outside the loaded range are counted but not parsed", "[data]") {
+  TempDir dir;
+  const std::string path = dir.Write("partly_bad.svm", "1 1:1\n1 0:zz\n");
+  Dataset first = MustLoad({path, "", ""}, {0, 1});
+  CHECK(first.total_rows == 2);
+  CHECK(first.x.rows() == 1);
+  ExpectInvalid({path, "", ""}, path + ":2:", {1, 2});
+}
+
+TEST_CASE("data: a missing file is NotFound and names the file", "[data]") {
+  TempDir dir;
+  const std::string missing = dir.Path("no_such_file.svm");
+  for (const DataSource& src : {DataSource{missing, "", ""}, DataSource{missing, "mm", "y.txt"}}) {
+    Result<Dataset> ds = LoadDataset(src, {});
+    REQUIRE_FALSE(ds.ok());
+    CHECK(ds.status().code() == StatusCode::kNotFound);
+    CHECK(ds.status().message().find(missing) != std::string::npos);
+    Result<uint64_t> n = CountRows(src);
+    REQUIRE_FALSE(n.ok());
+    CHECK(n.status().code() == StatusCode::kNotFound);
+    CHECK(n.status().message().find(missing) != std::string::npos);
+  }
+  // A missing labels file, too.
+  const std::string mm =
+      dir.Write("m.mtx", "%%MatrixMarket matrix coordinate real general\n1 1 0\n");
+  Result<Dataset> ds = LoadDataset({mm, "", dir.Path("no_labels.txt")}, {});
+  REQUIRE_FALSE(ds.ok());
+  CHECK(ds.status().code() == StatusCode::kNotFound);
+  CHECK(ds.status().message().find("no_labels.txt") != std::string::npos);
+}
+
+TEST_CASE("data: the format comes from DataSource::format, else from the file extension",
+          "[data]") {
+  auto format = [](const std::string& path, const std::string& fmt) {
+    Result<DataFormat> f = ResolveFormat({path, fmt, ""});
+    REQUIRE(f.ok());
+    return *f;
+  };
+  CHECK(format("a.mtx", "") == DataFormat::kMatrixMarket);
+  CHECK(format("a.mm", "") == DataFormat::kMatrixMarket);
+  CHECK(format("a.svm", "") == DataFormat::kLibsvm);
+  CHECK(format("a.mtx", "libsvm") == DataFormat::kLibsvm);
+  CHECK(format("a.txt", "svmlight") == DataFormat::kLibsvm);
+  CHECK(format("a.txt", "mm") == DataFormat::kMatrixMarket);
+  Result<DataFormat> bad = ResolveFormat({"a.txt", "csv", ""});
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.status().code() == StatusCode::kInvalidArgument);
+  CHECK(bad.status().message().find("csv") != std::string::npos);
+}
+
+const char kSmallMatrixMarket[] =
+    "%%MatrixMarket matrix coordinate real general\n"
+    "% a comment\n"
+    "%\n"
+    "4 6 5\n"
+    "3 2 -1.5\n"
+    "1 1 2\n"
+    "\n"
+    "4 6 7\n"
+    "1 5 0.25\n"
+    "3 1 1e1\n";
+const char kSmallLabels[] = "1\n-2\n\n3.5\n4\n";
+
+TEST_CASE("data: mm: loads entries in any order with labels and the header's column count",
+          "[data]") {
+  TempDir dir;
+  const std::string x = dir.Write("m.mtx", kSmallMatrixMarket);
+  const std::string y = dir.Write("y.txt", kSmallLabels);
+  Dataset ds = MustLoad({x, "", y});
+  CHECK(ds.total_rows == 4);
+  CHECK(ds.first_row == 0);
+  REQUIRE(ds.x.rows() == 4);
+  CHECK(ds.x.cols() == 6);
+  Eigen::MatrixXd expected = Eigen::MatrixXd::Zero(4, 6);
+  expected(2, 1) = -1.5;
+  expected(0, 0) = 2;
+  expected(3, 5) = 7;
+  expected(0, 4) = 0.25;
+  expected(2, 0) = 10;
+  CHECK(Dense(ds.x) == expected);
+  CHECK(ds.y == Eigen::Vector4d(1, -2, 3.5, 4));
+
+  Dataset shard = MustLoad({x, "", y}, {1, 3});
+  CHECK(shard.total_rows == 4);
+  CHECK(shard.first_row == 1);
+  CHECK(shard.x.cols() == 6);
+  CHECK(Dense(shard.x) == expected.middleRows(1, 2));
+  CHECK(shard.y == Eigen::Vector2d(-2, 3.5));
+
+  Result<uint64_t> n = CountRows({x, "", y});
+  REQUIRE(n.ok());
+  CHECK(*n == 4);
+}
+
+TEST_CASE("data: mm: integer and pattern fields, and case-insensitive banners, are accepted",
+          "[data]") {
+  TempDir dir;
+  const std::string y = dir.Write("y.txt", "0\n1\n");
+  const std::string integer = dir.Write(
+      "i.mtx", "%%MatrixMarket MATRIX Coordinate Integer General\n2 2 2\n1 1 3\n2 2 -4\n");
+  Dataset di = MustLoad({integer, "", y});
+  CHECK(di.x.coeff(0, 0) == 3);
+  CHECK(di.x.coeff(1, 1) == -4);
+  const std::string pattern =
+      dir.Write("p.mtx", "%%MatrixMarket matrix coordinate pattern general\n2 3 2\n1 3\n2 1\n");
+  Dataset dp = MustLoad({pattern, "", y});
+  CHECK(dp.x.cols() == 3);
+  CHECK(dp.x.coeff(0, 2) == 1);
+  CHECK(dp.x.coeff(1, 0) == 1);
+  CHECK(dp.x.nonZeros() == 2);
+}
+
+TEST_CASE("data: mm: a label count other than the row count names the labels file and both counts",
+          "[data]") {
+  TempDir dir;
+  const std::string x = dir.Write("m.mtx", kSmallMatrixMarket);
+  const std::string few = dir.Write("few.txt", "1\n2\n3\n");
+  ExpectInvalid({x, "", few}, few + ": has 3 labels but " + x + " has 4 rows");
+  const std::string many = dir.Write("many.txt", "1\n2\n3\n4\n5\n");
+  ExpectInvalid({x, "", many}, many + ": has 5 labels but " + x + " has 4 rows");
+  // Also when the shard's own labels are all present.
+  ExpectInvalid({x, "", few}, "has 3 labels", {0, 1});
+  const std::string bad = dir.Write("bad.txt", "1\n2\nthree\n4\n");
+  ExpectInvalid({x, "", bad}, bad + ":3: expected one number");
+}
+
+TEST_CASE("data: mm: an entry count other than the header's is an error at FILE:LINE", "[data]") {
+  TempDir dir;
+  const std::string y = dir.Write("y.txt", "1\n2\n");
+  const std::string fewer =
+      dir.Write("fewer.mtx", "%%MatrixMarket matrix coordinate real general\n%c\n2 2 3\n1 1 1\n");
+  ExpectInvalid({fewer, "", y}, fewer + ":3: declares 3 entries but the file has 1");
+  const std::string more =
+      dir.Write("more.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 1\n2 2 2\n");
+  ExpectInvalid({more, "", y}, more + ":4: more entries than the 1 declared on line 2");
+}
+
+TEST_CASE("data: mm: an entry outside the matrix is an error at FILE:LINE, whatever the shard",
+          "[data]") {
+  TempDir dir;
+  const std::string y = dir.Write("y.txt", "1\n2\n");
+  for (const char* entry : {"3 1 1", "1 3 1", "0 1 1", "1 0 1", "-1 1 1"}) {
+    INFO(entry);
+    const std::string x = dir.Write(
+        "m.mtx", std::string("%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1\n") +
+                     entry + "\n");
+    ExpectInvalid({x, "", y}, x + ":4: entry (");
+    ExpectInvalid({x, "", y}, "outside the 2 x 2 matrix");
+    ExpectInvalid({x, "", y}, x + ":4:", {0, 0});
+  }
+}
+
+TEST_CASE("data: mm: malformed banners, size lines and entries are errors at FILE:LINE", "[data]") {
+  struct Case {
+    const char* text;
+    const char* where;  // ":LINE: what"
+  };
+  const std::vector<Case> cases = {
+      {"", ":1: empty file"},
+      {"1 1 1\n1 1 1\n", ":1: expected a '%%MatrixMarket' banner"},
+      {"%%MatrixMarket matrix array real general\n1 1\n1\n", ":1: only 'matrix coordinate'"},
+      {"%%MatrixMarket matrix coordinate complex general\n1 1 0\n", ":1: field 'complex'"},
+      {"%%MatrixMarket matrix coordinate real symmetric\n1 1 0\n", ":1: symmetry 'symmetric'"},
+      {"%%MatrixMarket matrix coordinate real general extra\n1 1 0\n", ":1: unexpected text"},
+      {"%%MatrixMarket matrix coordinate real general\n%\n", ":3: missing size line"},
+      {"%%MatrixMarket matrix coordinate real general\n2 2\n", ":2: expected a size line"},
+      {"%%MatrixMarket matrix coordinate real general\n2 2 x\n", ":2: expected a size line"},
+      {"%%MatrixMarket matrix coordinate real general\n2 -2 1\n", ":2: expected a size line"},
+      {"%%MatrixMarket matrix coordinate real general\n2 2 1 4\n", ":2: expected a size line"},
+      {"%%MatrixMarket matrix coordinate real general\n2 9999999999 0\n", ":2: 9999999999 columns"},
+      {"%%MatrixMarket matrix coordinate real general\n2 2 1\n1 x 1\n", ":3: expected an entry"},
+      {"%%MatrixMarket matrix coordinate real general\n2 2 1\n1\n", ":3: expected an entry"},
+      {"%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 abc\n", ":3: bad value 'abc'"},
+      {"%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1\n", ":3: bad value"},
+      {"%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 1 1\n", ":3: unexpected text"},
+      {"%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 1 1\n", ":3: unexpected text"},
+  };
+  TempDir dir;
+  const std::string y = dir.Write("y.txt", "1\n2\n");
+  for (const Case& c : cases) {
+    INFO("file: " << c.text);
+    const std::string x = dir.Write("bad.mtx", c.text);
+    ExpectInvalid({x, "", y}, x + c.where);
+  }
+}
+
+TEST_CASE("data: mm: a repeated entry is rejected", "[data]") {
+  TempDir dir;
+  const std::string y = dir.Write("y.txt", "1\n2\n");
+  const std::string x = dir.Write(
+      "dup.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 3\n2 1 1\n1 2 1\n2 1 5\n");
+  ExpectInvalid({x, "", y}, x + ": entry (2, 1) appears more than once");
+}
+
+TEST_CASE("data: mm: a data set without a labels file is rejected", "[data]") {
+  TempDir dir;
+  const std::string x = dir.Write("m.mtx", kSmallMatrixMarket);
+  ExpectInvalid({x, "", ""}, "labels");
+}
+
+TEST_CASE("data: ShardRows tiles rows 0 to total in order with sizes differing by at most one",
+          "[data]") {
+  for (uint64_t total : {0ull, 1ull, 5ull, 7ull, 100ull, 1000003ull}) {
+    for (uint32_t parts : {1u, 2u, 3u, 7u, 16u}) {
+      uint64_t next = 0;
+      uint64_t smallest = UINT64_MAX, largest = 0;
+      for (uint32_t rank = 0; rank < parts; ++rank) {
+        RowRange r = ShardRows(total, rank, parts);
+        CHECK(r.begin == next);
+        CHECK(r.end >= r.begin);
+        smallest = std::min(smallest, r.end - r.begin);
+        largest = std::max(largest, r.end - r.begin);
+        next = r.end;
+      }
+      CHECK(next == total);
+      CHECK(largest - smallest <= 1);
+    }
+  }
+  const uint64_t huge = uint64_t{1} << 62;
+  CHECK(ShardRows(huge, 2, 3).end - ShardRows(huge, 2, 3).begin == huge / 3);
+  CHECK(ShardRows(10, 3, 3).begin == 10);  // rank out of range: empty
+  CHECK(ShardRows(10, 3, 3).end == 10);
+}
+
+// A random libsvm file and the same data as MatrixMarket plus labels.
+struct RandomFiles {
+  std::string libsvm, mm, labels;
+  Eigen::MatrixXd x;
+  Eigen::VectorXd y;
+};
+
+RandomFiles WriteRandomFiles(const TempDir& dir, int rows, int cols) {
+  std::mt19937_64 rng(42);
+  std::uniform_real_distribution<double> u(-1, 1);
+  RandomFiles f;
+  f.x = Eigen::MatrixXd::Zero(rows, cols);
+  f.y.resize(rows);
+  std::ostringstream svm, mm, labels;
+  svm.precision(17);
+  mm.precision(17);
+  labels.precision(17);
+  std::vector<std::string> entries;
+  for (int i = 0; i < rows; ++i) {
+    f.y[i] = u(rng);
+    svm << f.y[i];
+    labels << f.y[i] << "\n";
+    if (i % 10 == 3) svm << " # note";
+    for (int j = 0; j < cols; ++j) {
+      if (i % 10 == 3 || u(rng) < 0.6) continue;
+      f.x(i, j) = u(rng);
+      svm << " " << j + 1 << ":" << f.x(i, j);
+      std::ostringstream e;
+      e.precision(17);
+      e << i + 1 << " " << j + 1 << " " << f.x(i, j) << "\n";
+      entries.push_back(e.str());
+    }
+    svm << "\n";
+    if (i % 7 == 0) svm << "# comment\n\n";
+  }
+  std::shuffle(entries.begin(), entries.end(), rng);
+  mm << "%%MatrixMarket matrix coordinate real general\n"
+     << rows << " " << cols << " " << entries.size() << "\n";
+  for (const std::string& e : entries) mm << e;
+  f.libsvm = dir.Write("random.svm", svm.str());
+  f.mm = dir.Write("random.mtx", mm.str());
+  f.labels = dir.Write("random_labels.txt", labels.str());
+  return f;
+}
+
+TEST_CASE("data: shards over CountRows, concatenated, equal the full load, for libsvm and mm",
+          "[data]") {
+  TempDir dir;
+  const int rows = 203, cols = 37;
+  RandomFiles f = WriteRandomFiles(dir, rows, cols);
+  for (const DataSource& src : {DataSource{f.libsvm, "", ""}, DataSource{f.mm, "", f.labels}}) {
+    INFO(src.path);
+    Result<uint64_t> total = CountRows(src);
+    REQUIRE(total.ok());
+    REQUIRE(*total == rows);
+    Dataset full = MustLoad(src);
+    CHECK(Dense(full.x) == f.x);
+    CHECK(full.y == f.y);
+    for (uint32_t parts : {1u, 2u, 5u, 8u}) {
+      Eigen::MatrixXd joined = Eigen::MatrixXd::Zero(rows, cols);
+      Eigen::VectorXd joined_y(rows);
+      uint64_t next = 0;
+      for (uint32_t rank = 0; rank < parts; ++rank) {
+        Dataset shard = MustLoad(src, ShardRows(*total, rank, parts));
+        CHECK(shard.first_row == next);
+        CHECK(shard.total_rows == static_cast<uint64_t>(rows));
+        REQUIRE(shard.x.cols() <= cols);
+        const auto n = shard.x.rows();
+        joined.block(next, 0, n, shard.x.cols()) = Dense(shard.x);
+        joined_y.segment(next, n) = shard.y;
+        next += n;
+      }
+      CHECK(next == static_cast<uint64_t>(rows));
+      CHECK(joined == Dense(full.x));
+      CHECK(joined_y == full.y);
+    }
+  }
+}
+
+TEST_CASE("data: lines longer than the read buffer are read whole", "[data]") {
+  TempDir dir;
+  std::string text = "2 1:1\n1";
+  const int features = 600000;  // about 8 MB on one line, twice the initial buffer
+  for (int j = 1; j <= features; ++j) {
+    text += ' ';
+    text += std::to_string(j);
+    text += ":1.5";
+  }
+  text += "\n3 2:2\n";
+  const std::string path = dir.Write("long.svm", text);
+  Dataset ds = MustLoad({path, "", ""});
+  REQUIRE(ds.x.rows() == 3);
+  CHECK(ds.x.cols() == features);
+  CHECK(ds.x.row(1).sum() == 1.5 * features);
+  CHECK(ds.y[2] == 3);
+}
+
+}  // namespace
+}  // namespace strads
