@@ -1,0 +1,82 @@
+// The main() of a cluster member daemon (strads-scheduler, strads-worker): flags, transport,
+// event loop. `MemberActor` is Scheduler or Worker (constructed from Transport&, MemberIdentity,
+// Logger).
+#pragma once
+
+#include <atomic>
+#include <iostream>
+#include <unistd.h>
+
+#include <boost/program_options.hpp>
+#include <zmq.hpp>
+
+#include "common/daemon.h"
+#include "common/event_loop.h"
+#include "common/logging.h"
+#include "common/member_session.h"
+#include "common/protocol.h"
+#include "common/zmq_transport.h"
+
+namespace strads {
+
+template <typename MemberActor>
+int MemberMain(int argc, char** argv, const std::string& role) {
+  namespace po = boost::program_options;
+  std::string coordinator, bind_host, advertise_host, log_level;
+  int port = 0;
+  po::options_description desc("strads-" + role + " options");
+  desc.add_options()("help,h", "show this help")(
+      "coordinator", po::value(&coordinator),
+      "coordinator control endpoint, e.g. tcp://10.0.0.1:7700 (default: $STRADS_COORDINATOR or "
+      "tcp://127.0.0.1:7700)")("bind-host", po::value(&bind_host)->default_value("*"),
+                               "interface to bind this member's inbox to")(
+      "port", po::value(&port)->default_value(0), "inbox port (0 = any free port)")(
+      "advertise-host", po::value(&advertise_host),
+      "host name peers use to reach this member (default: this machine's host name)")(
+      "log-level", po::value(&log_level)->default_value("info"), "trace|debug|info|warn|error");
+  po::variables_map vm;
+  try {
+    po::store(po::parse_command_line(argc, argv, desc), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    std::cerr << "strads-" << role << ": " << e.what() << "\n" << desc;
+    return 2;
+  }
+  if (vm.count("help")) {
+    std::cout << desc;
+    return 0;
+  }
+  if (coordinator.empty()) {
+    const char* env = std::getenv("STRADS_COORDINATOR");
+    coordinator = env ? env : "tcp://127.0.0.1:" + std::to_string(kDefaultControlPort);
+  }
+  if (advertise_host.empty()) advertise_host = HostName();
+  const uint32_t pid = static_cast<uint32_t>(getpid());
+  const std::string id = role + "@" + advertise_host + ":" + std::to_string(pid);
+  Logger log = MakeLogger(role, id, log_level);
+
+  zmq::context_t context;
+  ZmqTransport transport(context, id);
+  auto bound = transport.Bind(TcpEndpoint(bind_host, port));
+  if (!bound.ok()) {
+    log->critical("{}", bound.status().message());
+    return 1;
+  }
+  if (Status st = transport.Connect(kCoordinatorId, coordinator); !st.ok()) {
+    log->critical("{}", st.message());
+    return 2;
+  }
+  MemberIdentity identity;
+  identity.host = advertise_host;
+  identity.pid = pid;
+  identity.endpoint = AdvertisedEndpoint(*bound, advertise_host);
+  log->info("starting: inbox {}, coordinator {}", identity.endpoint, coordinator);
+  MemberActor actor(transport, identity, log);
+  std::atomic<bool> stop{false};
+  StopOnSignals(&stop);
+  RunEventLoop(transport, actor, stop, log);
+  log->info("stopped");
+  return 0;
+}
+
+}  // namespace strads

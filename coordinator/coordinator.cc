@@ -1,0 +1,367 @@
+#include "coordinator/coordinator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "common/protocol.h"
+
+namespace strads {
+namespace {
+
+double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+}  // namespace
+
+Status ValidateJobSpec(const proto::JobSpec& spec) {
+  auto app = FindDynamicApp(spec.app());
+  if (!app.ok()) return app.status();
+  STRADS_RETURN_IF_ERROR((*app)->Validate(spec));
+  if (spec.data_path().empty()) return Status::InvalidArgument("--data is required");
+  const std::string& f = spec.data_format();
+  if (!f.empty() && f != "libsvm" && f != "mm") {
+    return Status::InvalidArgument("--format must be libsvm or mm, got '" + f + "'");
+  }
+  if (spec.chord_size() < 1) return Status::InvalidArgument("--chord-size must be >= 1");
+  if (spec.candidates() < 1) return Status::InvalidArgument("--candidates must be >= 1");
+  if (!(spec.rho() >= 0)) return Status::InvalidArgument("--rho must be >= 0");
+  if (!(spec.eta() >= 0)) return Status::InvalidArgument("--eta must be >= 0");
+  if (!(spec.tolerance() > 0)) return Status::InvalidArgument("--tolerance must be > 0");
+  if (spec.pipeline_depth() < 1 || spec.pipeline_depth() > 64) {
+    return Status::InvalidArgument("--pipeline-depth must be in [1, 64]");
+  }
+  if (!(spec.max_seconds() >= 0)) return Status::InvalidArgument("--max-seconds must be >= 0");
+  return Status::Ok();
+}
+
+Coordinator::Coordinator(Transport& transport, CoordinatorOptions options, Logger log)
+    : transport_(transport), options_(std::move(options)), log_(std::move(log)) {}
+
+void Coordinator::Reply(const proto::Envelope& request, proto::Envelope reply) {
+  if (Status st = transport_.Send(request.sender(), reply); !st.ok()) {
+    log_->warn("cannot answer {} of {}: {}", BodyName(request), request.sender(), st.message());
+  }
+}
+
+void Coordinator::ReplyError(const proto::Envelope& request, const std::string& message) {
+  auto e = MakeEnvelope(transport_.id(), request.job_id());
+  e.mutable_error()->set_message(message);
+  Reply(request, std::move(e));
+}
+
+void Coordinator::OnMessage(const proto::Envelope& e, Clock::time_point now) {
+  switch (e.body_case()) {
+    case proto::Envelope::kRegister: return HandleRegister(e, now);
+    case proto::Envelope::kHeartbeat: {
+      auto it = members_.find(e.sender());
+      if (it == members_.end()) return ReplyError(e, "not registered");
+      it->second.last_heartbeat = now;
+      return;
+    }
+    case proto::Envelope::kSubmit: return HandleSubmit(e, now);
+    case proto::Envelope::kCancel: return HandleCancel(e, now);
+    case proto::Envelope::kStatusRequest: return HandleStatus(e, now);
+    case proto::Envelope::kResultRequest: return HandleResult(e, now);
+    case proto::Envelope::kShutdownCluster: return HandleShutdown(e, now);
+    case proto::Envelope::kReady:
+    case proto::Envelope::kChord:
+    case proto::Envelope::kPartials:
+    case proto::Envelope::kLossReport:
+    case proto::Envelope::kCheckReport:
+    case proto::Envelope::kModelSlice:
+      if (running_ && e.job_id() == running_id_) {
+        running_->OnMessage(e, now);
+        CollectFinishedJob(now);
+      } else {
+        log_->debug("dropping {} of job {} from {}", BodyName(e), e.job_id(), e.sender());
+      }
+      return;
+    default:
+      log_->warn("unexpected {} from {}", BodyName(e), e.sender());
+      if (e.body_case() == proto::Envelope::BODY_NOT_SET) ReplyError(e, "empty message");
+  }
+}
+
+void Coordinator::HandleRegister(const proto::Envelope& e, Clock::time_point now) {
+  const auto& r = e.register_();
+  if (r.role() != proto::ROLE_SCHEDULER && r.role() != proto::ROLE_WORKER) {
+    return ReplyError(e, "only schedulers and workers register");
+  }
+  Member& m = members_[e.sender()];
+  const bool fresh = m.info.id().empty();
+  m.info.set_id(e.sender());
+  m.info.set_role(r.role());
+  m.info.set_host(r.host());
+  m.info.set_pid(r.pid());
+  m.info.set_endpoint(r.endpoint());
+  m.last_heartbeat = now;
+  if (fresh) {
+    log_->info("{} {} registered (host {}, pid {}, endpoint {})", RoleName(r.role()), e.sender(),
+               r.host(), r.pid(), r.endpoint());
+  }
+  auto ack = MakeEnvelope(transport_.id());
+  ack.mutable_register_ack()->set_heartbeat_interval_s(options_.heartbeat_interval_s);
+  Reply(e, std::move(ack));
+  TryStartNext(now);
+}
+
+void Coordinator::HandleSubmit(const proto::Envelope& e, Clock::time_point now) {
+  const proto::JobSpec& spec = e.submit().spec();
+  if (Status st = ValidateJobSpec(spec); !st.ok()) return ReplyError(e, st.message());
+  const uint64_t id = next_job_id_++;
+  JobRecord& record = jobs_[id];
+  record.submitted = now;
+  record.info.set_job_id(id);
+  record.info.set_app(spec.app());
+  record.info.set_state(proto::JOB_QUEUED);
+  *record.info.mutable_spec() = spec;
+  queue_.push_back(id);
+  log_->info("job {} submitted by {}: {} on {}", id, e.sender(), spec.app(), spec.data_path());
+  auto reply = MakeEnvelope(transport_.id(), id);
+  reply.mutable_submit_reply()->set_job_id(id);
+  Reply(e, std::move(reply));
+  TryStartNext(now);
+}
+
+void Coordinator::HandleCancel(const proto::Envelope& e, Clock::time_point now) {
+  auto it = jobs_.find(e.job_id());
+  if (it == jobs_.end()) return ReplyError(e, fmt::format("no job {}", e.job_id()));
+  JobRecord& record = it->second;
+  if (record.info.state() == proto::JOB_QUEUED) {
+    std::erase(queue_, e.job_id());
+    record.info.set_state(proto::JOB_CANCELLED);
+    record.info.set_error("cancelled before it started");
+  } else if (running_ && running_id_ == e.job_id()) {
+    running_->Cancel(now);
+    CollectFinishedJob(now);
+  }
+  log_->info("job {}: cancel requested by {}, now {}", e.job_id(), e.sender(),
+             JobStateName(record.info.state()));
+  auto reply = MakeEnvelope(transport_.id(), e.job_id());
+  reply.mutable_cancel_reply()->set_state(record.info.state());
+  Reply(e, std::move(reply));
+  Publish(now, true);
+}
+
+proto::StatusReply Coordinator::Snapshot(Clock::time_point now) {
+  proto::StatusReply s;
+  s.set_coordinator(transport_.id());
+  s.set_uptime_s(Seconds(now - started_));
+  s.set_status_endpoint(options_.status_endpoint);
+  for (auto& [id, m] : members_) {
+    proto::Member* out = s.add_members();
+    *out = m.info;
+    out->set_heartbeat_age_s(Seconds(now - m.last_heartbeat));
+  }
+  for (auto& [id, record] : jobs_) {
+    *s.add_jobs() = (running_ && id == running_id_) ? running_->Info(now) : record.info;
+  }
+  return s;
+}
+
+void Coordinator::HandleStatus(const proto::Envelope& e, Clock::time_point now) {
+  auto reply = MakeEnvelope(transport_.id());
+  *reply.mutable_status_reply() = Snapshot(now);
+  Reply(e, std::move(reply));
+  if (e.status_request().subscribe()) subscribers_.insert(e.sender());
+}
+
+void Coordinator::HandleResult(const proto::Envelope& e, Clock::time_point now) {
+  auto it = jobs_.find(e.job_id());
+  if (it == jobs_.end()) return ReplyError(e, fmt::format("no job {}", e.job_id()));
+  const JobRecord& record = it->second;
+  if (record.info.state() < proto::JOB_SUCCEEDED) {
+    return ReplyError(e, fmt::format("job {} is {}; results exist once it has finished",
+                                     e.job_id(), JobStateName(record.info.state())));
+  }
+  auto reply = MakeEnvelope(transport_.id(), e.job_id());
+  auto* r = reply.mutable_result_reply();
+  *r->mutable_job() = record.info;
+  for (const auto& f : record.files) *r->add_files() = f;
+  Reply(e, std::move(reply));
+}
+
+void Coordinator::HandleShutdown(const proto::Envelope& e, Clock::time_point now) {
+  log_->info("shutdown requested by {}", e.sender());
+  if (running_) {
+    running_->Fail("the cluster was shut down", now);
+    CollectFinishedJob(now);
+  }
+  for (uint64_t id : queue_) {
+    jobs_[id].info.set_state(proto::JOB_CANCELLED);
+    jobs_[id].info.set_error("the cluster was shut down");
+  }
+  queue_.clear();
+  auto bye = MakeEnvelope(transport_.id());
+  bye.mutable_shutdown();
+  for (const auto& [id, m] : members_) (void)transport_.Send(id, bye);
+  auto reply = MakeEnvelope(transport_.id());
+  reply.mutable_shutdown_cluster();
+  Reply(e, std::move(reply));
+  finished_ = true;
+}
+
+std::vector<const Coordinator::Member*> Coordinator::Available(proto::Role role) const {
+  std::vector<const Member*> out;
+  for (const auto& [id, m] : members_) {
+    if (m.info.role() == role && !m.info.busy()) out.push_back(&m);
+  }
+  return out;
+}
+
+void Coordinator::TryStartNext(Clock::time_point now) {
+  if (running_ || queue_.empty()) return;
+  const uint64_t id = queue_.front();
+  JobRecord& record = jobs_[id];
+  const proto::JobSpec& spec = record.info.spec();
+  auto schedulers = Available(proto::ROLE_SCHEDULER);
+  auto workers = Available(proto::ROLE_WORKER);
+  // A job takes what it asks for, or else every member; the first jobs wait for the counts the
+  // launcher announced, so they do not start on whoever happened to register first.
+  auto need = [](uint32_t asked, uint32_t expected, size_t have) -> size_t {
+    if (asked) return asked;
+    return std::max<size_t>({1, expected, have});
+  };
+  const size_t need_s =
+      need(spec.schedulers(), seen_full_cluster_ ? 0 : options_.expect_schedulers, 0);
+  const size_t need_w = need(spec.workers(), seen_full_cluster_ ? 0 : options_.expect_workers, 0);
+  if (schedulers.size() < need_s || workers.size() < need_w) {
+    if (Seconds(now - record.submitted) < options_.register_timeout_s) return;
+    auto names = [](const std::vector<const Member*>& v) {
+      std::string s;
+      for (const auto* m : v) s += (s.empty() ? "" : ", ") + m->info.id();
+      return s.empty() ? std::string("none") : s;
+    };
+    std::string cause = fmt::format(
+        "could not start within {:.0f} s: needs {} scheduler(s) and {} worker(s); available "
+        "schedulers: {}; available workers: {}",
+        options_.register_timeout_s, need_s, need_w, names(schedulers), names(workers));
+    if (schedulers.size() < need_s) {
+      cause += fmt::format("; {} scheduler(s) never registered", need_s - schedulers.size());
+    }
+    if (workers.size() < need_w) {
+      cause += fmt::format("; {} worker(s) never registered", need_w - workers.size());
+    }
+    log_->error("job {} {}", id, cause);
+    record.info.set_state(proto::JOB_FAILED);
+    record.info.set_error(cause);
+    queue_.pop_front();
+    Publish(now, true);
+    return TryStartNext(now);
+  }
+  if (schedulers.size() >= options_.expect_schedulers && workers.size() >= options_.expect_workers)
+    seen_full_cluster_ = true;
+  queue_.pop_front();
+  const size_t take_s = spec.schedulers() ? need_s : schedulers.size();
+  const size_t take_w = spec.workers() ? need_w : workers.size();
+  std::vector<JobMember> job_schedulers, job_workers;
+  for (size_t i = 0; i < take_s; ++i) {
+    members_[schedulers[i]->info.id()].info.set_busy(true);
+    job_schedulers.push_back({schedulers[i]->info.id(), schedulers[i]->info.endpoint()});
+  }
+  for (size_t i = 0; i < take_w; ++i) {
+    members_[workers[i]->info.id()].info.set_busy(true);
+    job_workers.push_back({workers[i]->info.id(), workers[i]->info.endpoint()});
+  }
+  const DynamicApp* app = FindDynamicApp(spec.app()).value();
+  running_ = std::make_unique<DynamicJob>(transport_, id, spec, app, std::move(job_schedulers),
+                                          std::move(job_workers), log_, now);
+  running_id_ = id;
+  running_->Start();
+  CollectFinishedJob(now);
+  Publish(now, true);
+}
+
+void Coordinator::CollectFinishedJob(Clock::time_point now) {
+  if (!running_ || !running_->done()) return;
+  JobRecord& record = jobs_[running_id_];
+  record.info = running_->Info(now);
+  if (record.info.state() == proto::JOB_SUCCEEDED) {
+    record.files = running_->ResultFiles();
+    WriteResults(record);
+  }
+  for (auto& [id, m] : members_) {
+    if (running_->Involves(id)) m.info.set_busy(false);
+  }
+  running_.reset();
+  running_id_ = 0;
+  Publish(now, true);
+  TryStartNext(now);
+}
+
+void Coordinator::WriteResults(const JobRecord& record) {
+  if (options_.work_dir.empty()) return;
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(options_.work_dir) / "jobs" / std::to_string(record.info.job_id());
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) {
+    log_->error("cannot create {}: {}", dir.string(), ec.message());
+    return;
+  }
+  for (const auto& f : record.files) {
+    std::ofstream out(dir / f.name(), std::ios::binary);
+    out << f.content();
+    if (!out) log_->error("cannot write {}", (dir / f.name()).string());
+  }
+}
+
+void Coordinator::CheckHeartbeats(Clock::time_point now) {
+  for (auto it = members_.begin(); it != members_.end();) {
+    const double age = Seconds(now - it->second.last_heartbeat);
+    if (age <= options_.heartbeat_timeout_s) {
+      ++it;
+      continue;
+    }
+    const proto::Member& m = it->second.info;
+    const std::string who = fmt::format("{} {} (host {}, pid {})", RoleName(m.role()), m.id(),
+                                        m.host(), m.pid());
+    log_->error("{} sent no heartbeat for {:.1f} s; dropped", who, age);
+    if (running_ && running_->Involves(m.id())) {
+      running_->Fail(fmt::format("{} stopped responding: no heartbeat for {:.1f} s", who, age),
+                     now);
+    }
+    it = members_.erase(it);
+    CollectFinishedJob(now);
+  }
+}
+
+void Coordinator::Publish(Clock::time_point now, bool force) {
+  if (subscribers_.empty()) return;
+  const proto::JobInfo* info = nullptr;
+  proto::JobInfo live;
+  if (running_) {
+    live = running_->Info(now);
+    info = &live;
+  } else if (!jobs_.empty()) {
+    info = &jobs_.rbegin()->second.info;
+  }
+  if (!info) return;
+  if (!force && (now - last_publish_ < std::chrono::milliseconds(250) || !running_)) return;
+  last_publish_ = now;
+  auto e = MakeEnvelope(transport_.id(), info->job_id());
+  *e.mutable_progress()->mutable_job() = *info;
+  for (auto it = subscribers_.begin(); it != subscribers_.end();) {
+    if (transport_.Send(*it, e).ok()) {
+      ++it;
+    } else {
+      log_->debug("status subscriber {} went away", *it);
+      it = subscribers_.erase(it);
+    }
+  }
+}
+
+void Coordinator::OnTick(Clock::time_point now) {
+  CheckHeartbeats(now);
+  if (running_) {
+    running_->OnTick(now);
+    CollectFinishedJob(now);
+  }
+  TryStartNext(now);
+  Publish(now, false);
+}
+
+}  // namespace strads

@@ -1,0 +1,99 @@
+// The coordinator: the cluster's front door and its clock.
+//
+// An Actor over one Transport (bound to the control and status endpoints when run as a daemon).
+// It keeps
+//  - the members: schedulers and workers that registered, with their last heartbeat; a member
+//    silent for `heartbeat_timeout_s` is dropped, and a job it was part of fails with a cause
+//    naming it;
+//  - the jobs: one runs at a time (a DynamicJob), the others wait in FIFO order; a queued job that
+//    cannot get its members within `register_timeout_s` fails, naming who is missing;
+//  - the clients: requests (submit, cancel, status, jobs, result, shutdown) are answered to their
+//    sender; status subscribers get a Progress stream (a few per second, and on every state
+//    change) until they go away.
+// Client input never takes the coordinator down: every request is validated and answered with a
+// reply or an ErrorReply.
+// Thread-compatibility: used by its event loop's thread only.
+#pragma once
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/event_loop.h"
+#include "common/logging.h"
+#include "common/transport.h"
+#include "coordinator/dynamic_job.h"
+
+namespace strads {
+
+struct CoordinatorOptions {
+  uint32_t expect_schedulers = 0;  // from the launcher; 0 = unknown
+  uint32_t expect_workers = 0;
+  double register_timeout_s = 60;
+  double heartbeat_interval_s = 0.5;
+  double heartbeat_timeout_s = 5;
+  std::string work_dir;         // results are also written to work_dir/jobs/<id>/ (empty: not)
+  std::string status_endpoint;  // told to clients so they can subscribe
+};
+
+// Checks a submitted spec: known app, app parameters, engine parameters, data paths.
+Status ValidateJobSpec(const proto::JobSpec& spec);
+
+class Coordinator : public Actor {
+ public:
+  Coordinator(Transport& transport, CoordinatorOptions options, Logger log);
+
+  void OnMessage(const proto::Envelope& envelope, Clock::time_point now) override;
+  void OnTick(Clock::time_point now) override;
+  bool Finished() const override { return finished_; }
+
+ private:
+  struct Member {
+    proto::Member info;
+    Clock::time_point last_heartbeat;
+  };
+  struct JobRecord {
+    proto::JobInfo info;
+    Clock::time_point submitted;
+    std::vector<proto::ResultFile> files;
+  };
+
+  void HandleRegister(const proto::Envelope& e, Clock::time_point now);
+  void HandleSubmit(const proto::Envelope& e, Clock::time_point now);
+  void HandleCancel(const proto::Envelope& e, Clock::time_point now);
+  void HandleStatus(const proto::Envelope& e, Clock::time_point now);
+  void HandleResult(const proto::Envelope& e, Clock::time_point now);
+  void HandleShutdown(const proto::Envelope& e, Clock::time_point now);
+  void Reply(const proto::Envelope& request, proto::Envelope reply);
+  void ReplyError(const proto::Envelope& request, const std::string& message);
+
+  void CheckHeartbeats(Clock::time_point now);
+  void TryStartNext(Clock::time_point now);
+  void CollectFinishedJob(Clock::time_point now);
+  void WriteResults(const JobRecord& record);
+  void Publish(Clock::time_point now, bool force);
+  proto::StatusReply Snapshot(Clock::time_point now);
+  std::vector<const Member*> Available(proto::Role role) const;
+
+  Transport& transport_;
+  CoordinatorOptions options_;
+  Logger log_;
+  Clock::time_point started_ = Clock::now();
+  bool finished_ = false;
+
+  std::map<std::string, Member> members_;
+  std::map<uint64_t, JobRecord> jobs_;
+  std::deque<uint64_t> queue_;
+  uint64_t next_job_id_ = 1;
+  std::unique_ptr<DynamicJob> running_;
+  uint64_t running_id_ = 0;
+
+  std::set<std::string> subscribers_;
+  Clock::time_point last_publish_{};
+  bool seen_full_cluster_ = false;  // the launcher's expected counts were reached once
+};
+
+}  // namespace strads

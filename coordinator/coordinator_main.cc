@@ -1,0 +1,97 @@
+// strads-coordinator: binds the control and status endpoints and runs the Coordinator.
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include <boost/program_options.hpp>
+#include <zmq.hpp>
+
+#include "common/daemon.h"
+#include "common/protocol.h"
+#include "common/zmq_transport.h"
+#include "coordinator/coordinator.h"
+
+int main(int argc, char** argv) {
+  namespace po = boost::program_options;
+  using namespace strads;
+  int port = kDefaultControlPort;
+  int status_port = -1;
+  std::string bind_host, advertise_host, endpoint_file, log_level;
+  CoordinatorOptions options;
+  po::options_description desc("strads-coordinator options");
+  desc.add_options()("help,h", "show this help")(
+      "port", po::value(&port)->default_value(kDefaultControlPort),
+      "control port for members and the CLI (0 = any free port)")(
+      "status-port", po::value(&status_port),
+      "status port (default: port + 1, or any free port when port is 0)")(
+      "bind-host", po::value(&bind_host)->default_value("*"), "interface to bind to")(
+      "advertise-host", po::value(&advertise_host),
+      "host name written to the endpoint file (default: this machine's host name)")(
+      "expect-schedulers", po::value(&options.expect_schedulers)->default_value(0),
+      "schedulers the launcher starts; the first jobs wait for them")(
+      "expect-workers", po::value(&options.expect_workers)->default_value(0),
+      "workers the launcher starts; the first jobs wait for them")(
+      "register-timeout", po::value(&options.register_timeout_s)->default_value(60),
+      "seconds a queued job waits for its members before it fails")(
+      "heartbeat-interval", po::value(&options.heartbeat_interval_s)->default_value(0.5),
+      "seconds between members' heartbeats")(
+      "heartbeat-timeout", po::value(&options.heartbeat_timeout_s)->default_value(5),
+      "seconds of silence after which a member is declared dead")(
+      "work-dir", po::value(&options.work_dir)->default_value(""),
+      "directory for job results (jobs/<id>/); empty = keep them in memory only")(
+      "endpoint-file", po::value(&endpoint_file),
+      "write the control endpoint (line 1) and status endpoint (line 2) here once bound")(
+      "log-level", po::value(&log_level)->default_value("info"), "trace|debug|info|warn|error");
+  po::variables_map vm;
+  try {
+    po::store(po::parse_command_line(argc, argv, desc), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    std::cerr << "strads-coordinator: " << e.what() << "\n" << desc;
+    return 2;
+  }
+  if (vm.count("help")) {
+    std::cout << desc;
+    return 0;
+  }
+  if (status_port < 0) status_port = port == 0 ? 0 : port + 1;
+  if (advertise_host.empty()) advertise_host = HostName();
+  Logger log = MakeLogger("coordinator", kCoordinatorId, log_level);
+
+  zmq::context_t context;
+  ZmqTransport transport(context, kCoordinatorId);
+  auto control = transport.Bind(TcpEndpoint(bind_host, port));
+  if (!control.ok()) {
+    log->critical("{}", control.status().message());
+    return 1;
+  }
+  auto status = transport.Bind(TcpEndpoint(bind_host, status_port));
+  if (!status.ok()) {
+    log->critical("{}", status.status().message());
+    return 1;
+  }
+  const std::string control_ep = AdvertisedEndpoint(*control, advertise_host);
+  options.status_endpoint = AdvertisedEndpoint(*status, advertise_host);
+  log->info("control endpoint {}, status endpoint {}", control_ep, options.status_endpoint);
+  if (!options.work_dir.empty()) std::filesystem::create_directories(options.work_dir);
+  if (!endpoint_file.empty()) {
+    // Written to a temporary name and renamed, so a reader never sees half a file.
+    const std::string tmp = endpoint_file + ".tmp";
+    {
+      std::ofstream out(tmp);
+      out << control_ep << "\n" << options.status_endpoint << "\n";
+      if (!out) {
+        log->critical("cannot write {}", endpoint_file);
+        return 1;
+      }
+    }
+    std::filesystem::rename(tmp, endpoint_file);
+  }
+  Coordinator coordinator(transport, options, log);
+  std::atomic<bool> stop{false};
+  StopOnSignals(&stop);
+  RunEventLoop(transport, coordinator, stop, log);
+  log->info("stopped");
+  return 0;
+}

@@ -1,0 +1,395 @@
+#include "coordinator/dynamic_job.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "common/protocol.h"
+
+namespace strads {
+
+DynamicJob::DynamicJob(Transport& transport, uint64_t id, proto::JobSpec spec,
+                       const DynamicApp* app, std::vector<JobMember> schedulers,
+                       std::vector<JobMember> workers, Logger log, Clock::time_point now)
+    : transport_(transport),
+      id_(id),
+      spec_(std::move(spec)),
+      app_(app),
+      schedulers_(std::move(schedulers)),
+      workers_(std::move(workers)),
+      log_(std::move(log)),
+      started_(now),
+      ranges_(schedulers_.size()),
+      worker_loss_(workers_.size(), 0.0) {}
+
+bool DynamicJob::Involves(const std::string& member_id) const {
+  auto has = [&](const std::vector<JobMember>& v) {
+    return std::any_of(v.begin(), v.end(), [&](const JobMember& m) { return m.id == member_id; });
+  };
+  return has(schedulers_) || has(workers_);
+}
+
+double DynamicJob::Elapsed(Clock::time_point now) const {
+  return std::chrono::duration<double>(ended_.value_or(now) - started_).count();
+}
+
+void DynamicJob::SendTo(const std::string& to, const proto::Envelope& e, Clock::time_point now) {
+  if (done()) return;
+  if (Status st = transport_.Send(to, e); !st.ok()) {
+    Fail("cannot send " + BodyName(e) + " to " + to + ": " + st.message(), now);
+  }
+}
+
+void DynamicJob::Broadcast(const std::vector<JobMember>& to, const proto::Envelope& e,
+                           Clock::time_point now) {
+  for (const auto& m : to) SendTo(m.id, e, now);
+}
+
+void DynamicJob::Start() {
+  const auto now = Clock::now();
+  auto send_start = [&](const std::vector<JobMember>& members) {
+    for (size_t r = 0; r < members.size(); ++r) {
+      auto e = MakeEnvelope(transport_.id(), id_);
+      auto* start = e.mutable_job_start();
+      *start->mutable_spec() = spec_;
+      start->set_rank(static_cast<uint32_t>(r));
+      start->set_num_schedulers(static_cast<uint32_t>(schedulers_.size()));
+      start->set_num_workers(static_cast<uint32_t>(workers_.size()));
+      for (const auto& w : workers_) {
+        start->add_worker_ids(w.id);
+        start->add_worker_endpoints(w.endpoint);
+      }
+      start->set_coordinator_id(transport_.id());
+      SendTo(members[r].id, e, now);
+    }
+  };
+  log_->info("job {}: starting {} on {} scheduler(s) and {} worker(s)", id_, spec_.app(),
+             schedulers_.size(), workers_.size());
+  send_start(schedulers_);
+  send_start(workers_);
+}
+
+void DynamicJob::OnMessage(const proto::Envelope& e, Clock::time_point now) {
+  if (done()) return;
+  switch (e.body_case()) {
+    case proto::Envelope::kReady: return HandleReady(e, now);
+    case proto::Envelope::kChord: return HandleChord(e, now);
+    case proto::Envelope::kPartials: return HandlePartials(e, now);
+    case proto::Envelope::kLossReport: return HandleLossReport(e, now);
+    case proto::Envelope::kCheckReport: return HandleCheckReport(e, now);
+    case proto::Envelope::kModelSlice: return HandleModelSlice(e, now);
+    default: log_->warn("job {}: unexpected {} from {}", id_, BodyName(e), e.sender());
+  }
+}
+
+void DynamicJob::OnTick(Clock::time_point now) {
+  if (done()) return;
+  if (phase_ == Phase::kRunning && LimitReached(now)) MaybeStartCheck(now);
+  Trace(now, false);
+}
+
+void DynamicJob::HandleReady(const proto::Envelope& e, Clock::time_point now) {
+  const auto& r = e.ready();
+  if (!r.error().empty()) return Fail(e.sender() + ": " + r.error(), now);
+  for (size_t s = 0; s < schedulers_.size(); ++s) {
+    if (schedulers_[s].id != e.sender()) continue;
+    ranges_[s] = {r.first_param(), r.end_param()};
+    num_features_ = std::max(num_features_, r.num_features());
+  }
+  for (size_t w = 0; w < workers_.size(); ++w) {
+    if (workers_[w].id != e.sender()) continue;
+    worker_loss_[w] = r.loss();
+    num_rows_ += r.num_rows();
+  }
+  if (++ready_ < schedulers_.size() + workers_.size()) return;
+
+  // The schedulers' ranges must tile [0, J) in rank order.
+  uint64_t expect = 0;
+  for (size_t s = 0; s < ranges_.size(); ++s) {
+    if (ranges_[s].first != expect) {
+      return Fail(fmt::format("scheduler {} owns [{}, {}), expected it to start at {}",
+                              schedulers_[s].id, ranges_[s].first, ranges_[s].second, expect),
+                  now);
+    }
+    expect = ranges_[s].second;
+  }
+  if (expect != num_features_) {
+    return Fail(fmt::format("schedulers cover {} of {} parameters", expect, num_features_), now);
+  }
+  check_every_ = spec_.check_every() ? spec_.check_every() : std::max<uint64_t>(num_features_, 1);
+  auto begin = MakeEnvelope(transport_.id(), id_);
+  auto* b = begin.mutable_begin();
+  b->set_num_features(num_features_);
+  for (const auto& range : ranges_) b->add_partition_starts(range.first);
+  b->add_partition_starts(num_features_);
+  for (const auto& s : schedulers_) {
+    b->add_scheduler_ids(s.id);
+    b->add_scheduler_endpoints(s.endpoint);
+  }
+  Broadcast(workers_, begin, now);
+  state_ = proto::JOB_RUNNING;
+  log_->info("job {}: {} rows x {} parameters loaded; first optimality check", id_, num_rows_,
+             num_features_);
+  MaybeStartCheck(now);
+}
+
+bool DynamicJob::LimitReached(Clock::time_point now) const {
+  if (spec_.max_updates() && updates_ >= spec_.max_updates()) return true;
+  if (spec_.max_seconds() > 0 && Elapsed(now) >= spec_.max_seconds()) return true;
+  return false;
+}
+
+void DynamicJob::Issue(Clock::time_point now) {
+  const uint64_t depth = std::max<uint32_t>(1, spec_.pipeline_depth());
+  while (phase_ == Phase::kRunning && !check_wanted_ && next_issue_ < next_commit_ + depth) {
+    if (updates_ - updates_at_check_ >= check_every_ || LimitReached(now)) {
+      check_wanted_ = true;
+      break;
+    }
+    const uint64_t t = next_issue_++;
+    auto e = MakeEnvelope(transport_.id(), id_, t);
+    e.mutable_chord_request();
+    SendTo(schedulers_[t % schedulers_.size()].id, e, now);
+  }
+  MaybeStartCheck(now);
+}
+
+void DynamicJob::HandleChord(const proto::Envelope& e, Clock::time_point now) {
+  const auto& c = e.chord();
+  if (c.ids_size() != c.values_size() || c.ids_size() != c.sq_norms_size()) {
+    return Fail("malformed chord from " + e.sender(), now);
+  }
+  if (c.ids_size() == 0) check_wanted_ = true;  // nothing left to schedule: measure
+  rounds_[e.round()].chord = c;
+  TryCommit(now);
+}
+
+void DynamicJob::HandlePartials(const proto::Envelope& e, Clock::time_point now) {
+  const auto& p = e.partials();
+  Round& round = rounds_[e.round()];
+  if (round.sums.empty()) round.sums.assign(p.sums().begin(), p.sums().end());
+  else if (round.sums.size() != static_cast<size_t>(p.sums_size())) {
+    return Fail(fmt::format("partials of round {} from {} have {} numbers, expected {}",
+                            e.round(), e.sender(), p.sums_size(), round.sums.size()),
+                now);
+  } else {
+    for (int k = 0; k < p.sums_size(); ++k) round.sums[k] += p.sums(k);
+  }
+  for (size_t w = 0; w < workers_.size(); ++w) {
+    if (workers_[w].id == e.sender()) worker_loss_[w] = p.loss();
+  }
+  ++round.partials;
+  TryCommit(now);
+}
+
+void DynamicJob::TryCommit(Clock::time_point now) {
+  const uint32_t stats = app_->stats_per_param();
+  while (!done()) {
+    auto it = rounds_.find(next_commit_);
+    if (it == rounds_.end() || !it->second.chord || it->second.partials < workers_.size()) break;
+    const proto::Chord& chord = *it->second.chord;
+    const std::vector<double>& sums = it->second.sums;
+    if (sums.size() != static_cast<size_t>(chord.ids_size()) * stats) {
+      return Fail(fmt::format("round {}: {} partial statistics for a chord of {}", next_commit_,
+                              sums.size(), chord.ids_size()),
+                  now);
+    }
+    auto e = MakeEnvelope(transport_.id(), id_, next_commit_);
+    auto* commit = e.mutable_commit();
+    commit->set_scheduler_rank(chord.scheduler_rank());
+    for (int k = 0; k < chord.ids_size(); ++k) {
+      const double old = chord.values(k);
+      const double updated =
+          app_->Pull(std::span(sums.data() + k * stats, stats), chord.sq_norms(k), old, spec_);
+      commit->add_ids(chord.ids(k));
+      commit->add_values(updated);
+      commit->add_deltas(updated - old);
+      penalty_ += app_->Penalty(updated, spec_) - app_->Penalty(old, spec_);
+    }
+    updates_ += static_cast<uint64_t>(chord.ids_size());
+    Broadcast(workers_, e, now);
+    SendTo(schedulers_[next_commit_ % schedulers_.size()].id, e, now);
+    rounds_.erase(it);
+    ++next_commit_;
+  }
+  Trace(now, false);
+  Issue(now);
+}
+
+void DynamicJob::MaybeStartCheck(Clock::time_point now) {
+  if (done()) return;
+  if (phase_ == Phase::kRunning) {
+    if (!check_wanted_ && !LimitReached(now)) return;
+    check_wanted_ = true;
+    if (next_commit_ < next_issue_) return;  // drain first
+  } else if (phase_ != Phase::kLoading) {
+    return;
+  }
+  phase_ = Phase::kChecking;
+  check_wanted_ = false;
+  loss_reports_ = check_reports_ = 0;
+  check_loss_ = check_penalty_ = check_violation_ = check_gradient_ = 0;
+  check_nonzeros_ = 0;
+  auto e = MakeEnvelope(transport_.id(), id_, next_commit_);
+  e.mutable_check_request();
+  Broadcast(workers_, e, now);
+}
+
+void DynamicJob::HandleLossReport(const proto::Envelope& e, Clock::time_point now) {
+  check_loss_ += e.loss_report().loss();
+  for (size_t w = 0; w < workers_.size(); ++w) {
+    if (workers_[w].id == e.sender()) worker_loss_[w] = e.loss_report().loss();
+  }
+  ++loss_reports_;
+  FinishCheck(now);
+}
+
+void DynamicJob::HandleCheckReport(const proto::Envelope& e, Clock::time_point now) {
+  const auto& r = e.check_report();
+  check_penalty_ += r.penalty();
+  check_violation_ = std::max(check_violation_, r.max_violation());
+  check_gradient_ = std::max(check_gradient_, r.max_abs_gradient());
+  check_nonzeros_ += r.nonzeros();
+  ++check_reports_;
+  FinishCheck(now);
+}
+
+void DynamicJob::FinishCheck(Clock::time_point now) {
+  if (phase_ != Phase::kChecking || loss_reports_ < workers_.size() ||
+      check_reports_ < schedulers_.size()) {
+    return;
+  }
+  if (!lambda_max_) lambda_max_ = check_gradient_;  // the first check is at beta = 0
+  penalty_ = check_penalty_;
+  objective_ = check_loss_ + check_penalty_;
+  violation_ = *lambda_max_ > 0 ? check_violation_ / *lambda_max_ : 0.0;
+  converged_ = violation_ <= spec_.tolerance();
+  updates_at_check_ = updates_;
+  log_->info("job {}: check after {} updates: objective {:.10g}, violation {:.3g}, {} nonzeros",
+             id_, updates_, objective_, violation_, check_nonzeros_);
+  Trace(now, true);
+  if (converged_ || LimitReached(now)) return RequestModel(now);
+  phase_ = Phase::kRunning;
+  Issue(now);
+}
+
+void DynamicJob::RequestModel(Clock::time_point now) {
+  phase_ = Phase::kModel;
+  model_slices_ = 0;
+  model_.clear();
+  auto e = MakeEnvelope(transport_.id(), id_, next_commit_);
+  e.mutable_model_request();
+  Broadcast(schedulers_, e, now);
+}
+
+void DynamicJob::HandleModelSlice(const proto::Envelope& e, Clock::time_point now) {
+  if (phase_ != Phase::kModel) return;
+  const auto& m = e.model_slice();
+  for (int k = 0; k < m.ids_size(); ++k) model_.emplace_back(m.ids(k), m.values(k));
+  if (++model_slices_ < schedulers_.size()) return;
+  std::sort(model_.begin(), model_.end());
+  Finish(proto::JOB_SUCCEEDED, "", now);
+}
+
+void DynamicJob::Cancel(Clock::time_point now) { Finish(proto::JOB_CANCELLED, "cancelled", now); }
+
+void DynamicJob::Fail(const std::string& cause, Clock::time_point now) {
+  log_->error("job {} failed: {}", id_, cause);
+  Finish(proto::JOB_FAILED, cause, now);
+}
+
+void DynamicJob::Finish(proto::JobState state, const std::string& error, Clock::time_point now) {
+  if (done()) return;
+  ended_ = now;
+  if (state == proto::JOB_SUCCEEDED) Trace(now, true);
+  state_ = state;
+  phase_ = Phase::kDone;
+  error_ = error;
+  auto e = MakeEnvelope(transport_.id(), id_);
+  e.mutable_job_end()->set_reason(state == proto::JOB_SUCCEEDED ? "finished" : error);
+  // Best effort: a member that cannot be reached is already gone.
+  for (const auto* group : {&schedulers_, &workers_}) {
+    for (const auto& m : *group) (void)transport_.Send(m.id, e);
+  }
+  log_->info("job {}: {} after {:.3f} s, {} updates", id_, JobStateName(state), Elapsed(now),
+             updates_);
+}
+
+double DynamicJob::ApproxObjective() const {
+  double loss = 0;
+  for (double l : worker_loss_) loss += l;
+  return loss + penalty_;
+}
+
+void DynamicJob::Trace(Clock::time_point now, bool force) {
+  if (phase_ == Phase::kLoading) return;
+  if (!force && now - last_trace_ < std::chrono::seconds(1)) return;
+  last_trace_ = now;
+  // At a check the objective is exact; between checks it is the workers' latest losses (each at
+  // most D - 1 rounds stale) plus the penalty of the committed values.
+  const double objective = force ? objective_ : ApproxObjective();
+  trace_ += fmt::format("{:.6f},{},{},{:.17g}\n", Elapsed(now), next_commit_, updates_, objective);
+}
+
+proto::JobInfo DynamicJob::Info(Clock::time_point now) const {
+  proto::JobInfo info;
+  info.set_job_id(id_);
+  info.set_app(spec_.app());
+  info.set_state(state_);
+  info.set_round(next_commit_);
+  info.set_updates(updates_);
+  info.set_objective(phase_ == Phase::kRunning ? ApproxObjective() : objective_);
+  const double seconds = Elapsed(now);
+  info.set_seconds(seconds);
+  info.set_updates_per_s(seconds > 0 ? static_cast<double>(updates_) / seconds : 0.0);
+  info.set_converged(converged_);
+  info.set_error(error_);
+  *info.mutable_spec() = spec_;
+  info.set_schedulers(static_cast<uint32_t>(schedulers_.size()));
+  info.set_workers(static_cast<uint32_t>(workers_.size()));
+  info.set_violation(violation_);
+  return info;
+}
+
+std::vector<proto::ResultFile> DynamicJob::ResultFiles() const {
+  std::vector<proto::ResultFile> files;
+  auto add = [&](const std::string& name, std::string content) {
+    proto::ResultFile f;
+    f.set_name(name);
+    f.set_content(std::move(content));
+    files.push_back(std::move(f));
+  };
+  std::string coefficients;
+  for (const auto& [j, value] : model_) {
+    coefficients += fmt::format("{}\t{:.17g}\n", j + 1, value);  // ids as in the input: 1-based
+  }
+  add("coefficients.tsv", std::move(coefficients));
+  add("trace.csv", trace_);
+
+  nlohmann::ordered_json summary;
+  summary["app"] = spec_.app();
+  summary["job_id"] = id_;
+  summary["objective"] = objective_;
+  summary["converged"] = converged_;
+  summary["violation"] = violation_;
+  summary["lambda_max"] = lambda_max_.value_or(0.0);
+  summary["rounds"] = next_commit_;
+  summary["updates"] = updates_;
+  summary["seconds"] = ended_ ? std::chrono::duration<double>(*ended_ - started_).count() : 0.0;
+  summary["nonzeros"] = model_.size();
+  summary["rows"] = num_rows_;
+  summary["features"] = num_features_;
+  summary["schedulers"] = schedulers_.size();
+  summary["workers"] = workers_.size();
+  summary["data"] = spec_.data_path();
+  nlohmann::ordered_json flags;
+  const std::map<std::string, std::string> sorted(spec_.flags().begin(), spec_.flags().end());
+  for (const auto& [k, v] : sorted) flags[k] = v;
+  summary["flags"] = flags;
+  add("summary.json", summary.dump(2) + "\n");
+  return files;
+}
+
+}  // namespace strads

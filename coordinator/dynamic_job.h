@@ -1,0 +1,144 @@
+// DynamicJob: one run of a dynamic-engine (SAP) job, as the coordinator sees it.
+//
+// This is the engine's clock. Its life:
+//
+//   kLoading   JobStart to every member; each loads its part and answers Ready. Schedulers report
+//              the parameter range they own; together they must tile [0, J).
+//   kChecking  an optimality check: with no round in flight, CheckRequest(t) to the workers, who
+//              send gradient slices to the schedulers and exact losses here; schedulers answer
+//              CheckReport (max violation, penalty). The first check, at beta = 0, also gives
+//              lambda_max = max_j |grad_j|, the scale of the tolerance. Converged when
+//              max violation <= tolerance * lambda_max (the criterion of the sequential reference).
+//   kRunning   rounds: ChordRequest(t) to scheduler t mod S while fewer than D rounds are in flight;
+//              the chord (from the scheduler) and P partials (from the workers) of round t are
+//              summed, the app's Pull gives the new values, and Commit(t) goes to every worker and
+//              to the chord's scheduler — strictly in round order. After `check_every` updates (or
+//              an empty chord) issuing stops, the pipeline drains, and a check follows.
+//   kModel     the final model: ModelRequest to the schedulers, ModelSlice back.
+//   done       succeeded (converged or a limit), failed (a member's error, a dead member, a broken
+//              invariant) or cancelled; JobEnd has gone to every member.
+//
+// It holds no O(J) state: values and priorities live in the schedulers; per round it keeps the
+// chord and the partial sums of the rounds in flight (at most D).
+// Thread-compatibility: owned by the coordinator's event loop.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "apps/dynamic_app.h"
+#include "common/event_loop.h"
+#include "common/logging.h"
+#include "common/transport.h"
+
+namespace strads {
+
+struct JobMember {
+  std::string id;
+  std::string endpoint;
+};
+
+class DynamicJob {
+ public:
+  DynamicJob(Transport& transport, uint64_t id, proto::JobSpec spec, const DynamicApp* app,
+             std::vector<JobMember> schedulers, std::vector<JobMember> workers, Logger log,
+             Clock::time_point now);
+
+  // Sends JobStart to every member.
+  void Start();
+  void OnMessage(const proto::Envelope& envelope, Clock::time_point now);
+  void OnTick(Clock::time_point now);
+
+  // Ends the job now (JobEnd to every member). No-op once done.
+  void Cancel(Clock::time_point now);
+  void Fail(const std::string& cause, Clock::time_point now);
+
+  bool done() const { return state_ >= proto::JOB_SUCCEEDED; }
+  bool Involves(const std::string& member_id) const;
+  // A snapshot for status and results (rate over the last seconds).
+  proto::JobInfo Info(Clock::time_point now) const;
+  // The result files (coefficients.tsv, trace.csv, summary.json), once succeeded.
+  std::vector<proto::ResultFile> ResultFiles() const;
+
+ private:
+  enum class Phase { kLoading, kChecking, kRunning, kModel, kDone };
+  struct Round {
+    std::optional<proto::Chord> chord;
+    std::vector<double> sums;
+    uint32_t partials = 0;
+  };
+
+  void HandleReady(const proto::Envelope& e, Clock::time_point now);
+  void HandleChord(const proto::Envelope& e, Clock::time_point now);
+  void HandlePartials(const proto::Envelope& e, Clock::time_point now);
+  void HandleLossReport(const proto::Envelope& e, Clock::time_point now);
+  void HandleCheckReport(const proto::Envelope& e, Clock::time_point now);
+  void HandleModelSlice(const proto::Envelope& e, Clock::time_point now);
+
+  void Issue(Clock::time_point now);
+  void TryCommit(Clock::time_point now);
+  void MaybeStartCheck(Clock::time_point now);
+  void FinishCheck(Clock::time_point now);
+  void RequestModel(Clock::time_point now);
+  void Finish(proto::JobState state, const std::string& error, Clock::time_point now);
+  bool LimitReached(Clock::time_point now) const;
+  void SendTo(const std::string& to, const proto::Envelope& e, Clock::time_point now);
+  void Broadcast(const std::vector<JobMember>& to, const proto::Envelope& e, Clock::time_point now);
+  void Trace(Clock::time_point now, bool force);
+  double Elapsed(Clock::time_point now) const;
+  double ApproxObjective() const;
+
+  Transport& transport_;
+  uint64_t id_;
+  proto::JobSpec spec_;
+  const DynamicApp* app_;
+  std::vector<JobMember> schedulers_;
+  std::vector<JobMember> workers_;
+  Logger log_;
+  Clock::time_point started_;
+  std::optional<Clock::time_point> ended_;
+
+  proto::JobState state_ = proto::JOB_LOADING;
+  Phase phase_ = Phase::kLoading;
+  std::string error_;
+
+  // Loading.
+  uint32_t ready_ = 0;
+  uint64_t num_features_ = 0;
+  uint64_t num_rows_ = 0;
+  std::vector<std::pair<uint64_t, uint64_t>> ranges_;  // by scheduler rank
+  uint64_t check_every_ = 0;
+
+  // Rounds.
+  uint64_t next_issue_ = 0;   // next round to request
+  uint64_t next_commit_ = 0;  // next round to commit
+  std::map<uint64_t, Round> rounds_;
+  uint64_t updates_ = 0;
+  uint64_t updates_at_check_ = 0;
+  bool check_wanted_ = false;
+  std::vector<double> worker_loss_;
+  double penalty_ = 0;
+
+  // Checks.
+  uint32_t loss_reports_ = 0;
+  uint32_t check_reports_ = 0;
+  double check_loss_ = 0, check_penalty_ = 0, check_violation_ = 0, check_gradient_ = 0;
+  uint64_t check_nonzeros_ = 0;
+  std::optional<double> lambda_max_;
+  double violation_ = -1;  // relative, last check
+  bool converged_ = false;
+  double objective_ = 0;
+
+  // Model.
+  uint32_t model_slices_ = 0;
+  std::vector<std::pair<uint64_t, double>> model_;
+
+  // Trace and rate.
+  std::string trace_ = "seconds,round,updates,objective\n";
+  Clock::time_point last_trace_{};
+  std::vector<std::pair<Clock::time_point, uint64_t>> rate_window_;
+};
+
+}  // namespace strads
