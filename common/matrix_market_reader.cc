@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <cmath>
 #include <filesystem>
 #include <new>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "common/line_reader.h"
@@ -23,6 +26,24 @@ std::string Lower(std::string_view s) {
 }
 
 bool IsMatrixMarketDataLine(std::string_view line) { return IsDataLine(line, '%'); }
+
+// Fast path: takes one plain number, ended by whitespace or the end, off the front of *rest
+// (after leading whitespace). Returns false, leaving *rest alone, when the text is not plainly
+// one number; the caller then falls back to the careful token parsers, which accept a few more
+// spellings ("+1") and say exactly what is wrong.
+template <typename T>
+bool TakeNumber(std::string_view* rest, T* out) {
+  const char* p = rest->data();
+  const char* const e = p + rest->size();
+  while (p < e && IsSpace(*p)) ++p;
+  const auto [q, ec] = std::from_chars(p, e, *out);
+  if (ec != std::errc() || (q < e && !IsSpace(*q))) return false;
+  if constexpr (std::is_floating_point_v<T>) {
+    if (!std::isfinite(*out)) return false;
+  }
+  *rest = std::string_view(q, e - q);
+  return true;
+}
 
 // Reads the banner and the size line from `reader`, leaving it positioned on the first entry.
 Result<MatrixMarketHeader> ParseHeader(LineReader* reader) {
@@ -168,6 +189,9 @@ Result<Dataset> ReadMatrixMarket(const std::string& path, const std::string& lab
       entry_cols.reserve(reserve);
       entry_values.reserve(reserve);
     }
+    // Whether the entries came sorted by (column, row), as most writers produce them; then they
+    // already are the compressed columns.
+    bool column_major = true;
     uint64_t seen = 0;
     std::string_view line;
     while (reader.Next(&line)) {
@@ -180,13 +204,14 @@ Result<Dataset> ReadMatrixMarket(const std::string& path, const std::string& lab
       }
       ++seen;
       std::string_view rest = line;
-      std::string_view i_token = NextToken(&rest);
-      std::string_view j_token = NextToken(&rest);
       int64_t i, j;
-      if (!ParseInt64(i_token, &i) || !ParseInt64(j_token, &j)) {
-        return LineError(path, line_no,
-                         "expected an entry 'i j" + std::string(pattern ? "" : " v") + "', got '" +
-                             Excerpt(line) + "'");
+      if (!TakeNumber(&rest, &i) || !TakeNumber(&rest, &j)) {
+        rest = line;
+        if (!ParseInt64(NextToken(&rest), &i) || !ParseInt64(NextToken(&rest), &j)) {
+          return LineError(path, line_no,
+                           "expected an entry 'i j" + std::string(pattern ? "" : " v") +
+                               "', got '" + Excerpt(line) + "'");
+        }
       }
       if (i < 1 || j < 1 || static_cast<uint64_t>(i) > h.rows ||
           static_cast<uint64_t>(j) > h.cols) {
@@ -198,14 +223,21 @@ Result<Dataset> ReadMatrixMarket(const std::string& path, const std::string& lab
       const uint64_t row = static_cast<uint64_t>(i) - 1;
       if (row < begin || row >= end) continue;
       double v = 1.0;
-      std::string_view v_token = NextToken(&rest);
-      if (!pattern && !ParseFiniteDouble(v_token, &v)) {
-        return LineError(path, line_no, "bad value '" + Excerpt(v_token) + "'");
+      if (!pattern && !TakeNumber(&rest, &v)) {
+        std::string_view v_token = NextToken(&rest);
+        if (!ParseFiniteDouble(v_token, &v)) {
+          return LineError(path, line_no, "bad value '" + Excerpt(v_token) + "'");
+        }
       }
-      if (pattern ? !v_token.empty() : !NextToken(&rest).empty()) {
+      if (!NextToken(&rest).empty()) {
         return LineError(path, line_no, "unexpected text after the entry");
       }
-      entry_rows.push_back(static_cast<int64_t>(row - begin));
+      const auto local_row = static_cast<int64_t>(row - begin);
+      if (!entry_cols.empty() && (j - 1 < entry_cols.back() ||
+                                  (j - 1 == entry_cols.back() && local_row <= entry_rows.back()))) {
+        column_major = false;
+      }
+      entry_rows.push_back(local_row);
       entry_cols.push_back(j - 1);
       entry_values.push_back(v);
     }
@@ -219,40 +251,50 @@ Result<Dataset> ReadMatrixMarket(const std::string& path, const std::string& lab
     Result<std::vector<double>> labels = ReadLabels(labels_path, h.rows, begin, end, path);
     if (!labels.ok()) return labels.status();
 
-    // Counting sort into rows, then Eigen's storage-order conversion (another counting sort)
-    // gives columns with sorted row indices.
-    const size_t nnz = entry_values.size();
-    std::vector<int64_t> row_start(n + 1, 0);
-    for (int64_t r : entry_rows) ++row_start[r + 1];
-    for (int64_t r = 0; r < n; ++r) row_start[r + 1] += row_start[r];
-    std::vector<int64_t> cols(nnz);
-    std::vector<double> values(nnz);
-    {
-      std::vector<int64_t> next(row_start.begin(), row_start.end() - 1);
-      for (size_t k = 0; k < nnz; ++k) {
-        const int64_t at = next[entry_rows[k]]++;
-        cols[at] = entry_cols[k];
-        values[at] = entry_values[k];
-      }
-    }
-    std::vector<int64_t>().swap(entry_rows);
-    std::vector<int64_t>().swap(entry_cols);
-    std::vector<double>().swap(entry_values);
-
     Dataset ds;
     ds.path = path;
     ds.total_rows = h.rows;
     ds.first_row = begin;
-    Eigen::Map<const Eigen::SparseMatrix<double, Eigen::RowMajor, int64_t>> csr(
-        n, static_cast<int64_t>(h.cols), static_cast<int64_t>(nnz), row_start.data(), cols.data(),
-        values.data());
-    ds.x = csr;
-    for (int64_t c = 0; c < ds.x.outerSize(); ++c) {
-      const int64_t* inner = ds.x.innerIndexPtr();
-      for (int64_t k = ds.x.outerIndexPtr()[c] + 1; k < ds.x.outerIndexPtr()[c + 1]; ++k) {
-        if (inner[k] == inner[k - 1]) {
-          return Status::InvalidArgument(path + ": entry (" + std::to_string(begin + inner[k] + 1) +
-                                         ", " + std::to_string(c + 1) + ") appears more than once");
+    const auto cols = static_cast<int64_t>(h.cols);
+    const auto nnz = static_cast<int64_t>(entry_values.size());
+    if (column_major) {
+      ds.x.resize(n, cols);
+      ds.x.resizeNonZeros(nnz);
+      int64_t* outer = ds.x.outerIndexPtr();
+      for (int64_t c : entry_cols) ++outer[c + 1];
+      for (int64_t c = 0; c < cols; ++c) outer[c + 1] += outer[c];
+      std::copy(entry_rows.begin(), entry_rows.end(), ds.x.innerIndexPtr());
+      std::copy(entry_values.begin(), entry_values.end(), ds.x.valuePtr());
+    } else {
+      // Counting sort into rows, then Eigen's storage-order conversion (another counting sort)
+      // gives columns with sorted row indices.
+      std::vector<int64_t> row_start(n + 1, 0);
+      for (int64_t r : entry_rows) ++row_start[r + 1];
+      for (int64_t r = 0; r < n; ++r) row_start[r + 1] += row_start[r];
+      std::vector<int64_t> row_cols(nnz);
+      std::vector<double> row_values(nnz);
+      {
+        std::vector<int64_t> next(row_start.begin(), row_start.end() - 1);
+        for (int64_t k = 0; k < nnz; ++k) {
+          const int64_t at = next[entry_rows[k]]++;
+          row_cols[at] = entry_cols[k];
+          row_values[at] = entry_values[k];
+        }
+      }
+      std::vector<int64_t>().swap(entry_rows);
+      std::vector<int64_t>().swap(entry_cols);
+      std::vector<double>().swap(entry_values);
+      Eigen::Map<const Eigen::SparseMatrix<double, Eigen::RowMajor, int64_t>> csr(
+          n, cols, nnz, row_start.data(), row_cols.data(), row_values.data());
+      ds.x = csr;
+      for (int64_t c = 0; c < cols; ++c) {
+        const int64_t* inner = ds.x.innerIndexPtr();
+        for (int64_t k = ds.x.outerIndexPtr()[c] + 1; k < ds.x.outerIndexPtr()[c + 1]; ++k) {
+          if (inner[k] == inner[k - 1]) {
+            return Status::InvalidArgument(path + ": entry (" +
+                                           std::to_string(begin + inner[k] + 1) + ", " +
+                                           std::to_string(c + 1) + ") appears more than once");
+          }
         }
       }
     }

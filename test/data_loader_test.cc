@@ -402,6 +402,9 @@ TEST_CASE("data: mm: a repeated entry is rejected", "[data]") {
   const std::string x = dir.Write(
       "dup.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 3\n2 1 1\n1 2 1\n2 1 5\n");
   ExpectInvalid({x, "", y}, x + ": entry (2, 1) appears more than once");
+  const std::string sorted = dir.Write(
+      "dup_sorted.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1\n1 1 1\n");
+  ExpectInvalid({sorted, "", y}, sorted + ": entry (1, 1) appears more than once");
 }
 
 TEST_CASE("data: mm: a data set without a labels file is rejected", "[data]") {
@@ -436,7 +439,7 @@ TEST_CASE("data: ShardRows tiles rows 0 to total in order with sizes differing b
 
 // A random libsvm file and the same data as MatrixMarket plus labels.
 struct RandomFiles {
-  std::string libsvm, mm, labels;
+  std::string libsvm, mm, mm_by_column, labels;  // mm has its entries shuffled
   Eigen::MatrixXd x;
   Eigen::VectorXd y;
 };
@@ -473,6 +476,16 @@ RandomFiles WriteRandomFiles(const TempDir& dir, int rows, int cols) {
   mm << "%%MatrixMarket matrix coordinate real general\n"
      << rows << " " << cols << " " << entries.size() << "\n";
   for (const std::string& e : entries) mm << e;
+  std::ostringstream by_column;
+  by_column.precision(17);
+  by_column << "%%MatrixMarket matrix coordinate real general\n"
+            << rows << " " << cols << " " << entries.size() << "\n";
+  for (int j = 0; j < cols; ++j) {
+    for (int i = 0; i < rows; ++i) {
+      if (f.x(i, j) != 0) by_column << i + 1 << " " << j + 1 << " " << f.x(i, j) << "\n";
+    }
+  }
+  f.mm_by_column = dir.Write("random_by_column.mtx", by_column.str());
   f.libsvm = dir.Write("random.svm", svm.str());
   f.mm = dir.Write("random.mtx", mm.str());
   f.labels = dir.Write("random_labels.txt", labels.str());
@@ -484,7 +497,8 @@ TEST_CASE("data: shards over CountRows, concatenated, equal the full load, for l
   TempDir dir;
   const int rows = 203, cols = 37;
   RandomFiles f = WriteRandomFiles(dir, rows, cols);
-  for (const DataSource& src : {DataSource{f.libsvm, "", ""}, DataSource{f.mm, "", f.labels}}) {
+  for (const DataSource& src : {DataSource{f.libsvm, "", ""}, DataSource{f.mm, "", f.labels},
+                                DataSource{f.mm_by_column, "", f.labels}}) {
     INFO(src.path);
     Result<uint64_t> total = CountRows(src);
     REQUIRE(total.ok());
