@@ -1,0 +1,137 @@
+#include "cli/client.h"
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "common/protocol.h"
+
+namespace strads {
+
+Client::Client(Transport& transport, std::string control, std::string status,
+               std::chrono::milliseconds timeout)
+    : transport_(transport),
+      control_(std::move(control)),
+      status_(std::move(status)),
+      timeout_(timeout) {}
+
+Result<proto::Envelope> Client::Call(proto::Envelope request, bool to_status) {
+  request.set_version(kProtocolVersion);
+  request.set_sender(transport_.id());
+  const std::string& peer = to_status ? status_ : control_;
+  if (Status st = transport_.Send(peer, request); !st.ok()) {
+    return Status::Unavailable("coordinator unreachable: " + st.message());
+  }
+  const auto deadline = std::chrono::steady_clock::now() + timeout_;
+  while (std::chrono::steady_clock::now() < deadline) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    auto reply = transport_.Receive(std::max(left, std::chrono::milliseconds(1)));
+    if (!reply) break;
+    if (reply->body_case() == proto::Envelope::kProgress) continue;  // a stream message
+    if (reply->body_case() == proto::Envelope::kError) {
+      return Status::InvalidArgument(reply->error().message());
+    }
+    return *reply;
+  }
+  return Status::Unavailable(fmt::format("coordinator unreachable: no answer within {} ms",
+                                         timeout_.count()));
+}
+
+std::string DescribeJob(const proto::JobInfo& j) {
+  std::string s = fmt::format("job {} {} {}: round {}, {} updates, objective {:.10g}", j.job_id(),
+                              j.app(), JobStateName(j.state()), j.round(), j.updates(),
+                              j.objective());
+  if (j.state() == proto::JOB_SUCCEEDED) {
+    s += j.converged() ? ", converged" : ", stopped by a limit before converging";
+    s += fmt::format(" (violation {:.3g}) in {:.2f} s", j.violation(), j.seconds());
+  }
+  if (!j.error().empty()) s += ": " + j.error();
+  return s;
+}
+
+int ExitCodeFor(const proto::JobInfo& info) {
+  switch (info.state()) {
+    case proto::JOB_SUCCEEDED: return kExitOk;
+    case proto::JOB_CANCELLED: return kExitCancelled;
+    default: return kExitJobFailed;
+  }
+}
+
+Result<proto::JobInfo> Client::Wait(uint64_t job_id, const std::atomic<bool>& interrupt,
+                                    bool quiet) {
+  const bool tty = isatty(STDERR_FILENO);
+  auto print = [&](const proto::JobInfo& j) {
+    if (quiet) return;
+    std::string line = fmt::format(
+        "job {} {} round {} updates {} ({:.0f}/s) objective {:.8g}{} {:.1f}s", j.job_id(),
+        JobStateName(j.state()), j.round(), j.updates(), j.updates_per_s(), j.objective(),
+        j.violation() >= 0 ? fmt::format(" violation {:.2e}", j.violation()) : "", j.seconds());
+    if (tty) std::cerr << "\r\033[K" << line << std::flush;
+    else std::cerr << line << "\n";
+  };
+  auto subscribe = [&]() -> Result<proto::JobInfo> {
+    auto req = MakeEnvelope(transport_.id());
+    req.mutable_status_request()->set_subscribe(true);
+    auto reply = Call(req, /*to_status=*/true);
+    if (!reply.ok()) return reply.status();
+    for (const auto& j : reply->status_reply().jobs()) {
+      if (j.job_id() == job_id) return j;
+    }
+    return Status::NotFound(fmt::format("no job {}", job_id));
+  };
+  auto current = subscribe();
+  if (!current.ok()) return current.status();
+  proto::JobInfo info = *current;
+  auto last_news = std::chrono::steady_clock::now();
+  auto last_print = std::chrono::steady_clock::time_point{};
+  while (info.state() < proto::JOB_SUCCEEDED) {
+    if (interrupt.load()) {
+      if (tty && !quiet) std::cerr << "\n";
+      return Status::Cancelled("interrupted");
+    }
+    auto e = transport_.Receive(std::chrono::milliseconds(200));
+    const auto now = std::chrono::steady_clock::now();
+    if (e && e->body_case() == proto::Envelope::kProgress && e->job_id() == job_id) {
+      info = e->progress().job();
+      last_news = now;
+    } else if (now - last_news > std::chrono::seconds(2)) {
+      // Quiet stream (a queued job, or we were dropped as a subscriber): ask again.
+      auto again = subscribe();
+      if (!again.ok()) return again.status();
+      info = *again;
+      last_news = now;
+    }
+    if (now - last_print > std::chrono::milliseconds(tty ? 250 : 5000)) {
+      print(info);
+      last_print = now;
+    }
+  }
+  print(info);
+  if (tty && !quiet) std::cerr << "\n";
+  return info;
+}
+
+Result<proto::JobInfo> Client::FetchResults(uint64_t job_id, const std::string& dir) {
+  auto req = MakeEnvelope(transport_.id(), job_id);
+  req.mutable_result_request();
+  auto reply = Call(req);
+  if (!reply.ok()) return reply.status();
+  const auto& r = reply->result_reply();
+  if (r.files_size() == 0) return r.job();
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return Status::IoError("cannot create " + dir + ": " + ec.message());
+  for (const auto& f : r.files()) {
+    const auto path = std::filesystem::path(dir) / f.name();
+    std::ofstream out(path, std::ios::binary);
+    out << f.content();
+    if (!out) return Status::IoError("cannot write " + path.string());
+  }
+  return r.job();
+}
+
+}  // namespace strads

@@ -1,0 +1,59 @@
+// The CLI's conversation with a coordinator over any Transport (ZeroMQ to a daemon, or the
+// in-process hub of an embedded cluster): request/reply with a deadline, and waiting for a job
+// with a progress line.
+// Thread-compatibility: one thread.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <string>
+
+#include "common/transport.h"
+
+namespace strads {
+
+// CLI exit codes (documented in the README).
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitJobFailed = 1,
+  kExitUsage = 2,
+  kExitUnreachable = 3,
+  kExitCancelled = 5,
+  kExitInterrupted = 130,
+};
+
+class Client {
+ public:
+  // `control` is the coordinator's peer id on `transport`; `status` the peer for the status
+  // socket (may equal `control`).
+  Client(Transport& transport, std::string control, std::string status,
+         std::chrono::milliseconds timeout = std::chrono::milliseconds(5000));
+
+  // Sends `request` (sender and version stamped here) to the control peer and returns the reply
+  // (an ErrorReply becomes InvalidArgument with its message). Unavailable when no reply came
+  // within the timeout.
+  Result<proto::Envelope> Call(proto::Envelope request, bool to_status = false);
+
+  // Waits until job `job_id` ends, printing a progress line to stderr (round, objective,
+  // updates/s). Returns the final JobInfo, Unavailable if the coordinator stops answering, or
+  // Cancelled if `interrupt` became true.
+  Result<proto::JobInfo> Wait(uint64_t job_id, const std::atomic<bool>& interrupt, bool quiet);
+
+  // Fetches the results of a finished job and writes its files into `dir` (created).
+  Result<proto::JobInfo> FetchResults(uint64_t job_id, const std::string& dir);
+
+ private:
+  Transport& transport_;
+  std::string control_;
+  std::string status_;
+  std::chrono::milliseconds timeout_;
+};
+
+// The exit code for a finished job's state.
+int ExitCodeFor(const proto::JobInfo& info);
+
+// One line describing a job, e.g. for the end of `submit --wait`.
+std::string DescribeJob(const proto::JobInfo& info);
+
+}  // namespace strads

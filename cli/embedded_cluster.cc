@@ -1,0 +1,65 @@
+#include "cli/embedded_cluster.h"
+
+#include "common/protocol.h"
+#include "scheduler/scheduler.h"
+#include "worker/worker.h"
+
+namespace strads {
+
+EmbeddedCluster::EmbeddedCluster(uint32_t schedulers, uint32_t workers,
+                                 CoordinatorOptions options, const std::string& log_level)
+    : schedulers_(schedulers) {
+  options.expect_schedulers = schedulers;
+  options.expect_workers = workers;
+  auto coordinator = std::make_unique<Node>();
+  coordinator->transport = std::make_unique<InProcTransport>(hub_, kCoordinatorId);
+  coordinator->log = MakeLogger("coordinator", kCoordinatorId, log_level);
+  coordinator->actor =
+      std::make_unique<Coordinator>(*coordinator->transport, options, coordinator->log);
+  nodes_.push_back(std::move(coordinator));
+  auto add_member = [&](const std::string& role, uint32_t i) {
+    auto node = std::make_unique<Node>();
+    const std::string id = role + "-" + std::to_string(i);
+    node->transport = std::make_unique<InProcTransport>(hub_, id);
+    node->log = MakeLogger(role, id, log_level);
+    MemberIdentity identity;
+    identity.host = "embedded";
+    identity.pid = i;
+    identity.endpoint = "inproc://" + id;
+    if (role == "scheduler") {
+      node->actor = std::make_unique<Scheduler>(*node->transport, identity, node->log);
+    } else {
+      node->actor = std::make_unique<Worker>(*node->transport, identity, node->log);
+    }
+    nodes_.push_back(std::move(node));
+  };
+  for (uint32_t s = 0; s < schedulers; ++s) add_member("scheduler", s);
+  for (uint32_t w = 0; w < workers; ++w) add_member("worker", w);
+  for (auto& node : nodes_) Launch(*node);
+}
+
+void EmbeddedCluster::Launch(Node& node) {
+  node.thread = std::thread([&node] {
+    RunEventLoop(*node.transport, *node.actor, node.stop, node.log,
+                 std::chrono::milliseconds(20));
+  });
+}
+
+void EmbeddedCluster::KillWorker(uint32_t i) {
+  Node& node = *nodes_[1 + schedulers_ + i];
+  node.stop = true;
+  if (node.thread.joinable()) node.thread.join();
+  node.actor.reset();
+  node.transport.reset();  // unregisters: sends to it now fail, like a dead peer
+}
+
+EmbeddedCluster::~EmbeddedCluster() {
+  for (auto& node : nodes_) node->stop = true;
+  for (auto& node : nodes_) {
+    if (node->thread.joinable()) node->thread.join();
+  }
+  // Members before the coordinator: their destructors may still wait for background loads.
+  for (auto it = nodes_.rbegin(); it != nodes_.rend(); ++it) (*it)->actor.reset();
+}
+
+}  // namespace strads

@@ -1,0 +1,409 @@
+// strads: the command-line client. See `strads --help` and the README for the commands and exit
+// codes.
+#include <atomic>
+#include <iostream>
+#include <optional>
+#include <thread>
+#include <unistd.h>
+
+#include <boost/program_options.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <zmq.hpp>
+
+#include "cli/client.h"
+#include "cli/embedded_cluster.h"
+#include "cli/job_options.h"
+#include "common/daemon.h"
+#include "common/protocol.h"
+#include "common/zmq_transport.h"
+
+namespace po = boost::program_options;
+using namespace strads;
+
+namespace {
+
+constexpr const char* kUsage = R"(usage: strads COMMAND [options]
+
+commands:
+  run APP [job options] [--output DIR] [--schedulers S] [--workers P]
+                     run a job on an embedded cluster (all roles in this process)
+  submit APP [job options] [--wait] [--output DIR]
+                     submit a job to the coordinator; --wait shows progress until it ends
+  status [--json] [--watch]
+                     members and jobs of the cluster
+  jobs               the jobs, one line each
+  cancel JOB_ID      cancel a queued or running job
+  result JOB_ID --output DIR
+                     fetch a finished job's result files
+  shutdown           stop the coordinator and every member
+apps: lasso        (`strads run lasso --help` lists the job options)
+
+global options:
+  --coordinator ENDPOINT   control endpoint (default: $STRADS_COORDINATOR or tcp://127.0.0.1:7700)
+  --timeout SECONDS        how long to wait for the coordinator to answer (default 5)
+
+exit codes: 0 ok, 1 job failed, 2 usage error, 3 coordinator unreachable, 5 job cancelled
+)";
+
+std::atomic<bool> g_interrupt{false};
+
+int Usage(const std::string& message) {
+  std::cerr << "strads: " << message << "\n(see strads --help)\n";
+  return kExitUsage;
+}
+
+// A ZeroMQ connection to a coordinator daemon.
+struct Remote {
+  zmq::context_t context;
+  std::unique_ptr<ZmqTransport> transport;
+  std::unique_ptr<Client> client;
+  std::string endpoint;
+};
+
+std::unique_ptr<Remote> Connect(const std::string& endpoint, double timeout_s) {
+  auto r = std::make_unique<Remote>();
+  r->endpoint = endpoint;
+  const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000));
+  r->transport = std::make_unique<ZmqTransport>(
+      r->context, fmt::format("cli@{}:{}", HostName(), getpid()), timeout);
+  (void)r->transport->Connect(kCoordinatorId, endpoint);
+  r->client = std::make_unique<Client>(*r->transport, kCoordinatorId, "coordinator-status", timeout);
+  return r;
+}
+
+// Asks the control socket where the status socket is, and connects to it.
+Status ConnectStatus(Remote& r) {
+  auto req = MakeEnvelope(r.transport->id());
+  req.mutable_status_request();
+  auto reply = r.client->Call(req);
+  if (!reply.ok()) return reply.status();
+  const std::string& ep = reply->status_reply().status_endpoint();
+  return r.transport->Connect("coordinator-status", ep.empty() ? r.endpoint : ep);
+}
+
+int Unreachable(const Status& st, const std::string& endpoint) {
+  std::cerr << "strads: " << st.message() << " (coordinator " << endpoint
+            << "; is the cluster up? see `deploy/strads-cluster status`)\n";
+  return kExitUnreachable;
+}
+
+int Finish(Client& client, const proto::JobInfo& info, const std::string& output) {
+  std::cout << DescribeJob(info) << "\n";
+  if (info.state() == proto::JOB_SUCCEEDED && !output.empty()) {
+    auto fetched = client.FetchResults(info.job_id(), output);
+    if (!fetched.ok()) {
+      std::cerr << "strads: " << fetched.status().message() << "\n";
+      return kExitJobFailed;
+    }
+    std::cout << "results in " << output << "/ (coefficients.tsv, trace.csv, summary.json)\n";
+  }
+  return ExitCodeFor(info);
+}
+
+po::options_description SubmitExtras(bool embedded) {
+  po::options_description d("command options");
+  d.add_options()("output", po::value<std::string>()->default_value(embedded ? "out" : ""),
+                  "directory for the result files")("quiet", "no progress line")(
+      "help,h", "show the options");
+  if (!embedded) d.add_options()("wait", "wait for the job, showing progress");
+  return d;
+}
+
+int RunOrSubmit(bool embedded, const std::vector<std::string>& args, const std::string& endpoint,
+                double timeout_s) {
+  if (args.empty()) return Usage("which app? (lasso)");
+  const std::string app = args[0];
+  std::vector<std::string> rest(args.begin() + 1, args.end());
+  po::variables_map extra;
+  const auto extras = SubmitExtras(embedded);
+  if (app == "--help" || app == "-h" ||
+      std::find(rest.begin(), rest.end(), "--help") != rest.end()) {
+    std::cout << "usage: strads " << (embedded ? "run" : "submit") << " APP [options]\n"
+              << JobOptionsDescription() << extras;
+    return kExitOk;
+  }
+  auto spec = ParseJobSpec(app, rest, extras, &extra);
+  if (!spec.ok()) return Usage(spec.status().message());
+  const std::string output = extra["output"].as<std::string>();
+  const bool quiet = extra.count("quiet") > 0;
+
+  if (embedded) {
+    const uint32_t schedulers = spec->schedulers() ? spec->schedulers() : 1;
+    const uint32_t workers = spec->workers() ? spec->workers() : 2;
+    CoordinatorOptions options;
+    options.register_timeout_s = 10;
+    EmbeddedCluster cluster(schedulers, workers, options);
+    InProcTransport transport(cluster.hub(), "cli");
+    Client client(transport, kCoordinatorId, kCoordinatorId,
+                  std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000)));
+    auto req = MakeEnvelope("cli");
+    *req.mutable_submit()->mutable_spec() = *spec;
+    auto reply = client.Call(req);
+    if (!reply.ok()) return Usage(reply.status().message());
+    const uint64_t id = reply->submit_reply().job_id();
+    auto info = client.Wait(id, g_interrupt, quiet);
+    if (!info.ok()) {
+      std::cerr << "strads: " << info.status().message() << "\n";
+      return info.status().code() == StatusCode::kCancelled ? kExitCancelled : kExitJobFailed;
+    }
+    return Finish(client, *info, output);
+  }
+
+  auto remote = Connect(endpoint, timeout_s);
+  auto req = MakeEnvelope(remote->transport->id());
+  *req.mutable_submit()->mutable_spec() = *spec;
+  auto reply = remote->client->Call(req);
+  if (!reply.ok()) {
+    if (reply.status().code() == StatusCode::kUnavailable) {
+      return Unreachable(reply.status(), endpoint);
+    }
+    return Usage(reply.status().message());
+  }
+  const uint64_t id = reply->submit_reply().job_id();
+  std::cout << "job " << id << " submitted\n";
+  if (!extra.count("wait")) {
+    if (!output.empty()) {
+      std::cout << "results: strads result " << id << " --output " << output
+                << " once it has finished\n";
+    }
+    return kExitOk;
+  }
+  if (Status st = ConnectStatus(*remote); !st.ok()) return Unreachable(st, endpoint);
+  auto info = remote->client->Wait(id, g_interrupt, quiet);
+  if (!info.ok()) {
+    if (info.status().code() == StatusCode::kCancelled) {
+      std::cerr << "strads: stopped waiting; job " << id << " goes on (strads cancel " << id
+                << " stops it)\n";
+      return kExitInterrupted;
+    }
+    return Unreachable(info.status(), endpoint);
+  }
+  return Finish(*remote->client, *info, output);
+}
+
+nlohmann::ordered_json ToJson(const proto::StatusReply& s) {
+  nlohmann::ordered_json j;
+  j["coordinator"] = s.coordinator();
+  j["uptime_s"] = s.uptime_s();
+  size_t schedulers = 0, workers = 0;
+  for (const auto& m : s.members()) {
+    schedulers += m.role() == proto::ROLE_SCHEDULER;
+    workers += m.role() == proto::ROLE_WORKER;
+  }
+  j["schedulers"] = schedulers;
+  j["workers"] = workers;
+  j["members"] = nlohmann::ordered_json::array();
+  for (const auto& m : s.members()) {
+    j["members"].push_back({{"id", m.id()},
+                            {"role", RoleName(m.role())},
+                            {"host", m.host()},
+                            {"pid", m.pid()},
+                            {"endpoint", m.endpoint()},
+                            {"heartbeat_age_s", m.heartbeat_age_s()},
+                            {"busy", m.busy()}});
+  }
+  j["jobs"] = nlohmann::ordered_json::array();
+  for (const auto& job : s.jobs()) {
+    j["jobs"].push_back({{"job_id", job.job_id()},
+                         {"app", job.app()},
+                         {"state", JobStateName(job.state())},
+                         {"round", job.round()},
+                         {"updates", job.updates()},
+                         {"objective", job.objective()},
+                         {"updates_per_s", job.updates_per_s()},
+                         {"seconds", job.seconds()},
+                         {"converged", job.converged()},
+                         {"violation", job.violation()},
+                         {"data", job.spec().data_path()},
+                         {"error", job.error()}});
+  }
+  return j;
+}
+
+void PrintJobs(const proto::StatusReply& s) {
+  std::cout << fmt::format("{:>4}  {:<8} {:<10} {:>8} {:>10} {:>16} {:>10} {:>8}  {}\n", "JOB",
+                           "APP", "STATE", "ROUND", "UPDATES", "OBJECTIVE", "UPDATES/S",
+                           "SECONDS", "ERROR");
+  for (const auto& j : s.jobs()) {
+    std::cout << fmt::format("{:>4}  {:<8} {:<10} {:>8} {:>10} {:>16.9g} {:>10.0f} {:>8.1f}  {}\n",
+                             j.job_id(), j.app(), JobStateName(j.state()), j.round(),
+                             j.updates(), j.objective(), j.updates_per_s(), j.seconds(),
+                             j.error());
+  }
+}
+
+void PrintStatus(const proto::StatusReply& s) {
+  std::cout << fmt::format("coordinator up {:.0f} s, {} member(s)\n", s.uptime_s(),
+                           s.members_size());
+  std::cout << fmt::format("{:<10} {:<40} {:<16} {:>8} {:>10}  {}\n", "ROLE", "ID", "HOST", "PID",
+                           "HEARTBEAT", "STATE");
+  for (const auto& m : s.members()) {
+    std::cout << fmt::format("{:<10} {:<40} {:<16} {:>8} {:>9.1f}s  {}\n", RoleName(m.role()),
+                             m.id(), m.host(), m.pid(), m.heartbeat_age_s(),
+                             m.busy() ? "busy" : "idle");
+  }
+  std::cout << "\n";
+  PrintJobs(s);
+}
+
+int StatusCommand(const std::vector<std::string>& args, const std::string& endpoint,
+                  double timeout_s, bool jobs_only) {
+  po::options_description d("status options");
+  d.add_options()("json", "one JSON document")("watch", "refresh every second until Ctrl-C");
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(d).run(), vm);
+  } catch (const po::error& e) {
+    return Usage(e.what());
+  }
+  auto remote = Connect(endpoint, timeout_s);
+  if (Status st = ConnectStatus(*remote); !st.ok()) return Unreachable(st, endpoint);
+  do {
+    auto req = MakeEnvelope(remote->transport->id());
+    req.mutable_status_request();
+    auto reply = remote->client->Call(req, /*to_status=*/true);
+    if (!reply.ok()) return Unreachable(reply.status(), endpoint);
+    const auto& s = reply->status_reply();
+    if (vm.count("watch") && isatty(STDOUT_FILENO)) std::cout << "\033[H\033[2J";
+    if (vm.count("json")) std::cout << ToJson(s).dump(2) << "\n";
+    else if (jobs_only) PrintJobs(s);
+    else PrintStatus(s);
+    std::cout << std::flush;
+    if (vm.count("watch")) {
+      for (int i = 0; i < 10 && !g_interrupt; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      }
+    }
+  } while (vm.count("watch") && !g_interrupt);
+  return kExitOk;
+}
+
+std::optional<uint64_t> ParseJobId(const std::vector<std::string>& args) {
+  if (args.empty()) return std::nullopt;
+  try {
+    size_t used = 0;
+    uint64_t id = std::stoull(args[0], &used);
+    if (used != args[0].size()) return std::nullopt;
+    return id;
+  } catch (...) {
+    return std::nullopt;
+  }
+}
+
+int JobCommand(const std::string& command, const std::vector<std::string>& args,
+               const std::string& endpoint, double timeout_s) {
+  auto id = ParseJobId(args);
+  if (!id) return Usage(command + " needs a JOB_ID (a number; see `strads jobs`)");
+  std::string output;
+  if (command == "result") {
+    po::options_description d("result options");
+    d.add_options()("output", po::value(&output)->required(), "directory for the files");
+    po::variables_map vm;
+    try {
+      po::store(po::command_line_parser(std::vector<std::string>(args.begin() + 1, args.end()))
+                    .options(d)
+                    .run(),
+                vm);
+      po::notify(vm);
+    } catch (const po::error& e) {
+      return Usage(e.what());
+    }
+  } else if (args.size() > 1) {
+    return Usage("unexpected argument '" + args[1] + "'");
+  }
+  auto remote = Connect(endpoint, timeout_s);
+  if (command == "cancel") {
+    auto req = MakeEnvelope(remote->transport->id(), *id);
+    req.mutable_cancel();
+    auto reply = remote->client->Call(req);
+    if (!reply.ok()) {
+      if (reply.status().code() == StatusCode::kUnavailable) {
+        return Unreachable(reply.status(), endpoint);
+      }
+      std::cerr << "strads: " << reply.status().message() << "\n";
+      return kExitUsage;
+    }
+    std::cout << "job " << *id << ": " << JobStateName(reply->cancel_reply().state()) << "\n";
+    return kExitOk;
+  }
+  auto info = remote->client->FetchResults(*id, output);
+  if (!info.ok()) {
+    if (info.status().code() == StatusCode::kUnavailable) return Unreachable(info.status(), endpoint);
+    std::cerr << "strads: " << info.status().message() << "\n";
+    return kExitJobFailed;
+  }
+  std::cout << DescribeJob(*info) << "\n";
+  if (info->state() == proto::JOB_SUCCEEDED) std::cout << "results in " << output << "/\n";
+  return ExitCodeFor(*info);
+}
+
+int ShutdownCommand(const std::string& endpoint, double timeout_s) {
+  auto remote = Connect(endpoint, timeout_s);
+  auto req = MakeEnvelope(remote->transport->id());
+  req.mutable_shutdown_cluster();
+  auto reply = remote->client->Call(req);
+  if (!reply.ok()) return Unreachable(reply.status(), endpoint);
+  std::cout << "cluster shut down\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  std::string endpoint;
+  if (const char* env = std::getenv("STRADS_COORDINATOR")) endpoint = env;
+  if (endpoint.empty()) endpoint = "tcp://127.0.0.1:" + std::to_string(kDefaultControlPort);
+  double timeout_s = 5;
+  // Global options may stand anywhere.
+  for (size_t i = 0; i < args.size();) {
+    auto take = [&](const std::string& name, std::string* value) -> int {
+      if (args[i] == name) {
+        if (i + 1 >= args.size()) return -1;
+        *value = args[i + 1];
+        args.erase(args.begin() + i, args.begin() + i + 2);
+        return 1;
+      }
+      if (args[i].rfind(name + "=", 0) == 0) {
+        *value = args[i].substr(name.size() + 1);
+        args.erase(args.begin() + i);
+        return 1;
+      }
+      return 0;
+    };
+    std::string timeout_text;
+    int a = take("--coordinator", &endpoint);
+    int b = a ? 0 : take("--timeout", &timeout_text);
+    if (a < 0 || b < 0) return Usage(args[i] + " needs a value");
+    if (b > 0) {
+      try {
+        timeout_s = std::stod(timeout_text);
+      } catch (...) {
+        return Usage("--timeout needs a number of seconds");
+      }
+    }
+    if (a == 0 && b == 0) ++i;
+  }
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    std::cout << kUsage;
+    return args.empty() ? kExitUsage : kExitOk;
+  }
+  StopOnSignals(&g_interrupt);
+  const std::string command = args[0];
+  const std::vector<std::string> rest(args.begin() + 1, args.end());
+  try {
+    if (command == "run") return RunOrSubmit(true, rest, endpoint, timeout_s);
+    if (command == "submit") return RunOrSubmit(false, rest, endpoint, timeout_s);
+    if (command == "status") return StatusCommand(rest, endpoint, timeout_s, false);
+    if (command == "jobs") return StatusCommand(rest, endpoint, timeout_s, true);
+    if (command == "cancel" || command == "result") {
+      return JobCommand(command, rest, endpoint, timeout_s);
+    }
+    if (command == "shutdown") return ShutdownCommand(endpoint, timeout_s);
+  } catch (const std::exception& e) {
+    std::cerr << "strads: " << e.what() << "\n";
+    return kExitJobFailed;
+  }
+  return Usage("unknown command '" + command + "'");
+}
