@@ -130,13 +130,13 @@ void Coordinator::HandleCancel(const proto::Envelope& e, Clock::time_point now) 
   auto it = jobs_.find(e.job_id());
   if (it == jobs_.end()) return ReplyError(e, fmt::format("no job {}", e.job_id()));
   JobRecord& record = it->second;
-  if (record.info.state() == proto::JOB_QUEUED) {
+  if (running_ && running_id_ == e.job_id()) {
+    running_->Cancel(now);
+    CollectFinishedJob(now);
+  } else if (record.info.state() == proto::JOB_QUEUED) {
     std::erase(queue_, e.job_id());
     record.info.set_state(proto::JOB_CANCELLED);
     record.info.set_error("cancelled before it started");
-  } else if (running_ && running_id_ == e.job_id()) {
-    running_->Cancel(now);
-    CollectFinishedJob(now);
   }
   log_->info("job {}: cancel requested by {}, now {}", e.job_id(), e.sender(),
              JobStateName(record.info.state()));
@@ -270,6 +270,7 @@ void Coordinator::TryStartNext(Clock::time_point now) {
   running_ = std::make_unique<DynamicJob>(transport_, id, spec, app, std::move(job_schedulers),
                                           std::move(job_workers), log_, now);
   running_id_ = id;
+  record.info.set_state(proto::JOB_LOADING);
   running_->Start();
   CollectFinishedJob(now);
   Publish(now, true);
@@ -285,6 +286,11 @@ void Coordinator::CollectFinishedJob(Clock::time_point now) {
   }
   for (auto& [id, m] : members_) {
     if (running_->Involves(id)) m.info.set_busy(false);
+  }
+  for (const auto& id : running_->unreachable()) {
+    // A member we could not send to is gone or stuck; if it is alive its next heartbeat is
+    // answered with "not registered" and it registers again.
+    if (members_.erase(id)) log_->warn("dropped {}: unreachable", id);
   }
   running_.reset();
   running_id_ = 0;

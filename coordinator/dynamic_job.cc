@@ -38,6 +38,7 @@ double DynamicJob::Elapsed(Clock::time_point now) const {
 void DynamicJob::SendTo(const std::string& to, const proto::Envelope& e, Clock::time_point now) {
   if (done()) return;
   if (Status st = transport_.Send(to, e); !st.ok()) {
+    unreachable_.push_back(to);
     Fail("cannot send " + BodyName(e) + " to " + to + ": " + st.message(), now);
   }
 }

@@ -57,6 +57,8 @@ class DynamicJob {
 
   bool done() const { return state_ >= proto::JOB_SUCCEEDED; }
   bool Involves(const std::string& member_id) const;
+  // Members a send to failed (they are gone or stuck); the coordinator drops them.
+  const std::vector<std::string>& unreachable() const { return unreachable_; }
   // A snapshot for status and results (rate over the last seconds).
   proto::JobInfo Info(Clock::time_point now) const;
   // The result files (coefficients.tsv, trace.csv, summary.json), once succeeded.
@@ -103,6 +105,7 @@ class DynamicJob {
   proto::JobState state_ = proto::JOB_LOADING;
   Phase phase_ = Phase::kLoading;
   std::string error_;
+  std::vector<std::string> unreachable_;
 
   // Loading.
   uint32_t ready_ = 0;

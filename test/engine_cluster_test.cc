@@ -1,0 +1,242 @@
+// In-process cluster tests: every role as a thread over the in-process hub, the same classes as
+// the daemons. The engine is checked against the sequential reference (the oracle), and the
+// faults a user can cause or suffer (bad input, a dying worker, cancel) against their contract.
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <catch2/catch.hpp>
+
+#include "apps/lasso/lasso_reference.h"
+#include "cli/client.h"
+#include "cli/embedded_cluster.h"
+#include "common/data_loader.h"
+#include "common/protocol.h"
+#include "tools/synthetic_lasso.h"
+
+namespace strads {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A correlated synthetic problem written once per test binary.
+const std::string& ProblemPath() {
+  static const std::string path = [] {
+    auto dir = fs::temp_directory_path() / ("strads-engine-test-" + std::to_string(getpid()));
+    fs::create_directories(dir);
+    SyntheticLassoOptions o;
+    o.rows = 300;
+    o.features = 1200;
+    o.group_size = 6;
+    o.correlation = 0.8;
+    o.density = 0.2;
+    o.true_nonzeros = 20;
+    o.seed = 7;
+    auto p = (dir / "problem.svm").string();
+    REQUIRE(WriteSyntheticLasso(o, p).ok());
+    return p;
+  }();
+  return path;
+}
+
+proto::JobSpec LassoSpec(double lambda) {
+  proto::JobSpec s;
+  s.set_app("lasso");
+  s.set_data_path(ProblemPath());
+  s.set_lambda(lambda);
+  s.set_chord_size(16);
+  s.set_candidates(32);
+  s.set_rho(0.1);
+  s.set_eta(1e-6);
+  s.set_tolerance(1e-9);
+  s.set_pipeline_depth(1);
+  s.set_seed(3);
+  s.set_schedule(proto::SCHEDULE_DYNAMIC);
+  return s;
+}
+
+struct Submitted {
+  proto::JobInfo info;
+  std::string coefficients;
+};
+
+// Submits `spec` to the cluster and waits (hard deadline) for the job to end.
+Submitted RunJob(EmbeddedCluster& cluster, const proto::JobSpec& spec, const std::string& client,
+                 std::function<void(Client&, uint64_t)> while_running = {}) {
+  InProcTransport transport(cluster.hub(), client);
+  Client c(transport, kCoordinatorId, kCoordinatorId, std::chrono::seconds(5));
+  auto req = MakeEnvelope(client);
+  *req.mutable_submit()->mutable_spec() = spec;
+  auto reply = c.Call(req);
+  REQUIRE(reply.ok());
+  const uint64_t id = reply->submit_reply().job_id();
+  if (while_running) while_running(c, id);
+  std::atomic<bool> never{false};
+  auto info = c.Wait(id, never, /*quiet=*/true);
+  REQUIRE(info.ok());
+  Submitted out{*info, ""};
+  if (info->state() == proto::JOB_SUCCEEDED) {
+    auto dir = fs::temp_directory_path() / ("strads-engine-out-" + client);
+    auto fetched = c.FetchResults(id, dir.string());
+    REQUIRE(fetched.ok());
+    std::ifstream in(dir / "coefficients.tsv");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    out.coefficients = ss.str();
+  }
+  return out;
+}
+
+double ReferenceObjective(double lambda) {
+  auto data = LoadDataset(DataSource{ProblemPath(), "", ""}, RowRange{});
+  REQUIRE(data.ok());
+  lasso::LassoReferenceOptions o;
+  o.lambda = lambda;
+  o.tolerance = 1e-9;
+  auto r = lasso::SolveLassoReference(*data, o);
+  REQUIRE(r.ok());
+  REQUIRE(r->converged);
+  return r->objective;
+}
+
+double LambdaMax() {
+  auto data = LoadDataset(DataSource{ProblemPath(), "", ""}, RowRange{});
+  REQUIRE(data.ok());
+  return (data->x.transpose() * data->y).cwiseAbs().maxCoeff();
+}
+
+CoordinatorOptions FastOptions() {
+  CoordinatorOptions o;
+  o.heartbeat_interval_s = 0.1;
+  o.heartbeat_timeout_s = 1.0;
+  o.register_timeout_s = 5;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("engine at pipeline depth 1 reaches the reference optimum within 1e-6 relative",
+          "[cluster]") {
+  const double lambda = 0.05 * LambdaMax();
+  const double reference = ReferenceObjective(lambda);
+  for (auto [schedulers, workers] : {std::pair{1u, 1u}, std::pair{2u, 2u}, std::pair{1u, 3u}}) {
+    CAPTURE(schedulers, workers);
+    EmbeddedCluster cluster(schedulers, workers, FastOptions());
+    auto job = RunJob(cluster, LassoSpec(lambda), "test-client");
+    REQUIRE(job.info.state() == proto::JOB_SUCCEEDED);
+    CHECK(job.info.converged());
+    CHECK(std::abs(job.info.objective() - reference) / reference < 1e-6);
+    CHECK_FALSE(job.coefficients.empty());
+  }
+}
+
+TEST_CASE("pipelined engine (depth 2 and 4) converges to the same optimum", "[cluster]") {
+  const double lambda = 0.05 * LambdaMax();
+  const double reference = ReferenceObjective(lambda);
+  for (uint32_t depth : {2u, 4u}) {
+    CAPTURE(depth);
+    EmbeddedCluster cluster(2, 2, FastOptions());
+    auto spec = LassoSpec(lambda);
+    spec.set_pipeline_depth(depth);
+    auto job = RunJob(cluster, spec, "test-client");
+    REQUIRE(job.info.state() == proto::JOB_SUCCEEDED);
+    CHECK(job.info.converged());
+    CHECK(std::abs(job.info.objective() - reference) / reference < 1e-6);
+  }
+}
+
+TEST_CASE("lambda above lambda_max gives the all-zero model at once", "[cluster]") {
+  EmbeddedCluster cluster(1, 2, FastOptions());
+  auto job = RunJob(cluster, LassoSpec(1.01 * LambdaMax()), "test-client");
+  REQUIRE(job.info.state() == proto::JOB_SUCCEEDED);
+  CHECK(job.info.converged());
+  CHECK(job.info.updates() == 0);
+  CHECK(job.coefficients.empty());
+}
+
+TEST_CASE("a limit stops the job before convergence and says so", "[cluster]") {
+  EmbeddedCluster cluster(1, 1, FastOptions());
+  auto spec = LassoSpec(0.01 * LambdaMax());
+  spec.set_tolerance(1e-14);
+  spec.set_max_updates(200);
+  auto job = RunJob(cluster, spec, "test-client");
+  REQUIRE(job.info.state() == proto::JOB_SUCCEEDED);
+  CHECK_FALSE(job.info.converged());
+  CHECK(job.info.updates() >= 200);
+  CHECK(job.info.updates() < 200 + 2 * spec.chord_size() * std::max(1u, spec.pipeline_depth()));
+}
+
+TEST_CASE("a missing data file fails the job with the file's name; the next job runs",
+          "[cluster][faults]") {
+  EmbeddedCluster cluster(1, 2, FastOptions());
+  auto bad = LassoSpec(1.0);
+  bad.set_data_path("/nonexistent/strads/data.svm");
+  auto job = RunJob(cluster, bad, "client-a");
+  CHECK(job.info.state() == proto::JOB_FAILED);
+  CHECK_THAT(job.info.error(), Catch::Contains("/nonexistent/strads/data.svm"));
+  auto good = RunJob(cluster, LassoSpec(0.1 * LambdaMax()), "client-b");
+  CHECK(good.info.state() == proto::JOB_SUCCEEDED);
+}
+
+TEST_CASE("invalid specs are refused at submit with a clear message", "[cluster][faults]") {
+  EmbeddedCluster cluster(1, 1, FastOptions());
+  InProcTransport transport(cluster.hub(), "client");
+  Client c(transport, kCoordinatorId, kCoordinatorId, std::chrono::seconds(5));
+  auto submit = [&](proto::JobSpec spec) {
+    auto req = MakeEnvelope("client");
+    *req.mutable_submit()->mutable_spec() = spec;
+    return c.Call(req);
+  };
+  auto negative = LassoSpec(-1.0);
+  auto r1 = submit(negative);
+  REQUIRE_FALSE(r1.ok());
+  CHECK_THAT(r1.status().message(), Catch::Contains("lambda"));
+  auto unknown = LassoSpec(1.0);
+  unknown.set_app("nosuchapp");
+  auto r2 = submit(unknown);
+  REQUIRE_FALSE(r2.ok());
+  CHECK_THAT(r2.status().message(), Catch::Contains("unknown app 'nosuchapp'"));
+  auto zero_depth = LassoSpec(1.0);
+  zero_depth.set_pipeline_depth(0);
+  CHECK_FALSE(submit(zero_depth).ok());
+}
+
+TEST_CASE("a worker that dies mid-job fails the job naming it; the next job runs",
+          "[cluster][faults]") {
+  EmbeddedCluster cluster(1, 3, FastOptions());
+  auto spec = LassoSpec(0.001 * LambdaMax());
+  spec.set_check_every(uint64_t{1} << 50);  // never checks, so never converges: runs until stopped
+  spec.set_max_seconds(30);
+  auto job = RunJob(cluster, spec, "client-a", [&](Client&, uint64_t) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    cluster.KillWorker(1);
+  });
+  CHECK(job.info.state() == proto::JOB_FAILED);
+  CHECK_THAT(job.info.error(), Catch::Contains(cluster.worker_id(1)));
+  auto next = RunJob(cluster, LassoSpec(0.1 * LambdaMax()), "client-b");
+  CHECK(next.info.state() == proto::JOB_SUCCEEDED);
+  CHECK(next.info.workers() == 2);
+}
+
+TEST_CASE("cancel mid-job ends it as CANCELLED and frees the members", "[cluster][faults]") {
+  EmbeddedCluster cluster(1, 2, FastOptions());
+  auto spec = LassoSpec(0.001 * LambdaMax());
+  spec.set_check_every(uint64_t{1} << 50);  // never checks, so never converges: runs until stopped
+  spec.set_max_seconds(30);
+  auto job = RunJob(cluster, spec, "client-a", [&](Client& c, uint64_t id) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    auto req = MakeEnvelope("client-a", id);
+    req.mutable_cancel();
+    auto reply = c.Call(req);
+    REQUIRE(reply.ok());
+    CHECK(reply->cancel_reply().state() == proto::JOB_CANCELLED);
+  });
+  INFO(DescribeJob(job.info));
+  CHECK(job.info.state() == proto::JOB_CANCELLED);
+  auto next = RunJob(cluster, LassoSpec(0.1 * LambdaMax()), "client-b");
+  CHECK(next.info.state() == proto::JOB_SUCCEEDED);
+}
+
+}  // namespace strads
