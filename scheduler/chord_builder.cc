@@ -11,7 +11,8 @@ ChordBuilder::ChordBuilder(const ColumnStore& store, ChordPolicy policy)
       rng_(policy.seed),
       priority_(store.end() - store.first(), 0.0),
       flying_(store.end() - store.first(), 0),
-      sampler_(store.end() - store.first(), 0.0) {
+      sampler_(store.end() - store.first(), 0.0),
+      filter_(store) {
   // Until the first optimality check every parameter is equally important (Algorithm 1 starts
   // with a large constant C for all).
   for (size_t i = 0; i < priority_.size(); ++i) {
@@ -56,7 +57,7 @@ std::vector<uint64_t> ChordBuilder::Next() {
           drawn.push_back(first + local);
         }
       }
-      chord = filter ? FilterIndependent(store_, drawn, policy_.rho, policy_.chord_size)
+      chord = filter ? filter_.Filter(drawn, policy_.rho, policy_.chord_size)
                      : std::move(drawn);
       break;
     }
@@ -66,7 +67,7 @@ std::vector<uint64_t> ChordBuilder::Next() {
                        [&](size_t a, size_t b) { return priority_[a] > priority_[b]; });
       std::vector<uint64_t> ids(drawn.size());
       for (size_t k = 0; k < drawn.size(); ++k) ids[k] = first + drawn[k];
-      chord = FilterIndependent(store_, ids, policy_.rho, policy_.chord_size);
+      chord = filter_.Filter(ids, policy_.rho, policy_.chord_size);
       break;
     }
   }

@@ -63,6 +63,7 @@ class ChordBuilder {
   std::vector<double> priority_;    // by local index
   std::vector<char> flying_;        // by local index
   PrioritySampler sampler_;         // weight = priority, 0 while in flight
+  DependencyFilter filter_;
   size_t in_flight_ = 0;
   uint64_t cursor_ = 0;             // cyclic policy
 };

@@ -7,7 +7,7 @@
 namespace strads {
 
 ColumnStore::ColumnStore(const SparseColMatrix& x, uint64_t first, uint64_t end)
-    : first_(first), end_(end) {
+    : first_(first), end_(end), num_rows_(x.rows()) {
   assert(first <= end && end <= static_cast<uint64_t>(x.cols()));
   const uint64_t count = end - first;
   offset_.reserve(count + 1);
@@ -58,23 +58,55 @@ double ColumnStore::Correlation(uint64_t a, uint64_t b) const {
   return std::min(1.0, std::abs(dot));
 }
 
-std::vector<uint64_t> FilterIndependent(const ColumnStore& store,
-                                        std::span<const uint64_t> candidates_in_priority_order,
-                                        double rho, size_t max_keep) {
+DependencyFilter::DependencyFilter(const ColumnStore& store)
+    : store_(store), head_(static_cast<size_t>(store.num_rows()), -1) {}
+
+std::vector<uint64_t> DependencyFilter::Filter(std::span<const uint64_t> candidates, double rho,
+                                               size_t max_keep) {
   std::vector<uint64_t> kept;
-  for (const uint64_t c : candidates_in_priority_order) {
+  next_.clear();
+  owner_.clear();
+  value_.clear();
+  for (const uint64_t c : candidates) {
     if (kept.size() >= max_keep) break;
-    assert(store.Contains(c));
+    assert(store_.Contains(c));
+    if (std::find(kept.begin(), kept.end(), c) != kept.end()) continue;
+    const auto rows = store_.Rows(c);
+    const auto values = store_.Values(c);
+    acc_.assign(kept.size(), 0.0);
+    for (size_t n = 0; n < rows.size(); ++n) {
+      for (int64_t e = head_[rows[n]]; e >= 0; e = next_[e]) acc_[owner_[e]] += values[n] * value_[e];
+    }
     bool independent = true;
-    for (const uint64_t k : kept) {
-      if (k == c || store.Correlation(c, k) > rho) {
+    for (double dot : acc_) {
+      // Rounding can push |cos| of parallel columns a hair past 1.
+      if (std::min(1.0, std::abs(dot)) > rho) {
         independent = false;
         break;
       }
     }
-    if (independent) kept.push_back(c);
+    if (!independent) continue;
+    const auto owner = static_cast<uint32_t>(kept.size());
+    kept.push_back(c);
+    for (size_t n = 0; n < rows.size(); ++n) {
+      const int64_t row = rows[n];
+      if (head_[row] < 0) touched_.push_back(row);
+      next_.push_back(head_[row]);
+      owner_.push_back(owner);
+      value_.push_back(values[n]);
+      head_[row] = static_cast<int64_t>(next_.size()) - 1;
+    }
   }
+  for (int64_t row : touched_) head_[row] = -1;
+  touched_.clear();
   return kept;
+}
+
+std::vector<uint64_t> FilterIndependent(const ColumnStore& store,
+                                        std::span<const uint64_t> candidates_in_priority_order,
+                                        double rho, size_t max_keep) {
+  DependencyFilter filter(store);
+  return filter.Filter(candidates_in_priority_order, rho, max_keep);
 }
 
 }  // namespace strads
