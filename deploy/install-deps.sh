@@ -16,10 +16,13 @@ PACKAGES=(
   libboost-program-options-dev
   libeigen3-dev
   libspdlog-dev
+  nlohmann-json3-dev
   catch2
   gnuplot-nox
   python3
   openssh-client
+  procps
+  util-linux
 )
 
 do_update=1
