@@ -1,0 +1,221 @@
+#!/usr/bin/env bash
+# bench-lasso.sh — the Lasso benchmark of docs/benchmarks.md.
+#
+# For one problem (the correlated synthetic one by default, or --data FILE) it runs
+#   (a) the sequential reference solver        strads-lasso-reference
+#   (b) the embedded engine, 1x1 and 1x2       strads run lasso --schedulers S --workers P
+#   (c) daemon clusters on loopback, 1x1, 2x2  deploy/strads-cluster start --port 0, strads submit
+# all at a tight tolerance, then reads every trace.csv and prints, per configuration, the solve
+# time and updates at which the relative objective gap (F - F*)/F* first drops to <= 1e-3 and
+# <= 1e-6, and the ratio of those times to the reference's.
+#
+#   F*     = the smallest exact objective seen: the reference's trace (exact after every sweep)
+#            and every run's final summary objective (exact: computed at the last full check).
+#   lambda = LAMBDA_FRACTION * lambda_max, lambda_max = max_j |x_j^T y| (from a reference run at
+#            a huge lambda, which stops at beta = 0 and reports it).
+#   Times  = solve time. The reference's trace starts at the start of the solve (loading is
+#            excluded). The engine's trace.csv `seconds` count from job start, which includes
+#            each worker loading its shard; its first row is written at the first optimality
+#            check (at beta = 0, right after loading), so engine solve time = seconds - seconds of
+#            the first row. That first-row time is shown as "start" (load + first check).
+#   Engine trace rows are exact at every full check (every `features` updates) and, in between,
+#   at most once a second, the workers' latest losses plus the committed penalty (approximate).
+#
+# Usage: deploy/bench-lasso.sh [options]
+#   --data FILE          use this libsvm file instead of generating the synthetic problem
+#   --name NAME          label for the output (default: synthetic or the file's base name)
+#   --dir DIR            data and results (default /tmp/strads-bench)
+#   --bin-dir DIR        binaries (default: build-bench/bin beside deploy/)
+#   --lambda-fraction F  lambda = F * lambda_max (default 0.1)
+#   --tolerance T        tolerance of every run (default 1e-9: relative KKT violation)
+#   --max-seconds S      time limit of each engine run (default 90; the 1e-6 point is reached
+#                        long before the 1e-9 tolerance on this machine)
+#   --configs LIST       comma list of ref,emb11,emb12,cl11,cl22 (default: all)
+set -euo pipefail
+
+SCRIPT_DIR=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd -- "$SCRIPT_DIR/.." && pwd)
+BIN=$REPO/build-bench/bin
+DIR=/tmp/strads-bench
+DATA=""
+NAME=""
+FRACTION=0.1
+TOL=1e-9
+MAX_SECONDS=90
+CONFIGS=ref,emb11,emb12,cl11,cl22
+
+# The synthetic problem (tools/synthetic_lasso.h): 1000 x 100,000, groups of 10 features with
+# correlation 0.9, 2% dense columns sharing their group's row support, 50 true nonzeros.
+GEN_ARGS=(--rows 1000 --features 100000 --group-size 10 --correlation 0.9 --density 0.02
+  --nonzeros 50 --noise 0.1 --seed 42)
+
+while (($#)); do
+  case $1 in
+    --data) DATA=$2; shift 2 ;;
+    --name) NAME=$2; shift 2 ;;
+    --dir) DIR=$2; shift 2 ;;
+    --bin-dir) BIN=$2; shift 2 ;;
+    --lambda-fraction) FRACTION=$2; shift 2 ;;
+    --tolerance) TOL=$2; shift 2 ;;
+    --max-seconds) MAX_SECONDS=$2; shift 2 ;;
+    --configs) CONFIGS=$2; shift 2 ;;
+    -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) echo "bench-lasso.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
+
+for b in strads strads-coordinator strads-scheduler strads-worker strads-gen strads-lasso-reference; do
+  [[ -x $BIN/$b ]] || { echo "bench-lasso.sh: $BIN/$b missing: build with cmake --build build-bench" >&2; exit 1; }
+done
+mkdir -p "$DIR"
+DIR=$(cd -- "$DIR" && pwd)
+
+if [[ -z $DATA ]]; then
+  NAME=${NAME:-synthetic}
+  DATA=$DIR/synthetic-1000x100000.libsvm
+  if [[ ! -s $DATA ]]; then
+    echo "== generating $DATA: strads-gen ${GEN_ARGS[*]}" >&2
+    "$BIN/strads-gen" "${GEN_ARGS[@]}" --output "$DATA" >&2
+  fi
+else
+  DATA=$(readlink -f -- "$DATA")
+  NAME=${NAME:-$(basename -- "${DATA%.*}")}
+fi
+OUT=$DIR/results-$NAME
+rm -rf -- "$OUT"
+mkdir -p "$OUT"
+
+has() { [[ ,$CONFIGS, == *",$1,"* ]]; }
+
+echo "== lambda_max" >&2
+"$BIN/strads-lasso-reference" --data "$DATA" --lambda 1e300 --tolerance 0 --output "$OUT/lambda-max" >&2
+LAMBDA_MAX=$(python3 -c 'import json,sys; print(repr(json.load(open(sys.argv[1]))["lambda_max"]))' "$OUT/lambda-max/summary.json")
+LAMBDA=$(python3 -c 'import sys; print(repr(float(sys.argv[1]) * float(sys.argv[2])))' "$FRACTION" "$LAMBDA_MAX")
+echo "== lambda = $FRACTION * lambda_max = $FRACTION * $LAMBDA_MAX = $LAMBDA" >&2
+
+JOB=(--data "$DATA" --lambda "$LAMBDA" --tolerance "$TOL")
+
+if has ref; then
+  echo "== (a) reference" >&2
+  "$BIN/strads-lasso-reference" "${JOB[@]}" --output "$OUT/ref" >&2
+fi
+
+run_embedded() { # NAME SCHEDULERS WORKERS
+  echo "== (b) embedded $2x$3: strads run lasso ${JOB[*]} --schedulers $2 --workers $3 --max-seconds $MAX_SECONDS" >&2
+  "$BIN/strads" run lasso "${JOB[@]}" --schedulers "$2" --workers "$3" \
+    --max-seconds "$MAX_SECONDS" --output "$OUT/$1" >"$OUT/$1.log" 2>&1 ||
+    { echo "bench-lasso.sh: $1 failed, see $OUT/$1.log" >&2; tail -5 "$OUT/$1.log" >&2; }
+  tail -1 "$OUT/$1.log" >&2 || true
+}
+has emb11 && run_embedded emb11 1 1
+has emb12 && run_embedded emb12 1 2
+
+CLUSTER_RUN_DIR=""
+stop_cluster() {
+  if [[ -n $CLUSTER_RUN_DIR ]]; then
+    "$SCRIPT_DIR/strads-cluster" stop --run-dir "$CLUSTER_RUN_DIR" --bin-dir "$BIN" >&2 || true
+    rm -rf -- "$CLUSTER_RUN_DIR"
+    CLUSTER_RUN_DIR=""
+  fi
+}
+trap stop_cluster EXIT
+trap 'exit 130' INT TERM
+
+run_cluster() { # NAME SCHEDULERS WORKERS
+  CLUSTER_RUN_DIR=$(mktemp -d /tmp/strads-bench-cluster.XXXXXX)
+  printf '127.0.0.1 coordinator scheduler=%s worker=%s\n' "$2" "$3" >"$CLUSTER_RUN_DIR/hosts"
+  echo "== (c) loopback cluster $2x$3: strads-cluster start --hostfile $CLUSTER_RUN_DIR/hosts --port 0" >&2
+  local exports
+  exports=$("$SCRIPT_DIR/strads-cluster" start --hostfile "$CLUSTER_RUN_DIR/hosts" \
+    --run-dir "$CLUSTER_RUN_DIR" --port 0 --bin-dir "$BIN" --log-level warn)
+  eval "$(grep '^export STRADS_COORDINATOR=' <<<"$exports")"
+  echo "   $STRADS_COORDINATOR; strads submit lasso ${JOB[*]} --max-seconds $MAX_SECONDS --wait" >&2
+  "$BIN/strads" submit lasso "${JOB[@]}" --max-seconds "$MAX_SECONDS" --wait \
+    --output "$OUT/$1" >"$OUT/$1.log" 2>&1 ||
+    { echo "bench-lasso.sh: $1 failed, see $OUT/$1.log" >&2; tail -5 "$OUT/$1.log" >&2; }
+  tail -1 "$OUT/$1.log" >&2 || true
+  stop_cluster
+}
+has cl11 && run_cluster cl11 1 1
+has cl22 && run_cluster cl22 2 2
+
+echo "== table ($NAME: $DATA, lambda = $FRACTION lambda_max = $LAMBDA, tolerance $TOL)" >&2
+python3 - "$OUT" "$NAME" "$LAMBDA" "$FRACTION" <<'PY'
+import csv, json, os, sys
+
+out, name, lam, frac = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4]
+configs = [("ref", "(a) reference, sequential"),
+           ("emb11", "(b) embedded 1x1"),
+           ("emb12", "(b) embedded 1x2"),
+           ("cl11", "(c) loopback cluster 1x1"),
+           ("cl22", "(c) loopback cluster 2x2")]
+runs = {}
+for key, label in configs:
+    d = os.path.join(out, key)
+    if not os.path.exists(os.path.join(d, "trace.csv")):
+        continue
+    with open(os.path.join(d, "trace.csv")) as f:
+        rows = list(csv.DictReader(f))
+    with open(os.path.join(d, "summary.json")) as f:
+        summary = json.load(f)
+    pts = [(float(r["seconds"]), int(r["updates"]), float(r["objective"])) for r in rows]
+    if key == "ref":
+        start = 0.0  # the reference's trace counts from the start of the solve
+        exact = [p[2] for p in pts]
+    else:
+        start = pts[0][0] if pts else 0.0  # first row: after loading, at the first check
+        exact = []
+    runs[key] = (label, pts, summary, start, exact)
+
+cands = []
+for label, pts, summary, start, exact in runs.values():
+    cands.append(summary["objective"])
+    cands.extend(exact)
+fstar = min(cands)
+
+def first(pts, start, eps):
+    for s, u, obj in pts:
+        if (obj - fstar) / abs(fstar) <= eps:
+            return s - start, u
+    return None, None
+
+def fmt_s(x):
+    return "n/r" if x is None else f"{x:.3f}"
+
+def fmt_u(x):
+    return "n/r" if x is None else f"{x:,}"
+
+ref = runs.get("ref")
+ref_t = {}
+if ref:
+    for eps in (1e-3, 1e-6):
+        ref_t[eps] = first(ref[1], ref[3], eps)[0]
+
+print(f"Problem `{name}`: lambda = {frac} x lambda_max = {lam:.10g}; F* = {fstar:.12g}")
+print()
+print("| config | start s | s to 1e-3 | updates to 1e-3 | s to 1e-6 | updates to 1e-6 | "
+      "time ratio 1e-3 | time ratio 1e-6 | final gap | rounds/s | updates/s | converged |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+for key, _ in configs:
+    if key not in runs:
+        continue
+    label, pts, summary, start, _ = runs[key]
+    t3, u3 = first(pts, start, 1e-3)
+    t6, u6 = first(pts, start, 1e-6)
+    def ratio(t, eps):
+        r = ref_t.get(eps)
+        return "n/r" if t is None or not r else f"{t / r:.1f}x"
+    solve = summary["seconds"] - start
+    rounds = summary.get("rounds")
+    rps = f"{rounds / solve:,.0f}" if rounds and solve > 0 else "-"
+    ups = f"{summary['updates'] / solve:,.0f}" if solve > 0 else "-"
+    gap = (summary["objective"] - fstar) / abs(fstar)
+    print(f"| {label} | {start:.3f} | {fmt_s(t3)} | {fmt_u(u3)} | {fmt_s(t6)} | {fmt_u(u6)} | "
+          f"{ratio(t3, 1e-3)} | {ratio(t6, 1e-6)} | {gap:.1e} | {rps} | {ups} | "
+          f"{'yes' if summary['converged'] else 'no'} |")
+print()
+print("start = engine job time before its first trace row (shard loading + first check at beta=0);"
+      " the reference's load time is excluded and not shown here (see its summary.json"
+      " load_seconds). s = solve seconds, from the first trace row. n/r = not reached."
+      " rounds/s and updates/s over the whole solve.")
+PY
