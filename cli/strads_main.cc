@@ -107,6 +107,10 @@ po::options_description SubmitExtras(bool embedded) {
                   "directory for the result files")("quiet", "no progress line")(
       "help,h", "show the options");
   if (!embedded) d.add_options()("wait", "wait for the job, showing progress");
+  if (embedded) {
+    d.add_options()("log-level", po::value<std::string>()->default_value("warn"),
+                    "log level of the embedded cluster's members (trace..off)");
+  }
   return d;
 }
 
@@ -133,7 +137,7 @@ int RunOrSubmit(bool embedded, const std::vector<std::string>& args, const std::
     const uint32_t workers = spec->workers() ? spec->workers() : 2;
     CoordinatorOptions options;
     options.register_timeout_s = 10;
-    EmbeddedCluster cluster(schedulers, workers, options);
+    EmbeddedCluster cluster(schedulers, workers, options, extra["log-level"].as<std::string>());
     InProcTransport transport(cluster.hub(), "cli");
     Client client(transport, kCoordinatorId, kCoordinatorId,
                   std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000)));

@@ -150,6 +150,7 @@ void DynamicJob::Issue(Clock::time_point now) {
       break;
     }
     const uint64_t t = next_issue_++;
+    log_->trace("job {}: request chord {} from {}", id_, t, schedulers_[t % schedulers_.size()].id);
     auto e = MakeEnvelope(transport_.id(), id_, t);
     e.mutable_chord_request();
     SendTo(schedulers_[t % schedulers_.size()].id, e, now);
@@ -163,6 +164,7 @@ void DynamicJob::HandleChord(const proto::Envelope& e, Clock::time_point now) {
     return Fail("malformed chord from " + e.sender(), now);
   }
   if (c.ids_size() == 0) check_wanted_ = true;  // nothing left to schedule: measure
+  log_->trace("job {}: chord {} from {} ({} ids)", id_, e.round(), e.sender(), c.ids_size());
   rounds_[e.round()].chord = c;
   TryCommit(now);
 }
@@ -182,6 +184,8 @@ void DynamicJob::HandlePartials(const proto::Envelope& e, Clock::time_point now)
     if (workers_[w].id == e.sender()) worker_loss_[w] = p.loss();
   }
   ++round.partials;
+  log_->trace("job {}: partials {} from {} ({} of {})", id_, e.round(), e.sender(), round.partials,
+              workers_.size());
   TryCommit(now);
 }
 

@@ -27,6 +27,7 @@ bool ChordBuilder::Eligible(size_t local) const {
 
 void ChordBuilder::MarkInFlight(size_t local) {
   flying_[local] = 1;
+  flying_ids_.push_back(store_.first() + local);
   ++in_flight_;
   sampler_.Set(local, 0.0);
 }
@@ -57,7 +58,7 @@ std::vector<uint64_t> ChordBuilder::Next() {
           drawn.push_back(first + local);
         }
       }
-      chord = filter ? filter_.Filter(drawn, policy_.rho, policy_.chord_size)
+      chord = filter ? filter_.Filter(drawn, policy_.rho, policy_.chord_size, flying_ids_)
                      : std::move(drawn);
       break;
     }
@@ -67,7 +68,7 @@ std::vector<uint64_t> ChordBuilder::Next() {
                        [&](size_t a, size_t b) { return priority_[a] > priority_[b]; });
       std::vector<uint64_t> ids(drawn.size());
       for (size_t k = 0; k < drawn.size(); ++k) ids[k] = first + drawn[k];
-      chord = filter_.Filter(ids, policy_.rho, policy_.chord_size);
+      chord = filter_.Filter(ids, policy_.rho, policy_.chord_size, flying_ids_);
       break;
     }
   }
@@ -79,6 +80,7 @@ void ChordBuilder::OnCommit(uint64_t j, double delta) {
   const size_t local = j - store_.first();
   if (flying_[local]) {
     flying_[local] = 0;
+    std::erase(flying_ids_, j);
     --in_flight_;
   }
   priority_[local] = std::abs(delta) + policy_.eta;

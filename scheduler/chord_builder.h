@@ -7,7 +7,10 @@
 //      at most `chord_size` (B);
 //   3. the kept parameters are "in flight" until their commit: their weight is zero, so a chord
 //      prepared while another is in flight (pipeline depth D > 1) never repeats a parameter, and
-//      every chord carries the parameter's latest committed value.
+//      every chord carries the parameter's latest committed value. A new chord's parameters must
+//      also be independent of those still in flight: with D > 1 they are updated against the
+//      same stale residual, exactly like members of one chord (without this, correlated
+//      parameters of consecutive chords interfere and the run can diverge).
 //   4. a commit sets priority(j) = |delta_j| + eta; an optimality check sets it to the predicted
 //      step |violation_j| / ||x_j||^2 + eta, so parameters that are not yet moving but should
 //      are found.
@@ -62,6 +65,7 @@ class ChordBuilder {
   std::mt19937_64 rng_;
   std::vector<double> priority_;    // by local index
   std::vector<char> flying_;        // by local index
+  std::vector<uint64_t> flying_ids_;  // global ids in flight
   PrioritySampler sampler_;         // weight = priority, 0 while in flight
   DependencyFilter filter_;
   size_t in_flight_ = 0;

@@ -61,19 +61,38 @@ double ColumnStore::Correlation(uint64_t a, uint64_t b) const {
 DependencyFilter::DependencyFilter(const ColumnStore& store)
     : store_(store), head_(static_cast<size_t>(store.num_rows()), -1) {}
 
+void DependencyFilter::Index(uint64_t column, uint32_t owner) {
+  const auto rows = store_.Rows(column);
+  const auto values = store_.Values(column);
+  for (size_t n = 0; n < rows.size(); ++n) {
+    const int64_t row = rows[n];
+    if (head_[row] < 0) touched_.push_back(row);
+    next_.push_back(head_[row]);
+    owner_.push_back(owner);
+    value_.push_back(values[n]);
+    head_[row] = static_cast<int64_t>(next_.size()) - 1;
+  }
+}
+
 std::vector<uint64_t> DependencyFilter::Filter(std::span<const uint64_t> candidates, double rho,
-                                               size_t max_keep) {
+                                               size_t max_keep,
+                                               std::span<const uint64_t> already_running) {
   std::vector<uint64_t> kept;
   next_.clear();
   owner_.clear();
   value_.clear();
+  uint32_t owners = 0;
+  for (const uint64_t r : already_running) Index(r, owners++);
   for (const uint64_t c : candidates) {
     if (kept.size() >= max_keep) break;
     assert(store_.Contains(c));
-    if (std::find(kept.begin(), kept.end(), c) != kept.end()) continue;
+    if (std::find(kept.begin(), kept.end(), c) != kept.end() ||
+        std::find(already_running.begin(), already_running.end(), c) != already_running.end()) {
+      continue;
+    }
     const auto rows = store_.Rows(c);
     const auto values = store_.Values(c);
-    acc_.assign(kept.size(), 0.0);
+    acc_.assign(owners, 0.0);
     for (size_t n = 0; n < rows.size(); ++n) {
       for (int64_t e = head_[rows[n]]; e >= 0; e = next_[e]) acc_[owner_[e]] += values[n] * value_[e];
     }
@@ -86,16 +105,8 @@ std::vector<uint64_t> DependencyFilter::Filter(std::span<const uint64_t> candida
       }
     }
     if (!independent) continue;
-    const auto owner = static_cast<uint32_t>(kept.size());
     kept.push_back(c);
-    for (size_t n = 0; n < rows.size(); ++n) {
-      const int64_t row = rows[n];
-      if (head_[row] < 0) touched_.push_back(row);
-      next_.push_back(head_[row]);
-      owner_.push_back(owner);
-      value_.push_back(values[n]);
-      head_[row] = static_cast<int64_t>(next_.size()) - 1;
-    }
+    Index(c, owners++);
   }
   for (int64_t row : touched_) head_[row] = -1;
   touched_.clear();

@@ -174,5 +174,23 @@ TEST_CASE("FilterIndependent rejects a candidate parallel to a kept one", "[depe
   CHECK(FilterIndependent(store, order, 0.4, 3) == std::vector<uint64_t>{1});
 }
 
+TEST_CASE("DependencyFilter also keeps new candidates independent of parameters still running",
+          "[dependency_filter]") {
+  Eigen::MatrixXd d(3, 3);
+  d << 1, -2, 0,  //
+      1, -2, 1,   //
+      0, 0, 1;
+  const SparseColMatrix x = d.sparseView();
+  const ColumnStore store(x, 0, 3);  // corr(0,1) = 1, corr(0,2) = corr(1,2) = 0.5
+  DependencyFilter filter(store);
+  const std::vector<uint64_t> order = {1, 0, 2};
+  const std::vector<uint64_t> running = {0};
+  // 1 is parallel to running 0, and 0 itself is running: only 2 is left.
+  CHECK(filter.Filter(order, 0.6, 3, running) == std::vector<uint64_t>{2});
+  CHECK(filter.Filter(order, 0.4, 3, running).empty());
+  // The scratch is reset between calls.
+  CHECK(filter.Filter(order, 0.6, 3) == std::vector<uint64_t>{1, 2});
+}
+
 }  // namespace
 }  // namespace strads

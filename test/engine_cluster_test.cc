@@ -54,6 +54,7 @@ proto::JobSpec LassoSpec(double lambda) {
   s.set_pipeline_depth(1);
   s.set_seed(3);
   s.set_schedule(proto::SCHEDULE_DYNAMIC);
+  s.set_max_seconds(60);  // a bound: a run that does not converge fails the test, never hangs it
   return s;
 }
 
@@ -132,14 +133,16 @@ TEST_CASE("engine at pipeline depth 1 reaches the reference optimum within 1e-6 
   }
 }
 
-TEST_CASE("pipelined engine (depth 2 and 4) converges to the same optimum", "[cluster]") {
+TEST_CASE("pipelined engine (depth 2, 4, 8) converges to the same optimum on correlated data",
+          "[cluster]") {
   const double lambda = 0.05 * LambdaMax();
   const double reference = ReferenceObjective(lambda);
-  for (uint32_t depth : {2u, 4u}) {
-    CAPTURE(depth);
+  for (uint32_t depth : {2u, 4u, 8u}) for (uint64_t seed : {1u, 2u, 3u}) {
+    CAPTURE(depth, seed);
     EmbeddedCluster cluster(2, 2, FastOptions());
     auto spec = LassoSpec(lambda);
     spec.set_pipeline_depth(depth);
+    spec.set_seed(seed);
     auto job = RunJob(cluster, spec, "test-client");
     REQUIRE(job.info.state() == proto::JOB_SUCCEEDED);
     CHECK(job.info.converged());
