@@ -197,7 +197,11 @@ void Coordinator::HandleShutdown(const proto::Envelope& e, Clock::time_point now
   queue_.clear();
   auto bye = MakeEnvelope(transport_.id());
   bye.mutable_shutdown();
-  for (const auto& [id, m] : members_) (void)transport_.Send(id, bye);
+  for (const auto& [id, m] : members_) {
+    if (Status st = transport_.Send(id, bye); !st.ok()) {
+      log_->warn("cannot tell {} to shut down: {}", id, st.message());
+    }
+  }
   auto reply = MakeEnvelope(transport_.id());
   reply.mutable_shutdown_cluster();
   Reply(e, std::move(reply));

@@ -92,6 +92,16 @@ int main(int argc, char** argv) {
   std::atomic<bool> stop{false};
   StopOnSignals(&stop);
   RunEventLoop(transport, coordinator, stop, log);
+  // After a shutdown request: the members' and the CLI's DEALER sockets use ZMQ_IMMEDIATE, which
+  // discards messages they have received but not yet read once the connection closes. Exiting at
+  // once would often lose the 'shutdown' to the members and the reply to `strads shutdown`, so
+  // keep the connections open for a moment (reading and dropping what arrives) before closing.
+  if (!stop.load()) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(500);
+    while (!stop.load() && std::chrono::steady_clock::now() < until) {
+      (void)transport.Receive(std::chrono::milliseconds(50));
+    }
+  }
   log->info("stopped");
   return 0;
 }

@@ -1,0 +1,394 @@
+#!/usr/bin/env bash
+# Multi-process tests: a real STRADS cluster (coordinator, schedulers, workers as separate
+# processes on loopback) started by deploy/strads-cluster, driven by the strads CLI.
+#
+#   cluster_test.sh CASE BIN_DIR
+#
+# BIN_DIR holds the freshly built strads-coordinator, strads-scheduler, strads-worker and strads.
+# Every case starts its own cluster with --port 0 in its own temporary run dir and always stops it
+# (trap EXIT), killing by pid whatever the launcher could not stop. Exit 0 = pass, 1 = fail.
+set -euo pipefail
+
+CASE=${1:?usage: cluster_test.sh CASE BIN_DIR}
+BIN=$(cd -- "${2:?usage: cluster_test.sh CASE BIN_DIR}" && pwd -P)
+HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd -P)
+LAUNCHER="$HERE/../deploy/strads-cluster"
+STRADS="$BIN/strads"
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/strads-cluster-test.XXXXXX")
+export HOME="$TMP/home" # the launcher's defaults must never touch the real ~/.strads
+export STRADS_STOP_GRACE=5
+unset STRADS_COORDINATOR
+mkdir -p "$HOME"
+RUN="$TMP/run"
+EP=""
+DAEMON_PIDS=() # every daemon pid the launcher recorded, for the last-resort kill
+BG_PIDS=()     # background CLI processes of this script
+MAIN_PID=$$
+T0=$SECONDS
+
+log() { printf '[%3ds] %s\n' "$((SECONDS - T0))" "$*" >&2; }
+
+# Pids recorded by the launcher in RUN/pids (first line of each pid file).
+recorded_pids() {
+  local f pid
+  for f in "$RUN"/pids/*.pid; do
+    [[ -f $f ]] || continue
+    pid=$(head -n 1 -- "$f")
+    [[ $pid =~ ^[0-9]+$ ]] && printf '%s\n' "$pid"
+  done
+  return 0
+}
+
+alive() { [[ -d /proc/$1 ]] && [[ $(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) != Z ]]; }
+
+# A pid that still runs one of our executables (not a recycled pid).
+ours() { alive "$1" && grep -qs -- "$BIN/strads-" "/proc/$1/cmdline"; }
+
+dump_logs() {
+  local f
+  for f in "$RUN"/logs/*.log; do
+    [[ -f $f ]] || continue
+    echo "--- last 15 lines of $f" >&2
+    tail -n 15 -- "$f" >&2 || true
+  done
+}
+
+cleanup() {
+  local rc=$?
+  # A background subshell must not tear the cluster down.
+  [[ $BASHPID == "$MAIN_PID" ]] || return 0
+  set +e
+  local pid
+  for pid in "${BG_PIDS[@]}"; do kill "$pid" 2>/dev/null; done
+  if ((rc != 0)); then dump_logs; fi
+  if [[ -d $RUN/pids ]]; then
+    mapfile -t -O "${#DAEMON_PIDS[@]}" DAEMON_PIDS < <(recorded_pids)
+    timeout 40 bash "$LAUNCHER" stop --run-dir "$RUN" --bin-dir "$BIN" >/dev/null 2>&1
+  fi
+  for pid in "${DAEMON_PIDS[@]}"; do
+    if ours "$pid"; then
+      echo "cleanup: daemon pid $pid survived 'strads-cluster stop'; killing it" >&2
+      kill -9 "$pid" 2>/dev/null
+    fi
+  done
+  rm -rf -- "$TMP"
+  log "case $CASE: $([[ $rc == 0 ]] && echo PASS || echo "FAIL (exit $rc)")"
+}
+trap cleanup EXIT
+
+fail() {
+  echo "FAIL [$CASE]: $*" >&2
+  [[ -z ${RC:-} ]] || echo "--- exit code: $RC" >&2
+  [[ -z ${OUT:-} ]] || printf -- '--- output:\n%s\n' "$OUT" >&2
+  exit 1
+}
+
+# cli ARGS...: runs the strads CLI against the cluster (bounded by timeout); sets RC and OUT
+# (stdout and stderr together).
+cli() {
+  set +e
+  OUT=$(timeout 90 "$STRADS" --coordinator "$EP" "$@" 2>&1)
+  RC=$?
+  set -e
+}
+
+assert_rc() { [[ $RC == "$1" ]] || fail "expected exit code $1, got $RC"; }
+assert_out_has() { [[ $OUT == *"$1"* ]] || fail "output does not contain: $1"; }
+
+# gen_data FILE ROWS FEATURES SEED: a libsvm Lasso problem y = X beta + noise, beta nonzero on
+# features 1, 2, 3, F/2 and F (1-based, so the first and the last feature carry signal).
+gen_data() {
+  python3 - "$@" <<'EOF'
+import random, sys
+path, rows, feats, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+rng = random.Random(seed)
+beta = {1: 3.0, 2: -2.0, 3: 1.5, feats // 2: 2.5, feats: -3.0}
+with open(path, "w") as f:
+    for _ in range(rows):
+        x = {}
+        for j in beta:
+            x[j] = rng.gauss(0, 1)
+        for _ in range(max(1, feats // 20)):
+            x[rng.randint(1, feats)] = rng.gauss(0, 1)
+        y = sum(beta[j] * x[j] for j in beta) + rng.gauss(0, 0.1)
+        f.write("%.6f " % y + " ".join("%d:%.6f" % (j, x[j]) for j in sorted(x)) + "\n")
+EOF
+}
+
+# start_cluster HOSTFILE_LINE...: starts a cluster from these hostfile lines; sets EP.
+start_cluster() {
+  printf '%s\n' "$@" >"$TMP/hosts"
+  local out rc
+  set +e
+  out=$(timeout 60 bash "$LAUNCHER" start --hostfile "$TMP/hosts" --run-dir "$RUN" --port 0 \
+    --bin-dir "$BIN" --timeout 20 2>"$TMP/start.err")
+  rc=$?
+  set -e
+  mapfile -t -O "${#DAEMON_PIDS[@]}" DAEMON_PIDS < <(recorded_pids)
+  if ((rc != 0)); then
+    cat "$TMP/start.err" >&2
+    fail "strads-cluster start exited $rc"
+  fi
+  EP=$(sed -n 's/^export STRADS_COORDINATOR=//p' <<<"$out" | tr -d "'")
+  [[ $EP == tcp://* ]] || fail "strads-cluster start printed no endpoint: $out"
+  log "cluster up at $EP (pids: ${DAEMON_PIDS[*]})"
+}
+
+# stop_cluster: strads-cluster stop must exit 0 and leave no daemon running.
+stop_cluster() {
+  local pids pid rc
+  mapfile -t pids < <(recorded_pids)
+  set +e
+  OUT=$(timeout 60 bash "$LAUNCHER" stop --run-dir "$RUN" --bin-dir "$BIN" 2>&1)
+  RC=$?
+  set -e
+  assert_rc 0
+  # `strads shutdown` must end every daemon; signals are the launcher's last resort.
+  [[ $OUT != *SIGTERM* && $OUT != *SIGKILL* ]] ||
+    fail "daemons did not exit on 'strads shutdown'; strads-cluster stop had to signal them"
+  for pid in "${pids[@]}"; do
+    ! alive "$pid" || fail "daemon pid $pid still runs after strads-cluster stop"
+  done
+  [[ -z $(recorded_pids) ]] || fail "pid files left in $RUN/pids after stop"
+  log "cluster stopped (${#pids[@]} daemons)"
+}
+
+# job_field ID FIELD: FIELD of job ID in `strads status --json` (empty if no such job).
+job_field() {
+  cli status --json
+  [[ $RC == 0 ]] || fail "strads status --json exited $RC"
+  python3 -c '
+import json, sys
+doc = json.loads(sys.argv[1])
+for j in doc["jobs"]:
+    if j["job_id"] == int(sys.argv[2]):
+        v = j[sys.argv[3]]
+        print(str(v).lower() if isinstance(v, bool) else v)
+' "$OUT" "$1" "$2"
+}
+
+# wait_state ID SECONDS STATE...: waits until job ID is in one of the STATEs; prints the state.
+wait_state() {
+  local id=$1 secs=$2 st=""
+  shift 2
+  local deadline=$((SECONDS + secs)) s
+  while ((SECONDS < deadline)); do
+    st=$(job_field "$id" state)
+    for s in "$@"; do
+      if [[ $st == "$s" ]]; then
+        printf '%s' "$st"
+        return 0
+      fi
+    done
+    sleep 0.2
+  done
+  fail "job $id is '$st' after $secs s, expected one of: $*"
+}
+
+# A job that runs until --max-seconds unless stopped: an unreachable tolerance.
+LONG_JOB=(--tolerance 1e-15 --max-seconds 30)
+
+# ---------------------------------------------------------------------------------------------
+
+case_submit_wait_result() {
+  gen_data "$TMP/small.svm" 200 300 1
+  start_cluster "127.0.0.1 coordinator scheduler=2 worker=2"
+
+  cli submit lasso --data "$TMP/small.svm" --lambda 0.05 --output "$TMP/out1" --wait --quiet
+  assert_rc 0
+  python3 - "$TMP/out1/summary.json" <<'EOF' || fail "summary.json: not converged"
+import json, sys
+s = json.load(open(sys.argv[1]))
+sys.exit(0 if s.get("converged") is True else 1)
+EOF
+  [[ -s $TMP/out1/coefficients.tsv ]] || fail "coefficients.tsv is empty or missing"
+  [[ -s $TMP/out1/trace.csv ]] || fail "trace.csv is empty or missing"
+  # 1-based ids: feature 300 (the last) carries signal, feature "0" does not exist.
+  python3 - "$TMP/out1/coefficients.tsv" 300 <<'EOF' || fail "coefficients.tsv: bad ids"
+import sys
+ids = []
+for line in open(sys.argv[1]):
+    f = line.split()
+    if not f or not f[0].lstrip("-").isdigit():
+        continue  # header or blank
+    ids.append(int(f[0]))
+n = int(sys.argv[2])
+assert ids, "no coefficient rows"
+assert min(ids) >= 1 and max(ids) <= n, f"ids outside [1, {n}]: {min(ids)}..{max(ids)}"
+assert 1 in ids and n in ids, f"features 1 and {n} carry signal but are missing: {ids}"
+EOF
+
+  cli status --json
+  assert_rc 0
+  python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+roles = [m["role"] for m in d["members"]]
+assert d["schedulers"] == 2 and d["workers"] == 2, (d["schedulers"], d["workers"])
+assert roles.count("scheduler") == 2 and roles.count("worker") == 2, roles
+' "$OUT" || fail "status --json does not list 2 schedulers and 2 workers"
+
+  cli jobs
+  assert_rc 0
+  grep -Eq '^ *1 +lasso +SUCCEEDED' <<<"$OUT" || fail "strads jobs does not show job 1 SUCCEEDED"
+
+  cli result 1 --output "$TMP/out2"
+  assert_rc 0
+  local f
+  for f in summary.json coefficients.tsv trace.csv; do
+    cmp -s "$TMP/out1/$f" "$TMP/out2/$f" || fail "strads result: $f differs from the --wait copy"
+  done
+
+  set +e
+  OUT=$(timeout 30 bash "$LAUNCHER" status --run-dir "$RUN" --bin-dir "$BIN" 2>&1)
+  RC=$?
+  set -e
+  assert_rc 0
+  stop_cluster
+}
+
+case_bad_input_keeps_daemons_up() {
+  gen_data "$TMP/small.svm" 200 300 2
+  start_cluster "127.0.0.1 coordinator scheduler=1 worker=2"
+
+  cli submit lasso --data "$TMP/no-such-file.svm" --lambda 0.1 --wait --quiet
+  assert_rc 1
+  assert_out_has "no-such-file.svm"
+
+  cli submit lasso --data "$TMP/small.svm" --lambda -1 --wait
+  assert_rc 2
+  assert_out_has "lambda"
+
+  cli submit nosuchapp --data "$TMP/small.svm" --lambda 0.1 --wait
+  assert_rc 2
+  assert_out_has "nosuchapp"
+
+  cli submit lasso --data "$TMP/small.svm" --lambda 0.1 --no-such-flag --wait
+  assert_rc 2
+  assert_out_has "no-such-flag"
+
+  local pid
+  for pid in "${DAEMON_PIDS[@]}"; do alive "$pid" || fail "daemon $pid died after bad input"; done
+  cli submit lasso --data "$TMP/small.svm" --lambda 0.05 --output "$TMP/out" --wait --quiet
+  assert_rc 0
+  [[ -s $TMP/out/coefficients.tsv ]] || fail "no coefficients after the good job"
+  stop_cluster
+}
+
+case_unreachable_coordinator() {
+  local t0 t1
+  t0=$(date +%s.%N)
+  set +e
+  OUT=$(timeout 30 "$STRADS" --coordinator tcp://127.0.0.1:1 --timeout 1 status 2>&1)
+  RC=$?
+  set -e
+  t1=$(date +%s.%N)
+  assert_rc 3
+  assert_out_has "127.0.0.1:1"
+  python3 -c "import sys; sys.exit(0 if $t1 - $t0 < 4 else 1)" ||
+    fail "strads status took $(python3 -c "print(round($t1 - $t0, 1))") s to give up (--timeout 1)"
+}
+
+case_worker_death_fails_job_and_next_runs() {
+  gen_data "$TMP/big.svm" 4000 2000 3
+  gen_data "$TMP/small.svm" 200 300 4
+  start_cluster "127.0.0.1 coordinator scheduler=1 worker=2"
+
+  cli submit lasso --data "$TMP/big.svm" --lambda 0.01 "${LONG_JOB[@]}"
+  assert_rc 0
+  wait_state 1 20 RUNNING >/dev/null
+  sleep 1 # into the rounds
+  [[ $(job_field 1 state) == RUNNING ]] || fail "job 1 ended before the worker was killed"
+
+  # The worker to kill, and its member id as the coordinator knows it.
+  local wfile wpid wid
+  wfile=$(ls "$RUN"/pids/worker-*.pid | head -n 1)
+  wpid=$(head -n 1 "$wfile")
+  cli status --json
+  wid=$(python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+print(next(m["id"] for m in d["members"] if m["pid"] == int(sys.argv[2])))
+' "$OUT" "$wpid") || fail "no member with the pid $wpid of $wfile"
+  log "kill -9 worker $wid (pid $wpid)"
+  kill -9 "$wpid"
+  local killed_at=$SECONDS
+
+  wait_state 1 15 FAILED SUCCEEDED CANCELLED >/dev/null
+  local st err
+  st=$(job_field 1 state)
+  err=$(job_field 1 error)
+  log "job 1 $st after $((SECONDS - killed_at)) s: $err"
+  [[ $st == FAILED ]] || fail "job 1 is $st after its worker was killed, expected FAILED"
+  [[ $err == *"$wid"* || $err == *"$wpid"* ]] ||
+    fail "job 1's error does not name the dead worker $wid (pid $wpid): $err"
+  cli jobs
+  grep -Eq '^ *1 +lasso +FAILED' <<<"$OUT" || fail "strads jobs does not show job 1 FAILED"
+
+  local pid
+  for pid in "${DAEMON_PIDS[@]}"; do
+    [[ $pid == "$wpid" ]] || alive "$pid" || fail "daemon $pid died with the killed worker"
+  done
+  cli submit lasso --data "$TMP/small.svm" --lambda 0.05 --output "$TMP/out" --wait --quiet
+  assert_rc 0
+  [[ -s $TMP/out/coefficients.tsv ]] || fail "no coefficients from the job after the failure"
+  cli status --json
+  python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert d["workers"] == 1 and d["schedulers"] == 1, (d["schedulers"], d["workers"])
+' "$OUT" || fail "the dead worker is still listed (or a live member is missing)"
+  stop_cluster
+}
+
+case_cancel_mid_job() {
+  gen_data "$TMP/big.svm" 4000 2000 5
+  start_cluster "127.0.0.1 coordinator scheduler=1 worker=2"
+
+  # 1. Submitted without --wait, cancelled while it runs.
+  cli submit lasso --data "$TMP/big.svm" --lambda 0.01 "${LONG_JOB[@]}"
+  assert_rc 0
+  assert_out_has "job 1 submitted"
+  wait_state 1 20 RUNNING >/dev/null
+  sleep 1
+  cli cancel 1
+  assert_rc 0
+  wait_state 1 10 CANCELLED SUCCEEDED FAILED >/dev/null
+  cli jobs
+  grep -Eq '^ *1 +lasso +CANCELLED' <<<"$OUT" || fail "strads jobs does not show job 1 CANCELLED"
+
+  # 2. submit --wait, cancelled from another shell: the waiting CLI exits 5.
+  (
+    set +e
+    timeout 90 "$STRADS" --coordinator "$EP" submit lasso --data "$TMP/big.svm" --lambda 0.01 \
+      "${LONG_JOB[@]}" --wait --quiet >"$TMP/wait.out" 2>&1
+    echo $? >"$TMP/wait.rc"
+  ) &
+  BG_PIDS+=($!)
+  local bg=$!
+  wait_state 2 20 RUNNING >/dev/null
+  sleep 1
+  cli cancel 2
+  assert_rc 0
+  local t=$SECONDS
+  wait "$bg" || true
+  OUT=$(cat "$TMP/wait.out")
+  RC=$(cat "$TMP/wait.rc")
+  log "submit --wait returned $RC $((SECONDS - t)) s after the cancel"
+  assert_rc 5
+  ((SECONDS - t <= 15)) || fail "submit --wait took $((SECONDS - t)) s to notice the cancel"
+  [[ $(job_field 2 state) == CANCELLED ]] || fail "job 2 is not CANCELLED"
+
+  # The cluster still runs jobs.
+  gen_data "$TMP/small.svm" 200 300 6
+  cli submit lasso --data "$TMP/small.svm" --lambda 0.05 --wait --quiet
+  assert_rc 0
+  stop_cluster
+}
+
+fn="case_$CASE"
+declare -F "$fn" >/dev/null || { echo "unknown case '$CASE'" >&2; exit 2; }
+command -v python3 >/dev/null || { echo "python3 is needed" >&2; exit 1; }
+log "case $CASE (bin dir $BIN)"
+"$fn"
