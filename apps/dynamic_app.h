@@ -13,10 +13,13 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "common/dataset.h"
 #include "common/status.h"
@@ -43,6 +46,10 @@ class ShardModel {
 
   // out[j - first] = d Loss / d beta_j over this shard, for j in [first, end).
   virtual void Gradient(uint64_t first, uint64_t end, std::span<double> out) const = 0;
+
+  // App-defined sums over the shard under the current model (e.g. {"correct": 93, "rows": 100}),
+  // reported at every optimality check and summed over the workers. Default: none.
+  virtual void Metrics(std::map<std::string, double>& out) const {}
 };
 
 class DynamicApp {
@@ -68,6 +75,11 @@ class DynamicApp {
 
   // The regulariser's term for one parameter.
   virtual double Penalty(double value, const proto::JobSpec& spec) const = 0;
+
+  // Adds app fields to summary.json from the workers' summed Metrics at the last check (e.g.
+  // "training_accuracy"). Default: nothing.
+  virtual void Summarize(const std::map<std::string, double>& metrics,
+                         nlohmann::ordered_json& summary) const {}
 };
 
 // The app registered under `name`, or an error listing the known apps.

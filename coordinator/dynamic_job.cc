@@ -237,6 +237,7 @@ void DynamicJob::MaybeStartCheck(Clock::time_point now) {
   loss_reports_ = check_reports_ = 0;
   check_loss_ = check_penalty_ = check_violation_ = check_gradient_ = 0;
   check_nonzeros_ = 0;
+  check_metrics_.clear();
   auto e = MakeEnvelope(transport_.id(), id_, next_commit_);
   e.mutable_check_request();
   Broadcast(workers_, e, now);
@@ -244,6 +245,7 @@ void DynamicJob::MaybeStartCheck(Clock::time_point now) {
 
 void DynamicJob::HandleLossReport(const proto::Envelope& e, Clock::time_point now) {
   check_loss_ += e.loss_report().loss();
+  for (const auto& [name, value] : e.loss_report().metrics()) check_metrics_[name] += value;
   for (size_t w = 0; w < workers_.size(); ++w) {
     if (workers_[w].id == e.sender()) worker_loss_[w] = e.loss_report().loss();
   }
@@ -389,6 +391,7 @@ std::vector<proto::ResultFile> DynamicJob::ResultFiles() const {
   summary["schedulers"] = schedulers_.size();
   summary["workers"] = workers_.size();
   summary["data"] = spec_.data_path();
+  app_->Summarize(check_metrics_, summary);
   nlohmann::ordered_json flags;
   const std::map<std::string, std::string> sorted(spec_.flags().begin(), spec_.flags().end());
   for (const auto& [k, v] : sorted) flags[k] = v;

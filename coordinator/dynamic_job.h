@@ -129,6 +129,7 @@ class DynamicJob {
   uint32_t check_reports_ = 0;
   double check_loss_ = 0, check_penalty_ = 0, check_violation_ = 0, check_gradient_ = 0;
   uint64_t check_nonzeros_ = 0;
+  std::map<std::string, double> check_metrics_;  // summed over workers, last check
   std::optional<double> lambda_max_;
   double violation_ = -1;  // relative, last check
   bool converged_ = false;

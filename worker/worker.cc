@@ -198,6 +198,9 @@ void Worker::HandleCheck(const proto::Envelope& e) {
   }
   auto loss = MakeEnvelope(transport_.id(), job_->id, e.round());
   loss.mutable_loss_report()->set_loss(job_->model->ExactLoss());
+  std::map<std::string, double> metrics;
+  job_->model->Metrics(metrics);
+  for (const auto& [name, value] : metrics) (*loss.mutable_loss_report()->mutable_metrics())[name] = value;
   SendToCoordinator(loss);
 }
 
