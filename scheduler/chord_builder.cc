@@ -33,6 +33,27 @@ void ChordBuilder::MarkInFlight(size_t local) {
 }
 
 std::vector<uint64_t> ChordBuilder::Next() {
+  if (prepared_) return *std::exchange(prepared_, std::nullopt);
+  return Build();
+}
+
+void ChordBuilder::Prepare() {
+  if (!prepared_) prepared_ = Build();
+}
+
+void ChordBuilder::DropPrepared() {
+  if (!prepared_) return;
+  for (uint64_t j : *prepared_) {
+    const size_t local = j - store_.first();
+    flying_[local] = 0;
+    --in_flight_;
+    std::erase(flying_ids_, j);
+    sampler_.Set(local, store_.SquaredNorm(j) > 0 ? priority_[local] : 0.0);
+  }
+  prepared_.reset();
+}
+
+std::vector<uint64_t> ChordBuilder::Build() {
   const size_t n = priority_.size();
   const uint64_t first = store_.first();
   std::vector<uint64_t> chord;

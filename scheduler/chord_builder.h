@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <vector>
 
@@ -43,9 +44,17 @@ class ChordBuilder {
   // REQUIRES: `store` outlives the builder; the builder covers store.first()..store.end().
   ChordBuilder(const ColumnStore& store, ChordPolicy policy);
 
-  // The parameters of the next chord (global ids), marked in flight. May be empty when every
-  // parameter is in flight or has zero priority.
+  // The parameters of the next chord (global ids), marked in flight: the prepared chord if there
+  // is one, else a new one. May be empty when every parameter is in flight or has zero priority.
   std::vector<uint64_t> Next();
+
+  // Builds the next chord ahead of its request (latency hiding: the scheduler does this while
+  // the workers compute), marked in flight like a dispatched one, so it stays valid: commits
+  // arriving meanwhile only shrink the in-flight set it was checked against.
+  void Prepare();
+
+  // Frees the prepared chord's parameters, if any, e.g. before a check resets the priorities.
+  void DropPrepared();
 
   // A committed change of parameter j (in flight before): priority |delta| + eta.
   void OnCommit(uint64_t j, double delta);
@@ -57,6 +66,7 @@ class ChordBuilder {
   double Priority(uint64_t j) const { return priority_[j - store_.first()]; }
 
  private:
+  std::vector<uint64_t> Build();
   bool Eligible(size_t local) const;
   void MarkInFlight(size_t local);
 
@@ -70,6 +80,7 @@ class ChordBuilder {
   DependencyFilter filter_;
   size_t in_flight_ = 0;
   uint64_t cursor_ = 0;             // cyclic policy
+  std::optional<std::vector<uint64_t>> prepared_;
 };
 
 }  // namespace strads

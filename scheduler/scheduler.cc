@@ -161,6 +161,7 @@ void Scheduler::HandleChordRequest(const proto::Envelope& e) {
   }
   for (const auto& w : job_->worker_ids) Send(w, out);
   (void)session_.SendToCoordinator(out);
+  job_->builder->Prepare();  // the next request finds its chord ready
 }
 
 void Scheduler::HandleCommit(const proto::Envelope& e) {
@@ -192,6 +193,7 @@ void Scheduler::HandleGradientSlice(const proto::Envelope& e) {
   for (size_t i = 0; i < n; ++i) job_->gradient[i] += slice.values(static_cast<int>(i));
   if (++job_->slices < job_->num_workers) return;
   job_->slices = 0;
+  job_->builder->DropPrepared();  // chosen with the old priorities
 
   auto out = MakeEnvelope(transport_.id(), job_->id, job_->check_round);
   auto* report = out.mutable_check_report();
