@@ -17,16 +17,6 @@ namespace {
 
 using std::chrono::milliseconds;
 
-std::optional<proto::Envelope> ReceiveBody(Transport& t, proto::Envelope::BodyCase body,
-                                           milliseconds timeout = milliseconds(2000)) {
-  auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    auto e = t.Receive(milliseconds(50));
-    if (e && e->body_case() == body) return e;
-  }
-  return std::nullopt;
-}
-
 }  // namespace
 
 TEST_CASE("an envelope survives serialisation with its bulk arrays", "[protocol]") {
