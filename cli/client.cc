@@ -1,9 +1,9 @@
 #include "cli/client.h"
 
+#include <unistd.h>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -37,14 +37,14 @@ Result<proto::Envelope> Client::Call(proto::Envelope request, bool to_status) {
     }
     return *reply;
   }
-  return Status::Unavailable(fmt::format("coordinator unreachable: no answer within {} ms",
-                                         timeout_.count()));
+  return Status::Unavailable(
+      fmt::format("coordinator unreachable: no answer within {} ms", timeout_.count()));
 }
 
 std::string DescribeJob(const proto::JobInfo& j) {
-  std::string s = fmt::format("job {} {} {}: round {}, {} updates, objective {:.10g}", j.job_id(),
-                              j.app(), JobStateName(j.state()), j.round(), j.updates(),
-                              j.objective());
+  std::string s =
+      fmt::format("job {} {} {}: round {}, {} updates, objective {:.10g}", j.job_id(), j.app(),
+                  JobStateName(j.state()), j.round(), j.updates(), j.objective());
   if (j.state() == proto::JOB_SUCCEEDED) {
     s += j.converged() ? ", converged" : ", stopped by a limit before converging";
     s += fmt::format(" (violation {:.3g}) in {:.2f} s", j.violation(), j.seconds());
@@ -55,9 +55,12 @@ std::string DescribeJob(const proto::JobInfo& j) {
 
 int ExitCodeFor(const proto::JobInfo& info) {
   switch (info.state()) {
-    case proto::JOB_SUCCEEDED: return kExitOk;
-    case proto::JOB_CANCELLED: return kExitCancelled;
-    default: return kExitJobFailed;
+    case proto::JOB_SUCCEEDED:
+      return kExitOk;
+    case proto::JOB_CANCELLED:
+      return kExitCancelled;
+    default:
+      return kExitJobFailed;
   }
 }
 
@@ -70,8 +73,10 @@ Result<proto::JobInfo> Client::Wait(uint64_t job_id, const std::atomic<bool>& in
         "job {} {} round {} updates {} ({:.0f}/s) objective {:.8g}{} {:.1f}s", j.job_id(),
         JobStateName(j.state()), j.round(), j.updates(), j.updates_per_s(), j.objective(),
         j.violation() >= 0 ? fmt::format(" violation {:.2e}", j.violation()) : "", j.seconds());
-    if (tty) std::cerr << "\r\033[K" << line << std::flush;
-    else std::cerr << line << "\n";
+    if (tty)
+      std::cerr << "\r\033[K" << line << std::flush;
+    else
+      std::cerr << line << "\n";
   };
   auto subscribe = [&]() -> Result<proto::JobInfo> {
     auto req = MakeEnvelope(transport_.id());

@@ -6,8 +6,8 @@
 
 namespace strads {
 
-EmbeddedCluster::EmbeddedCluster(uint32_t schedulers, uint32_t workers,
-                                 CoordinatorOptions options, const std::string& log_level)
+EmbeddedCluster::EmbeddedCluster(uint32_t schedulers, uint32_t workers, CoordinatorOptions options,
+                                 const std::string& log_level)
     : schedulers_(schedulers) {
   options.expect_schedulers = schedulers;
   options.expect_workers = workers;
@@ -40,8 +40,7 @@ EmbeddedCluster::EmbeddedCluster(uint32_t schedulers, uint32_t workers,
 
 void EmbeddedCluster::Launch(Node& node) {
   node.thread = std::thread([&node] {
-    RunEventLoop(*node.transport, *node.actor, node.stop, node.log,
-                 std::chrono::milliseconds(20));
+    RunEventLoop(*node.transport, *node.actor, node.stop, node.log, std::chrono::milliseconds(20));
   });
 }
 

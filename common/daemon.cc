@@ -1,7 +1,7 @@
 #include "common/daemon.h"
 
-#include <csignal>
 #include <unistd.h>
+#include <csignal>
 
 namespace strads {
 namespace {

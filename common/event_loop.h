@@ -28,6 +28,7 @@ class Actor {
 // Runs until `stop` becomes true or `actor.Finished()`. Thread: the caller's; the transport must
 // be used by no other thread meanwhile.
 void RunEventLoop(Transport& transport, Actor& actor, const std::atomic<bool>& stop,
-                  const Logger& log, std::chrono::milliseconds tick = std::chrono::milliseconds(50));
+                  const Logger& log,
+                  std::chrono::milliseconds tick = std::chrono::milliseconds(50));
 
 }  // namespace strads

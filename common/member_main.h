@@ -3,9 +3,9 @@
 // Logger).
 #pragma once
 
+#include <unistd.h>
 #include <atomic>
 #include <iostream>
-#include <unistd.h>
 
 #include <boost/program_options.hpp>
 #include <zmq.hpp>

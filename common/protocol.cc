@@ -13,9 +13,9 @@ proto::Envelope MakeEnvelope(const std::string& sender, uint64_t job_id, uint64_
 
 Status CheckVersion(const proto::Envelope& envelope) {
   if (envelope.version() == kProtocolVersion) return Status::Ok();
-  return Status::FailedPrecondition("protocol version mismatch: " + envelope.sender() +
-                                    " speaks " + std::to_string(envelope.version()) +
-                                    ", this node speaks " + std::to_string(kProtocolVersion));
+  return Status::FailedPrecondition("protocol version mismatch: " + envelope.sender() + " speaks " +
+                                    std::to_string(envelope.version()) + ", this node speaks " +
+                                    std::to_string(kProtocolVersion));
 }
 
 std::string BodyName(const proto::Envelope& envelope) {
@@ -26,23 +26,35 @@ std::string BodyName(const proto::Envelope& envelope) {
 
 std::string RoleName(proto::Role role) {
   switch (role) {
-    case proto::ROLE_COORDINATOR: return "coordinator";
-    case proto::ROLE_SCHEDULER: return "scheduler";
-    case proto::ROLE_WORKER: return "worker";
-    case proto::ROLE_CLIENT: return "client";
-    default: return "unspecified";
+    case proto::ROLE_COORDINATOR:
+      return "coordinator";
+    case proto::ROLE_SCHEDULER:
+      return "scheduler";
+    case proto::ROLE_WORKER:
+      return "worker";
+    case proto::ROLE_CLIENT:
+      return "client";
+    default:
+      return "unspecified";
   }
 }
 
 std::string JobStateName(proto::JobState state) {
   switch (state) {
-    case proto::JOB_QUEUED: return "QUEUED";
-    case proto::JOB_LOADING: return "LOADING";
-    case proto::JOB_RUNNING: return "RUNNING";
-    case proto::JOB_SUCCEEDED: return "SUCCEEDED";
-    case proto::JOB_FAILED: return "FAILED";
-    case proto::JOB_CANCELLED: return "CANCELLED";
-    default: return "UNSPECIFIED";
+    case proto::JOB_QUEUED:
+      return "QUEUED";
+    case proto::JOB_LOADING:
+      return "LOADING";
+    case proto::JOB_RUNNING:
+      return "RUNNING";
+    case proto::JOB_SUCCEEDED:
+      return "SUCCEEDED";
+    case proto::JOB_FAILED:
+      return "FAILED";
+    case proto::JOB_CANCELLED:
+      return "CANCELLED";
+    default:
+      return "UNSPECIFIED";
   }
 }
 

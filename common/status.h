@@ -29,7 +29,9 @@ class [[nodiscard]] Status {
  public:
   Status() = default;
   static Status Ok() { return Status(); }
-  static Status InvalidArgument(std::string m) { return {StatusCode::kInvalidArgument, std::move(m)}; }
+  static Status InvalidArgument(std::string m) {
+    return {StatusCode::kInvalidArgument, std::move(m)};
+  }
   static Status NotFound(std::string m) { return {StatusCode::kNotFound, std::move(m)}; }
   static Status IoError(std::string m) { return {StatusCode::kIoError, std::move(m)}; }
   static Status Unavailable(std::string m) { return {StatusCode::kUnavailable, std::move(m)}; }
@@ -78,8 +80,8 @@ class [[nodiscard]] Result {
 }  // namespace strads
 
 // Returns early from the enclosing function with the Status of `expr` when it is not ok.
-#define STRADS_RETURN_IF_ERROR(expr)        \
-  do {                                      \
-    ::strads::Status _st = (expr);          \
-    if (!_st.ok()) return _st;              \
+#define STRADS_RETURN_IF_ERROR(expr) \
+  do {                               \
+    ::strads::Status _st = (expr);   \
+    if (!_st.ok()) return _st;       \
   } while (0)

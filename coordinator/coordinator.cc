@@ -54,18 +54,24 @@ void Coordinator::ReplyError(const proto::Envelope& request, const std::string& 
 
 void Coordinator::OnMessage(const proto::Envelope& e, Clock::time_point now) {
   switch (e.body_case()) {
-    case proto::Envelope::kRegister: return HandleRegister(e, now);
+    case proto::Envelope::kRegister:
+      return HandleRegister(e, now);
     case proto::Envelope::kHeartbeat: {
       auto it = members_.find(e.sender());
       if (it == members_.end()) return ReplyError(e, "not registered");
       it->second.last_heartbeat = now;
       return;
     }
-    case proto::Envelope::kSubmit: return HandleSubmit(e, now);
-    case proto::Envelope::kCancel: return HandleCancel(e, now);
-    case proto::Envelope::kStatusRequest: return HandleStatus(e, now);
-    case proto::Envelope::kResultRequest: return HandleResult(e, now);
-    case proto::Envelope::kShutdownCluster: return HandleShutdown(e, now);
+    case proto::Envelope::kSubmit:
+      return HandleSubmit(e, now);
+    case proto::Envelope::kCancel:
+      return HandleCancel(e, now);
+    case proto::Envelope::kStatusRequest:
+      return HandleStatus(e, now);
+    case proto::Envelope::kResultRequest:
+      return HandleResult(e, now);
+    case proto::Envelope::kShutdownCluster:
+      return HandleShutdown(e, now);
     case proto::Envelope::kReady:
     case proto::Envelope::kChord:
     case proto::Envelope::kPartials:
@@ -174,8 +180,8 @@ void Coordinator::HandleResult(const proto::Envelope& e, Clock::time_point now) 
   if (it == jobs_.end()) return ReplyError(e, fmt::format("no job {}", e.job_id()));
   const JobRecord& record = it->second;
   if (record.info.state() < proto::JOB_SUCCEEDED) {
-    return ReplyError(e, fmt::format("job {} is {}; results exist once it has finished",
-                                     e.job_id(), JobStateName(record.info.state())));
+    return ReplyError(e, fmt::format("job {} is {}; results exist once it has finished", e.job_id(),
+                                     JobStateName(record.info.state())));
   }
   auto reply = MakeEnvelope(transport_.id(), e.job_id());
   auto* r = reply.mutable_result_reply();
@@ -327,8 +333,8 @@ void Coordinator::CheckHeartbeats(Clock::time_point now) {
       continue;
     }
     const proto::Member& m = it->second.info;
-    const std::string who = fmt::format("{} {} (host {}, pid {})", RoleName(m.role()), m.id(),
-                                        m.host(), m.pid());
+    const std::string who =
+        fmt::format("{} {} (host {}, pid {})", RoleName(m.role()), m.id(), m.host(), m.pid());
     log_->error("{} sent no heartbeat for {:.1f} s; dropped", who, age);
     if (running_ && running_->Involves(m.id())) {
       running_->Fail(fmt::format("{} stopped responding: no heartbeat for {:.1f} s", who, age),

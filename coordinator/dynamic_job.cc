@@ -75,13 +75,20 @@ void DynamicJob::Start() {
 void DynamicJob::OnMessage(const proto::Envelope& e, Clock::time_point now) {
   if (done()) return;
   switch (e.body_case()) {
-    case proto::Envelope::kReady: return HandleReady(e, now);
-    case proto::Envelope::kChord: return HandleChord(e, now);
-    case proto::Envelope::kPartials: return HandlePartials(e, now);
-    case proto::Envelope::kLossReport: return HandleLossReport(e, now);
-    case proto::Envelope::kCheckReport: return HandleCheckReport(e, now);
-    case proto::Envelope::kModelSlice: return HandleModelSlice(e, now);
-    default: log_->warn("job {}: unexpected {} from {}", id_, BodyName(e), e.sender());
+    case proto::Envelope::kReady:
+      return HandleReady(e, now);
+    case proto::Envelope::kChord:
+      return HandleChord(e, now);
+    case proto::Envelope::kPartials:
+      return HandlePartials(e, now);
+    case proto::Envelope::kLossReport:
+      return HandleLossReport(e, now);
+    case proto::Envelope::kCheckReport:
+      return HandleCheckReport(e, now);
+    case proto::Envelope::kModelSlice:
+      return HandleModelSlice(e, now);
+    default:
+      log_->warn("job {}: unexpected {} from {}", id_, BodyName(e), e.sender());
   }
 }
 
@@ -172,10 +179,11 @@ void DynamicJob::HandleChord(const proto::Envelope& e, Clock::time_point now) {
 void DynamicJob::HandlePartials(const proto::Envelope& e, Clock::time_point now) {
   const auto& p = e.partials();
   Round& round = rounds_[e.round()];
-  if (round.sums.empty()) round.sums.assign(p.sums().begin(), p.sums().end());
+  if (round.sums.empty())
+    round.sums.assign(p.sums().begin(), p.sums().end());
   else if (round.sums.size() != static_cast<size_t>(p.sums_size())) {
-    return Fail(fmt::format("partials of round {} from {} have {} numbers, expected {}",
-                            e.round(), e.sender(), p.sums_size(), round.sums.size()),
+    return Fail(fmt::format("partials of round {} from {} have {} numbers, expected {}", e.round(),
+                            e.sender(), p.sums_size(), round.sums.size()),
                 now);
   } else {
     for (int k = 0; k < p.sums_size(); ++k) round.sums[k] += p.sums(k);

@@ -73,13 +73,13 @@ class ChordBuilder {
   const ColumnStore& store_;
   ChordPolicy policy_;
   std::mt19937_64 rng_;
-  std::vector<double> priority_;    // by local index
-  std::vector<char> flying_;        // by local index
+  std::vector<double> priority_;      // by local index
+  std::vector<char> flying_;          // by local index
   std::vector<uint64_t> flying_ids_;  // global ids in flight
-  PrioritySampler sampler_;         // weight = priority, 0 while in flight
+  PrioritySampler sampler_;           // weight = priority, 0 while in flight
   DependencyFilter filter_;
   size_t in_flight_ = 0;
-  uint64_t cursor_ = 0;             // cyclic policy
+  uint64_t cursor_ = 0;  // cyclic policy
   std::optional<std::vector<uint64_t>> prepared_;
 };
 

@@ -18,7 +18,9 @@ MemberIdentity AsScheduler(MemberIdentity identity) {
 }  // namespace
 
 Scheduler::Scheduler(Transport& transport, MemberIdentity identity, Logger log)
-    : transport_(transport), log_(log), session_(transport, AsScheduler(std::move(identity)), log) {}
+    : transport_(transport),
+      log_(log),
+      session_(transport, AsScheduler(std::move(identity)), log) {}
 
 Scheduler::~Scheduler() {
   if (job_ && job_->loading.valid()) job_->loading.wait();
@@ -49,22 +51,29 @@ void Scheduler::OnMessage(const proto::Envelope& e, Clock::time_point now) {
       log_->info("shutdown requested");
       finished_ = true;
       return;
-    case proto::Envelope::kJobStart: return HandleJobStart(e);
+    case proto::Envelope::kJobStart:
+      return HandleJobStart(e);
     case proto::Envelope::kJobEnd:
       if (job_ && job_->id == e.job_id()) EndJob(e.job_end().reason());
       return;
-    default: break;
+    default:
+      break;
   }
   if (!job_ || job_->id != e.job_id() || !job_->builder) {
     log_->debug("dropping {} for job {} (not running it)", BodyName(e), e.job_id());
     return;
   }
   switch (e.body_case()) {
-    case proto::Envelope::kChordRequest: return HandleChordRequest(e);
-    case proto::Envelope::kCommit: return HandleCommit(e);
-    case proto::Envelope::kGradientSlice: return HandleGradientSlice(e);
-    case proto::Envelope::kModelRequest: return HandleModelRequest(e);
-    default: log_->warn("unexpected message {} from {}", BodyName(e), e.sender());
+    case proto::Envelope::kChordRequest:
+      return HandleChordRequest(e);
+    case proto::Envelope::kCommit:
+      return HandleCommit(e);
+    case proto::Envelope::kGradientSlice:
+      return HandleGradientSlice(e);
+    case proto::Envelope::kModelRequest:
+      return HandleModelRequest(e);
+    default:
+      log_->warn("unexpected message {} from {}", BodyName(e), e.sender());
   }
 }
 
@@ -94,8 +103,8 @@ void Scheduler::HandleJobStart(const proto::Envelope& e) {
   log_->info("job {}: loading {} (scheduler {}/{})", job->id, job->spec.data_path(), job->rank,
              job->num_schedulers);
   job->loading = std::async(
-      std::launch::async, [spec = job->spec, rank = job->rank,
-                           parts = job->num_schedulers]() -> Result<Partition> {
+      std::launch::async,
+      [spec = job->spec, rank = job->rank, parts = job->num_schedulers]() -> Result<Partition> {
         DataSource source{spec.data_path(), spec.data_format(), spec.labels_path()};
         auto data = LoadDataset(source, RowRange{});
         if (!data.ok()) return data.status();
@@ -169,8 +178,8 @@ void Scheduler::HandleCommit(const proto::Envelope& e) {
   for (int k = 0; k < c.ids_size(); ++k) {
     const uint64_t j = c.ids(k);
     if (!job_->part.store->Contains(j)) {
-      log_->error("job {}: commit for parameter {} outside [{}, {})", job_->id, j,
-                  job_->part.first, job_->part.end);
+      log_->error("job {}: commit for parameter {} outside [{}, {})", job_->id, j, job_->part.first,
+                  job_->part.end);
       continue;
     }
     job_->values[j - job_->part.first] = c.values(k);

@@ -1,4 +1,6 @@
 #include "common/member_main.h"
 #include "scheduler/scheduler.h"
 
-int main(int argc, char** argv) { return strads::MemberMain<strads::Scheduler>(argc, argv, "scheduler"); }
+int main(int argc, char** argv) {
+  return strads::MemberMain<strads::Scheduler>(argc, argv, "scheduler");
+}

@@ -137,17 +137,18 @@ TEST_CASE("pipelined engine (depth 2, 4, 8) converges to the same optimum on cor
           "[cluster]") {
   const double lambda = 0.05 * LambdaMax();
   const double reference = ReferenceObjective(lambda);
-  for (uint32_t depth : {2u, 4u, 8u}) for (uint64_t seed : {1u, 2u, 3u}) {
-    CAPTURE(depth, seed);
-    EmbeddedCluster cluster(2, 2, FastOptions());
-    auto spec = LassoSpec(lambda);
-    spec.set_pipeline_depth(depth);
-    spec.set_seed(seed);
-    auto job = RunJob(cluster, spec, "test-client");
-    REQUIRE(job.info.state() == proto::JOB_SUCCEEDED);
-    CHECK(job.info.converged());
-    CHECK(std::abs(job.info.objective() - reference) / reference < 1e-6);
-  }
+  for (uint32_t depth : {2u, 4u, 8u})
+    for (uint64_t seed : {1u, 2u, 3u}) {
+      CAPTURE(depth, seed);
+      EmbeddedCluster cluster(2, 2, FastOptions());
+      auto spec = LassoSpec(lambda);
+      spec.set_pipeline_depth(depth);
+      spec.set_seed(seed);
+      auto job = RunJob(cluster, spec, "test-client");
+      REQUIRE(job.info.state() == proto::JOB_SUCCEEDED);
+      CHECK(job.info.converged());
+      CHECK(std::abs(job.info.objective() - reference) / reference < 1e-6);
+    }
 }
 
 TEST_CASE("lambda above lambda_max gives the all-zero model at once", "[cluster]") {

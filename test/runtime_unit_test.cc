@@ -105,8 +105,8 @@ TEST_CASE("ZeroMQ send to an endpoint nobody listens on fails within the send ti
 TEST_CASE("a worker never computes round t before it has applied every commit up to t - D",
           "[worker][pipeline]") {
   // A 4-row shard with 3 features; the test plays coordinator and scheduler.
-  auto dir = std::filesystem::temp_directory_path() / ("strads-worker-test-" +
-                                                        std::to_string(getpid()));
+  auto dir =
+      std::filesystem::temp_directory_path() / ("strads-worker-test-" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   const auto data = (dir / "tiny.svm").string();
   {

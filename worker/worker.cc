@@ -53,22 +53,29 @@ void Worker::OnMessage(const proto::Envelope& e, Clock::time_point now) {
       log_->info("shutdown requested");
       finished_ = true;
       return;
-    case proto::Envelope::kJobStart: return HandleJobStart(e);
+    case proto::Envelope::kJobStart:
+      return HandleJobStart(e);
     case proto::Envelope::kJobEnd:
       if (job_ && job_->id == e.job_id()) EndJob(e.job_end().reason());
       return;
-    default: break;
+    default:
+      break;
   }
   if (!job_ || job_->id != e.job_id()) {
     log_->debug("dropping {} for job {} (not running it)", BodyName(e), e.job_id());
     return;
   }
   switch (e.body_case()) {
-    case proto::Envelope::kBegin: return HandleBegin(e);
-    case proto::Envelope::kChord: return HandleChord(e);
-    case proto::Envelope::kCommit: return HandleCommit(e);
-    case proto::Envelope::kCheckRequest: return HandleCheck(e);
-    default: log_->warn("unexpected message {} from {}", BodyName(e), e.sender());
+    case proto::Envelope::kBegin:
+      return HandleBegin(e);
+    case proto::Envelope::kChord:
+      return HandleChord(e);
+    case proto::Envelope::kCommit:
+      return HandleCommit(e);
+    case proto::Envelope::kCheckRequest:
+      return HandleCheck(e);
+    default:
+      log_->warn("unexpected message {} from {}", BodyName(e), e.sender());
   }
 }
 
@@ -92,8 +99,8 @@ void Worker::HandleJobStart(const proto::Envelope& e) {
   job_->app = *app;
   log_->info("job {}: loading shard {}/{} of {}", job_->id, job_->rank, job_->num_workers,
              job_->spec.data_path());
-  job_->loading = std::async(std::launch::async, LoadShard, job_->spec, job_->rank,
-                             job_->num_workers);
+  job_->loading =
+      std::async(std::launch::async, LoadShard, job_->spec, job_->rank, job_->num_workers);
 }
 
 void Worker::FinishLoading() {
@@ -167,8 +174,8 @@ void Worker::Push(uint64_t round, const proto::Chord& chord) {
 
 void Worker::HandleCommit(const proto::Envelope& e) {
   if (e.round() != job_->applied) {
-    log_->error("job {}: commit of round {} arrived while expecting round {}", job_->id,
-                e.round(), job_->applied);
+    log_->error("job {}: commit of round {} arrived while expecting round {}", job_->id, e.round(),
+                job_->applied);
     return;
   }
   const auto& commit = e.commit();
@@ -200,7 +207,8 @@ void Worker::HandleCheck(const proto::Envelope& e) {
   loss.mutable_loss_report()->set_loss(job_->model->ExactLoss());
   std::map<std::string, double> metrics;
   job_->model->Metrics(metrics);
-  for (const auto& [name, value] : metrics) (*loss.mutable_loss_report()->mutable_metrics())[name] = value;
+  for (const auto& [name, value] : metrics)
+    (*loss.mutable_loss_report()->mutable_metrics())[name] = value;
   SendToCoordinator(loss);
 }
 

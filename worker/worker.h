@@ -30,7 +30,6 @@
 
 namespace strads {
 
-
 class Worker : public Actor {
  public:
   // `identity.role` is set to ROLE_WORKER.
@@ -56,7 +55,7 @@ class Worker : public Actor {
     std::unique_ptr<ShardModel> model;
     std::vector<uint64_t> partition_starts;
     std::vector<std::string> scheduler_ids;
-    uint64_t applied = 0;                    // commits of rounds < applied are applied
+    uint64_t applied = 0;                      // commits of rounds < applied are applied
     std::map<uint64_t, proto::Chord> pending;  // chords waiting for the staleness bound
   };
 

@@ -65,6 +65,13 @@ Status LassoApp::Validate(const proto::JobSpec& spec) const {
     return Status::InvalidArgument("lasso: --lambda must be a finite number >= 0, got " +
                                    std::to_string(spec.lambda()));
   }
+  if (!spec.penalty().empty() && spec.penalty() != "l1") {
+    return Status::InvalidArgument("lasso: only --penalty l1 is supported, got '" + spec.penalty() +
+                                   "'");
+  }
+  if (!spec.loss().empty()) {
+    return Status::InvalidArgument("lasso: --loss does not apply (the loss is squared error)");
+  }
   return Status::Ok();
 }
 
