@@ -14,6 +14,7 @@
 #include "cli/client.h"
 #include "cli/embedded_cluster.h"
 #include "cli/job_options.h"
+#include "cli/predictor.h"
 #include "common/daemon.h"
 #include "common/protocol.h"
 #include "common/zmq_transport.h"
@@ -37,6 +38,9 @@ commands:
   result JOB_ID --output DIR
                      fetch a finished job's result files
   shutdown           stop the coordinator and every member
+  predict --model DIR --data FILE [--format libsvm|mm] [--labels FILE] [--output FILE]
+                     apply a lasso/logistic/svm job's model to labelled data: prints RMSE or
+                     accuracy, writes predictions (exit 1 on a missing or malformed file)
 apps: lasso        (`strads run lasso --help` lists the job options)
 
 global options:
@@ -405,6 +409,7 @@ int main(int argc, char** argv) {
       return JobCommand(command, rest, endpoint, timeout_s);
     }
     if (command == "shutdown") return ShutdownCommand(endpoint, timeout_s);
+    if (command == "predict") return PredictCommand(rest);
   } catch (const std::exception& e) {
     std::cerr << "strads: " << e.what() << "\n";
     return kExitJobFailed;

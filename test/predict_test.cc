@@ -1,0 +1,355 @@
+// `strads predict` (cli/predictor.h): a Lasso round trip through an embedded cluster, accuracy on
+// hand-written classification models, the label conventions, and the errors a user can cause.
+#include <atomic>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <catch2/catch.hpp>
+
+#include "cli/client.h"
+#include "cli/embedded_cluster.h"
+#include "cli/predictor.h"
+#include "common/data_loader.h"
+#include "common/protocol.h"
+
+namespace strads {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path TempDir(const std::string& name) {
+  auto dir = fs::temp_directory_path() / fmt::format("strads-predict-test-{}-{}", getpid(), name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+void WriteFile(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  REQUIRE(out.good());
+}
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// A model directory as a job writes it.
+fs::path WriteModel(const std::string& name, const std::string& app,
+                    const std::string& coefficients) {
+  auto dir = TempDir(name);
+  WriteFile(dir / "summary.json",
+            fmt::format("{{\n  \"app\": \"{}\",\n  \"job_id\": 1\n}}\n", app));
+  WriteFile(dir / "coefficients.tsv", coefficients);
+  return dir;
+}
+
+Dataset Load(const fs::path& path) {
+  auto data = LoadDataset(DataSource{path.string(), "", ""}, RowRange{});
+  REQUIRE(data.ok());
+  return std::move(*data);
+}
+
+// A dense regression problem y = X b + noise, kept in memory and written as libsvm.
+struct Problem {
+  std::vector<std::vector<double>> x;
+  std::vector<double> y;
+  fs::path path;
+};
+
+Problem MakeRegression(const fs::path& dir, int rows, int features) {
+  std::mt19937_64 rng(11);
+  std::normal_distribution<double> normal;
+  std::uniform_real_distribution<double> uniform(0, 1);
+  Problem p;
+  p.path = dir / "regression.svm";
+  std::string text;
+  for (int i = 0; i < rows; ++i) {
+    std::vector<double> row(features, 0.0);
+    double y = 0.1 * normal(rng);
+    text.clear();
+    for (int j = 0; j < features; ++j) {
+      if (uniform(rng) < 0.5) row[j] = normal(rng);
+      if (j < 5) y += (j + 1) * 0.5 * row[j];
+    }
+    p.x.push_back(row);
+    p.y.push_back(y);
+  }
+  std::ofstream out(p.path);
+  for (int i = 0; i < rows; ++i) {
+    out << fmt::format("{:.17g}", p.y[i]);
+    for (int j = 0; j < features; ++j) {
+      if (p.x[i][j] != 0) out << fmt::format(" {}:{:.17g}", j + 1, p.x[i][j]);
+    }
+    out << "\n";
+  }
+  REQUIRE(out.good());
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("predict: lasso round trip through an embedded job matches the job's own loss") {
+  const auto dir = TempDir("lasso");
+  const Problem problem = MakeRegression(dir, 120, 40);
+  const Dataset data = Load(problem.path);
+  const double lambda = 0.05 * (data.x.transpose() * data.y).cwiseAbs().maxCoeff();
+
+  proto::JobSpec spec;
+  spec.set_app("lasso");
+  spec.set_data_path(problem.path.string());
+  spec.set_lambda(lambda);
+  spec.set_chord_size(8);
+  spec.set_candidates(16);
+  spec.set_rho(0.1);
+  spec.set_eta(1e-6);
+  spec.set_tolerance(1e-10);
+  spec.set_pipeline_depth(1);
+  spec.set_seed(3);
+  spec.set_schedule(proto::SCHEDULE_DYNAMIC);
+  spec.set_max_seconds(60);  // a bound: never hang the test
+
+  CoordinatorOptions options;
+  options.heartbeat_interval_s = 0.1;
+  options.heartbeat_timeout_s = 1.0;
+  options.register_timeout_s = 5;
+  const auto model_dir = dir / "model";
+  double objective = 0;
+  {
+    EmbeddedCluster cluster(1, 2, options);
+    InProcTransport transport(cluster.hub(), "predict-test");
+    Client client(transport, kCoordinatorId, kCoordinatorId, std::chrono::seconds(5));
+    auto req = MakeEnvelope("predict-test");
+    *req.mutable_submit()->mutable_spec() = spec;
+    auto reply = client.Call(req);
+    REQUIRE(reply.ok());
+    const uint64_t id = reply->submit_reply().job_id();
+    std::atomic<bool> never{false};
+    auto info = client.Wait(id, never, /*quiet=*/true);
+    REQUIRE(info.ok());
+    REQUIRE(info->state() == proto::JOB_SUCCEEDED);
+    CHECK(info->converged());
+    REQUIRE(client.FetchResults(id, model_dir.string()).ok());
+    objective = info->objective();
+  }
+
+  auto model = LoadLinearModel(model_dir.string());
+  REQUIRE(model.ok());
+  CHECK(model->app == "lasso");
+  CHECK_FALSE(model->classification());
+  REQUIRE_FALSE(model->weights.empty());
+  double l1 = 0;
+  std::vector<double> w(problem.x[0].size(), 0.0);
+  for (const auto& [j, value] : model->weights) {
+    l1 += std::abs(value);
+    w.at(j) = value;
+  }
+
+  auto predictions = Predict(*model, data, problem.path.string());
+  REQUIRE(predictions.ok());
+  REQUIRE(predictions->rows() == problem.y.size());
+  const double n = static_cast<double>(problem.y.size());
+  const double from_objective = std::sqrt(2 * (objective - lambda * l1) / n);
+  CHECK(predictions->rmse == Approx(from_objective).epsilon(1e-8));
+
+  // Independently, from the dense rows kept in memory.
+  double sum_sq = 0;
+  for (size_t i = 0; i < problem.y.size(); ++i) {
+    double s = 0;
+    for (size_t j = 0; j < w.size(); ++j) s += problem.x[i][j] * w[j];
+    CHECK(predictions->scores[i] == Approx(s).epsilon(1e-12).margin(1e-12));
+    sum_sq += (problem.y[i] - s) * (problem.y[i] - s);
+  }
+  CHECK(predictions->rmse == Approx(std::sqrt(sum_sq / n)).epsilon(1e-12));
+  CHECK(DescribePredictions(*predictions) ==
+        fmt::format("predict: 120 rows, RMSE {:.6g}", predictions->rmse));
+
+  // The whole command writes one real value per row.
+  const auto out = dir / "preds.txt";
+  CHECK(PredictCommand({"--model", model_dir.string(), "--data", problem.path.string(), "--output",
+                        out.string()}) == kExitOk);
+  std::istringstream lines(ReadFile(out));
+  std::string line;
+  size_t i = 0;
+  for (; std::getline(lines, line); ++i) {
+    REQUIRE(i < predictions->scores.size());
+    CHECK(std::stod(line) == predictions->scores[i]);
+  }
+  CHECK(i == problem.y.size());
+  fs::remove_all(dir);
+}
+
+TEST_CASE("predict: svm accuracy on a hand-written model, extra features and ids ignored") {
+  // Model: w1 = 1, w2 = -2, w9 = 5 (feature 9 is beyond the data's 4 columns: ignored).
+  const auto model_dir = WriteModel("svm", "svm", "1\t1\n2\t-2\n9\t5\n");
+  const auto dir = TempDir("svm-data");
+  // Feature 4 is not in the model: weight 0. Scores: 1, -2, 0 (-> +1), -1, 3, 4.
+  WriteFile(dir / "d.svm",
+            "+1 1:1\n"
+            "-1 2:1\n"
+            "-1 4:7\n"         // score 0 predicts +1: wrong
+            "+1 1:1 2:1\n"     // score -1: wrong
+            "1 1:3 4:-100\n"   // score 3
+            "-1 1:2 2:-1\n");  // score 4: wrong
+  auto model = LoadLinearModel(model_dir.string());
+  REQUIRE(model.ok());
+  CHECK(model->classification());
+  auto p = Predict(*model, Load(dir / "d.svm"), "d.svm");
+  REQUIRE(p.ok());
+  CHECK(p->rows() == 6);
+  CHECK(p->correct == 3);
+  CHECK(p->accuracy == Approx(0.5));
+  CHECK(p->convention == LabelConvention::kPlusMinusOne);
+  CHECK(p->scores == std::vector<double>{1, -2, 0, -1, 3, 4});
+  CHECK(DescribePredictions(*p) == "predict: 6 rows, accuracy 0.5000 (3/6)");
+  REQUIRE(WritePredictions(*p, (dir / "out.txt").string()).ok());
+  CHECK(ReadFile(dir / "out.txt") == "1\n-1\n1\n-1\n1\n1\n");
+  fs::remove_all(model_dir);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("predict: logistic with 0/1 labels writes 0/1 labels and probabilities") {
+  const auto model_dir = WriteModel("logistic", "logistic", "2\t0.5\n1\t-1\n");
+  const auto dir = TempDir("logistic-data");
+  WriteFile(dir / "d.svm", "1 2:2\n0 1:1\n0 2:4\n1 1:2\n");  // scores 1, -1, 2, -2
+  const auto out = dir / "out.txt";
+  CHECK(PredictCommand({"--model", model_dir.string(), "--data", (dir / "d.svm").string(),
+                        "--output", out.string()}) == kExitOk);
+  auto model = LoadLinearModel(model_dir.string());
+  REQUIRE(model.ok());
+  auto p = Predict(*model, Load(dir / "d.svm"), "d.svm");
+  REQUIRE(p.ok());
+  CHECK(p->convention == LabelConvention::kZeroOne);
+  CHECK(p->correct == 2);
+  auto sigma = [](double s) { return 1 / (1 + std::exp(-s)); };
+  std::istringstream lines(ReadFile(out));
+  const std::vector<std::pair<std::string, double>> expected{
+      {"1", sigma(1)}, {"0", sigma(-1)}, {"1", sigma(2)}, {"0", sigma(-2)}};
+  for (const auto& [label, probability] : expected) {
+    std::string got_label;
+    double got_probability;
+    REQUIRE(lines >> got_label >> got_probability);
+    CHECK(got_label == label);
+    CHECK(got_probability == Approx(probability).epsilon(1e-15));
+  }
+  std::string rest;
+  CHECK_FALSE(lines >> rest);
+  fs::remove_all(model_dir);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("predict: labels other than +-1 or 0/1 are errors naming the row") {
+  const auto model_dir = WriteModel("labels", "svm", "1\t1\n");
+  auto model = LoadLinearModel(model_dir.string());
+  REQUIRE(model.ok());
+  const auto dir = TempDir("labels-data");
+  WriteFile(dir / "bad.svm", "1 1:1\n-1 1:1\n2 1:1\n");
+  auto bad = Predict(*model, Load(dir / "bad.svm"), "bad.svm");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.status().code() == StatusCode::kInvalidArgument);
+  CHECK(bad.status().message() == "bad.svm: row 3: label 2 is not -1, +1, 0 or 1");
+
+  WriteFile(dir / "mixed.svm", "1 1:1\n0 1:1\n1 1:1\n-1 1:1\n");
+  auto mixed = Predict(*model, Load(dir / "mixed.svm"), "mixed.svm");
+  REQUIRE_FALSE(mixed.ok());
+  CHECK_THAT(mixed.status().message(), Catch::StartsWith("mixed.svm: row 4: label -1 mixes"));
+
+  // Regression takes any label.
+  model->app = "lasso";
+  CHECK(Predict(*model, Load(dir / "bad.svm"), "bad.svm").ok());
+  fs::remove_all(model_dir);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("predict: a malformed coefficients.tsv line is an error naming file:line") {
+  struct Case {
+    std::string text;
+    int line;
+    std::string what;
+  };
+  for (const auto& c :
+       std::vector<Case>{{"1\t0.5\n2\tx\n", 2, "bad value 'x'"},
+                         {"1\t0.5\n\n0\t1\n", 3, "bad feature id '0'"},
+                         {"1\t0.5\n3\n", 2, "expected 'feature_id<TAB>value'"},
+                         {"1\t0.5\n2\t1\t7\n", 2, "expected"},
+                         {"1.5\t2\n", 1, "bad feature id"},
+                         {"1\tnan\n", 1, "bad value"},
+                         {"4\t1\n2\t1\n4\t2\n", 3, "feature id 4 repeats line 1"}}) {
+    CAPTURE(c.text);
+    const auto dir = WriteModel("malformed", "lasso", c.text);
+    auto model = LoadLinearModel(dir.string());
+    REQUIRE_FALSE(model.ok());
+    CHECK(model.status().code() == StatusCode::kInvalidArgument);
+    CHECK_THAT(model.status().message(),
+               Catch::StartsWith(
+                   fmt::format("{}:{}: {}", (dir / "coefficients.tsv").string(), c.line, c.what)));
+    fs::remove_all(dir);
+  }
+}
+
+TEST_CASE(
+    "predict: missing model directory or files are NotFound naming them, bad summary.json "
+    "invalid") {
+  const auto missing = fs::temp_directory_path() / "strads-predict-test-no-such-model";
+  auto none = LoadLinearModel(missing.string());
+  REQUIRE_FALSE(none.ok());
+  CHECK(none.status().code() == StatusCode::kNotFound);
+  CHECK_THAT(none.status().message(), Catch::Contains(missing.string()));
+
+  auto dir = TempDir("partial");
+  WriteFile(dir / "summary.json", R"({"app": "lasso"})");
+  auto no_coefficients = LoadLinearModel(dir.string());
+  REQUIRE_FALSE(no_coefficients.ok());
+  CHECK(no_coefficients.status().code() == StatusCode::kNotFound);
+  CHECK_THAT(no_coefficients.status().message(),
+             Catch::Contains((dir / "coefficients.tsv").string()));
+
+  fs::remove(dir / "summary.json");
+  WriteFile(dir / "coefficients.tsv", "1\t1\n");
+  auto no_summary = LoadLinearModel(dir.string());
+  REQUIRE_FALSE(no_summary.ok());
+  CHECK(no_summary.status().code() == StatusCode::kNotFound);
+  CHECK_THAT(no_summary.status().message(), Catch::Contains((dir / "summary.json").string()));
+
+  for (const char* summary : {R"({"app": "mf"})", R"({"objective": 1})", "{not json"}) {
+    CAPTURE(summary);
+    WriteFile(dir / "summary.json", summary);
+    auto bad = LoadLinearModel(dir.string());
+    REQUIRE_FALSE(bad.ok());
+    CHECK(bad.status().code() == StatusCode::kInvalidArgument);
+    CHECK_THAT(bad.status().message(), Catch::StartsWith((dir / "summary.json").string() + ": "));
+  }
+  fs::remove_all(dir);
+}
+
+TEST_CASE("predict: command exit codes, 2 for usage and 1 for file errors") {
+  const auto model_dir = WriteModel("exit", "lasso", "1\t1\n");
+  const auto dir = TempDir("exit-data");
+  WriteFile(dir / "d.svm", "1 1:1\n");
+  const std::string data = (dir / "d.svm").string();
+  const std::string model = model_dir.string();
+  CHECK(PredictCommand({"--help"}) == kExitOk);
+  CHECK(PredictCommand({"--model", model, "--data", data}) == kExitOk);
+  CHECK(PredictCommand({"--data", data}) == kExitUsage);
+  CHECK(PredictCommand({"--model", model}) == kExitUsage);
+  CHECK(PredictCommand({"--model", model, "--data", data, "--bogus"}) == kExitUsage);
+  CHECK(PredictCommand({"--model", model, "--data", data, "extra"}) == kExitUsage);
+  CHECK(PredictCommand({"--model", model, "--data", data, "--format", "csv"}) == kExitUsage);
+  CHECK(PredictCommand({"--model", model, "--data", data, "--format", "mm"}) == kExitUsage);
+  CHECK(PredictCommand({"--model", model, "--data", data, "--labels", data}) == kExitUsage);
+  CHECK(PredictCommand({"--model", model + "-missing", "--data", data}) == kExitJobFailed);
+  CHECK(PredictCommand({"--model", model, "--data", data + ".missing"}) == kExitJobFailed);
+  CHECK(PredictCommand({"--model", model, "--data", data, "--output",
+                        (dir / "no-such-dir" / "p.txt").string()}) == kExitJobFailed);
+  fs::remove_all(model_dir);
+  fs::remove_all(dir);
+}
+
+}  // namespace strads
