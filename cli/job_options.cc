@@ -37,7 +37,9 @@ po::options_description JobOptionsDescription() {
       "updates between full optimality checks (0 = number of features)")(
       "schedulers", po::value<uint32_t>()->default_value(0), "schedulers to use (0 = all)")(
       "workers", po::value<uint32_t>()->default_value(0), "workers to use (0 = all)")(
-      "seed", po::value<uint64_t>()->default_value(1), "random seed");
+      "seed", po::value<uint64_t>()->default_value(1), "random seed")(
+      "loss", po::value<std::string>(), "svm: squared-hinge (the default; hinge is not supported)")(
+      "penalty", po::value<std::string>(), "svm: l1 (default) | l2; lasso, logistic: l1 only");
   return d;
 }
 
@@ -85,6 +87,8 @@ Result<proto::JobSpec> ParseJobSpec(const std::string& app, const std::vector<st
   spec.set_schedulers(vm["schedulers"].as<uint32_t>());
   spec.set_workers(vm["workers"].as<uint32_t>());
   spec.set_seed(vm["seed"].as<uint64_t>());
+  if (vm.count("loss")) spec.set_loss(vm["loss"].as<std::string>());
+  if (vm.count("penalty")) spec.set_penalty(vm["penalty"].as<std::string>());
   const auto described = JobOptionsDescription();
   for (const auto& opt : described.options()) {
     const std::string& name = opt->long_name();

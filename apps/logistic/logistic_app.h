@@ -1,0 +1,34 @@
+// L1-regularised logistic regression as a dynamic-engine app:
+//   F(w) = sum_i log(1 + exp(-y_i x_i^T w)) + lambda ||w||_1,  labels +/-1 (0/1 mapped 0 -> -1).
+//
+// Worker state (apps/margin_model.h): the margins m = X w over the shard's rows and each row's
+// loss derivatives. Push returns two numbers per parameter, the partial gradient g_j and the
+// curvature h_j = sum_i x_ij^2 sigma(m_i) sigma(-m_i) over the shard; the coordinator's Pull is
+// the newGLMNET soft-thresholded Newton step with the descent safeguard of logistic_update.h.
+// Violation and Penalty are the L1 ones (as Lasso). Metrics: "correct", "rows" and the label
+// counts; summary.json gets "training_accuracy" and "label_mapping".
+// No intercept: add a constant feature to the data for one. Options: --penalty l1 only (anything
+// else is refused); --loss is refused (the loss is logistic).
+// Stateless; thread-safe.
+#pragma once
+
+#include "apps/dynamic_app.h"
+
+namespace strads {
+
+class LogisticApp : public DynamicApp {
+ public:
+  std::string name() const override { return "logistic"; }
+  uint32_t stats_per_param() const override { return 2; }
+  Status Validate(const proto::JobSpec& spec) const override;
+  Result<std::unique_ptr<ShardModel>> MakeShard(Dataset shard,
+                                                const proto::JobSpec& spec) const override;
+  double Pull(std::span<const double> stats, double sq_norm, double value,
+              const proto::JobSpec& spec) const override;
+  double Violation(double gradient, double value, const proto::JobSpec& spec) const override;
+  double Penalty(double value, const proto::JobSpec& spec) const override;
+  void Summarize(const std::map<std::string, double>& metrics,
+                 nlohmann::ordered_json& summary) const override;
+};
+
+}  // namespace strads

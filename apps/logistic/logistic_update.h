@@ -1,0 +1,65 @@
+// L1-regularised logistic regression: the per-row loss and the coordinate update, shared by the
+// engine (apps/logistic/logistic_app.cc) and the sequential reference.
+//
+// Objective (data as loaded, labels y_i in {-1, +1}, no intercept):
+//   F(w) = sum_i log(1 + exp(-y_i m_i)) + lambda ||w||_1,   m_i = x_i^T w.
+// With g = dF_loss/dw_j = sum_i -y_i x_ij sigma(-y_i m_i) and
+//      h = d2F_loss/dw_j^2 = sum_i x_ij^2 sigma(m_i) sigma(-m_i),
+// the newGLMNET coordinate step minimises the quadratic model
+//   q_H(v) = g (v - w) + H/2 (v - w)^2 + lambda |v|   =>   v = S(H w - g, lambda) / H.
+//
+// Safeguard (there is no round trip for a line search, so the step must be safe by itself).
+// Along the coordinate the true curvature is bounded: each row's sigma(m)sigma(-m) changes by at
+// most a factor exp(|dm|) when m moves by dm (its log-derivative is tanh-like, |.| <= 1), and
+// |x_ij| <= ||x_j||_2, so on the segment [w, w + d] the curvature is at most
+//   C = min(h exp(|d| ||x_j||), ||x_j||^2 / 4)       (the second term: the global bound).
+// Take d = the Newton step with H = h. If q_H is minimised with any H >= C/2 (and H >= h, so the
+// step is no longer than d and stays in the segment), then, q_H being H-strongly convex,
+//   F(v) - F(w) <= q_C(v) - q_C(w) <= (C/2 - H) (v - w)^2 <= 0,
+// i.e. every single-coordinate update decreases F. The rule used is H = max(h, C/2): the plain
+// Newton step whenever |d| ||x_j|| <= ln 2 (always so near the optimum, hence the fast local
+// convergence), a damped one early on. h is floored at 1e-12 (1 + ||x_j||^2) so that a column
+// whose rows are all classified with huge margins still takes a finite step.
+// Pure functions; thread-safe.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+
+#include "apps/lasso/lasso_update.h"
+#include "apps/margin_model.h"
+
+namespace strads::logistic {
+
+struct LogisticLoss {
+  // l = log(1 + exp(-y m)) computed without overflow; d1 = dl/dm; d2 = d2l/dm2.
+  static margin::RowTerms Eval(double y, double m) {
+    const double t = y * m;
+    const double e = std::exp(-std::abs(t));  // in (0, 1]
+    margin::RowTerms r;
+    r.loss = std::max(-t, 0.0) + std::log1p(e);
+    const double sig_neg = t >= 0 ? e / (1.0 + e) : 1.0 / (1.0 + e);  // sigma(-t)
+    r.d1 = -y * sig_neg;
+    r.d2 = sig_neg * (1.0 - sig_neg);
+    return r;
+  }
+};
+
+// argmin_v g (v - w) + H/2 (v - w)^2 + lambda |v|.
+inline double ProxNewton(double g, double H, double w, double lambda) {
+  return lasso::SoftThreshold(H * w - g, lambda) / H;
+}
+
+// New w_j from the summed g and h, sq_norm = ||x_j||^2 and the current w_j (see above).
+// An all-zero column stays at 0.
+inline double CoordinateUpdate(double g, double h, double sq_norm, double w, double lambda) {
+  if (sq_norm <= 0.0) return 0.0;
+  const double h0 = std::max(h, 1e-12 * (1.0 + sq_norm));
+  const double newton = ProxNewton(g, h0, w, lambda);
+  const double bound =
+      std::min(h0 * std::exp(std::abs(newton - w) * std::sqrt(sq_norm)), 0.25 * sq_norm);
+  const double H = std::max(h0, 0.5 * bound);
+  return H == h0 ? newton : ProxNewton(g, H, w, lambda);
+}
+
+}  // namespace strads::logistic

@@ -1,0 +1,35 @@
+// Linear SVM (squared hinge loss, l1 or l2 penalty) as a dynamic-engine app:
+//   F(w) = sum_i max(0, 1 - y_i x_i^T w)^2 + lambda ||w||_1      (--penalty l1, the default)
+//   F(w) = sum_i max(0, 1 - y_i x_i^T w)^2 + lambda/2 ||w||^2    (--penalty l2),
+// labels +/-1 (0/1 mapped 0 -> -1), no intercept.
+//
+// Worker state (apps/margin_model.h): the margins m = X w over the shard's rows. Push returns two
+// numbers per parameter, g_j = sum_{active i} -2 y_i x_ij (1 - y_i m_i) and the generalised
+// second derivative h_j = sum_{active i} 2 x_ij^2 (Chang, Hsieh and Lin 2008); Pull is the
+// (soft-thresholded for l1) generalised Newton step with the descent safeguard of svm_update.h.
+// Options: --loss squared-hinge (the default; --loss hinge is refused: the primal coordinate
+// Newton method needs a differentiable loss), --penalty l1|l2. Metrics and summary.json fields as
+// the logistic app ("training_accuracy", "label_mapping").
+// Stateless; thread-safe.
+#pragma once
+
+#include "apps/dynamic_app.h"
+
+namespace strads {
+
+class SvmApp : public DynamicApp {
+ public:
+  std::string name() const override { return "svm"; }
+  uint32_t stats_per_param() const override { return 2; }
+  Status Validate(const proto::JobSpec& spec) const override;
+  Result<std::unique_ptr<ShardModel>> MakeShard(Dataset shard,
+                                                const proto::JobSpec& spec) const override;
+  double Pull(std::span<const double> stats, double sq_norm, double value,
+              const proto::JobSpec& spec) const override;
+  double Violation(double gradient, double value, const proto::JobSpec& spec) const override;
+  double Penalty(double value, const proto::JobSpec& spec) const override;
+  void Summarize(const std::map<std::string, double>& metrics,
+                 nlohmann::ordered_json& summary) const override;
+};
+
+}  // namespace strads
