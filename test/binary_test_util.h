@@ -1,0 +1,159 @@
+// Helpers of the binary-classification app tests (logistic_test.cc, svm_test.cc): a small
+// separable-ish libsvm problem with gaps in the feature ids, an in-process job runner (the
+// pattern of engine_cluster_test.cc) and an independent gradient for KKT checks.
+// Not thread-safe (tests are single-threaded); every helper REQUIREs on failure.
+#pragma once
+
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <random>
+#include <sstream>
+#include <string>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "cli/client.h"
+#include "cli/embedded_cluster.h"
+#include "common/data_loader.h"
+#include "common/protocol.h"
+
+namespace strads::testing {
+
+namespace fs = std::filesystem;
+
+inline fs::path TestDir() {
+  static const fs::path dir = [] {
+    auto d = fs::temp_directory_path() / ("strads-binary-test-" + std::to_string(getpid()));
+    fs::create_directories(d);
+    return d;
+  }();
+  return dir;
+}
+
+// `rows` rows; features use only ids 1, 3, 5, ... (even ids never occur: gaps) up to 2*features;
+// labels sign(x^T w_true + noise) with a few flipped, written as "1"/"-1" or "1"/"0".
+// `bad_label`, if non-zero, replaces the label of row `bad_row` (1-based).
+inline std::string WriteProblem(const std::string& name, bool zero_one, double bad_label = 0,
+                                int bad_row = 0, int rows = 160, int features = 60) {
+  std::mt19937_64 rng(11);
+  std::normal_distribution<double> normal;
+  std::uniform_real_distribution<double> unit;
+  std::vector<double> truth(features);
+  for (int j = 0; j < features; ++j) truth[j] = j % 6 == 0 ? normal(rng) * 2 : 0.0;
+  const auto path = (TestDir() / name).string();
+  std::ofstream out(path);
+  for (int i = 1; i <= rows; ++i) {
+    std::ostringstream line;
+    double score = 0.3 * normal(rng);
+    for (int j = 0; j < features; ++j) {
+      if (unit(rng) > 0.3) continue;
+      const double v = std::round(normal(rng) * 1000) / 1000;
+      score += truth[j] * v;
+      line << ' ' << 2 * j + 1 << ':' << v;
+    }
+    bool positive = score > 0;
+    if (unit(rng) < 0.05) positive = !positive;
+    double label = positive ? 1.0 : (zero_one ? 0.0 : -1.0);
+    if (i == bad_row) label = bad_label;
+    out << label << line.str() << '\n';
+  }
+  REQUIRE(out.good());
+  return path;
+}
+
+inline Dataset Load(const std::string& path) {
+  auto data = LoadDataset(DataSource{path, "", ""}, RowRange{});
+  REQUIRE(data.ok());
+  return std::move(data).value();
+}
+
+inline Eigen::VectorXd SignedLabels(const Dataset& d) {
+  Eigen::VectorXd y = d.y;
+  for (int64_t i = 0; i < y.size(); ++i) y[i] = y[i] > 0 ? 1.0 : -1.0;
+  return y;
+}
+
+// dLoss/dw computed directly: X^T d where d_i = dl(y_i, m_i)/dm_i, m = X w.
+inline Eigen::VectorXd Gradient(const Dataset& d, const Eigen::VectorXd& w,
+                                const std::function<double(double, double)>& dl) {
+  const Eigen::VectorXd y = SignedLabels(d);
+  const Eigen::VectorXd m = d.x * w;
+  Eigen::VectorXd r(m.size());
+  for (int64_t i = 0; i < m.size(); ++i) r[i] = dl(y[i], m[i]);
+  return d.x.transpose() * r;
+}
+
+inline CoordinatorOptions FastOptions() {
+  CoordinatorOptions o;
+  o.heartbeat_interval_s = 0.1;
+  o.heartbeat_timeout_s = 1.0;
+  o.register_timeout_s = 5;
+  return o;
+}
+
+inline proto::JobSpec BaseSpec(const std::string& app, const std::string& path, double lambda) {
+  proto::JobSpec s;
+  s.set_app(app);
+  s.set_data_path(path);
+  s.set_lambda(lambda);
+  s.set_chord_size(8);
+  s.set_candidates(16);
+  s.set_rho(0.1);
+  s.set_eta(1e-6);
+  s.set_tolerance(1e-9);
+  s.set_pipeline_depth(1);
+  s.set_seed(3);
+  s.set_schedule(proto::SCHEDULE_DYNAMIC);
+  s.set_max_seconds(30);  // a bound: a run that does not converge fails the test, never hangs it
+  return s;
+}
+
+struct JobOutcome {
+  proto::JobInfo info;
+  nlohmann::json summary;  // empty unless the job succeeded
+};
+
+// Submits `spec` to `cluster`, waits for the end and fetches summary.json.
+inline JobOutcome RunJob(EmbeddedCluster& cluster, const proto::JobSpec& spec) {
+  InProcTransport transport(cluster.hub(), "test-client");
+  Client c(transport, kCoordinatorId, kCoordinatorId, std::chrono::seconds(5));
+  auto req = MakeEnvelope("test-client");
+  *req.mutable_submit()->mutable_spec() = spec;
+  auto reply = c.Call(req);
+  REQUIRE(reply.ok());
+  const uint64_t id = reply->submit_reply().job_id();
+  std::atomic<bool> never{false};
+  auto info = c.Wait(id, never, /*quiet=*/true);
+  REQUIRE(info.ok());
+  JobOutcome out{*info, {}};
+  if (info->state() == proto::JOB_SUCCEEDED) {
+    const auto dir = TestDir() / ("out-" + std::to_string(id));
+    REQUIRE(c.FetchResults(id, dir.string()).ok());
+    std::ifstream in(dir / "summary.json");
+    out.summary = nlohmann::json::parse(in);
+  }
+  return out;
+}
+
+// The submit's error, or "" when the coordinator accepted the job.
+inline std::string SubmitError(EmbeddedCluster& cluster, const proto::JobSpec& spec) {
+  InProcTransport transport(cluster.hub(), "submit-client");
+  Client c(transport, kCoordinatorId, kCoordinatorId, std::chrono::seconds(5));
+  auto req = MakeEnvelope("submit-client");
+  *req.mutable_submit()->mutable_spec() = spec;
+  auto reply = c.Call(req);
+  return reply.ok() ? "" : reply.status().message();
+}
+
+inline double RelDiff(double a, double b) {
+  return std::abs(a - b) / std::max(std::abs(b), 1e-300);
+}
+
+}  // namespace strads::testing
