@@ -170,7 +170,7 @@ void DynamicJob::HandleChord(const proto::Envelope& e, Clock::time_point now) {
   if (c.ids_size() != c.values_size() || c.ids_size() != c.sq_norms_size()) {
     return Fail("malformed chord from " + e.sender(), now);
   }
-  if (c.ids_size() == 0) check_wanted_ = true;  // nothing left to schedule: measure
+  if (c.exhausted()) check_wanted_ = true;  // nothing left to schedule: measure
   log_->trace("job {}: chord {} from {} ({} ids)", id_, e.round(), e.sender(), c.ids_size());
   rounds_[e.round()].chord = c;
   TryCommit(now);

@@ -33,7 +33,11 @@ void ChordBuilder::MarkInFlight(size_t local) {
 }
 
 std::vector<uint64_t> ChordBuilder::Next() {
-  if (prepared_) return *std::exchange(prepared_, std::nullopt);
+  if (prepared_) {
+    auto chord = *std::exchange(prepared_, std::nullopt);
+    // Built while the previous chord was in flight; commits since may have freed parameters.
+    if (!chord.empty()) return chord;
+  }
   return Build();
 }
 

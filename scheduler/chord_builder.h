@@ -59,7 +59,8 @@ class ChordBuilder {
   // A committed change of parameter j (in flight before): priority |delta| + eta.
   void OnCommit(uint64_t j, double delta);
 
-  // The optimality check measured `violation` for parameter j (not in flight).
+  // The optimality check measured `violation` for parameter j (not in flight): priority becomes
+  // the predicted step violation / ||x_j||^2 + eta.
   void OnCheck(uint64_t j, double violation);
 
   size_t in_flight() const { return in_flight_; }

@@ -163,6 +163,8 @@ void Scheduler::HandleChordRequest(const proto::Envelope& e) {
   auto out = MakeEnvelope(transport_.id(), job_->id, e.round());
   auto* chord = out.mutable_chord();
   chord->set_scheduler_rank(job_->rank);
+  chord->set_exhausted(ids.empty() && job_->builder->in_flight() == 0);
+  chord->set_min_applied(job_->applied_through);
   chord->mutable_ids()->Assign(ids.begin(), ids.end());
   for (uint64_t j : ids) {
     chord->add_values(job_->values[j - first]);
@@ -175,6 +177,7 @@ void Scheduler::HandleChordRequest(const proto::Envelope& e) {
 
 void Scheduler::HandleCommit(const proto::Envelope& e) {
   const auto& c = e.commit();
+  job_->applied_through = std::max(job_->applied_through, e.round() + 1);
   for (int k = 0; k < c.ids_size(); ++k) {
     const uint64_t j = c.ids(k);
     if (!job_->part.store->Contains(j)) {

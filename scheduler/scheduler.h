@@ -61,6 +61,7 @@ class Scheduler : public Actor {
     std::vector<double> gradient;  // check in progress: sum of slices received
     uint32_t slices = 0;
     uint64_t check_round = 0;
+    uint64_t applied_through = 0;  // rounds < applied_through: every commit sent here applied
   };
 
   void HandleJobStart(const proto::Envelope& e);

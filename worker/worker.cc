@@ -152,8 +152,9 @@ void Worker::ComputeEligibleChords() {
   const uint64_t depth = std::max<uint32_t>(1, job_->spec.pipeline_depth());
   while (!job_->pending.empty()) {
     auto it = job_->pending.begin();
-    // Round t may run once every commit of rounds <= t - D is applied, i.e. t < applied + D.
-    if (it->first >= job_->applied + depth) return;
+    // Round t may run once every commit of rounds <= t - D is applied, i.e. t < applied + D,
+    // and every commit the chord's values reflect.
+    if (it->first >= job_->applied + depth || job_->applied < it->second.min_applied()) return;
     Push(it->first, it->second);
     job_->pending.erase(it);
   }
