@@ -25,11 +25,21 @@ Status ValidateJobSpec(const proto::JobSpec& spec) {
   if (!f.empty() && f != "libsvm" && f != "mm") {
     return Status::InvalidArgument("--format must be libsvm or mm, got '" + f + "'");
   }
-  if (spec.chord_size() < 1) return Status::InvalidArgument("--chord-size must be >= 1");
-  if (spec.candidates() < 1) return Status::InvalidArgument("--candidates must be >= 1");
-  if (!(spec.rho() >= 0)) return Status::InvalidArgument("--rho must be >= 0");
-  if (!(spec.eta() >= 0)) return Status::InvalidArgument("--eta must be >= 0");
-  if (!(spec.tolerance() > 0)) return Status::InvalidArgument("--tolerance must be > 0");
+  if (spec.chord_size() < 1 || spec.chord_size() > 100000) {
+    return Status::InvalidArgument("--chord-size must be in [1, 100000]");
+  }
+  if (spec.candidates() < 1 || spec.candidates() > 1000000) {
+    return Status::InvalidArgument("--candidates must be in [1, 1000000]");
+  }
+  if (!(spec.rho() >= 0) || !std::isfinite(spec.rho())) {
+    return Status::InvalidArgument("--rho must be a finite number >= 0");
+  }
+  if (!(spec.eta() >= 0) || !std::isfinite(spec.eta())) {
+    return Status::InvalidArgument("--eta must be a finite number >= 0");
+  }
+  if (!(spec.tolerance() > 0) || !std::isfinite(spec.tolerance())) {
+    return Status::InvalidArgument("--tolerance must be a finite number > 0");
+  }
   if (spec.pipeline_depth() < 1 || spec.pipeline_depth() > 64) {
     return Status::InvalidArgument("--pipeline-depth must be in [1, 64]");
   }
@@ -149,7 +159,7 @@ void Coordinator::HandleCancel(const proto::Envelope& e, Clock::time_point now) 
   auto reply = MakeEnvelope(transport_.id(), e.job_id());
   reply.mutable_cancel_reply()->set_state(record.info.state());
   Reply(e, std::move(reply));
-  Publish(now, true);
+  Publish(now, true, e.job_id());
 }
 
 proto::StatusReply Coordinator::Snapshot(Clock::time_point now) {
@@ -214,10 +224,11 @@ void Coordinator::HandleShutdown(const proto::Envelope& e, Clock::time_point now
   finished_ = true;
 }
 
-std::vector<const Coordinator::Member*> Coordinator::Available(proto::Role role) const {
+std::vector<const Coordinator::Member*> Coordinator::Available(proto::Role role,
+                                                                Clock::time_point now) const {
   std::vector<const Member*> out;
   for (const auto& [id, m] : members_) {
-    if (m.info.role() == role && !m.info.busy()) out.push_back(&m);
+    if (m.info.role() == role && !m.info.busy() && Alive(m, now)) out.push_back(&m);
   }
   return out;
 }
@@ -227,8 +238,11 @@ void Coordinator::TryStartNext(Clock::time_point now) {
   const uint64_t id = queue_.front();
   JobRecord& record = jobs_[id];
   const proto::JobSpec& spec = record.info.spec();
-  auto schedulers = Available(proto::ROLE_SCHEDULER);
-  auto workers = Available(proto::ROLE_WORKER);
+  auto schedulers = Available(proto::ROLE_SCHEDULER, now);
+  auto workers = Available(proto::ROLE_WORKER, now);
+  // The registration deadline runs from when the job is first able to start: the head of the
+  // queue with no job running.
+  if (!record.at_head) record.at_head = now;
   // A job takes what it asks for, or else every member; the first jobs wait for the counts the
   // launcher announced, so they do not start on whoever happened to register first.
   auto need = [](uint32_t asked, uint32_t expected, size_t have) -> size_t {
@@ -239,7 +253,7 @@ void Coordinator::TryStartNext(Clock::time_point now) {
       need(spec.schedulers(), seen_full_cluster_ ? 0 : options_.expect_schedulers, 0);
   const size_t need_w = need(spec.workers(), seen_full_cluster_ ? 0 : options_.expect_workers, 0);
   if (schedulers.size() < need_s || workers.size() < need_w) {
-    if (Seconds(now - record.submitted) < options_.register_timeout_s) return;
+    if (Seconds(now - *record.at_head) < options_.register_timeout_s) return;
     auto names = [](const std::vector<const Member*>& v) {
       std::string s;
       for (const auto* m : v) s += (s.empty() ? "" : ", ") + m->info.id();
@@ -259,7 +273,7 @@ void Coordinator::TryStartNext(Clock::time_point now) {
     record.info.set_state(proto::JOB_FAILED);
     record.info.set_error(cause);
     queue_.pop_front();
-    Publish(now, true);
+    Publish(now, true, id);
     return TryStartNext(now);
   }
   if (schedulers.size() >= options_.expect_schedulers && workers.size() >= options_.expect_workers)
@@ -278,7 +292,7 @@ void Coordinator::TryStartNext(Clock::time_point now) {
   }
   const DynamicApp* app = FindDynamicApp(spec.app()).value();
   running_ = std::make_unique<DynamicJob>(transport_, id, spec, app, std::move(job_schedulers),
-                                          std::move(job_workers), log_, now);
+                                          std::move(job_workers), log_, now, options_.deadlines);
   running_id_ = id;
   record.info.set_state(proto::JOB_LOADING);
   running_->Start();
@@ -302,9 +316,10 @@ void Coordinator::CollectFinishedJob(Clock::time_point now) {
     // answered with "not registered" and it registers again.
     if (members_.erase(id)) log_->warn("dropped {}: unreachable", id);
   }
+  const uint64_t finished = running_id_;
   running_.reset();
   running_id_ = 0;
-  Publish(now, true);
+  Publish(now, true, finished);
   TryStartNext(now);
 }
 
@@ -325,14 +340,21 @@ void Coordinator::WriteResults(const JobRecord& record) {
   }
 }
 
+bool Coordinator::Alive(const Member& m, Clock::time_point now) const {
+  return Seconds(now - m.last_heartbeat) <= options_.heartbeat_timeout_s;
+}
+
 void Coordinator::CheckHeartbeats(Clock::time_point now) {
-  for (auto it = members_.begin(); it != members_.end();) {
-    const double age = Seconds(now - it->second.last_heartbeat);
-    if (age <= options_.heartbeat_timeout_s) {
-      ++it;
-      continue;
-    }
+  // Collect first: failing a job may start the next one, which may drop members too.
+  std::vector<std::string> expired;
+  for (const auto& [id, m] : members_) {
+    if (!Alive(m, now)) expired.push_back(id);
+  }
+  for (const auto& id : expired) {
+    auto it = members_.find(id);
+    if (it == members_.end()) continue;
     const proto::Member& m = it->second.info;
+    const double age = Seconds(now - it->second.last_heartbeat);
     const std::string who =
         fmt::format("{} {} (host {}, pid {})", RoleName(m.role()), m.id(), m.host(), m.pid());
     log_->error("{} sent no heartbeat for {:.1f} s; dropped", who, age);
@@ -340,23 +362,23 @@ void Coordinator::CheckHeartbeats(Clock::time_point now) {
       running_->Fail(fmt::format("{} stopped responding: no heartbeat for {:.1f} s", who, age),
                      now);
     }
-    it = members_.erase(it);
-    CollectFinishedJob(now);
+    members_.erase(it);
   }
+  if (!expired.empty()) CollectFinishedJob(now);
 }
 
-void Coordinator::Publish(Clock::time_point now, bool force) {
+void Coordinator::Publish(Clock::time_point now, bool force, uint64_t job_id) {
   if (subscribers_.empty()) return;
   const proto::JobInfo* info = nullptr;
   proto::JobInfo live;
-  if (running_) {
+  if (running_ && (job_id == 0 || job_id == running_id_)) {
     live = running_->Info(now);
     info = &live;
-  } else if (!jobs_.empty()) {
-    info = &jobs_.rbegin()->second.info;
+  } else if (auto it = jobs_.find(job_id); it != jobs_.end()) {
+    info = &it->second.info;
   }
   if (!info) return;
-  if (!force && (now - last_publish_ < std::chrono::milliseconds(250) || !running_)) return;
+  if (!force && now - last_publish_ < std::chrono::milliseconds(250)) return;
   last_publish_ = now;
   auto e = MakeEnvelope(transport_.id(), info->job_id());
   *e.mutable_progress()->mutable_job() = *info;

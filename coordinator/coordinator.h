@@ -18,6 +18,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -35,6 +36,7 @@ struct CoordinatorOptions {
   double register_timeout_s = 60;
   double heartbeat_interval_s = 0.5;
   double heartbeat_timeout_s = 5;
+  JobDeadlines deadlines;  // a job with no progress for this long fails, naming who is silent
   std::string work_dir;         // results are also written to work_dir/jobs/<id>/ (empty: not)
   std::string status_endpoint;  // told to clients so they can subscribe
 };
@@ -58,6 +60,7 @@ class Coordinator : public Actor {
   struct JobRecord {
     proto::JobInfo info;
     Clock::time_point submitted;
+    std::optional<Clock::time_point> at_head;  // first time it could have started
     std::vector<proto::ResultFile> files;
   };
 
@@ -74,9 +77,13 @@ class Coordinator : public Actor {
   void TryStartNext(Clock::time_point now);
   void CollectFinishedJob(Clock::time_point now);
   void WriteResults(const JobRecord& record);
-  void Publish(Clock::time_point now, bool force);
+  // Streams the state of `job_id` (0: the running job) to the subscribers; unless `force`, at
+  // most every 250 ms.
+  void Publish(Clock::time_point now, bool force, uint64_t job_id = 0);
+  bool Alive(const Member& m, Clock::time_point now) const;
   proto::StatusReply Snapshot(Clock::time_point now);
-  std::vector<const Member*> Available(proto::Role role) const;
+  // Idle members of `role` whose heartbeats are current.
+  std::vector<const Member*> Available(proto::Role role, Clock::time_point now) const;
 
   Transport& transport_;
   CoordinatorOptions options_;

@@ -38,6 +38,10 @@ int main(int argc, char** argv) {
       "seconds between members' heartbeats")(
       "heartbeat-timeout", po::value(&options.heartbeat_timeout_s)->default_value(5),
       "seconds of silence after which a member is declared dead")(
+      "load-timeout", po::value(&options.deadlines.load_s)->default_value(1800),
+      "seconds a job's members may take to load their data")(
+      "stall-timeout", po::value(&options.deadlines.stall_s)->default_value(60),
+      "seconds a running job may go without progress before it fails")(
       "work-dir", po::value(&options.work_dir)->default_value(""),
       "directory for job results (jobs/<id>/); empty = keep them in memory only")(
       "endpoint-file", po::value(&endpoint_file),

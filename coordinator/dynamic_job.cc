@@ -12,7 +12,8 @@ namespace strads {
 
 DynamicJob::DynamicJob(Transport& transport, uint64_t id, proto::JobSpec spec,
                        const DynamicApp* app, std::vector<JobMember> schedulers,
-                       std::vector<JobMember> workers, Logger log, Clock::time_point now)
+                       std::vector<JobMember> workers, Logger log, Clock::time_point now,
+                       JobDeadlines deadlines)
     : transport_(transport),
       id_(id),
       spec_(std::move(spec)),
@@ -21,8 +22,54 @@ DynamicJob::DynamicJob(Transport& transport, uint64_t id, proto::JobSpec spec,
       workers_(std::move(workers)),
       log_(std::move(log)),
       started_(now),
+      deadlines_(deadlines),
+      last_progress_(now),
+      seen_(schedulers_.size() + workers_.size(), 0),
       ranges_(schedulers_.size()),
-      worker_loss_(workers_.size(), 0.0) {}
+      worker_loss_(workers_.size(), 0.0) {
+  for (size_t s = 0; s < schedulers_.size(); ++s) scheduler_rank_[schedulers_[s].id] = int(s);
+  for (size_t w = 0; w < workers_.size(); ++w) worker_rank_[workers_[w].id] = int(w);
+}
+
+int DynamicJob::Rank(const std::string& sender, proto::Role role) const {
+  const auto& index = role == proto::ROLE_SCHEDULER ? scheduler_rank_ : worker_rank_;
+  auto it = index.find(sender);
+  return it == index.end() ? -1 : it->second;
+}
+
+std::string DynamicJob::Waiting() const {
+  std::vector<std::string> who;
+  auto missing = [&](const std::vector<JobMember>& members, size_t offset) {
+    for (size_t r = 0; r < members.size(); ++r) {
+      if (!seen_[offset + r]) who.push_back(members[r].id);
+    }
+  };
+  switch (phase_) {
+    case Phase::kLoading:
+    case Phase::kChecking:
+      missing(schedulers_, 0);
+      missing(workers_, schedulers_.size());
+      break;
+    case Phase::kModel: missing(schedulers_, 0); break;
+    case Phase::kRunning: {
+      auto it = rounds_.find(next_commit_);
+      if (it == rounds_.end() || !it->second.chord) {
+        who.push_back(schedulers_[next_commit_ % schedulers_.size()].id + " (chord " +
+                      std::to_string(next_commit_) + ")");
+      }
+      for (size_t w = 0; w < workers_.size(); ++w) {
+        if (it == rounds_.end() || it->second.seen.empty() || !it->second.seen[w]) {
+          who.push_back(workers_[w].id + " (partials " + std::to_string(next_commit_) + ")");
+        }
+      }
+      break;
+    }
+    case Phase::kDone: break;
+  }
+  std::string out;
+  for (const auto& w : who) out += (out.empty() ? "" : ", ") + w;
+  return out;
+}
 
 bool DynamicJob::Involves(const std::string& member_id) const {
   auto has = [&](const std::vector<JobMember>& v) {
@@ -74,6 +121,11 @@ void DynamicJob::Start() {
 
 void DynamicJob::OnMessage(const proto::Envelope& e, Clock::time_point now) {
   if (done()) return;
+  if (Rank(e.sender(), proto::ROLE_SCHEDULER) < 0 && Rank(e.sender(), proto::ROLE_WORKER) < 0) {
+    log_->warn("job {}: ignoring {} from {}, not a member of the job", id_, BodyName(e),
+               e.sender());
+    return;
+  }
   switch (e.body_case()) {
     case proto::Envelope::kReady:
       return HandleReady(e, now);
@@ -94,13 +146,28 @@ void DynamicJob::OnMessage(const proto::Envelope& e, Clock::time_point now) {
 
 void DynamicJob::OnTick(Clock::time_point now) {
   if (done()) return;
+  const double quiet = std::chrono::duration<double>(now - last_progress_).count();
+  const double limit = phase_ == Phase::kLoading ? deadlines_.load_s : deadlines_.stall_s;
+  if (quiet > limit) {
+    return Fail(fmt::format("no progress for {:.0f} s ({}); waiting for: {}", quiet,
+                            phase_ == Phase::kLoading ? "loading" : "running", Waiting()),
+                now);
+  }
   if (phase_ == Phase::kRunning && LimitReached(now)) MaybeStartCheck(now);
   Trace(now, false);
 }
 
 void DynamicJob::HandleReady(const proto::Envelope& e, Clock::time_point now) {
   const auto& r = e.ready();
+  // A member reports any failure of its part of the job as a Ready with an error, in any phase.
   if (!r.error().empty()) return Fail(e.sender() + ": " + r.error(), now);
+  if (phase_ != Phase::kLoading) return;
+  const int s_rank = Rank(e.sender(), proto::ROLE_SCHEDULER);
+  const size_t slot = s_rank >= 0 ? size_t(s_rank)
+                                  : schedulers_.size() + size_t(Rank(e.sender(), proto::ROLE_WORKER));
+  if (seen_[slot]) return;
+  seen_[slot] = 1;
+  last_progress_ = now;
   for (size_t s = 0; s < schedulers_.size(); ++s) {
     if (schedulers_[s].id != e.sender()) continue;
     ranges_[s] = {r.first_param(), r.end_param()};
@@ -167,9 +234,24 @@ void DynamicJob::Issue(Clock::time_point now) {
 
 void DynamicJob::HandleChord(const proto::Envelope& e, Clock::time_point now) {
   const auto& c = e.chord();
+  const uint64_t t = e.round();
+  if (phase_ != Phase::kRunning || t < next_commit_ || t >= next_issue_) return;
+  const int rank = Rank(e.sender(), proto::ROLE_SCHEDULER);
+  if (rank < 0 || size_t(rank) != t % schedulers_.size() || rounds_[t].chord) {
+    return Fail(fmt::format("chord {} from {}, which does not own that round", t, e.sender()),
+                now);
+  }
   if (c.ids_size() != c.values_size() || c.ids_size() != c.sq_norms_size()) {
     return Fail("malformed chord from " + e.sender(), now);
   }
+  for (uint64_t j : c.ids()) {
+    if (j < ranges_[rank].first || j >= ranges_[rank].second) {
+      return Fail(fmt::format("chord {} from {} holds parameter {} outside its range [{}, {})", t,
+                              e.sender(), j, ranges_[rank].first, ranges_[rank].second),
+                  now);
+    }
+  }
+  last_progress_ = now;
   if (c.exhausted()) check_wanted_ = true;  // nothing left to schedule: measure
   log_->trace("job {}: chord {} from {} ({} ids)", id_, e.round(), e.sender(), c.ids_size());
   rounds_[e.round()].chord = c;
@@ -178,7 +260,16 @@ void DynamicJob::HandleChord(const proto::Envelope& e, Clock::time_point now) {
 
 void DynamicJob::HandlePartials(const proto::Envelope& e, Clock::time_point now) {
   const auto& p = e.partials();
+  const int rank = Rank(e.sender(), proto::ROLE_WORKER);
+  if (phase_ != Phase::kRunning || rank < 0 || e.round() < next_commit_ ||
+      e.round() >= next_issue_) {
+    return;
+  }
   Round& round = rounds_[e.round()];
+  if (round.seen.empty()) round.seen.assign(workers_.size(), 0);
+  if (round.seen[rank]) return;
+  round.seen[rank] = 1;
+  last_progress_ = now;
   if (round.sums.empty())
     round.sums.assign(p.sums().begin(), p.sums().end());
   else if (round.sums.size() != static_cast<size_t>(p.sums_size())) {
@@ -188,9 +279,7 @@ void DynamicJob::HandlePartials(const proto::Envelope& e, Clock::time_point now)
   } else {
     for (int k = 0; k < p.sums_size(); ++k) round.sums[k] += p.sums(k);
   }
-  for (size_t w = 0; w < workers_.size(); ++w) {
-    if (workers_[w].id == e.sender()) worker_loss_[w] = p.loss();
-  }
+  worker_loss_[rank] = p.loss();
   ++round.partials;
   log_->trace("job {}: partials {} from {} ({} of {})", id_, e.round(), e.sender(), round.partials,
               workers_.size());
@@ -246,23 +335,31 @@ void DynamicJob::MaybeStartCheck(Clock::time_point now) {
   check_loss_ = check_penalty_ = check_violation_ = check_gradient_ = 0;
   check_nonzeros_ = 0;
   check_metrics_.clear();
+  std::fill(seen_.begin(), seen_.end(), 0);
   auto e = MakeEnvelope(transport_.id(), id_, next_commit_);
   e.mutable_check_request();
   Broadcast(workers_, e, now);
 }
 
 void DynamicJob::HandleLossReport(const proto::Envelope& e, Clock::time_point now) {
+  const int rank = Rank(e.sender(), proto::ROLE_WORKER);
+  if (phase_ != Phase::kChecking || rank < 0 || e.round() != next_commit_) return;
+  if (seen_[schedulers_.size() + rank]) return;
+  seen_[schedulers_.size() + rank] = 1;
+  last_progress_ = now;
   check_loss_ += e.loss_report().loss();
   for (const auto& [name, value] : e.loss_report().metrics()) check_metrics_[name] += value;
-  for (size_t w = 0; w < workers_.size(); ++w) {
-    if (workers_[w].id == e.sender()) worker_loss_[w] = e.loss_report().loss();
-  }
+  worker_loss_[rank] = e.loss_report().loss();
   ++loss_reports_;
   FinishCheck(now);
 }
 
 void DynamicJob::HandleCheckReport(const proto::Envelope& e, Clock::time_point now) {
   const auto& r = e.check_report();
+  const int rank = Rank(e.sender(), proto::ROLE_SCHEDULER);
+  if (phase_ != Phase::kChecking || rank < 0 || e.round() != next_commit_ || seen_[rank]) return;
+  seen_[rank] = 1;
+  last_progress_ = now;
   check_penalty_ += r.penalty();
   check_violation_ = std::max(check_violation_, r.max_violation());
   check_gradient_ = std::max(check_gradient_, r.max_abs_gradient());
@@ -282,16 +379,25 @@ void DynamicJob::FinishCheck(Clock::time_point now) {
   violation_ = *lambda_max_ > 0 ? check_violation_ / *lambda_max_ : 0.0;
   converged_ = violation_ <= spec_.tolerance();
   updates_at_check_ = updates_;
+  ++checks_;
   log_->info("job {}: check after {} updates: objective {:.10g}, violation {:.3g}, {} nonzeros",
              id_, updates_, objective_, violation_, check_nonzeros_);
   Trace(now, true);
   if (converged_ || LimitReached(now)) return RequestModel(now);
+  if (checks_ > 1 && updates_ == updates_at_previous_check_) {
+    return Fail(fmt::format("no parameter could be scheduled although the optimality violation "
+                            "is {:.3g} (> --tolerance {:.3g})",
+                            violation_, spec_.tolerance()),
+                now);
+  }
+  updates_at_previous_check_ = updates_;
   phase_ = Phase::kRunning;
   Issue(now);
 }
 
 void DynamicJob::RequestModel(Clock::time_point now) {
   phase_ = Phase::kModel;
+  std::fill(seen_.begin(), seen_.end(), 0);
   model_slices_ = 0;
   model_.clear();
   auto e = MakeEnvelope(transport_.id(), id_, next_commit_);
@@ -300,8 +406,12 @@ void DynamicJob::RequestModel(Clock::time_point now) {
 }
 
 void DynamicJob::HandleModelSlice(const proto::Envelope& e, Clock::time_point now) {
-  if (phase_ != Phase::kModel) return;
+  const int rank = Rank(e.sender(), proto::ROLE_SCHEDULER);
+  if (phase_ != Phase::kModel || rank < 0 || seen_[rank]) return;
+  seen_[rank] = 1;
+  last_progress_ = now;
   const auto& m = e.model_slice();
+  if (m.ids_size() != m.values_size()) return Fail("malformed model from " + e.sender(), now);
   for (int k = 0; k < m.ids_size(); ++k) model_.emplace_back(m.ids(k), m.values(k));
   if (++model_slices_ < schedulers_.size()) return;
   std::sort(model_.begin(), model_.end());

@@ -41,11 +41,17 @@ struct JobMember {
   std::string endpoint;
 };
 
+// Bounds on how long a job may wait for its members.
+struct JobDeadlines {
+  double load_s = 1800;  // JobStart until every member is Ready
+  double stall_s = 60;   // afterwards: longest time without any expected message
+};
+
 class DynamicJob {
  public:
   DynamicJob(Transport& transport, uint64_t id, proto::JobSpec spec, const DynamicApp* app,
              std::vector<JobMember> schedulers, std::vector<JobMember> workers, Logger log,
-             Clock::time_point now);
+             Clock::time_point now, JobDeadlines deadlines = {});
 
   // Sends JobStart to every member.
   void Start();
@@ -71,7 +77,12 @@ class DynamicJob {
     std::optional<proto::Chord> chord;
     std::vector<double> sums;
     uint32_t partials = 0;
+    std::vector<char> seen;  // by worker rank
   };
+  // Rank of `sender` among the job's schedulers (role SCHEDULER) or workers; -1 if it is not one.
+  int Rank(const std::string& sender, proto::Role role) const;
+  // Who the job is waiting for right now, for the stall error.
+  std::string Waiting() const;
 
   void HandleReady(const proto::Envelope& e, Clock::time_point now);
   void HandleChord(const proto::Envelope& e, Clock::time_point now);
@@ -101,6 +112,10 @@ class DynamicJob {
   std::vector<JobMember> workers_;
   Logger log_;
   Clock::time_point started_;
+  JobDeadlines deadlines_;
+  Clock::time_point last_progress_;
+  std::map<std::string, int> scheduler_rank_, worker_rank_;
+  std::vector<char> seen_;  // per member in the current phase: schedulers, then workers
   std::optional<Clock::time_point> ended_;
 
   proto::JobState state_ = proto::JOB_LOADING;
@@ -130,6 +145,8 @@ class DynamicJob {
   uint32_t check_reports_ = 0;
   double check_loss_ = 0, check_penalty_ = 0, check_violation_ = 0, check_gradient_ = 0;
   uint64_t check_nonzeros_ = 0;
+  uint64_t checks_ = 0;
+  uint64_t updates_at_previous_check_ = UINT64_MAX;
   std::map<std::string, double> check_metrics_;  // summed over workers, last check
   std::optional<double> lambda_max_;
   double violation_ = -1;  // relative, last check
