@@ -296,6 +296,22 @@ void Coordinator::TryStartNext(Clock::time_point now) {
   running_id_ = id;
   record.info.set_state(proto::JOB_LOADING);
   running_->Start();
+  if (running_->done() && !running_->unreachable().empty()) {
+    // A member we believed alive is gone: drop it and start the job again on the others (it
+    // waits for members like any queued job). Bounded: each retry drops at least one member.
+    for (auto& [member_id, m] : members_) {
+      if (running_->Involves(member_id)) m.info.set_busy(false);
+    }
+    for (const auto& gone : running_->unreachable()) {
+      log_->warn("dropped {}: unreachable when job {} started", gone, id);
+      members_.erase(gone);
+    }
+    running_.reset();
+    running_id_ = 0;
+    record.info.set_state(proto::JOB_QUEUED);
+    queue_.push_front(id);
+    return TryStartNext(now);
+  }
   CollectFinishedJob(now);
   Publish(now, true);
 }

@@ -339,6 +339,7 @@ void DynamicJob::MaybeStartCheck(Clock::time_point now) {
   auto e = MakeEnvelope(transport_.id(), id_, next_commit_);
   e.mutable_check_request();
   Broadcast(workers_, e, now);
+  Broadcast(schedulers_, e, now);  // behind the commits, so they evaluate with every value
 }
 
 void DynamicJob::HandleLossReport(const proto::Envelope& e, Clock::time_point now) {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "common/data_loader.h"
 #include "common/partitioner.h"
 #include "common/protocol.h"
@@ -29,8 +31,16 @@ Scheduler::~Scheduler() {
 
 void Scheduler::Send(const std::string& to, const proto::Envelope& e) {
   if (Status st = transport_.Send(to, e); !st.ok()) {
-    log_->error("cannot send {} to {}: {}", BodyName(e), to, st.message());
+    ReportError("cannot send " + BodyName(e) + " to " + to + ": " + st.message());
   }
+}
+
+void Scheduler::ReportError(const std::string& what) {
+  log_->error("job {}: {}", job_ ? job_->id : 0, what);
+  if (!job_) return;
+  auto e = MakeEnvelope(transport_.id(), job_->id);
+  e.mutable_ready()->set_error(what);
+  (void)session_.SendToCoordinator(e);
 }
 
 void Scheduler::OnTick(Clock::time_point now) {
@@ -70,6 +80,9 @@ void Scheduler::OnMessage(const proto::Envelope& e, Clock::time_point now) {
       return HandleCommit(e);
     case proto::Envelope::kGradientSlice:
       return HandleGradientSlice(e);
+    case proto::Envelope::kCheckRequest:
+      job_->check_requested = e.round();
+      return MaybeFinishCheck();
     case proto::Envelope::kModelRequest:
       return HandleModelRequest(e);
     default:
@@ -177,13 +190,16 @@ void Scheduler::HandleChordRequest(const proto::Envelope& e) {
 
 void Scheduler::HandleCommit(const proto::Envelope& e) {
   const auto& c = e.commit();
+  if (c.values_size() != c.ids_size() || c.deltas_size() != c.ids_size()) {
+    return ReportError("malformed commit of round " + std::to_string(e.round()) + " from " +
+                       e.sender());
+  }
   job_->applied_through = std::max(job_->applied_through, e.round() + 1);
   for (int k = 0; k < c.ids_size(); ++k) {
     const uint64_t j = c.ids(k);
     if (!job_->part.store->Contains(j)) {
-      log_->error("job {}: commit for parameter {} outside [{}, {})", job_->id, j, job_->part.first,
-                  job_->part.end);
-      continue;
+      return ReportError(fmt::format("commit for parameter {} outside [{}, {})", j,
+                                     job_->part.first, job_->part.end));
     }
     job_->values[j - job_->part.first] = c.values(k);
     job_->builder->OnCommit(j, c.deltas(k));
@@ -194,17 +210,26 @@ void Scheduler::HandleGradientSlice(const proto::Envelope& e) {
   const auto& slice = e.gradient_slice();
   const size_t n = job_->values.size();
   if (static_cast<size_t>(slice.values_size()) != n) {
-    log_->error("job {}: gradient slice from {} has {} values, partition has {}", job_->id,
-                e.sender(), slice.values_size(), n);
-    return;
+    return ReportError(fmt::format("gradient slice from {} has {} values, partition has {}",
+                                   e.sender(), slice.values_size(), n));
   }
   if (job_->slices == 0) {
     job_->gradient.assign(n, 0.0);
     job_->check_round = e.round();
+  } else if (e.round() != job_->check_round) {
+    return ReportError(fmt::format("gradient slices of checks {} and {} mixed", job_->check_round,
+                                   e.round()));
   }
   for (size_t i = 0; i < n; ++i) job_->gradient[i] += slice.values(static_cast<int>(i));
-  if (++job_->slices < job_->num_workers) return;
+  ++job_->slices;
+  MaybeFinishCheck();
+}
+
+void Scheduler::MaybeFinishCheck() {
+  if (job_->slices < job_->num_workers || job_->check_requested != job_->check_round) return;
+  const size_t n = job_->values.size();
   job_->slices = 0;
+  job_->check_requested.reset();
   job_->builder->DropPrepared();  // chosen with the old priorities
 
   auto out = MakeEnvelope(transport_.id(), job_->id, job_->check_round);

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <future>
+#include <optional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -61,6 +62,10 @@ class Scheduler : public Actor {
     std::vector<double> gradient;  // check in progress: sum of slices received
     uint32_t slices = 0;
     uint64_t check_round = 0;
+    // The coordinator's CheckRequest travels behind the commits on one channel, the workers'
+    // slices on others: a check is evaluated only once both are in, so the values it reads
+    // reflect every commit before it.
+    std::optional<uint64_t> check_requested;
     uint64_t applied_through = 0;  // rounds < applied_through: every commit sent here applied
   };
 
@@ -71,6 +76,9 @@ class Scheduler : public Actor {
   void HandleGradientSlice(const proto::Envelope& e);
   void HandleModelRequest(const proto::Envelope& e);
   void Send(const std::string& to, const proto::Envelope& e);
+  // Reports a failure of this member's part of the job to the coordinator (which fails the job).
+  void ReportError(const std::string& what);
+  void MaybeFinishCheck();
   void EndJob(const std::string& why);
 
   Transport& transport_;

@@ -61,7 +61,7 @@ void Worker::OnMessage(const proto::Envelope& e, Clock::time_point now) {
     default:
       break;
   }
-  if (!job_ || job_->id != e.job_id()) {
+  if (!job_ || job_->id != e.job_id() || !job_->model) {
     log_->debug("dropping {} for job {} (not running it)", BodyName(e), e.job_id());
     return;
   }
@@ -173,13 +173,22 @@ void Worker::Push(uint64_t round, const proto::Chord& chord) {
   SendToCoordinator(e);
 }
 
+void Worker::ReportError(const std::string& what) {
+  log_->error("job {}: {}", job_->id, what);
+  auto e = MakeEnvelope(transport_.id(), job_->id);
+  e.mutable_ready()->set_error(what);
+  SendToCoordinator(e);
+}
+
 void Worker::HandleCommit(const proto::Envelope& e) {
   if (e.round() != job_->applied) {
-    log_->error("job {}: commit of round {} arrived while expecting round {}", job_->id, e.round(),
-                job_->applied);
-    return;
+    return ReportError("commit of round " + std::to_string(e.round()) +
+                       " arrived while expecting round " + std::to_string(job_->applied));
   }
   const auto& commit = e.commit();
+  if (commit.deltas_size() != commit.ids_size()) {
+    return ReportError("malformed commit of round " + std::to_string(e.round()));
+  }
   job_->model->Apply(std::span(commit.ids().data(), commit.ids().size()),
                      std::span(commit.deltas().data(), commit.deltas().size()));
   ++job_->applied;
@@ -188,8 +197,11 @@ void Worker::HandleCommit(const proto::Envelope& e) {
 
 void Worker::HandleCheck(const proto::Envelope& e) {
   if (e.round() != job_->applied) {
-    log_->error("job {}: check at round {} but {} rounds applied", job_->id, e.round(),
-                job_->applied);
+    return ReportError("check at round " + std::to_string(e.round()) + " but " +
+                       std::to_string(job_->applied) + " rounds applied");
+  }
+  if (job_->scheduler_ids.size() + 1 != job_->partition_starts.size()) {
+    return ReportError("check before the parameter partition is known");
   }
   const auto& starts = job_->partition_starts;
   std::vector<double> slice;
@@ -200,8 +212,8 @@ void Worker::HandleCheck(const proto::Envelope& e) {
     g.mutable_gradient_slice()->set_worker_rank(job_->rank);
     g.mutable_gradient_slice()->mutable_values()->Assign(slice.begin(), slice.end());
     if (Status st = transport_.Send(job_->scheduler_ids[s], g); !st.ok()) {
-      log_->error("job {}: cannot send gradient to {}: {}", job_->id, job_->scheduler_ids[s],
-                  st.message());
+      return ReportError("cannot send gradient to " + job_->scheduler_ids[s] + ": " +
+                         st.message());
     }
   }
   auto loss = MakeEnvelope(transport_.id(), job_->id, e.round());

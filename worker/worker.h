@@ -69,6 +69,8 @@ class Worker : public Actor {
   void Push(uint64_t round, const proto::Chord& chord);
   void SendToCoordinator(const proto::Envelope& e) { (void)session_.SendToCoordinator(e); }
   void EndJob(const std::string& why);
+  // Reports a failure of this member's part of the job to the coordinator (which fails the job).
+  void ReportError(const std::string& what);
 
   Transport& transport_;
   Logger log_;
