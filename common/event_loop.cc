@@ -10,7 +10,11 @@ void RunEventLoop(Transport& transport, Actor& actor, const std::atomic<bool>& s
   while (!stop.load() && !actor.Finished()) {
     auto now = Clock::now();
     if (now >= next_tick) {
-      actor.OnTick(now);
+      try {
+        actor.OnTick(now);
+      } catch (const std::exception& e) {
+        log->error("tick failed: {}", e.what());
+      }
       next_tick = now + tick;
       continue;
     }
@@ -19,9 +23,21 @@ void RunEventLoop(Transport& transport, Actor& actor, const std::atomic<bool>& s
     if (!envelope) continue;
     if (Status st = CheckVersion(*envelope); !st.ok()) {
       log->warn("rejected message: {}", st.message());
+      // Answer, so a peer of another version learns why instead of timing out.
+      if (envelope->body_case() != proto::Envelope::kError) {
+        auto reply = MakeEnvelope(transport.id(), envelope->job_id());
+        reply.mutable_error()->set_message(st.message());
+        (void)transport.Send(envelope->sender(), reply);
+      }
       continue;
     }
-    actor.OnMessage(*envelope, Clock::now());
+    try {
+      actor.OnMessage(*envelope, Clock::now());
+    } catch (const std::exception& e) {
+      // A bug or a resource failure while handling one message must not end the daemon.
+      log->error("handling {} from {} failed: {}", BodyName(*envelope), envelope->sender(),
+                 e.what());
+    }
   }
 }
 

@@ -56,7 +56,9 @@ int MemberMain(int argc, char** argv, const std::string& role) {
   Logger log = MakeLogger(role, id, log_level);
 
   zmq::context_t context;
-  ZmqTransport transport(context, id);
+  // Sends that cannot be handed over within a second fail (and are reported), well inside the
+  // coordinator's heartbeat timeout, so a dead peer never stalls this member's loop for long.
+  ZmqTransport transport(context, id, std::chrono::milliseconds(1000));
   auto bound = transport.Bind(TcpEndpoint(bind_host, port));
   if (!bound.ok()) {
     log->critical("{}", bound.status().message());

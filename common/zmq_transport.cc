@@ -6,6 +6,9 @@ namespace strads {
 namespace {
 
 constexpr int kHighWaterMark = 100000;
+// Larger frames are refused by the inboxes (a peer or a stray client cannot make a daemon
+// allocate gigabytes); protocol messages are far smaller.
+constexpr int64_t kMaxInboundMessage = int64_t{256} << 20;
 
 }  // namespace
 
@@ -19,6 +22,7 @@ Result<std::string> ZmqTransport::Bind(const std::string& endpoint) {
   try {
     auto socket = std::make_unique<zmq::socket_t>(context_, zmq::socket_type::router);
     socket->set(zmq::sockopt::router_mandatory, 1);
+    socket->set(zmq::sockopt::maxmsgsize, kMaxInboundMessage);
     socket->set(zmq::sockopt::linger, 1000);
     socket->set(zmq::sockopt::sndhwm, kHighWaterMark);
     socket->set(zmq::sockopt::rcvhwm, kHighWaterMark);

@@ -225,7 +225,7 @@ void Coordinator::HandleShutdown(const proto::Envelope& e, Clock::time_point now
 }
 
 std::vector<const Coordinator::Member*> Coordinator::Available(proto::Role role,
-                                                                Clock::time_point now) const {
+                                                               Clock::time_point now) const {
   std::vector<const Member*> out;
   for (const auto& [id, m] : members_) {
     if (m.info.role() == role && !m.info.busy() && Alive(m, now)) out.push_back(&m);

@@ -36,7 +36,7 @@ struct CoordinatorOptions {
   double register_timeout_s = 60;
   double heartbeat_interval_s = 0.5;
   double heartbeat_timeout_s = 5;
-  JobDeadlines deadlines;  // a job with no progress for this long fails, naming who is silent
+  JobDeadlines deadlines;       // a job with no progress for this long fails, naming who is silent
   std::string work_dir;         // results are also written to work_dir/jobs/<id>/ (empty: not)
   std::string status_endpoint;  // told to clients so they can subscribe
 };

@@ -50,7 +50,9 @@ std::string DynamicJob::Waiting() const {
       missing(schedulers_, 0);
       missing(workers_, schedulers_.size());
       break;
-    case Phase::kModel: missing(schedulers_, 0); break;
+    case Phase::kModel:
+      missing(schedulers_, 0);
+      break;
     case Phase::kRunning: {
       auto it = rounds_.find(next_commit_);
       if (it == rounds_.end() || !it->second.chord) {
@@ -64,7 +66,8 @@ std::string DynamicJob::Waiting() const {
       }
       break;
     }
-    case Phase::kDone: break;
+    case Phase::kDone:
+      break;
   }
   std::string out;
   for (const auto& w : who) out += (out.empty() ? "" : ", ") + w;
@@ -163,8 +166,9 @@ void DynamicJob::HandleReady(const proto::Envelope& e, Clock::time_point now) {
   if (!r.error().empty()) return Fail(e.sender() + ": " + r.error(), now);
   if (phase_ != Phase::kLoading) return;
   const int s_rank = Rank(e.sender(), proto::ROLE_SCHEDULER);
-  const size_t slot = s_rank >= 0 ? size_t(s_rank)
-                                  : schedulers_.size() + size_t(Rank(e.sender(), proto::ROLE_WORKER));
+  const size_t slot = s_rank >= 0
+                          ? size_t(s_rank)
+                          : schedulers_.size() + size_t(Rank(e.sender(), proto::ROLE_WORKER));
   if (seen_[slot]) return;
   seen_[slot] = 1;
   last_progress_ = now;
@@ -238,8 +242,7 @@ void DynamicJob::HandleChord(const proto::Envelope& e, Clock::time_point now) {
   if (phase_ != Phase::kRunning || t < next_commit_ || t >= next_issue_) return;
   const int rank = Rank(e.sender(), proto::ROLE_SCHEDULER);
   if (rank < 0 || size_t(rank) != t % schedulers_.size() || rounds_[t].chord) {
-    return Fail(fmt::format("chord {} from {}, which does not own that round", t, e.sender()),
-                now);
+    return Fail(fmt::format("chord {} from {}, which does not own that round", t, e.sender()), now);
   }
   if (c.ids_size() != c.values_size() || c.ids_size() != c.sq_norms_size()) {
     return Fail("malformed chord from " + e.sender(), now);
@@ -515,7 +518,8 @@ std::vector<proto::ResultFile> DynamicJob::ResultFiles() const {
   const std::map<std::string, std::string> sorted(spec_.flags().begin(), spec_.flags().end());
   for (const auto& [k, v] : sorted) flags[k] = v;
   summary["flags"] = flags;
-  add("summary.json", summary.dump(2) + "\n");
+  add("summary.json",
+      summary.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
   return files;
 }
 

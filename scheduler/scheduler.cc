@@ -115,28 +115,35 @@ void Scheduler::HandleJobStart(const proto::Envelope& e) {
   }
   log_->info("job {}: loading {} (scheduler {}/{})", job->id, job->spec.data_path(), job->rank,
              job->num_schedulers);
-  job->loading = std::async(
-      std::launch::async,
-      [spec = job->spec, rank = job->rank, parts = job->num_schedulers]() -> Result<Partition> {
-        DataSource source{spec.data_path(), spec.data_format(), spec.labels_path()};
-        auto data = LoadDataset(source, RowRange{});
-        if (!data.ok()) return data.status();
-        const SparseColMatrix& x = data->x;
-        std::vector<uint64_t> weights(static_cast<size_t>(x.cols()));
-        for (int64_t j = 0; j < x.cols(); ++j) {
-          weights[j] = static_cast<uint64_t>(x.outerIndexPtr()[j + 1] - x.outerIndexPtr()[j]);
-        }
-        auto starts = PartitionByWeight(weights, parts);
-        Partition p;
-        p.num_rows = static_cast<uint64_t>(x.rows());
-        p.num_features = static_cast<uint64_t>(x.cols());
-        p.first = starts[rank];
-        p.end = starts[rank + 1];
-        for (uint64_t j = p.first; j < p.end; ++j) p.nonzeros += weights[j];
-        p.store = std::make_unique<ColumnStore>(x, p.first, p.end);
-        return p;
-      });
+  job->loading =
+      std::async(std::launch::async, LoadPartition, job->spec, job->rank, job->num_schedulers);
   job_ = std::move(job);
+}
+
+Result<Scheduler::Partition> Scheduler::LoadPartition(const proto::JobSpec& spec, uint32_t rank,
+                                                      uint32_t parts) {
+  try {
+    DataSource source{spec.data_path(), spec.data_format(), spec.labels_path()};
+    auto data = LoadDataset(source, RowRange{});
+    if (!data.ok()) return data.status();
+    const SparseColMatrix& x = data->x;
+    std::vector<uint64_t> weights(static_cast<size_t>(x.cols()));
+    for (int64_t j = 0; j < x.cols(); ++j) {
+      weights[j] = static_cast<uint64_t>(x.outerIndexPtr()[j + 1] - x.outerIndexPtr()[j]);
+    }
+    auto starts = PartitionByWeight(weights, parts);
+    Partition p;
+    p.num_rows = static_cast<uint64_t>(x.rows());
+    p.num_features = static_cast<uint64_t>(x.cols());
+    p.first = starts[rank];
+    p.end = starts[rank + 1];
+    for (uint64_t j = p.first; j < p.end; ++j) p.nonzeros += weights[j];
+    p.store = std::make_unique<ColumnStore>(x, p.first, p.end);
+    return p;
+  } catch (const std::exception& e) {
+    // E.g. bad_alloc for a file whose largest feature id implies an enormous partition.
+    return Status::Internal(spec.data_path() + ": cannot build the partition: " + e.what());
+  }
 }
 
 void Scheduler::FinishLoading() {
@@ -217,8 +224,8 @@ void Scheduler::HandleGradientSlice(const proto::Envelope& e) {
     job_->gradient.assign(n, 0.0);
     job_->check_round = e.round();
   } else if (e.round() != job_->check_round) {
-    return ReportError(fmt::format("gradient slices of checks {} and {} mixed", job_->check_round,
-                                   e.round()));
+    return ReportError(
+        fmt::format("gradient slices of checks {} and {} mixed", job_->check_round, e.round()));
   }
   for (size_t i = 0; i < n; ++i) job_->gradient[i] += slice.values(static_cast<int>(i));
   ++job_->slices;

@@ -15,8 +15,8 @@
 #pragma once
 
 #include <future>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -69,6 +69,8 @@ class Scheduler : public Actor {
     uint64_t applied_through = 0;  // rounds < applied_through: every commit sent here applied
   };
 
+  // Reads the whole file and keeps the columns of partition `rank` of `parts` (background thread).
+  static Result<Partition> LoadPartition(const proto::JobSpec& spec, uint32_t rank, uint32_t parts);
   void HandleJobStart(const proto::Envelope& e);
   void FinishLoading();
   void HandleChordRequest(const proto::Envelope& e);

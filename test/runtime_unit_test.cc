@@ -7,6 +7,9 @@
 #include <catch2/catch.hpp>
 #include <zmq.hpp>
 
+#include <thread>
+
+#include "common/event_loop.h"
 #include "common/inproc_transport.h"
 #include "common/protocol.h"
 #include "common/zmq_transport.h"
@@ -46,6 +49,37 @@ TEST_CASE("a message of another protocol version is refused with both versions n
   Status st = CheckVersion(e);
   REQUIRE_FALSE(st.ok());
   CHECK_THAT(st.message(), Catch::Contains(std::to_string(kProtocolVersion + 1)));
+}
+
+TEST_CASE("the event loop answers a message of another protocol version with an error and "
+          "survives an actor that throws",
+          "[protocol]") {
+  struct Thrower : Actor {
+    int messages = 0;
+    void OnMessage(const proto::Envelope&, Clock::time_point) override {
+      ++messages;
+      throw std::runtime_error("boom");
+    }
+    void OnTick(Clock::time_point) override {}
+    bool Finished() const override { return messages >= 2; }
+  };
+  InProcHub hub;
+  InProcTransport node(hub, "node");
+  InProcTransport peer(hub, "peer");
+  Thrower actor;
+  std::atomic<bool> stop{false};
+  std::thread loop([&] { RunEventLoop(node, actor, stop, MakeLogger("test", "node", "off")); });
+  auto old = MakeEnvelope("peer");
+  old.set_version(kProtocolVersion + 7);
+  REQUIRE(peer.Send("node", old).ok());
+  auto reply = peer.Receive(milliseconds(2000));
+  REQUIRE(reply);
+  REQUIRE(reply->body_case() == proto::Envelope::kError);
+  CHECK_THAT(reply->error().message(), Catch::Contains("version"));
+  REQUIRE(peer.Send("node", MakeEnvelope("peer")).ok());  // throws inside the actor
+  REQUIRE(peer.Send("node", MakeEnvelope("peer")).ok());  // still served
+  loop.join();
+  CHECK(actor.messages == 2);
 }
 
 TEST_CASE("in-process transport delivers in order and refuses unknown or departed peers",

@@ -17,7 +17,11 @@ Result<Dataset> LoadShard(const proto::JobSpec& spec, uint32_t rank, uint32_t pa
                                    " rows cannot be split over " + std::to_string(parts) +
                                    " workers");
   }
-  return LoadDataset(source, ShardRows(*total, rank, parts));
+  try {
+    return LoadDataset(source, ShardRows(*total, rank, parts));
+  } catch (const std::exception& e) {
+    return Status::Internal(spec.data_path() + ": cannot load the shard: " + e.what());
+  }
 }
 
 }  // namespace
@@ -212,8 +216,7 @@ void Worker::HandleCheck(const proto::Envelope& e) {
     g.mutable_gradient_slice()->set_worker_rank(job_->rank);
     g.mutable_gradient_slice()->mutable_values()->Assign(slice.begin(), slice.end());
     if (Status st = transport_.Send(job_->scheduler_ids[s], g); !st.ok()) {
-      return ReportError("cannot send gradient to " + job_->scheduler_ids[s] + ": " +
-                         st.message());
+      return ReportError("cannot send gradient to " + job_->scheduler_ids[s] + ": " + st.message());
     }
   }
   auto loss = MakeEnvelope(transport_.id(), job_->id, e.round());
