@@ -29,7 +29,8 @@ po::options_description JobOptionsDescription() {
       "dynamic (SAP) | random (Shotgun) | cyclic | static")(
       "tolerance", po::value<double>()->default_value(1e-6),
       "converged when max_j KKT violation <= tolerance * lambda_max")(
-      "max-updates", po::value<uint64_t>()->default_value(0), "stop after this many updates (0 = none)")(
+      "max-updates", po::value<uint64_t>()->default_value(0),
+      "stop after this many updates (0 = none)")(
       "max-seconds", po::value<double>()->default_value(0), "stop after this long (0 = no limit)")(
       "pipeline-depth", po::value<uint32_t>()->default_value(2),
       "D: rounds in flight; 1 = fully synchronous")(
@@ -74,11 +75,16 @@ Result<proto::JobSpec> ParseJobSpec(const std::string& app, const std::vector<st
   spec.set_rho(vm["rho"].as<double>());
   spec.set_eta(vm["eta"].as<double>());
   const std::string schedule = vm["schedule"].as<std::string>();
-  if (schedule == "dynamic") spec.set_schedule(proto::SCHEDULE_DYNAMIC);
-  else if (schedule == "random") spec.set_schedule(proto::SCHEDULE_RANDOM);
-  else if (schedule == "cyclic") spec.set_schedule(proto::SCHEDULE_CYCLIC);
-  else if (schedule == "static") spec.set_schedule(proto::SCHEDULE_STATIC);
-  else return Status::InvalidArgument("--schedule must be dynamic, random, cyclic or static");
+  if (schedule == "dynamic")
+    spec.set_schedule(proto::SCHEDULE_DYNAMIC);
+  else if (schedule == "random")
+    spec.set_schedule(proto::SCHEDULE_RANDOM);
+  else if (schedule == "cyclic")
+    spec.set_schedule(proto::SCHEDULE_CYCLIC);
+  else if (schedule == "static")
+    spec.set_schedule(proto::SCHEDULE_STATIC);
+  else
+    return Status::InvalidArgument("--schedule must be dynamic, random, cyclic or static");
   spec.set_tolerance(vm["tolerance"].as<double>());
   spec.set_max_updates(vm["max-updates"].as<uint64_t>());
   spec.set_max_seconds(vm["max-seconds"].as<double>());
@@ -95,10 +101,14 @@ Result<proto::JobSpec> ParseJobSpec(const std::string& app, const std::vector<st
     if (!vm.count(name)) continue;
     const auto& v = vm[name].value();
     std::string text;
-    if (auto* s = boost::any_cast<std::string>(&v)) text = *s;
-    else if (auto* d = boost::any_cast<double>(&v)) text = fmt::format("{}", *d);
-    else if (auto* u = boost::any_cast<uint32_t>(&v)) text = std::to_string(*u);
-    else if (auto* u64 = boost::any_cast<uint64_t>(&v)) text = std::to_string(*u64);
+    if (auto* s = boost::any_cast<std::string>(&v))
+      text = *s;
+    else if (auto* d = boost::any_cast<double>(&v))
+      text = fmt::format("{}", *d);
+    else if (auto* u = boost::any_cast<uint32_t>(&v))
+      text = std::to_string(*u);
+    else if (auto* u64 = boost::any_cast<uint64_t>(&v))
+      text = std::to_string(*u64);
     (*spec.mutable_flags())[name] = text;
   }
   STRADS_RETURN_IF_ERROR(ValidateJobSpec(spec));

@@ -1,13 +1,13 @@
 // strads: the command-line client. See `strads --help` and the README for the commands and exit
 // codes.
+#include <unistd.h>
 #include <atomic>
 #include <iostream>
 #include <optional>
 #include <thread>
-#include <unistd.h>
 
-#include <boost/program_options.hpp>
 #include <fmt/format.h>
+#include <boost/program_options.hpp>
 #include <nlohmann/json.hpp>
 #include <zmq.hpp>
 
@@ -41,7 +41,7 @@ commands:
   predict --model DIR --data FILE [--format libsvm|mm] [--labels FILE] [--output FILE]
                      apply a lasso/logistic/svm job's model to labelled data: prints RMSE or
                      accuracy, writes predictions (exit 1 on a missing or malformed file)
-apps: lasso        (`strads run lasso --help` lists the job options)
+apps: lasso, logistic, svm   (`strads run APP --help` lists the job options)
 
 global options:
   --coordinator ENDPOINT   control endpoint (default: $STRADS_COORDINATOR or tcp://127.0.0.1:7700)
@@ -72,7 +72,8 @@ std::unique_ptr<Remote> Connect(const std::string& endpoint, double timeout_s) {
   r->transport = std::make_unique<ZmqTransport>(
       r->context, fmt::format("cli@{}:{}", HostName(), getpid()), timeout);
   (void)r->transport->Connect(kCoordinatorId, endpoint);
-  r->client = std::make_unique<Client>(*r->transport, kCoordinatorId, "coordinator-status", timeout);
+  r->client =
+      std::make_unique<Client>(*r->transport, kCoordinatorId, "coordinator-status", timeout);
   return r;
 }
 
@@ -120,7 +121,7 @@ po::options_description SubmitExtras(bool embedded) {
 
 int RunOrSubmit(bool embedded, const std::vector<std::string>& args, const std::string& endpoint,
                 double timeout_s) {
-  if (args.empty()) return Usage("which app? (lasso)");
+  if (args.empty()) return Usage("which app? (lasso, logistic, svm)");
   const std::string app = args[0];
   std::vector<std::string> rest(args.begin() + 1, args.end());
   po::variables_map extra;
@@ -153,7 +154,7 @@ int RunOrSubmit(bool embedded, const std::vector<std::string>& args, const std::
     auto info = client.Wait(id, g_interrupt, quiet);
     if (!info.ok()) {
       std::cerr << "strads: " << info.status().message() << "\n";
-      return info.status().code() == StatusCode::kCancelled ? kExitCancelled : kExitJobFailed;
+      return info.status().code() == StatusCode::kCancelled ? kExitInterrupted : kExitJobFailed;
     }
     return Finish(client, *info, output);
   }
@@ -231,13 +232,12 @@ nlohmann::ordered_json ToJson(const proto::StatusReply& s) {
 
 void PrintJobs(const proto::StatusReply& s) {
   std::cout << fmt::format("{:>4}  {:<8} {:<10} {:>8} {:>10} {:>16} {:>10} {:>8}  {}\n", "JOB",
-                           "APP", "STATE", "ROUND", "UPDATES", "OBJECTIVE", "UPDATES/S",
-                           "SECONDS", "ERROR");
+                           "APP", "STATE", "ROUND", "UPDATES", "OBJECTIVE", "UPDATES/S", "SECONDS",
+                           "ERROR");
   for (const auto& j : s.jobs()) {
     std::cout << fmt::format("{:>4}  {:<8} {:<10} {:>8} {:>10} {:>16.9g} {:>10.0f} {:>8.1f}  {}\n",
-                             j.job_id(), j.app(), JobStateName(j.state()), j.round(),
-                             j.updates(), j.objective(), j.updates_per_s(), j.seconds(),
-                             j.error());
+                             j.job_id(), j.app(), JobStateName(j.state()), j.round(), j.updates(),
+                             j.objective(), j.updates_per_s(), j.seconds(), j.error());
   }
 }
 
@@ -274,9 +274,12 @@ int StatusCommand(const std::vector<std::string>& args, const std::string& endpo
     if (!reply.ok()) return Unreachable(reply.status(), endpoint);
     const auto& s = reply->status_reply();
     if (vm.count("watch") && isatty(STDOUT_FILENO)) std::cout << "\033[H\033[2J";
-    if (vm.count("json")) std::cout << ToJson(s).dump(2) << "\n";
-    else if (jobs_only) PrintJobs(s);
-    else PrintStatus(s);
+    if (vm.count("json"))
+      std::cout << ToJson(s).dump(2) << "\n";
+    else if (jobs_only)
+      PrintJobs(s);
+    else
+      PrintStatus(s);
     std::cout << std::flush;
     if (vm.count("watch")) {
       for (int i = 0; i < 10 && !g_interrupt; ++i) {
@@ -337,9 +340,11 @@ int JobCommand(const std::string& command, const std::vector<std::string>& args,
   }
   auto info = remote->client->FetchResults(*id, output);
   if (!info.ok()) {
-    if (info.status().code() == StatusCode::kUnavailable) return Unreachable(info.status(), endpoint);
+    if (info.status().code() == StatusCode::kUnavailable)
+      return Unreachable(info.status(), endpoint);
     std::cerr << "strads: " << info.status().message() << "\n";
-    return kExitJobFailed;
+    // The coordinator refused (no such job, not finished yet): a usage error, not a failed job.
+    return info.status().code() == StatusCode::kInvalidArgument ? kExitUsage : kExitJobFailed;
   }
   std::cout << DescribeJob(*info) << "\n";
   if (info->state() == proto::JOB_SUCCEEDED) std::cout << "results in " << output << "/\n";
@@ -392,6 +397,13 @@ int main(int argc, char** argv) {
       }
     }
     if (a == 0 && b == 0) ++i;
+  }
+  if (!(timeout_s > 0 && timeout_s <= 3600)) return Usage("--timeout must be in (0, 3600] seconds");
+  {
+    const bool tcp = endpoint.rfind("tcp://", 0) == 0 && endpoint.find(':', 6) != std::string::npos;
+    if (!tcp && endpoint.rfind("ipc://", 0) != 0) {
+      return Usage("--coordinator must look like tcp://HOST:PORT, got '" + endpoint + "'");
+    }
   }
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     std::cout << kUsage;
