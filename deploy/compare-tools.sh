@@ -1,0 +1,177 @@
+#!/usr/bin/env bash
+# compare-tools.sh — STRADS vs. the standard single-machine solvers, on the same data and the
+# same objective (docs/compare.md).
+#
+# Problems:
+#   logistic  L1-regularised logistic regression, F(w) = sum log(1+exp(-y x^T w)) + lam ||w||_1:
+#             synthetic: strads-gen 20000 x 20000 (groups of 10 correlated features sharing a
+#             row support, density 0.002, 2000 true nonzeros), y thresholded at its median -> +-1;
+#             breast-cancer (if python3-sklearn ships it): 569 x 30 standardised + constant column.
+#   lasso     F(w) = 1/2 ||y - Xw||^2 + lam ||w||_1: strads-gen --rows 1000 --features 20000
+#             --density 0.05 --seed 1.
+# lam = FRACTION * lambda_max; no intercept anywhere.
+#
+# Tools (each skipped with a message when absent; none is in deploy/install-deps.sh; Debian 12:
+# apt-get install liblinear-tools python3-sklearn r-cran-glmnet):
+#   liblinear-train -s 6 -c 1/lam -B -1 -e EPS           (||w||_1 + C sum loss  =>  C = 1/lam)
+#   sklearn LogisticRegression(penalty='l1', solver='liblinear'|'saga', C=1/lam, fit_intercept=False)
+#   sklearn Lasso(alpha=lam/n, fit_intercept=False)      (1/(2n)||y-Xw||^2 + alpha||w||_1)
+#   glmnet(x, y, family, alpha=1, lambda=lam/n, intercept=FALSE, standardize=FALSE, thresh=T)
+#             (binomial: -(1/n) loglik + lambda ||w||_1; gaussian: 1/(2n) RSS + lambda ||w||_1)
+#   strads run logistic|lasso, 1 scheduler x 1 and x 2 workers; strads-lasso-reference (lasso).
+# Each other tool runs at a path of decreasing tolerances; our F is computed from the weights it
+# returns (docs/compare/compare_tools.py). F* = the best F seen over all tools; reported: the
+# fastest solve time at which a tool returned F <= F*(1 + 1e-3) (for strads: the first trace.csv
+# row below it, minus the first row's time = load + start), and wall time incl. loading.
+#
+# CPU discipline: before every timed step the script waits until no bench-lasso.sh is running,
+# and runs the step under `flock /tmp/strads-cpu.lock` (times are taken inside the lock).
+#
+# Usage: deploy/compare-tools.sh [options]
+#   --dir DIR              data and results (default /tmp/strads-compare)
+#   --bin-dir DIR          strads binaries (default build/bin beside deploy/)
+#   --problems LIST        comma list of logistic,breast-cancer,lasso (default: all)
+#   --logistic-fraction F  logistic lam = F * lambda_max (default 0.05)
+#   --lasso-fraction F     lasso lam = F * lambda_max (default 0.1)
+#   --max-seconds S        limit of each strads run (default 60)
+#   --lock FILE            CPU lock (default /tmp/strads-cpu.lock)
+set -euo pipefail
+
+SCRIPT_DIR=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd -- "$SCRIPT_DIR/.." && pwd)
+HELPER=$REPO/docs/compare/compare_tools.py
+BIN=$REPO/build/bin
+DIR=/tmp/strads-compare
+PROBLEMS=logistic,breast-cancer,lasso
+LOG_FRACTION=0.05
+LASSO_FRACTION=0.1
+MAX_SECONDS=60
+LOCK=/tmp/strads-cpu.lock
+
+while (($#)); do
+  case $1 in
+    --dir) DIR=$2; shift 2 ;;
+    --bin-dir) BIN=$2; shift 2 ;;
+    --problems) PROBLEMS=$2; shift 2 ;;
+    --logistic-fraction) LOG_FRACTION=$2; shift 2 ;;
+    --lasso-fraction) LASSO_FRACTION=$2; shift 2 ;;
+    --max-seconds) MAX_SECONDS=$2; shift 2 ;;
+    --lock) LOCK=$2; shift 2 ;;
+    -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) echo "compare-tools.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
+
+for b in strads strads-gen strads-lasso-reference; do
+  [[ -x $BIN/$b ]] || { echo "compare-tools.sh: $BIN/$b missing: build first (README)" >&2; exit 1; }
+done
+mkdir -p "$DIR"
+DIR=$(cd -- "$DIR" && pwd)
+has_problem() { [[ ,$PROBLEMS, == *",$1,"* ]]; }
+
+# --- which tools are here
+HAVE_LIBLINEAR=0 HAVE_SKLEARN=0 HAVE_GLMNET=0
+if command -v liblinear-train >/dev/null; then HAVE_LIBLINEAR=1
+else echo "compare-tools.sh: liblinear-train not found (apt-get install liblinear-tools): skipping liblinear" >&2; fi
+if python3 -c 'import sklearn, numpy, scipy' 2>/dev/null; then HAVE_SKLEARN=1
+else echo "compare-tools.sh: python3 sklearn not found (apt-get install python3-sklearn): skipping sklearn" >&2; fi
+if command -v Rscript >/dev/null && Rscript -e 'suppressPackageStartupMessages(library(glmnet))' >/dev/null 2>&1; then HAVE_GLMNET=1
+else echo "compare-tools.sh: R glmnet not found (apt-get install r-cran-glmnet): skipping glmnet" >&2; fi
+
+quiet() { # wait for the other benchmark to finish before any timed step
+  while pgrep -f bench-lasso.sh >/dev/null; do sleep 10; done
+}
+timed() { quiet; flock "$LOCK" "$@"; }
+helper() { python3 "$HELPER" "$@"; }
+
+run_strads() { # RESULTS NAME APP DATA LAMBDA WORKERS
+  local res=$1 name=$2 app=$3 data=$4 lam=$5 p=$6
+  echo "== $name: strads run $app --data $data --lambda $lam --tolerance 1e-8 --schedulers 1 --workers $p --max-seconds $MAX_SECONDS" >&2
+  timed python3 "$HELPER" strads "$name" "$res/$name" "$res" -- "$BIN/strads" run "$app" --data "$data" \
+    --lambda "$lam" --tolerance 1e-8 --schedulers 1 --workers "$p" --max-seconds "$MAX_SECONDS" \
+    --output "$res/$name"
+}
+
+classification() { # NAME DATA
+  local name=$1 data=$2 res=$DIR/results-$1
+  rm -rf -- "$res"; mkdir -p "$res"
+  local lmax lam n
+  lmax=$(helper lambda-max logistic "$data")
+  lam=$(python3 -c 'import sys; print(repr(float(sys.argv[1]) * float(sys.argv[2])))' "$LOG_FRACTION" "$lmax")
+  echo "== [$name] L1-LR: lambda = $LOG_FRACTION * lambda_max ($lmax) = $lam; liblinear/sklearn C = 1/lambda" >&2
+  echo "$lam" >"$res/lambda"
+  if ((HAVE_LIBLINEAR)); then
+    echo "== [$name] liblinear-train -s 6 -c 1/lambda -B -1 -e ..." >&2
+    timed python3 "$HELPER" liblinear "$data" "$lam" 0.1,0.03,0.01,0.003,0.001,0.0001,0.00001,0.000001 "$res"
+  fi
+  if ((HAVE_SKLEARN)); then
+    echo "== [$name] sklearn LogisticRegression(l1, liblinear)" >&2
+    timed python3 "$HELPER" sklearn liblinear "$data" "$lam" 0.1,0.03,0.01,0.003,0.001,0.0001,0.00001,0.000001 "$res"
+    echo "== [$name] sklearn LogisticRegression(l1, saga)" >&2
+    timed python3 "$HELPER" sklearn saga "$data" "$lam" 0.01,0.001,0.0001,0.00001 "$res" --max-iter 2000 --max-seconds 60
+  fi
+  if ((HAVE_GLMNET)); then
+    helper to-mm "$data" "$res/x.mtx" "$res/y.txt"
+    echo "== [$name] glmnet binomial, lambda = lambda / n" >&2
+    timed python3 "$HELPER" glmnet binomial "$data" "$res/x.mtx" "$res/y.txt" "$lam" 1e-4,1e-5,1e-6,1e-7,1e-8,1e-10 "$res"
+  fi
+  run_strads "$res" strads-1x1 logistic "$data" "$lam" 1
+  run_strads "$res" strads-1x2 logistic "$data" "$lam" 2
+  echo >&2
+  echo "### L1-regularised logistic regression: $name ($data), lambda = $LOG_FRACTION x lambda_max = $lam"
+  echo
+  helper table "$res" --baseline liblinear-train
+  echo
+}
+
+regression() { # NAME DATA
+  local name=$1 data=$2 res=$DIR/results-$1
+  rm -rf -- "$res"; mkdir -p "$res"
+  local lmax lam
+  lmax=$(helper lambda-max lasso "$data")
+  lam=$(python3 -c 'import sys; print(repr(float(sys.argv[1]) * float(sys.argv[2])))' "$LASSO_FRACTION" "$lmax")
+  echo "== [$name] Lasso: lambda = $LASSO_FRACTION * lambda_max ($lmax) = $lam; sklearn alpha = glmnet lambda = lambda/n" >&2
+  echo "$lam" >"$res/lambda"
+  if ((HAVE_SKLEARN)); then
+    echo "== [$name] sklearn Lasso" >&2
+    timed python3 "$HELPER" sklearn lasso "$data" "$lam" 0.01,0.001,0.0001,0.00001,0.000001,0.0000001 "$res"
+  fi
+  if ((HAVE_GLMNET)); then
+    helper to-mm "$data" "$res/x.mtx" "$res/y.txt"
+    echo "== [$name] glmnet gaussian" >&2
+    timed python3 "$HELPER" glmnet gaussian "$data" "$res/x.mtx" "$res/y.txt" "$lam" 1e-4,1e-5,1e-6,1e-7,1e-8,1e-10 "$res"
+  fi
+  echo "== [$name] strads-lasso-reference" >&2
+  timed python3 "$HELPER" strads strads-lasso-reference "$res/strads-lasso-reference" "$res" --reference -- \
+    "$BIN/strads-lasso-reference" --data "$data" --lambda "$lam" --tolerance 1e-9 --output "$res/strads-lasso-reference"
+  run_strads "$res" strads-1x1 lasso "$data" "$lam" 1
+  run_strads "$res" strads-1x2 lasso "$data" "$lam" 2
+  echo >&2
+  echo "### Lasso: $name ($data), lambda = $LASSO_FRACTION x lambda_max = $lam"
+  echo
+  helper table "$res"
+  echo
+}
+
+if has_problem logistic; then
+  RAW=$DIR/gen-20000x20000.libsvm DATA=$DIR/logistic-20000x20000.libsvm
+  if [[ ! -s $DATA ]]; then
+    "$BIN/strads-gen" --rows 20000 --features 20000 --density 0.002 --nonzeros 2000 --seed 7 --output "$RAW" >&2
+    helper gen-labels "$RAW" "$DATA" >&2
+  fi
+  classification logistic-synthetic "$DATA"
+fi
+if has_problem breast-cancer; then
+  SRC=$(python3 -c 'import sklearn.datasets, os; print(os.path.join(os.path.dirname(sklearn.datasets.__file__), "data", "breast_cancer.csv"))' 2>/dev/null || true)
+  if [[ -n $SRC && -s $SRC ]]; then
+    helper breast-cancer "$SRC" "$DIR/breast-cancer.libsvm" >&2
+    classification breast-cancer "$DIR/breast-cancer.libsvm"
+  else
+    echo "compare-tools.sh: sklearn's breast_cancer.csv not found: skipping the real data set" >&2
+  fi
+fi
+if has_problem lasso; then
+  DATA=$DIR/lasso-1000x20000.libsvm
+  [[ -s $DATA ]] || "$BIN/strads-gen" --rows 1000 --features 20000 --density 0.05 --seed 1 --output "$DATA" >&2
+  regression lasso-synthetic "$DATA"
+fi
