@@ -31,7 +31,7 @@
 #   --dir DIR              data and results (default /tmp/strads-compare)
 #   --bin-dir DIR          strads binaries (default build/bin beside deploy/)
 #   --problems LIST        comma list of logistic,breast-cancer,lasso (default: all)
-#   --logistic-fraction F  logistic lam = F * lambda_max (default 0.05)
+#   --logistic-fraction F  logistic lam = F * lambda_max (default 0.1)
 #   --lasso-fraction F     lasso lam = F * lambda_max (default 0.1)
 #   --max-seconds S        limit of each strads run (default 60)
 #   --lock FILE            CPU lock (default /tmp/strads-cpu.lock)
@@ -43,7 +43,7 @@ HELPER=$REPO/docs/compare/compare_tools.py
 BIN=$REPO/build/bin
 DIR=/tmp/strads-compare
 PROBLEMS=logistic,breast-cancer,lasso
-LOG_FRACTION=0.05
+LOG_FRACTION=0.1
 LASSO_FRACTION=0.1
 MAX_SECONDS=60
 LOCK=/tmp/strads-cpu.lock
@@ -69,11 +69,16 @@ mkdir -p "$DIR"
 DIR=$(cd -- "$DIR" && pwd)
 has_problem() { [[ ,$PROBLEMS, == *",$1,"* ]]; }
 
-# --- which tools are here
+# --- which tools are here. python3-sklearn installs into Debian's /usr/bin/python3, which may not
+# be the python3 first on PATH (pyenv etc.): use the first python3 that imports sklearn.
+PY=python3
+for cand in python3 /usr/bin/python3; do
+  if command -v "$cand" >/dev/null && "$cand" -c 'import sklearn, numpy, scipy' 2>/dev/null; then PY=$cand; break; fi
+done
 HAVE_LIBLINEAR=0 HAVE_SKLEARN=0 HAVE_GLMNET=0
 if command -v liblinear-train >/dev/null; then HAVE_LIBLINEAR=1
 else echo "compare-tools.sh: liblinear-train not found (apt-get install liblinear-tools): skipping liblinear" >&2; fi
-if python3 -c 'import sklearn, numpy, scipy' 2>/dev/null; then HAVE_SKLEARN=1
+if "$PY" -c 'import sklearn, numpy, scipy' 2>/dev/null; then HAVE_SKLEARN=1
 else echo "compare-tools.sh: python3 sklearn not found (apt-get install python3-sklearn): skipping sklearn" >&2; fi
 if command -v Rscript >/dev/null && Rscript -e 'suppressPackageStartupMessages(library(glmnet))' >/dev/null 2>&1; then HAVE_GLMNET=1
 else echo "compare-tools.sh: R glmnet not found (apt-get install r-cran-glmnet): skipping glmnet" >&2; fi
@@ -82,12 +87,12 @@ quiet() { # wait for the other benchmark to finish before any timed step
   while pgrep -f bench-lasso.sh >/dev/null; do sleep 10; done
 }
 timed() { quiet; flock "$LOCK" "$@"; }
-helper() { python3 "$HELPER" "$@"; }
+helper() { "$PY" "$HELPER" "$@"; }
 
 run_strads() { # RESULTS NAME APP DATA LAMBDA WORKERS
   local res=$1 name=$2 app=$3 data=$4 lam=$5 p=$6
   echo "== $name: strads run $app --data $data --lambda $lam --tolerance 1e-8 --schedulers 1 --workers $p --max-seconds $MAX_SECONDS" >&2
-  timed python3 "$HELPER" strads "$name" "$res/$name" "$res" -- "$BIN/strads" run "$app" --data "$data" \
+  timed "$PY" "$HELPER" strads "$name" "$res/$name" "$res" -- "$BIN/strads" run "$app" --data "$data" \
     --lambda "$lam" --tolerance 1e-8 --schedulers 1 --workers "$p" --max-seconds "$MAX_SECONDS" \
     --output "$res/$name"
 }
@@ -102,18 +107,18 @@ classification() { # NAME DATA
   echo "$lam" >"$res/lambda"
   if ((HAVE_LIBLINEAR)); then
     echo "== [$name] liblinear-train -s 6 -c 1/lambda -B -1 -e ..." >&2
-    timed python3 "$HELPER" liblinear "$data" "$lam" 0.1,0.03,0.01,0.003,0.001,0.0001,0.00001,0.000001 "$res"
+    timed "$PY" "$HELPER" liblinear "$data" "$lam" 0.1,0.03,0.01,0.003,0.001,0.0001,0.00001,0.000001 "$res"
   fi
   if ((HAVE_SKLEARN)); then
     echo "== [$name] sklearn LogisticRegression(l1, liblinear)" >&2
-    timed python3 "$HELPER" sklearn liblinear "$data" "$lam" 0.1,0.03,0.01,0.003,0.001,0.0001,0.00001,0.000001 "$res"
+    timed "$PY" "$HELPER" sklearn liblinear "$data" "$lam" 0.1,0.03,0.01,0.003,0.001,0.0001,0.00001,0.000001 "$res"
     echo "== [$name] sklearn LogisticRegression(l1, saga)" >&2
-    timed python3 "$HELPER" sklearn saga "$data" "$lam" 0.01,0.001,0.0001,0.00001 "$res" --max-iter 2000 --max-seconds 60
+    timed "$PY" "$HELPER" sklearn saga "$data" "$lam" 0.01,0.001,0.0001,0.00001 "$res" --max-iter 2000 --max-seconds 60
   fi
   if ((HAVE_GLMNET)); then
     helper to-mm "$data" "$res/x.mtx" "$res/y.txt"
     echo "== [$name] glmnet binomial, lambda = lambda / n" >&2
-    timed python3 "$HELPER" glmnet binomial "$data" "$res/x.mtx" "$res/y.txt" "$lam" 1e-4,1e-5,1e-6,1e-7,1e-8,1e-10 "$res"
+    timed "$PY" "$HELPER" glmnet binomial "$data" "$res/x.mtx" "$res/y.txt" "$lam" 1e-4,1e-5,1e-6,1e-7,1e-8,1e-10 "$res"
   fi
   run_strads "$res" strads-1x1 logistic "$data" "$lam" 1
   run_strads "$res" strads-1x2 logistic "$data" "$lam" 2
@@ -134,15 +139,15 @@ regression() { # NAME DATA
   echo "$lam" >"$res/lambda"
   if ((HAVE_SKLEARN)); then
     echo "== [$name] sklearn Lasso" >&2
-    timed python3 "$HELPER" sklearn lasso "$data" "$lam" 0.01,0.001,0.0001,0.00001,0.000001,0.0000001 "$res"
+    timed "$PY" "$HELPER" sklearn lasso "$data" "$lam" 0.01,0.001,0.0001,0.00001,0.000001,0.0000001 "$res"
   fi
   if ((HAVE_GLMNET)); then
     helper to-mm "$data" "$res/x.mtx" "$res/y.txt"
     echo "== [$name] glmnet gaussian" >&2
-    timed python3 "$HELPER" glmnet gaussian "$data" "$res/x.mtx" "$res/y.txt" "$lam" 1e-4,1e-5,1e-6,1e-7,1e-8,1e-10 "$res"
+    timed "$PY" "$HELPER" glmnet gaussian "$data" "$res/x.mtx" "$res/y.txt" "$lam" 1e-4,1e-5,1e-6,1e-7,1e-8,1e-10 "$res"
   fi
   echo "== [$name] strads-lasso-reference" >&2
-  timed python3 "$HELPER" strads strads-lasso-reference "$res/strads-lasso-reference" "$res" --reference -- \
+  timed "$PY" "$HELPER" strads strads-lasso-reference "$res/strads-lasso-reference" "$res" --reference -- \
     "$BIN/strads-lasso-reference" --data "$data" --lambda "$lam" --tolerance 1e-9 --output "$res/strads-lasso-reference"
   run_strads "$res" strads-1x1 lasso "$data" "$lam" 1
   run_strads "$res" strads-1x2 lasso "$data" "$lam" 2
@@ -162,7 +167,7 @@ if has_problem logistic; then
   classification logistic-synthetic "$DATA"
 fi
 if has_problem breast-cancer; then
-  SRC=$(python3 -c 'import sklearn.datasets, os; print(os.path.join(os.path.dirname(sklearn.datasets.__file__), "data", "breast_cancer.csv"))' 2>/dev/null || true)
+  SRC=$("$PY" -c 'import sklearn.datasets, os; print(os.path.join(os.path.dirname(sklearn.datasets.__file__), "data", "breast_cancer.csv"))' 2>/dev/null || true)
   if [[ -n $SRC && -s $SRC ]]; then
     helper breast-cancer "$SRC" "$DIR/breast-cancer.libsvm" >&2
     classification breast-cancer "$DIR/breast-cancer.libsvm"
