@@ -70,8 +70,9 @@ Result<proto::JobInfo> Client::Wait(uint64_t job_id, const std::atomic<bool>& in
   auto print = [&](const proto::JobInfo& j) {
     if (quiet) return;
     std::string line = fmt::format(
-        "job {} {} round {} updates {} ({:.0f}/s) objective {:.8g}{} {:.1f}s", j.job_id(),
-        JobStateName(j.state()), j.round(), j.updates(), j.updates_per_s(), j.objective(),
+        "job {} {} [{}] round {} updates {} ({:.0f}/s) objective {:.8g}{} {:.1f}s", j.job_id(),
+        JobStateName(j.state()), ScheduleName(j.spec().schedule()), j.round(), j.updates(),
+        j.updates_per_s(), j.objective(),
         j.violation() >= 0 ? fmt::format(" violation {:.2e}", j.violation()) : "", j.seconds());
     if (tty)
       std::cerr << "\r\033[K" << line << std::flush;

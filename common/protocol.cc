@@ -39,6 +39,19 @@ std::string RoleName(proto::Role role) {
   }
 }
 
+std::string ScheduleName(proto::Schedule schedule) {
+  switch (schedule) {
+    case proto::SCHEDULE_RANDOM:
+      return "random";
+    case proto::SCHEDULE_CYCLIC:
+      return "cyclic";
+    case proto::SCHEDULE_STATIC:
+      return "static";
+    default:
+      return "dynamic";
+  }
+}
+
 std::string JobStateName(proto::JobState state) {
   switch (state) {
     case proto::JOB_QUEUED:

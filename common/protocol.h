@@ -28,5 +28,7 @@ std::string BodyName(const proto::Envelope& envelope);
 
 std::string RoleName(proto::Role role);
 std::string JobStateName(proto::JobState state);
+// "dynamic", "random", "cyclic" or "static" (unspecified means dynamic).
+std::string ScheduleName(proto::Schedule schedule);
 
 }  // namespace strads

@@ -459,7 +459,8 @@ void DynamicJob::Trace(Clock::time_point now, bool force) {
   // At a check the objective is exact; between checks it is the workers' latest losses (each at
   // most D - 1 rounds stale) plus the penalty of the committed values.
   const double objective = force ? objective_ : ApproxObjective();
-  trace_ += fmt::format("{:.6f},{},{},{:.17g}\n", Elapsed(now), next_commit_, updates_, objective);
+  trace_ += fmt::format("{:.6f},{},{},{:.17g},{}\n", Elapsed(now), next_commit_, updates_,
+                        objective, ScheduleName(spec_.schedule()));
 }
 
 proto::JobInfo DynamicJob::Info(Clock::time_point now) const {

@@ -158,7 +158,7 @@ class DynamicJob {
   std::vector<std::pair<uint64_t, double>> model_;
 
   // Trace and rate.
-  std::string trace_ = "seconds,round,updates,objective\n";
+  std::string trace_ = "seconds,round,updates,objective,schedule\n";
   Clock::time_point last_trace_{};
   std::vector<std::pair<Clock::time_point, uint64_t>> rate_window_;
 };

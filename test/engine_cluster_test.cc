@@ -151,6 +151,43 @@ TEST_CASE("pipelined engine (depth 2, 4, 8) converges to the same optimum on cor
     }
 }
 
+TEST_CASE("every scheduling policy converges to the optimum on a well-conditioned problem",
+          "[cluster][policies]") {
+  // Uncorrelated sparse features: no policy should need the dependency filter to be safe here.
+  auto dir = fs::temp_directory_path() / ("strads-policy-test-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  SyntheticLassoOptions o;
+  o.rows = 400;
+  o.features = 600;
+  o.group_size = 1;
+  o.correlation = 0.0;
+  o.density = 0.1;
+  o.true_nonzeros = 15;
+  o.seed = 11;
+  const auto path = (dir / "uncorrelated.svm").string();
+  REQUIRE(WriteSyntheticLasso(o, path).ok());
+  auto data = LoadDataset(DataSource{path, "", ""}, RowRange{});
+  REQUIRE(data.ok());
+  const double lambda = 0.05 * (data->x.transpose() * data->y).cwiseAbs().maxCoeff();
+  lasso::LassoReferenceOptions ro;
+  ro.lambda = lambda;
+  ro.tolerance = 1e-9;
+  auto reference = lasso::SolveLassoReference(*data, ro);
+  REQUIRE(reference.ok());
+  for (auto schedule : {proto::SCHEDULE_DYNAMIC, proto::SCHEDULE_RANDOM, proto::SCHEDULE_CYCLIC,
+                        proto::SCHEDULE_STATIC}) {
+    CAPTURE(ScheduleName(schedule));
+    EmbeddedCluster cluster(1, 2, FastOptions());
+    auto spec = LassoSpec(lambda);
+    spec.set_data_path(path);
+    spec.set_schedule(schedule);
+    auto job = RunJob(cluster, spec, "test-client");
+    REQUIRE(job.info.state() == proto::JOB_SUCCEEDED);
+    CHECK(job.info.converged());
+    CHECK(std::abs(job.info.objective() - reference->objective) / reference->objective < 1e-6);
+  }
+}
+
 TEST_CASE("lambda above lambda_max gives the all-zero model at once", "[cluster]") {
   EmbeddedCluster cluster(1, 2, FastOptions());
   auto job = RunJob(cluster, LassoSpec(1.01 * LambdaMax()), "test-client");
