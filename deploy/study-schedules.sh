@@ -27,6 +27,8 @@
 #   --max-updates N       update limit of each policy run (default 0 = none)
 #   --throughput-seconds S  time limit of each throughput run (default 15)
 #   --steps LIST          comma list of runs,throughput,analyze (default all)
+#   --docs DIR            where the copied traces, tables and plots go (default docs/study)
+#   --synthetic-args "A"  strads-gen arguments instead of the default problem (for smoke tests)
 set -euo pipefail
 
 SCRIPT_DIR=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
@@ -43,6 +45,7 @@ POLICIES=(dynamic random cyclic static)
 SIZES=(1 8 32 128 256)
 LOCK=/tmp/strads-cpu.lock
 SEED=1
+SYN_TAG=1000x100000
 TOL=1e-9
 
 # The synthetic problem: 1000 x 100,000, groups of 10 consecutive features with correlation 0.9
@@ -59,6 +62,8 @@ while (($#)); do
     --max-updates) MAX_UPDATES=$2; shift 2 ;;
     --throughput-seconds) TP_SECONDS=$2; shift 2 ;;
     --steps) STEPS=$2; shift 2 ;;
+    --docs) DOCS=$2; shift 2 ;;
+    --synthetic-args) read -ra GEN_ARGS <<<"$2"; SYN_TAG=custom; shift 2 ;;
     -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "study-schedules.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
@@ -69,6 +74,7 @@ for b in strads strads-gen strads-lasso-reference; do
 done
 mkdir -p "$DIR" "$DOCS"
 DIR=$(cd -- "$DIR" && pwd)
+DOCS=$(cd -- "$DOCS" && pwd)
 has() { [[ ,$2, == *",$1,"* ]]; }
 
 # Runs a CPU-heavy command alone: no bench-lasso.sh running, and the shared lock held.
@@ -81,7 +87,7 @@ data_file() { # DATASET -> path, generated on first use
   local ds=$1 f
   case $ds in
     synthetic)
-      f=$DIR/synthetic-1000x100000.libsvm
+      f=$DIR/synthetic-$SYN_TAG.libsvm
       [[ -s $f ]] || timed "$BIN/strads-gen" "${GEN_ARGS[@]}" --output "$f" >&2 ;;
     debian)
       f=$DIR/debian-packages.libsvm
@@ -194,7 +200,7 @@ if has throughput "$STEPS"; then
 fi
 
 if has analyze "$STEPS"; then
-  python3 "$DOCS/analyze.py" "$DOCS"
-  (cd "$DOCS" && gnuplot plots.gp)
+  python3 "$REPO/docs/study/analyze.py" "$DOCS"
+  (cd "$DOCS" && gnuplot "$REPO/docs/study/plots.gp")
   echo "== tables: $DOCS/table.md; plots: $DOCS/*.png" >&2
 fi

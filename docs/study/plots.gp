@@ -15,7 +15,9 @@ set yrange [floor:1e4]
 set grid
 set key top right
 
-do for [ds in "synthetic debian"] {
+datasets = ""
+do for [ds in "synthetic debian"] { if (exists("F_".ds)) { datasets = datasets." ".ds } }
+do for [ds in datasets] {
   F = value("F_".ds)
   set output ds."-updates.png"
   set multiplot layout 1,2 title ds.": relative objective gap vs coordinate updates (pipeline depth 1, 1 scheduler, 2 workers)"
@@ -50,13 +52,14 @@ set autoscale y
 set format y "10^{%L}"
 set key top left
 set xlabel "chord size B (= parallelism, pipeline depth 1)"
-set multiplot layout 2,2 title "to a 1e-3 relative gap: updates and solve seconds vs chord size (missing point = never, within the budget)"
-do for [ds in "synthetic debian"] {
+n = words(datasets)
+set multiplot layout 2,n title "to a 1e-3 relative gap: updates and solve seconds vs chord size (missing point = never, within the budget)"
+do for [ds in datasets] {
   set title ds.": updates to 1e-3"
   set ylabel "updates"
   plot for [i=1:4] ds."/to-1e-3.dat" using 1:(column(2*i)) with linespoints title word(policies, i)
 }
-do for [ds in "synthetic debian"] {
+do for [ds in datasets] {
   set title ds.": solve seconds to 1e-3"
   set ylabel "seconds"
   plot for [i=1:4] ds."/to-1e-3.dat" using 1:(column(2*i+1)) with linespoints title word(policies, i)
