@@ -24,10 +24,7 @@ Scheduler::Scheduler(Transport& transport, MemberIdentity identity, Logger log)
       log_(log),
       session_(transport, AsScheduler(std::move(identity)), log) {}
 
-Scheduler::~Scheduler() {
-  if (job_ && job_->loading.valid()) job_->loading.wait();
-  for (auto& f : abandoned_loads_) f.wait();
-}
+Scheduler::~Scheduler() = default;
 
 void Scheduler::Send(const std::string& to, const proto::Envelope& e) {
   if (Status st = transport_.Send(to, e); !st.ok()) {
@@ -45,13 +42,7 @@ void Scheduler::ReportError(const std::string& what) {
 
 void Scheduler::OnTick(Clock::time_point now) {
   session_.OnTick(now, job_ ? job_->id : 0);
-  if (job_ && job_->loading.valid() &&
-      job_->loading.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
-    FinishLoading();
-  }
-  std::erase_if(abandoned_loads_, [](auto& f) {
-    return f.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
-  });
+  if (auto loaded = load_.Poll()) FinishLoading(std::move(*loaded));
 }
 
 void Scheduler::OnMessage(const proto::Envelope& e, Clock::time_point now) {
@@ -115,8 +106,7 @@ void Scheduler::HandleJobStart(const proto::Envelope& e) {
   }
   log_->info("job {}: loading {} (scheduler {}/{})", job->id, job->spec.data_path(), job->rank,
              job->num_schedulers);
-  job->loading =
-      std::async(std::launch::async, LoadPartition, job->spec, job->rank, job->num_schedulers);
+  load_.Start(LoadPartition, job->spec, job->rank, job->num_schedulers);
   job_ = std::move(job);
 }
 
@@ -146,8 +136,7 @@ Result<Scheduler::Partition> Scheduler::LoadPartition(const proto::JobSpec& spec
   }
 }
 
-void Scheduler::FinishLoading() {
-  auto loaded = job_->loading.get();
+void Scheduler::FinishLoading(Result<Partition> loaded) {
   auto reply = MakeEnvelope(transport_.id(), job_->id);
   auto* ready = reply.mutable_ready();
   if (!loaded.ok()) {
@@ -274,7 +263,7 @@ void Scheduler::HandleModelRequest(const proto::Envelope& e) {
 
 void Scheduler::EndJob(const std::string& why) {
   log_->info("job {} ended: {}", job_->id, why);
-  if (job_->loading.valid()) abandoned_loads_.push_back(std::move(job_->loading));
+  load_.Abandon();
   job_.reset();
 }
 

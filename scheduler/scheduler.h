@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "apps/dynamic_app.h"
+#include "common/background_load.h"
 #include "common/event_loop.h"
 #include "common/member_session.h"
 #include "scheduler/chord_builder.h"
@@ -55,7 +56,6 @@ class Scheduler : public Actor {
     uint32_t num_workers = 0;
     const DynamicApp* app = nullptr;
     std::vector<std::string> worker_ids;
-    std::future<Result<Partition>> loading;
     Partition part;
     std::unique_ptr<ChordBuilder> builder;
     std::vector<double> values;    // by local index
@@ -72,7 +72,7 @@ class Scheduler : public Actor {
   // Reads the whole file and keeps the columns of partition `rank` of `parts` (background thread).
   static Result<Partition> LoadPartition(const proto::JobSpec& spec, uint32_t rank, uint32_t parts);
   void HandleJobStart(const proto::Envelope& e);
-  void FinishLoading();
+  void FinishLoading(Result<Partition> loaded);
   void HandleChordRequest(const proto::Envelope& e);
   void HandleCommit(const proto::Envelope& e);
   void HandleGradientSlice(const proto::Envelope& e);
@@ -88,7 +88,7 @@ class Scheduler : public Actor {
   MemberSession session_;
   bool finished_ = false;
   std::unique_ptr<Job> job_;
-  std::vector<std::future<Result<Partition>>> abandoned_loads_;
+  BackgroundLoad<Partition> load_;  // last member: destroyed (waited for) first
 };
 
 }  // namespace strads

@@ -34,20 +34,11 @@ static MemberIdentity AsWorker(MemberIdentity identity) {
 Worker::Worker(Transport& transport, MemberIdentity identity, Logger log)
     : transport_(transport), log_(log), session_(transport, AsWorker(std::move(identity)), log) {}
 
-Worker::~Worker() {
-  if (job_ && job_->loading.valid()) job_->loading.wait();
-  for (auto& f : abandoned_loads_) f.wait();
-}
+Worker::~Worker() = default;
 
 void Worker::OnTick(Clock::time_point now) {
   session_.OnTick(now, job_ ? job_->id : 0);
-  if (job_ && job_->loading.valid() &&
-      job_->loading.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
-    FinishLoading();
-  }
-  std::erase_if(abandoned_loads_, [](auto& f) {
-    return f.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
-  });
+  if (auto loaded = load_.Poll()) FinishLoading(std::move(*loaded));
 }
 
 void Worker::OnMessage(const proto::Envelope& e, Clock::time_point now) {
@@ -103,12 +94,10 @@ void Worker::HandleJobStart(const proto::Envelope& e) {
   job_->app = *app;
   log_->info("job {}: loading shard {}/{} of {}", job_->id, job_->rank, job_->num_workers,
              job_->spec.data_path());
-  job_->loading =
-      std::async(std::launch::async, LoadShard, job_->spec, job_->rank, job_->num_workers);
+  load_.Start(LoadShard, job_->spec, job_->rank, job_->num_workers);
 }
 
-void Worker::FinishLoading() {
-  auto loaded = job_->loading.get();
+void Worker::FinishLoading(Result<Dataset> loaded) {
   auto reply = MakeEnvelope(transport_.id(), job_->id);
   auto* ready = reply.mutable_ready();
   if (!loaded.ok()) {
@@ -230,7 +219,7 @@ void Worker::HandleCheck(const proto::Envelope& e) {
 
 void Worker::EndJob(const std::string& why) {
   log_->info("job {} ended: {}", job_->id, why);
-  if (job_->loading.valid()) abandoned_loads_.push_back(std::move(job_->loading));
+  load_.Abandon();
   job_.reset();
 }
 

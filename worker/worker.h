@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "apps/dynamic_app.h"
+#include "common/background_load.h"
 #include "common/event_loop.h"
 #include "common/logging.h"
 #include "common/member_session.h"
@@ -51,7 +52,6 @@ class Worker : public Actor {
     uint32_t rank = 0;
     uint32_t num_workers = 0;
     const DynamicApp* app = nullptr;
-    std::future<Result<Dataset>> loading;
     std::unique_ptr<ShardModel> model;
     std::vector<uint64_t> partition_starts;
     std::vector<std::string> scheduler_ids;
@@ -64,7 +64,7 @@ class Worker : public Actor {
   void HandleChord(const proto::Envelope& e);
   void HandleCommit(const proto::Envelope& e);
   void HandleCheck(const proto::Envelope& e);
-  void FinishLoading();
+  void FinishLoading(Result<Dataset> loaded);
   void ComputeEligibleChords();
   void Push(uint64_t round, const proto::Chord& chord);
   void SendToCoordinator(const proto::Envelope& e) { (void)session_.SendToCoordinator(e); }
@@ -77,7 +77,7 @@ class Worker : public Actor {
   MemberSession session_;
   bool finished_ = false;
   std::unique_ptr<Job> job_;
-  std::vector<std::future<Result<Dataset>>> abandoned_loads_;
+  BackgroundLoad<Dataset> load_;  // last member: destroyed (waited for) first
 };
 
 }  // namespace strads

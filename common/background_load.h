@@ -1,0 +1,61 @@
+// BackgroundLoad<T>: a member's data load on its own thread, so the event loop keeps answering
+// (heartbeats, cancels) while a large file is read.
+//
+// At most one load is current. Abandon() (the job ended first) keeps the abandoned load alive
+// until its thread finishes, so nothing blocks the event loop; the destructor waits for every
+// load still running. Thread-compatibility: used by the owning event loop only; the load function
+// runs on its own thread and must not touch the owner's state.
+#pragma once
+
+#include <chrono>
+#include <future>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "common/status.h"
+
+namespace strads {
+
+template <typename T>
+class BackgroundLoad {
+ public:
+  BackgroundLoad() = default;
+  BackgroundLoad(const BackgroundLoad&) = delete;
+  BackgroundLoad& operator=(const BackgroundLoad&) = delete;
+  ~BackgroundLoad() {
+    if (current_.valid()) current_.wait();
+    for (auto& f : abandoned_) f.wait();
+  }
+
+  // Starts `fn(args...)` (returning Result<T>) on a new thread. REQUIRES: !running().
+  template <typename Fn, typename... Args>
+  void Start(Fn&& fn, Args&&... args) {
+    current_ = std::async(std::launch::async, std::forward<Fn>(fn), std::forward<Args>(args)...);
+  }
+
+  bool running() const { return current_.valid(); }
+
+  // The result once the current load has finished (then no load is current); nullopt while it
+  // runs or when none was started. Also forgets abandoned loads that have finished.
+  std::optional<Result<T>> Poll() {
+    std::erase_if(abandoned_, [](auto& f) { return Ready(f); });
+    if (!current_.valid() || !Ready(current_)) return std::nullopt;
+    return current_.get();
+  }
+
+  // Forgets the current load (its result is no longer wanted).
+  void Abandon() {
+    if (current_.valid()) abandoned_.push_back(std::move(current_));
+  }
+
+ private:
+  static bool Ready(std::future<Result<T>>& f) {
+    return f.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+  }
+
+  std::future<Result<T>> current_;
+  std::vector<std::future<Result<T>>> abandoned_;
+};
+
+}  // namespace strads
