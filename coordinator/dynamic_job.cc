@@ -387,6 +387,13 @@ void DynamicJob::FinishCheck(Clock::time_point now) {
   log_->info("job {}: check after {} updates: objective {:.10g}, violation {:.3g}, {} nonzeros",
              id_, updates_, objective_, violation_, check_nonzeros_);
   Trace(now, true);
+  if (!std::isfinite(objective_) || !std::isfinite(violation_)) {
+    return Fail(fmt::format("diverged: the objective is {} after {} updates (parallel updates of "
+                            "dependent parameters; try a smaller --chord-size or --rho, or the "
+                            "dynamic schedule)",
+                            objective_, updates_),
+                now);
+  }
   if (converged_ || LimitReached(now)) return RequestModel(now);
   if (checks_ > 1 && updates_ == updates_at_previous_check_) {
     return Fail(fmt::format("no parameter could be scheduled although the optimality violation "
