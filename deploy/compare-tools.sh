@@ -147,7 +147,7 @@ regression() { # NAME DATA
     timed "$PY" "$HELPER" glmnet gaussian "$data" "$res/x.mtx" "$res/y.txt" "$lam" 1e-4,1e-5,1e-6,1e-7,1e-8,1e-10 "$res"
   fi
   echo "== [$name] strads-lasso-reference" >&2
-  timed "$PY" "$HELPER" strads strads-lasso-reference "$res/strads-lasso-reference" "$res" --reference -- \
+  timed "$PY" "$HELPER" strads --reference strads-lasso-reference "$res/strads-lasso-reference" "$res" -- \
     "$BIN/strads-lasso-reference" --data "$data" --lambda "$lam" --tolerance 1e-9 --output "$res/strads-lasso-reference"
   run_strads "$res" strads-1x1 lasso "$data" "$lam" 1
   run_strads "$res" strads-1x2 lasso "$data" "$lam" 2
