@@ -40,7 +40,10 @@ po::options_description JobOptionsDescription() {
       "workers", po::value<uint32_t>()->default_value(0), "workers to use (0 = all)")(
       "seed", po::value<uint64_t>()->default_value(1), "random seed")(
       "loss", po::value<std::string>(), "svm: squared-hinge (the default; hinge is not supported)")(
-      "penalty", po::value<std::string>(), "svm: l1 (default) | l2; lasso, logistic: l1 only");
+      "penalty", po::value<std::string>(), "svm: l1 (default) | l2; lasso, logistic: l1 only")(
+      "dual-pipeline", po::bool_switch(),
+      "dynamic schedule with D > 1: the more impactful half of every chord waits for fresh "
+      "values, the rest is computed ahead");
   return d;
 }
 
@@ -93,6 +96,7 @@ Result<proto::JobSpec> ParseJobSpec(const std::string& app, const std::vector<st
   spec.set_schedulers(vm["schedulers"].as<uint32_t>());
   spec.set_workers(vm["workers"].as<uint32_t>());
   spec.set_seed(vm["seed"].as<uint64_t>());
+  spec.set_dual_pipeline(vm["dual-pipeline"].as<bool>());
   if (vm.count("loss")) spec.set_loss(vm["loss"].as<std::string>());
   if (vm.count("penalty")) spec.set_penalty(vm["penalty"].as<std::string>());
   const auto described = JobOptionsDescription();
@@ -107,6 +111,8 @@ Result<proto::JobSpec> ParseJobSpec(const std::string& app, const std::vector<st
       text = fmt::format("{}", *d);
     else if (auto* u = boost::any_cast<uint32_t>(&v))
       text = std::to_string(*u);
+    else if (auto* b = boost::any_cast<bool>(&v))
+      text = *b ? "true" : "false";
     else if (auto* u64 = boost::any_cast<uint64_t>(&v))
       text = std::to_string(*u64);
     (*spec.mutable_flags())[name] = text;

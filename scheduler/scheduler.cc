@@ -174,6 +174,7 @@ void Scheduler::HandleChordRequest(const proto::Envelope& e) {
   chord->set_scheduler_rank(job_->rank);
   chord->set_exhausted(ids.empty() && job_->builder->in_flight() == 0);
   chord->set_min_applied(job_->applied_through);
+  if (job_->spec.dual_pipeline()) chord->set_fresh_count((chord->ids_size() + 1) / 2);
   chord->mutable_ids()->Assign(ids.begin(), ids.end());
   for (uint64_t j : ids) {
     chord->add_values(job_->values[j - first]);

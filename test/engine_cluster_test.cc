@@ -144,6 +144,7 @@ TEST_CASE("pipelined engine (depth 2, 4, 8) converges to the same optimum on cor
       auto spec = LassoSpec(lambda);
       spec.set_pipeline_depth(depth);
       spec.set_seed(seed);
+      spec.set_dual_pipeline(seed == 3);  // one seed of each depth with the dual pipeline
       auto job = RunJob(cluster, spec, "test-client");
       REQUIRE(job.info.state() == proto::JOB_SUCCEEDED);
       CHECK(job.info.converged());

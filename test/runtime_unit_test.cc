@@ -51,9 +51,10 @@ TEST_CASE("a message of another protocol version is refused with both versions n
   CHECK_THAT(st.message(), Catch::Contains(std::to_string(kProtocolVersion + 1)));
 }
 
-TEST_CASE("the event loop answers a message of another protocol version with an error and "
-          "survives an actor that throws",
-          "[protocol]") {
+TEST_CASE(
+    "the event loop answers a message of another protocol version with an error and "
+    "survives an actor that throws",
+    "[protocol]") {
   struct Thrower : Actor {
     int messages = 0;
     void OnMessage(const proto::Envelope&, Clock::time_point) override {
@@ -207,6 +208,67 @@ TEST_CASE("a worker never computes round t before it has applied every commit up
       if (expected) CHECK(released[0] == t + depth);
     }
     CHECK(worker.applied_rounds() == 6);
+  }
+}
+
+TEST_CASE("dual pipeline: a chord's fresh head waits for every earlier commit, its tail does not",
+          "[worker][pipeline]") {
+  auto dir = std::filesystem::temp_directory_path() /
+             ("strads-worker-dual-test-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  const auto data = (dir / "tiny.svm").string();
+  {
+    std::ofstream out(data);
+    out << "1 1:1 2:0.5\n2 2:1 3:1\n-1 1:2\n0.5 3:-1\n";
+  }
+  InProcHub hub;
+  InProcTransport coordinator(hub, "coordinator");
+  InProcTransport worker_transport(hub, "worker-0");
+  Worker worker(worker_transport, MemberIdentity{}, MakeLogger("worker", "test", "off"));
+  auto deliver = [&](const proto::Envelope& e) { worker.OnMessage(e, Clock::now()); };
+  auto start = MakeEnvelope("coordinator", 1);
+  start.mutable_job_start()->mutable_spec()->set_app("lasso");
+  start.mutable_job_start()->mutable_spec()->set_data_path(data);
+  start.mutable_job_start()->mutable_spec()->set_pipeline_depth(3);
+  start.mutable_job_start()->set_num_workers(1);
+  deliver(start);
+  bool ready = false;
+  for (int i = 0; i < 200 && !ready; ++i) {
+    worker.OnTick(Clock::now());
+    auto e = coordinator.Receive(milliseconds(10));
+    ready = e && e->body_case() == proto::Envelope::kReady;
+  }
+  REQUIRE(ready);
+  for (uint64_t t = 0; t < 3; ++t) {
+    auto chord = MakeEnvelope("scheduler-0", 1, t);
+    for (uint64_t j = 0; j < 2; ++j) {
+      chord.mutable_chord()->add_ids(j);
+      chord.mutable_chord()->add_values(0);
+      chord.mutable_chord()->add_sq_norms(1);
+    }
+    chord.mutable_chord()->set_fresh_count(1);
+    deliver(chord);
+  }
+  auto rounds = [&] {
+    std::vector<uint64_t> out;
+    while (auto e = coordinator.Receive(milliseconds(20))) {
+      if (e->body_case() == proto::Envelope::kPartials) {
+        CHECK(e->partials().applied_through() == e->round());  // the head saw every commit
+        CHECK(e->partials().sums_size() == 2);
+        out.push_back(e->round());
+      }
+    }
+    return out;
+  };
+  // D = 3 would allow rounds 0..2 at once; the fresh heads allow only round 0.
+  CHECK(rounds() == std::vector<uint64_t>{0});
+  for (uint64_t t = 0; t < 2; ++t) {
+    auto commit = MakeEnvelope("coordinator", 1, t);
+    commit.mutable_commit()->add_ids(0);
+    commit.mutable_commit()->add_values(0.1 * (t + 1));
+    commit.mutable_commit()->add_deltas(0.1);
+    deliver(commit);
+    CHECK(rounds() == std::vector<uint64_t>{t + 1});
   }
 }
 

@@ -137,28 +137,47 @@ void Worker::HandleBegin(const proto::Envelope& e) {
 }
 
 void Worker::HandleChord(const proto::Envelope& e) {
-  job_->pending.emplace(e.round(), e.chord());
+  job_->pending[e.round()].chord = e.chord();
   ComputeEligibleChords();
 }
 
 void Worker::ComputeEligibleChords() {
   const uint64_t depth = std::max<uint32_t>(1, job_->spec.pipeline_depth());
-  while (!job_->pending.empty()) {
-    auto it = job_->pending.begin();
+  for (auto it = job_->pending.begin(); it != job_->pending.end();) {
+    const uint64_t t = it->first;
+    const proto::Chord& chord = it->second.chord;
     // Round t may run once every commit of rounds <= t - D is applied, i.e. t < applied + D,
     // and every commit the chord's values reflect.
-    if (it->first >= job_->applied + depth || job_->applied < it->second.min_applied()) return;
-    Push(it->first, it->second);
-    job_->pending.erase(it);
+    if (t >= job_->applied + depth || job_->applied < chord.min_applied()) return;
+    const std::span<const uint64_t> ids(chord.ids().data(), chord.ids().size());
+    const size_t fresh = std::min<size_t>(chord.fresh_count(), ids.size());
+    if (fresh == 0) {
+      std::vector<double> sums;
+      job_->model->Push(ids, sums);
+      Send(t, sums);
+      it = job_->pending.erase(it);
+      continue;
+    }
+    // Dual pipeline: the tail now, the fresh head once every earlier commit is applied.
+    if (!it->second.tail) {
+      it->second.tail.emplace();
+      job_->model->Push(ids.subspan(fresh), *it->second.tail);
+    }
+    if (job_->applied < t) {
+      ++it;
+      continue;
+    }
+    std::vector<double> sums;
+    job_->model->Push(ids.first(fresh), sums);
+    sums.insert(sums.end(), it->second.tail->begin(), it->second.tail->end());
+    Send(t, sums);
+    it = job_->pending.erase(it);
   }
 }
 
-void Worker::Push(uint64_t round, const proto::Chord& chord) {
+void Worker::Send(uint64_t round, const std::vector<double>& sums) {
   auto e = MakeEnvelope(transport_.id(), job_->id, round);
   auto* partials = e.mutable_partials();
-  std::vector<double> sums;
-  sums.reserve(chord.ids_size() * job_->app->stats_per_param());
-  job_->model->Push(std::span(chord.ids().data(), chord.ids().size()), sums);
   partials->mutable_sums()->Assign(sums.begin(), sums.end());
   partials->set_stats_per_param(job_->app->stats_per_param());
   partials->set_loss(job_->model->Loss());

@@ -55,8 +55,12 @@ class Worker : public Actor {
     std::unique_ptr<ShardModel> model;
     std::vector<uint64_t> partition_starts;
     std::vector<std::string> scheduler_ids;
-    uint64_t applied = 0;                      // commits of rounds < applied are applied
-    std::map<uint64_t, proto::Chord> pending;  // chords waiting for the staleness bound
+    uint64_t applied = 0;  // commits of rounds < applied are applied
+    struct Pending {
+      proto::Chord chord;
+      std::optional<std::vector<double>> tail;  // dual pipeline: stats of ids[fresh_count:]
+    };
+    std::map<uint64_t, Pending> pending;  // chords waiting for the staleness bound
   };
 
   void HandleJobStart(const proto::Envelope& e);
@@ -66,7 +70,7 @@ class Worker : public Actor {
   void HandleCheck(const proto::Envelope& e);
   void FinishLoading(Result<Dataset> loaded);
   void ComputeEligibleChords();
-  void Push(uint64_t round, const proto::Chord& chord);
+  void Send(uint64_t round, const std::vector<double>& sums);
   void SendToCoordinator(const proto::Envelope& e) { (void)session_.SendToCoordinator(e); }
   void EndJob(const std::string& why);
   // Reports a failure of this member's part of the job to the coordinator (which fails the job).
