@@ -26,6 +26,7 @@
 #   --max-seconds S       time limit of each policy run (default 15)
 #   --max-updates N       update limit of each policy run (default 0 = none)
 #   --throughput-seconds S  time limit of each throughput run (default 15)
+#   --throughput-policies LIST  policies of the throughput step (default dynamic,cyclic,random)
 #   --steps LIST          comma list of runs,throughput,analyze (default all)
 #   --docs DIR            where the copied traces, tables and plots go (default docs/study)
 #   --synthetic-args "A"  strads-gen arguments instead of the default problem (for smoke tests)
@@ -41,6 +42,7 @@ MAX_SECONDS=15
 MAX_UPDATES=0
 TP_SECONDS=15
 STEPS=runs,throughput,analyze
+TP_POLICIES=dynamic,cyclic,random
 POLICIES=(dynamic random cyclic static)
 SIZES=(1 8 32 128 256)
 LOCK=/tmp/strads-cpu.lock
@@ -62,6 +64,7 @@ while (($#)); do
     --max-updates) MAX_UPDATES=$2; shift 2 ;;
     --throughput-seconds) TP_SECONDS=$2; shift 2 ;;
     --steps) STEPS=$2; shift 2 ;;
+    --throughput-policies) TP_POLICIES=$2; shift 2 ;;
     --docs) DOCS=$2; shift 2 ;;
     --synthetic-args) read -ra GEN_ARGS <<<"$2"; SYN_TAG=custom; shift 2 ;;
     -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
@@ -171,13 +174,15 @@ fi
 
 if has throughput "$STEPS"; then
   # Does the scheduler keep 2 workers busy at B = 256? dynamic (sampling + dependency filter)
-  # vs cyclic (scheduling nearly free), 1 and 2 schedulers, pipeline depth 1 and 2, on the
-  # synthetic problem. /usr/bin/time gives the process's CPU use.
+  # vs cyclic and random (scheduling nearly free; cyclic diverges within ~1 s on this problem,
+  # random runs the whole time), 1 and 2 schedulers, pipeline depth 1 and 2, on the synthetic
+  # problem. /usr/bin/time gives the process's CPU use.
   data=$(data_file synthetic)
   lambda=$(python3 -c 'import json,sys; print(repr(json.load(open(sys.argv[1]))["lambda"]))' "$DOCS/synthetic/meta.json")
   out=$DIR/throughput
   mkdir -p "$out" "$DOCS/throughput"
-  for policy in dynamic cyclic; do
+  IFS=, read -ra TP_LIST <<<"$TP_POLICIES"
+  for policy in "${TP_LIST[@]}"; do
     for s in 1 2; do
       for d in 1 2; do
         name=$policy-S$s-D$d

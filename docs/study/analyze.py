@@ -184,7 +184,7 @@ def main():
         for line in params:
             if line.startswith("F_synthetic"):
                 fstar = float(line.split("=")[1])
-        for p in ["dynamic", "cyclic"]:
+        for p in ["dynamic", "cyclic", "random"]:
             for s in [1, 2]:
                 for dd in [1, 2]:
                     name = f"{p}-S{s}-D{dd}"

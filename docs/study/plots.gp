@@ -6,12 +6,17 @@
 load "params.gp"
 set datafile separator ","
 set terminal pngcairo size 1300,500 font ",10"
-floor = 1e-13
-gap(f, F) = (f != f) ? 1e30 : ((f - F) / abs(F) > floor ? (f - F) / abs(F) : floor)
+# A NaN objective or a gap above the top edge is drawn at the top edge (ceiling): a line that
+# jumps to the top of a panel is a run that diverged.
+floor = 1e-10
+ceiling = 5e3
+clamp(g) = g > ceiling ? ceiling : (g > floor ? g : floor)
+gap(f, F) = (f != f) ? ceiling : clamp((f - F) / abs(F))
 policies = "dynamic random cyclic static"
 set logscale y
 set format y "10^{%L}"
 set yrange [floor:1e4]
+
 set grid
 set key top right
 
@@ -20,7 +25,7 @@ do for [ds in "synthetic debian"] { if (exists("F_".ds)) { datasets = datasets."
 do for [ds in datasets] {
   F = value("F_".ds)
   set output ds."-updates.png"
-  set multiplot layout 1,2 title ds.": relative objective gap vs coordinate updates (pipeline depth 1, 1 scheduler, 2 workers)"
+  set multiplot layout 1,2 title ds.": relative objective gap vs coordinate updates (pipeline depth 1, 1 scheduler, 2 workers; top edge = NaN / diverged)"
   do for [b in "32 256"] {
     set title "chord size B = ".b
     set xlabel "updates"
@@ -30,7 +35,7 @@ do for [ds in datasets] {
   }
   unset multiplot
   set output ds."-time.png"
-  set multiplot layout 1,2 title ds.": relative objective gap vs solve seconds (pipeline depth 1, 1 scheduler, 2 workers)"
+  set multiplot layout 1,2 title ds.": relative objective gap vs solve seconds (pipeline depth 1, 1 scheduler, 2 workers; top edge = NaN / diverged)"
   do for [b in "32 256"] {
     set title "chord size B = ".b
     set xlabel "seconds since the first check (loading excluded)"
