@@ -1,0 +1,260 @@
+#include "apps/mf/mf_reference.h"
+
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <string>
+#include <vector>
+
+namespace strads::mf {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double SecondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// SplitMix64's finaliser: a bijective 64-bit mix.
+uint64_t Mix(uint64_t z) {
+  z += 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+// A SplitMix64 stream: reproducible on every platform (unlike std:: distributions).
+class SplitMix64 {
+ public:
+  explicit SplitMix64(uint64_t state) : state_(state) {}
+  uint64_t Next() { return Mix(state_++ * 0x9e3779b97f4a7c15ULL); }
+  // In [0, n), by multiply-shift (bias below 2^-32 for n < 2^32).
+  uint64_t Below(uint64_t n) {
+    return static_cast<uint64_t>((static_cast<unsigned __int128>(Next()) * n) >> 64);
+  }
+
+ private:
+  uint64_t state_;
+};
+
+Status ValidateCommon(const MfOptions& o, const char* algorithm) {
+  const std::string a = algorithm;
+  if (o.rank == 0) return Status::InvalidArgument("mf " + a + ": rank must be >= 1");
+  if (!(o.lambda >= 0.0) || !std::isfinite(o.lambda)) {
+    return Status::InvalidArgument("mf " + a + ": lambda must be finite and >= 0, got " +
+                                   std::to_string(o.lambda));
+  }
+  return Status::Ok();
+}
+
+MfModel UniformModel(const Ratings& r, const MfOptions& o, bool w_random) {
+  const double scale = 1.0 / std::sqrt(static_cast<double>(o.rank));
+  MfModel m;
+  m.W = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(r.rows), o.rank);
+  m.H = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(r.cols), o.rank);
+  for (uint32_t t = 0; t < o.rank; ++t) {
+    if (w_random) {
+      for (uint64_t i = 0; i < r.rows; ++i) {
+        m.W(static_cast<Eigen::Index>(i), t) = scale * InitialUniform(o.seed, Factor::kW, i, t);
+      }
+    }
+    for (uint64_t j = 0; j < r.cols; ++j) {
+      m.H(static_cast<Eigen::Index>(j), t) = scale * InitialUniform(o.seed, Factor::kH, j, t);
+    }
+  }
+  return m;
+}
+
+double Predict(const MfModel& m, uint32_t i, uint32_t j) { return m.W.row(i).dot(m.H.row(j)); }
+
+double SquaredError(const Ratings& r, const MfModel& m) {
+  double s = 0.0;
+  for (uint64_t e = 0; e < r.nnz(); ++e) {
+    const double d = r.value[e] - Predict(m, r.row[e], r.col[e]);
+    s += d * d;
+  }
+  return s;
+}
+
+// Fills in the from-scratch figures of a finished solve.
+MfResult Finish(MfModel model, const Ratings& r, const MfOptions& o, Clock::time_point start) {
+  MfResult result;
+  result.objective = MfObjective(r, model, o.lambda);
+  result.train_rmse = Rmse(r, model);
+  result.iterations = o.iterations;
+  result.model = std::move(model);
+  result.seconds = SecondsSince(start);
+  return result;
+}
+
+}  // namespace
+
+double InitialUniform(uint64_t seed, Factor factor, uint64_t index, uint32_t t) {
+  uint64_t h = Mix(seed);
+  h = Mix(h ^ static_cast<uint64_t>(factor));
+  h = Mix(h ^ index);
+  h = Mix(h ^ t);
+  return static_cast<double>(h >> 11) * 0x1.0p-53;
+}
+
+MfModel InitialCcdModel(const Ratings& ratings, const MfOptions& options) {
+  return UniformModel(ratings, options, /*w_random=*/false);
+}
+
+MfModel InitialSgdModel(const Ratings& ratings, const MfOptions& options) {
+  return UniformModel(ratings, options, /*w_random=*/true);
+}
+
+double MfObjective(const Ratings& ratings, const MfModel& model, double lambda) {
+  return SquaredError(ratings, model) + lambda * (model.W.squaredNorm() + model.H.squaredNorm());
+}
+
+double Rmse(const Ratings& ratings, const MfModel& model) {
+  if (ratings.nnz() == 0) return std::numeric_limits<double>::quiet_NaN();
+  return std::sqrt(SquaredError(ratings, model) / static_cast<double>(ratings.nnz()));
+}
+
+Result<MfResult> SolveCcdReference(const Ratings& ratings, const MfOptions& options,
+                                   std::function<void(const MfTracePoint&)> on_iteration) {
+  STRADS_RETURN_IF_ERROR(ValidateCommon(options, "ccd"));
+  if (options.ccd_inner == 0) return Status::InvalidArgument("mf ccd: ccd_inner must be >= 1");
+  const Clock::time_point start = Clock::now();
+  const Ratings& r = ratings;
+  const uint64_t nnz = r.nnz();
+  const double lambda = options.lambda;
+  MfModel model = InitialCcdModel(r, options);
+
+  // R = A - W H^T on Omega; W = 0 at the start.
+  std::vector<double> res(r.value);
+  for (uint64_t e = 0; e < nnz; ++e) res[e] -= Predict(model, r.row[e], r.col[e]);
+
+  auto report = [&](uint32_t iteration) {
+    if (!on_iteration) return;
+    double sq = 0.0;
+    for (double d : res) sq += d * d;
+    MfTracePoint p;
+    p.seconds = SecondsSince(start);
+    p.iteration = iteration;
+    p.objective = sq + lambda * (model.W.squaredNorm() + model.H.squaredNorm());
+    p.train_rmse = nnz == 0 ? std::numeric_limits<double>::quiet_NaN()
+                            : std::sqrt(sq / static_cast<double>(nnz));
+    p.model = &model;
+    on_iteration(p);
+  };
+  report(0);
+
+  const uint32_t* row = r.row.data();
+  const uint32_t* col = r.col.data();
+  for (uint32_t it = 1; it <= options.iterations; ++it) {
+    for (uint32_t t = 0; t < options.rank; ++t) {
+      double* w = model.W.col(t).data();
+      double* h = model.H.col(t).data();
+      for (uint64_t e = 0; e < nnz; ++e) res[e] += w[row[e]] * h[col[e]];  // R^
+      for (uint32_t s = 0; s < options.ccd_inner; ++s) {
+        for (uint64_t i = 0; i < r.rows; ++i) {
+          double num = 0.0, den = lambda;
+          for (uint64_t e = r.row_start[i]; e < r.row_start[i + 1]; ++e) {
+            const double hj = h[col[e]];
+            num += res[e] * hj;
+            den += hj * hj;
+          }
+          w[i] = den > 0.0 ? num / den : 0.0;
+        }
+        for (uint64_t j = 0; j < r.cols; ++j) {
+          double num = 0.0, den = lambda;
+          for (uint64_t k = r.col_start[j]; k < r.col_start[j + 1]; ++k) {
+            const uint64_t e = r.col_entry[k];
+            const double wi = w[row[e]];
+            num += res[e] * wi;
+            den += wi * wi;
+          }
+          h[j] = den > 0.0 ? num / den : 0.0;
+        }
+      }
+      for (uint64_t e = 0; e < nnz; ++e) res[e] -= w[row[e]] * h[col[e]];  // R = R^ - w_t h_t^T
+    }
+    report(it);
+  }
+  return Finish(std::move(model), r, options, start);
+}
+
+Result<MfResult> SolveSgdReference(const Ratings& ratings, const MfOptions& options,
+                                   std::function<void(const MfTracePoint&)> on_iteration) {
+  STRADS_RETURN_IF_ERROR(ValidateCommon(options, "sgd"));
+  if (!(options.learning_rate > 0.0) || !std::isfinite(options.learning_rate)) {
+    return Status::InvalidArgument("mf sgd: learning rate must be finite and > 0, got " +
+                                   std::to_string(options.learning_rate));
+  }
+  if (!(options.decay >= 0.0) || !std::isfinite(options.decay)) {
+    return Status::InvalidArgument("mf sgd: decay must be finite and >= 0, got " +
+                                   std::to_string(options.decay));
+  }
+  const Clock::time_point start = Clock::now();
+  const Ratings& r = ratings;
+  const uint64_t nnz = r.nnz();
+  const uint32_t k = options.rank;
+  const double lambda = options.lambda;
+  MfModel model = InitialSgdModel(r, options);
+  // Row-major copies so that w_i and h_j are contiguous in the inner loop.
+  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> w = model.W, h = model.H;
+
+  std::vector<double> row_reg(r.rows), col_reg(r.cols);  // lambda / |Omega_i|, lambda / |Omega^j|
+  for (uint64_t i = 0; i < r.rows; ++i) {
+    const uint64_t n = r.row_start[i + 1] - r.row_start[i];
+    row_reg[i] = n == 0 ? 0.0 : lambda / static_cast<double>(n);
+  }
+  for (uint64_t j = 0; j < r.cols; ++j) {
+    const uint64_t n = r.col_start[j + 1] - r.col_start[j];
+    col_reg[j] = n == 0 ? 0.0 : lambda / static_cast<double>(n);
+  }
+
+  // Copies the iterate into `model` and computes F (also the divergence check).
+  double objective = 0.0;
+  auto report = [&](uint32_t iteration) {
+    model.W = w;
+    model.H = h;
+    objective = MfObjective(r, model, lambda);
+    if (!on_iteration) return;
+    MfTracePoint p;
+    p.seconds = SecondsSince(start);
+    p.iteration = iteration;
+    p.objective = objective;
+    p.train_rmse = Rmse(r, model);
+    p.model = &model;
+    on_iteration(p);
+  };
+  report(0);
+
+  std::vector<uint64_t> order(nnz);
+  for (uint32_t epoch = 0; epoch < options.iterations; ++epoch) {
+    // The visiting order of epoch t is a pure function of (seed, t): Fisher-Yates on 0..nnz-1.
+    std::iota(order.begin(), order.end(), uint64_t{0});
+    SplitMix64 rng(Mix(Mix(options.seed) ^ 0x5347440000000000ULL) ^ epoch);
+    for (uint64_t n = nnz; n > 1; --n) std::swap(order[n - 1], order[rng.Below(n)]);
+
+    const double eta = options.learning_rate / (1.0 + options.decay * epoch);
+    for (uint64_t e : order) {
+      const uint32_t i = r.row[e], j = r.col[e];
+      double* wi = w.row(i).data();
+      double* hj = h.row(j).data();
+      double pred = 0.0;
+      for (uint32_t t = 0; t < k; ++t) pred += wi[t] * hj[t];
+      const double err = r.value[e] - pred;
+      const double ri = row_reg[i], cj = col_reg[j];
+      for (uint32_t t = 0; t < k; ++t) {
+        const double wt = wi[t], ht = hj[t];
+        wi[t] = wt + eta * (err * ht - ri * wt);
+        hj[t] = ht + eta * (err * wt - cj * ht);
+      }
+    }
+    report(epoch + 1);
+    if (!std::isfinite(objective)) {
+      return Status::FailedPrecondition("mf sgd: diverged in epoch " + std::to_string(epoch + 1) +
+                                        " (objective not finite); lower the learning rate");
+    }
+  }
+  return Finish(std::move(model), r, options, start);
+}
+
+}  // namespace strads::mf

@@ -1,0 +1,103 @@
+// The sequential matrix-factorisation solvers: the oracles the distributed mf engine is checked
+// against, and the single-process baselines.
+//
+// Objective, on the ratings exactly as loaded (no centring, no biases):
+//   F(W, H) = sum_{(i,j) in Omega} (a_ij - w_i^T h_j)^2 + lambda (||W||_F^2 + ||H||_F^2),
+// W is rows x k (row i = w_i), H is cols x k (row j = h_j). Every reported objective is this F.
+//
+// CCD++ (Yu, Hsieh, Si, Dhillon, ICDM 2012). Keeps the residual R = A - W H^T on Omega. One outer
+// iteration: for t = 0..k-1: R^ = R + w_t h_t^T on Omega (w_t, h_t the t-th columns); then
+// ccd_inner times: for every row i, w_it = sum_{j in Omega_i} R^_ij h_jt / (lambda + sum_j h_jt^2),
+// then for every column j, h_jt = sum_{i in Omega^j} R^_ij w_it / (lambda + sum_i w_it^2)
+// (0 when the denominator is 0); then R = R^ - w_t h_t^T. Each such step exactly minimises F over
+// the coordinates it changes, so F never increases. Initialisation: W = 0, H uniform in
+// [0, 1/sqrt(k)) (so R = A at the start).
+//
+// SGD. One epoch (iteration) visits every rating once in an order drawn afresh from the seed each
+// epoch. F is split exactly into per-rating terms
+//   f_ij = (a_ij - w_i^T h_j)^2 + lambda ||w_i||^2 / |Omega_i| + lambda ||h_j||^2 / |Omega^j|,
+// (sum_ij f_ij = F), and each visit takes a step of eta_t along -1/2 grad f_ij, simultaneously:
+//   e = a_ij - w_i^T h_j;  w_i += eta_t (e h_j - lambda w_i / |Omega_i|);
+//                          h_j += eta_t (e w_i - lambda h_j / |Omega^j|)   (old w_i),
+// with eta_t = learning_rate / (1 + decay * t) in epoch t = 0, 1, ... . Initialisation: W and H
+// both uniform in [0, 1/sqrt(k)).
+//
+// Randomness is reproducible across platforms and partitionings: the initial value of factor
+// entry (index, t) is InitialValue(seed, factor, index, t), a pure function (a SplitMix64 hash), so
+// a worker owning some rows can draw exactly the oracle's values for them.
+//
+// Thread-safety: the functions are reentrant; the Ratings are only read.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+#include <Eigen/Dense>
+
+#include "apps/mf/ratings.h"
+#include "common/status.h"
+
+namespace strads::mf {
+
+struct MfOptions {
+  uint32_t rank = 10;           // k >= 1
+  double lambda = 0.1;          // >= 0
+  uint32_t iterations = 10;     // outer iterations (CCD++) or epochs (SGD); 0 = initial model
+  uint64_t seed = 1;            // initial factors (both) and visiting order (SGD)
+  double learning_rate = 0.01;  // SGD eta_0 > 0
+  double decay = 0.1;           // SGD: eta_t = eta_0 / (1 + decay t); >= 0
+  uint32_t ccd_inner = 1;       // CCD++ inner alternations per rank-one subproblem; >= 1
+};
+
+struct MfModel {
+  Eigen::MatrixXd W;  // rows x k
+  Eigen::MatrixXd H;  // cols x k
+};
+
+// One point of a convergence trace: the initial model (iteration 0) and after every iteration.
+struct MfTracePoint {
+  double seconds = 0;      // since the start of the solve, before this report's callback
+  uint32_t iteration = 0;  // completed outer iterations / epochs
+  double objective = 0;    // F (CCD++: from the maintained residual; SGD: from scratch)
+  double train_rmse = 0;
+  const MfModel* model = nullptr;  // the current model, valid during the callback only (e.g. to
+                                   // compute a test RMSE)
+};
+
+struct MfResult {
+  MfModel model;
+  double objective = 0;   // F, recomputed from scratch
+  double train_rmse = 0;  // recomputed from scratch
+  uint32_t iterations = 0;
+  double seconds = 0;  // wall time of the solve, callbacks included
+};
+
+enum class Factor : uint64_t { kW = 0, kH = 1 };
+
+// Uniform in [0, 1): the seeded value of factor entry (index, t). Pure.
+double InitialUniform(uint64_t seed, Factor factor, uint64_t index, uint32_t t);
+
+// The documented starting points (see above). REQUIRES: options.rank >= 1.
+MfModel InitialCcdModel(const Ratings& ratings, const MfOptions& options);
+MfModel InitialSgdModel(const Ratings& ratings, const MfOptions& options);
+
+// F(W, H) computed from scratch. REQUIRES: W has ratings.rows rows, H ratings.cols rows, both
+// the same number of columns.
+double MfObjective(const Ratings& ratings, const MfModel& model, double lambda);
+
+// sqrt(mean over Omega of (a_ij - w_i^T h_j)^2); NaN when there are no ratings. Same REQUIRES.
+double Rmse(const Ratings& ratings, const MfModel& model);
+
+// Runs options.iterations CCD++ outer iterations from InitialCcdModel. on_iteration, if set, is
+// called for iteration 0 and after each iteration. Errors: InvalidArgument for rank 0, ccd_inner
+// 0, lambda < 0 or NaN.
+Result<MfResult> SolveCcdReference(const Ratings& ratings, const MfOptions& options,
+                                   std::function<void(const MfTracePoint&)> on_iteration = {});
+
+// Runs options.iterations SGD epochs from InitialSgdModel. Errors: InvalidArgument for rank 0,
+// lambda < 0, learning_rate <= 0, decay < 0 (or NaN); FailedPrecondition when the iterates blow
+// up (F not finite after an epoch: the learning rate is too large).
+Result<MfResult> SolveSgdReference(const Ratings& ratings, const MfOptions& options,
+                                   std::function<void(const MfTracePoint&)> on_iteration = {});
+
+}  // namespace strads::mf

@@ -1,0 +1,220 @@
+#include "apps/mf/ratings.h"
+
+#include <cmath>
+#include <limits>
+#include <new>
+#include <string_view>
+#include <utility>
+
+#include "common/line_reader.h"
+#include "common/matrix_market_reader.h"
+
+namespace strads::mf {
+namespace {
+
+constexpr uint64_t kMaxId = std::numeric_limits<uint32_t>::max();
+
+Status LineError(const std::string& path, uint64_t line, const std::string& what) {
+  return Status::InvalidArgument(path + ":" + std::to_string(line) + ": " + what);
+}
+
+// "source: " or "source:LINE: " for the entry at `e` (file order) when lines are known.
+std::string Where(const std::string& source, const std::vector<uint64_t>* lines, uint64_t e) {
+  std::string s = source.empty() ? std::string("ratings") : source;
+  if (lines != nullptr) s.append(":").append(std::to_string((*lines)[e]));
+  s.append(": ");
+  return s;
+}
+
+// MakeRatings, with the file line of each input entry (or null) for messages and the line to
+// blame for whole-matrix problems.
+Result<Ratings> Build(uint64_t rows, uint64_t cols, std::vector<uint32_t> row,
+                      std::vector<uint32_t> col, std::vector<double> value, EmptyLines empty,
+                      std::string source, const std::vector<uint64_t>* lines, uint64_t size_line) {
+  const std::string name = source.empty() ? std::string("ratings") : source;
+  std::string at = name;
+  if (size_line > 0) at.append(":").append(std::to_string(size_line));
+  at.append(": ");
+  if (row.size() != col.size() || row.size() != value.size()) {
+    return Status::InvalidArgument(at + "row, col and value vectors differ in length");
+  }
+  if (rows > kMaxId || cols > kMaxId) {
+    return Status::InvalidArgument(at + "a " + std::to_string(rows) + " x " + std::to_string(cols) +
+                                   " matrix exceeds the 2^32 - 1 id limit");
+  }
+  const uint64_t nnz = value.size();
+  for (uint64_t e = 0; e < nnz; ++e) {
+    if (row[e] >= rows || col[e] >= cols) {
+      return Status::InvalidArgument(
+          Where(name, lines, e) + "entry (" + std::to_string(uint64_t{row[e]} + 1) + ", " +
+          std::to_string(uint64_t{col[e]} + 1) + ") is outside the " + std::to_string(rows) +
+          " x " + std::to_string(cols) + " matrix");
+    }
+    if (!std::isfinite(value[e])) {
+      return Status::InvalidArgument(Where(name, lines, e) + "value is not finite");
+    }
+  }
+
+  // Two stable counting sorts (by column, then by row) give (row, col) order; `order` maps a
+  // sorted position to the input entry.
+  std::vector<uint64_t> order(nnz);
+  {
+    std::vector<uint64_t> by_col(nnz);
+    std::vector<uint64_t> next(cols + 1, 0);
+    for (uint64_t e = 0; e < nnz; ++e) ++next[col[e] + 1];
+    for (uint64_t j = 0; j < cols; ++j) next[j + 1] += next[j];
+    for (uint64_t e = 0; e < nnz; ++e) by_col[next[col[e]]++] = e;
+    std::vector<uint64_t> start(rows + 1, 0);
+    for (uint64_t e = 0; e < nnz; ++e) ++start[row[e] + 1];
+    for (uint64_t i = 0; i < rows; ++i) start[i + 1] += start[i];
+    for (uint64_t e : by_col) order[start[row[e]]++] = e;
+  }
+
+  Ratings r;
+  r.source = std::move(source);
+  r.rows = rows;
+  r.cols = cols;
+  r.row.resize(nnz);
+  r.col.resize(nnz);
+  r.value.resize(nnz);
+  for (uint64_t k = 0; k < nnz; ++k) {
+    const uint64_t e = order[k];
+    r.row[k] = row[e];
+    r.col[k] = col[e];
+    r.value[k] = value[e];
+    if (k > 0 && r.row[k] == r.row[k - 1] && r.col[k] == r.col[k - 1]) {
+      std::string first = lines != nullptr
+                              ? " (first on line " + std::to_string((*lines)[order[k - 1]]) + ")"
+                              : std::string();
+      return Status::InvalidArgument(Where(name, lines, e) + "entry (" +
+                                     std::to_string(uint64_t{row[e]} + 1) + ", " +
+                                     std::to_string(uint64_t{col[e]} + 1) + ") repeats" + first);
+    }
+  }
+
+  r.row_start.assign(rows + 1, 0);
+  r.col_start.assign(cols + 1, 0);
+  for (uint64_t k = 0; k < nnz; ++k) {
+    ++r.row_start[r.row[k] + 1];
+    ++r.col_start[r.col[k] + 1];
+  }
+  for (uint64_t i = 0; i < rows; ++i) r.row_start[i + 1] += r.row_start[i];
+  for (uint64_t j = 0; j < cols; ++j) r.col_start[j + 1] += r.col_start[j];
+  if (empty == EmptyLines::kReject) {
+    for (uint64_t i = 0; i < rows; ++i) {
+      if (r.row_start[i] == r.row_start[i + 1]) {
+        return Status::InvalidArgument(at + "row " + std::to_string(i + 1) + " of " +
+                                       std::to_string(rows) + " has no ratings");
+      }
+    }
+    for (uint64_t j = 0; j < cols; ++j) {
+      if (r.col_start[j] == r.col_start[j + 1]) {
+        return Status::InvalidArgument(at + "column " + std::to_string(j + 1) + " of " +
+                                       std::to_string(cols) + " has no ratings");
+      }
+    }
+  }
+  r.col_entry.resize(nnz);
+  {
+    std::vector<uint64_t> next(r.col_start.begin(), r.col_start.end() - 1);
+    for (uint64_t k = 0; k < nnz; ++k) r.col_entry[next[r.col[k]]++] = k;
+  }
+  return r;
+}
+
+// Reads `path`; when `like` is set its dimensions must match.
+Result<Ratings> Load(const std::string& path, EmptyLines empty, const Ratings* like) {
+  try {
+    Result<MatrixMarketHeader> header = ReadMatrixMarketHeader(path);
+    if (!header.ok()) return header.status();
+    const MatrixMarketHeader& h = header.value();
+    if (h.field == MatrixMarketHeader::Field::kPattern) {
+      return LineError(path, 1, "a 'pattern' matrix has no rating values (need real or integer)");
+    }
+    if (like != nullptr && (h.rows != like->rows || h.cols != like->cols)) {
+      return LineError(path, h.size_line,
+                       "declares a " + std::to_string(h.rows) + " x " + std::to_string(h.cols) +
+                           " matrix but the training matrix is " + std::to_string(like->rows) +
+                           " x " + std::to_string(like->cols));
+    }
+    if (h.rows > kMaxId || h.cols > kMaxId) {
+      return LineError(path, h.size_line,
+                       "a " + std::to_string(h.rows) + " x " + std::to_string(h.cols) +
+                           " matrix exceeds the 2^32 - 1 id limit");
+    }
+
+    Result<LineReader> opened = LineReader::Open(path);
+    if (!opened.ok()) return opened.status();
+    LineReader& reader = opened.value();
+    std::string_view line;
+    while (reader.line_number() < h.size_line && reader.Next(&line)) {
+    }
+    STRADS_RETURN_IF_ERROR(reader.status());
+
+    std::vector<uint32_t> row, col;
+    std::vector<double> value;
+    std::vector<uint64_t> lines;
+    while (reader.Next(&line)) {
+      if (!IsDataLine(line, '%')) continue;
+      const uint64_t line_no = reader.line_number();
+      if (value.size() == h.nnz) {
+        return LineError(path, line_no,
+                         "more entries than the " + std::to_string(h.nnz) + " declared on line " +
+                             std::to_string(h.size_line));
+      }
+      std::string_view rest = line;
+      int64_t i, j;
+      double v;
+      if (!ParseInt64(NextToken(&rest), &i) || !ParseInt64(NextToken(&rest), &j)) {
+        return LineError(path, line_no, "expected an entry 'i j v', got '" + Excerpt(line) + "'");
+      }
+      if (i < 1 || j < 1 || static_cast<uint64_t>(i) > h.rows ||
+          static_cast<uint64_t>(j) > h.cols) {
+        return LineError(path, line_no,
+                         "entry (" + std::to_string(i) + ", " + std::to_string(j) +
+                             ") is outside the " + std::to_string(h.rows) + " x " +
+                             std::to_string(h.cols) + " matrix");
+      }
+      std::string_view v_token = NextToken(&rest);
+      if (!ParseFiniteDouble(v_token, &v)) {
+        return LineError(path, line_no, "bad value '" + Excerpt(v_token) + "'");
+      }
+      if (!NextToken(&rest).empty()) {
+        return LineError(path, line_no, "unexpected text after the entry");
+      }
+      row.push_back(static_cast<uint32_t>(i - 1));
+      col.push_back(static_cast<uint32_t>(j - 1));
+      value.push_back(v);
+      lines.push_back(line_no);
+    }
+    STRADS_RETURN_IF_ERROR(reader.status());
+    if (value.size() != h.nnz) {
+      return LineError(path, h.size_line,
+                       "declares " + std::to_string(h.nnz) + " entries but the file has " +
+                           std::to_string(value.size()));
+    }
+    return Build(h.rows, h.cols, std::move(row), std::move(col), std::move(value), empty, path,
+                 &lines, h.size_line);
+  } catch (const std::bad_alloc&) {
+    return Status::Internal(path + ": out of memory while loading");
+  }
+}
+
+}  // namespace
+
+Result<Ratings> MakeRatings(uint64_t rows, uint64_t cols, std::vector<uint32_t> row,
+                            std::vector<uint32_t> col, std::vector<double> value, EmptyLines empty,
+                            std::string source) {
+  return Build(rows, cols, std::move(row), std::move(col), std::move(value), empty,
+               std::move(source), nullptr, 0);
+}
+
+Result<Ratings> LoadRatings(const std::string& path, EmptyLines empty) {
+  return Load(path, empty, nullptr);
+}
+
+Result<Ratings> LoadRatingsLike(const std::string& path, const Ratings& train) {
+  return Load(path, EmptyLines::kAllow, &train);
+}
+
+}  // namespace strads::mf
