@@ -11,6 +11,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "test/temp_dir.h"
+
 #include "common/data_loader.h"
 #include "common/matrix_market_reader.h"
 
@@ -19,34 +21,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A fresh directory under the system temp dir, removed with everything in it at scope exit.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "strads_data_test_XXXXXX").string();
-    REQUIRE(mkdtemp(pattern.data()) != nullptr);
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  // Writes `contents` to a file `name` in the directory and returns its path.
-  std::string Write(const std::string& name, const std::string& contents) const {
-    const std::string p = (path_ / name).string();
-    std::ofstream out(p, std::ios::binary);
-    out << contents;
-    REQUIRE(out.good());
-    return p;
-  }
-  std::string Path(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
+using strads::testing::TempDir;
 
 Eigen::MatrixXd Dense(const SparseColMatrix& x) { return Eigen::MatrixXd(x); }
 

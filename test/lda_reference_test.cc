@@ -17,6 +17,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "test/temp_dir.h"
+
 #include "apps/lda/corpus.h"
 
 namespace strads::lda {
@@ -24,32 +26,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "strads_lda_test_XXXXXX").string();
-    REQUIRE(mkdtemp(pattern.data()) != nullptr);
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  std::string Write(const std::string& name, const std::string& contents) const {
-    const std::string p = (path_ / name).string();
-    std::ofstream out(p, std::ios::binary);
-    out << contents;
-    REQUIRE(out.good());
-    return p;
-  }
-  std::string Path(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
+using strads::testing::TempDir;
 
 std::string ReadAll(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

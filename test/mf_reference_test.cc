@@ -13,6 +13,8 @@
 #include <Eigen/Dense>
 #include <catch2/catch.hpp>
 
+#include "test/temp_dir.h"
+
 #include "apps/mf/array_mtx.h"
 #include "apps/mf/ratings.h"
 
@@ -21,33 +23,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A fresh directory under the system temp dir, removed with everything in it at scope exit.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "strads_mf_test_XXXXXX").string();
-    REQUIRE(mkdtemp(pattern.data()) != nullptr);
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  std::string Write(const std::string& name, const std::string& contents) const {
-    const std::string p = (path_ / name).string();
-    std::ofstream out(p, std::ios::binary);
-    out << contents;
-    REQUIRE(out.good());
-    return p;
-  }
-  std::string Path(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
+using strads::testing::TempDir;
 
 // A = W* H*^T observed on a random Omega of the given density (plus a "diagonal" so that no row
 // or column is empty); W*, H* uniform in [0, 1), so A has exact rank `rank` on Omega, no noise.
