@@ -59,7 +59,9 @@ double ColumnStore::Correlation(uint64_t a, uint64_t b) const {
 }
 
 DependencyFilter::DependencyFilter(const ColumnStore& store)
-    : store_(store), head_(static_cast<size_t>(store.num_rows()), -1) {}
+    : store_(store),
+      head_(static_cast<size_t>(store.num_rows()), -1),
+      indexed_(store.end() - store.first(), 0) {}
 
 void DependencyFilter::Index(uint64_t column, uint32_t owner) {
   const auto rows = store_.Rows(column);
@@ -77,36 +79,49 @@ void DependencyFilter::Index(uint64_t column, uint32_t owner) {
 std::vector<uint64_t> DependencyFilter::Filter(std::span<const uint64_t> candidates, double rho,
                                                size_t max_keep,
                                                std::span<const uint64_t> already_running) {
+  // Every per-candidate step below costs O(entries walked), never O(columns indexed): the
+  // accumulator is reset only where it was touched, and "already indexed" is a stamp per column.
+  if (++epoch_ == 0) {  // wrapped: stale stamps could collide
+    std::fill(indexed_.begin(), indexed_.end(), 0);
+    epoch_ = 1;
+  }
   std::vector<uint64_t> kept;
   next_.clear();
   owner_.clear();
   value_.clear();
+  acc_.clear();
   uint32_t owners = 0;
-  for (const uint64_t r : already_running) Index(r, owners++);
+  auto index = [&](uint64_t column) {
+    indexed_[column - store_.first()] = epoch_;
+    acc_.push_back(0.0);
+    Index(column, owners++);
+  };
+  for (const uint64_t r : already_running) {
+    if (indexed_[r - store_.first()] != epoch_) index(r);
+  }
   for (const uint64_t c : candidates) {
     if (kept.size() >= max_keep) break;
     assert(store_.Contains(c));
-    if (std::find(kept.begin(), kept.end(), c) != kept.end() ||
-        std::find(already_running.begin(), already_running.end(), c) != already_running.end()) {
-      continue;
-    }
+    if (indexed_[c - store_.first()] == epoch_) continue;  // kept or running already
     const auto rows = store_.Rows(c);
     const auto values = store_.Values(c);
-    acc_.assign(owners, 0.0);
-    for (size_t n = 0; n < rows.size(); ++n) {
-      for (int64_t e = head_[rows[n]]; e >= 0; e = next_[e]) acc_[owner_[e]] += values[n] * value_[e];
-    }
     bool independent = true;
-    for (double dot : acc_) {
-      // Rounding can push |cos| of parallel columns a hair past 1.
-      if (std::min(1.0, std::abs(dot)) > rho) {
-        independent = false;
-        break;
+    for (size_t n = 0; n < rows.size(); ++n) {
+      for (int64_t e = head_[rows[n]]; e >= 0; e = next_[e]) {
+        double& dot = acc_[owner_[e]];
+        if (dot == 0.0) touched_owners_.push_back(owner_[e]);
+        dot += values[n] * value_[e];
       }
     }
+    for (uint32_t o : touched_owners_) {
+      // Rounding can push |cos| of parallel columns a hair past 1.
+      if (std::min(1.0, std::abs(acc_[o])) > rho) independent = false;
+      acc_[o] = 0.0;
+    }
+    touched_owners_.clear();
     if (!independent) continue;
     kept.push_back(c);
-    Index(c, owners++);
+    index(c);
   }
   for (int64_t row : touched_) head_[row] = -1;
   touched_.clear();

@@ -82,21 +82,23 @@ class DependencyFilter {
   // order. Candidates must also have |corr| <= rho with every id in `already_running` (e.g.
   // parameters of earlier chords still in flight), which are not returned.
   // REQUIRES: store.Contains(c) for every candidate c and every already running id.
-  std::vector<uint64_t> Filter(std::span<const uint64_t> candidates_in_priority_order,
-                               double rho, size_t max_keep,
-                               std::span<const uint64_t> already_running = {});
+  std::vector<uint64_t> Filter(std::span<const uint64_t> candidates_in_priority_order, double rho,
+                               size_t max_keep, std::span<const uint64_t> already_running = {});
 
  private:
   // Adds column's entries to the row index under `owner`.
   void Index(uint64_t column, uint32_t owner);
 
   const ColumnStore& store_;
-  std::vector<int64_t> head_;  // by row: newest entry of a kept column in that row, or -1
-  std::vector<int64_t> next_;  // by entry: the next entry in the same row, or -1
-  std::vector<uint32_t> owner_;  // by entry: running columns first, then kept ones
-  std::vector<double> value_;    // by entry: normalised value
+  std::vector<int64_t> head_;     // by row: newest entry of a kept column in that row, or -1
+  std::vector<int64_t> next_;     // by entry: the next entry in the same row, or -1
+  std::vector<uint32_t> owner_;   // by entry: running columns first, then kept ones
+  std::vector<double> value_;     // by entry: normalised value
   std::vector<int64_t> touched_;  // rows whose head_ must be reset
   std::vector<double> acc_;       // by owner: inner product with the candidate
+  std::vector<uint32_t> touched_owners_;  // owners whose acc_ the candidate changed
+  std::vector<uint32_t> indexed_;         // by local column: == epoch_ when indexed in this call
+  uint32_t epoch_ = 0;
 };
 
 // FilterIndependent with a one-off DependencyFilter (see there).
