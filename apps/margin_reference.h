@@ -33,6 +33,7 @@
 
 #include <Eigen/Dense>
 
+#include "apps/active_set_sweeps.h"
 #include "apps/margin_model.h"
 #include "common/dataset.h"
 #include "common/status.h"
@@ -73,8 +74,6 @@ Result<ReferenceResult> SolveReference(const std::string& app, const Dataset& da
   using Clock = std::chrono::steady_clock;
   constexpr double kSigma = 0.01;
   constexpr int kMaxHalvings = 60;
-  constexpr double kActiveSlack = 0.5;
-  constexpr int kMaxActivePasses = 1000;
   if (!(o.lambda >= 0.0) || !std::isfinite(o.lambda)) {
     return Status::InvalidArgument(app + ": lambda must be a finite number >= 0, got " +
                                    std::to_string(o.lambda));
@@ -144,14 +143,6 @@ Result<ReferenceResult> SolveReference(const std::string& app, const Dataset& da
   double violation = exact_check();  // at w = 0; sets lambda_max
   if (res.lambda_max == 0.0) return finish(true, 0.0);
 
-  bool out_of_budget = false;
-  auto budget_left = [&]() {
-    if (o.max_updates != 0 && res.updates >= o.max_updates) out_of_budget = true;
-    if (o.max_seconds > 0 && res.updates % 4096 == 0 && elapsed() >= o.max_seconds) {
-      out_of_budget = true;
-    }
-    return !out_of_budget;
-  };
   // One coordinate update with line search; returns H |accepted step| (the size of the change).
   auto update = [&](int64_t j) {
     ++res.updates;
@@ -189,38 +180,18 @@ Result<ReferenceResult> SolveReference(const std::string& app, const Dataset& da
     return 0.0;  // no acceptable step: the direction is below rounding
   };
 
-  bool checked = true;
-  std::vector<int64_t> active;
-  while (violation > o.tolerance) {
-    if (o.max_sweeps != 0 && res.sweeps >= o.max_sweeps) break;
-    if (o.max_seconds > 0 && elapsed() >= o.max_seconds) break;
-    for (int64_t j = 0; j < n && budget_left(); ++j) update(j);
-    checked = false;
-    if (out_of_budget) break;
-    ++res.sweeps;
-    violation = exact_check();
-    checked = true;
-    if (on_sweep) on_sweep(ReferenceTracePoint{elapsed(), res.updates, loss() + penalty()});
-    if (violation <= o.tolerance) break;
-
-    active.clear();
-    for (int64_t j = 0; j < n; ++j) {
-      if (res.w[j] != 0.0) active.push_back(j);
-    }
-    const double settled = kActiveSlack * o.tolerance * res.lambda_max;
-    for (int pass = 0; pass < kMaxActivePasses && !active.empty(); ++pass) {
-      double biggest = 0.0;
-      for (const int64_t j : active) {
-        if (!budget_left()) break;
-        biggest = std::max(biggest, update(j));
-        checked = false;
-      }
-      if (out_of_budget || biggest <= settled) break;
-      if (o.max_seconds > 0 && elapsed() >= o.max_seconds) break;
-    }
-    if (out_of_budget) break;
-  }
-  if (!checked) violation = exact_check();
+  SweepLimits limits;
+  limits.tolerance = o.tolerance;
+  limits.max_updates = o.max_updates;
+  limits.max_seconds = o.max_seconds;
+  limits.max_sweeps = o.max_sweeps;
+  violation = RunActiveSetSweeps(
+      n, limits, res.lambda_max, violation, res.updates, res.sweeps, update, exact_check,
+      [&](int64_t j) { return res.w[j] != 0.0; },
+      [&] {
+        if (on_sweep) on_sweep(ReferenceTracePoint{elapsed(), res.updates, loss() + penalty()});
+      },
+      elapsed);
   return finish(violation <= o.tolerance, violation);
 }
 

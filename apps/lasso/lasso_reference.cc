@@ -7,21 +7,13 @@
 #include <string>
 #include <vector>
 
+#include "apps/active_set_sweeps.h"
 #include "apps/lasso/lasso_update.h"
 
 namespace strads::lasso {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// Active passes stop once every active coordinate moves the objective's partial gradient by at
-// most this fraction of the convergence threshold, so the following full check usually passes.
-constexpr double kActiveSlack = 0.5;
-// Bound on consecutive active passes between full sweeps, so a slow active phase (or a tolerance
-// of 0) cannot starve the full sweeps that let new features enter.
-constexpr int kMaxActivePasses = 1000;
-// How often (in updates) the wall-clock limit is looked at inside a pass.
-constexpr uint64_t kClockEvery = 4096;
 
 // Raw CSC view of a compressed column-major matrix: the inner loops are plain pointer walks.
 class Columns {
@@ -123,15 +115,6 @@ Result<LassoReferenceResult> SolveLassoReference(const Dataset& data,
     return worst / res.lambda_max;
   };
 
-  bool out_of_budget = false;
-  auto budget_left = [&]() {
-    if (options.max_updates != 0 && res.updates >= options.max_updates) out_of_budget = true;
-    if (options.max_seconds > 0 && res.updates % kClockEvery == 0 &&
-        elapsed() >= options.max_seconds) {
-      out_of_budget = true;
-    }
-    return !out_of_budget;
-  };
   // One coordinate update; returns |change in the partial gradient| = ||x_j||^2 |delta beta_j|.
   auto update = [&](int64_t j) {
     ++res.updates;
@@ -143,45 +126,21 @@ Result<LassoReferenceResult> SolveLassoReference(const Dataset& data,
     return sq_norm[j] * std::abs(new_beta - old_beta);
   };
 
-  double violation = exact_check();  // at beta = 0
-  bool checked = true;
-  std::vector<int64_t> active;
-  while (violation > options.tolerance) {
-    if (options.max_sweeps != 0 && res.sweeps >= options.max_sweeps) break;
-    if (options.max_seconds > 0 && elapsed() >= options.max_seconds) break;
-
-    // Full sweep, then the exact check that alone may declare convergence.
-    for (int64_t j = 0; j < n && budget_left(); ++j) update(j);
-    checked = false;
-    if (out_of_budget) break;
-    ++res.sweeps;
-    violation = exact_check();
-    checked = true;
-    if (on_sweep) {
-      on_sweep(TracePoint{elapsed(), res.updates,
-                          0.5 * r.squaredNorm() + lambda * res.beta.lpNorm<1>()});
-    }
-    if (violation <= options.tolerance) break;
-
-    // Active passes over the non-zeros until they settle.
-    active.clear();
-    for (int64_t j = 0; j < n; ++j) {
-      if (res.beta[j] != 0.0) active.push_back(j);
-    }
-    const double settled = kActiveSlack * options.tolerance * res.lambda_max;
-    for (int pass = 0; pass < kMaxActivePasses && !active.empty(); ++pass) {
-      double biggest = 0.0;
-      for (const int64_t j : active) {
-        if (!budget_left()) break;
-        biggest = std::max(biggest, update(j));
-        checked = false;
-      }
-      if (out_of_budget || biggest <= settled) break;
-      if (options.max_seconds > 0 && elapsed() >= options.max_seconds) break;
-    }
-    if (out_of_budget) break;
-  }
-  if (!checked) violation = exact_check();
+  SweepLimits limits;
+  limits.tolerance = options.tolerance;
+  limits.max_updates = options.max_updates;
+  limits.max_seconds = options.max_seconds;
+  limits.max_sweeps = options.max_sweeps;
+  const double violation = RunActiveSetSweeps(
+      n, limits, res.lambda_max, exact_check() /* at beta = 0 */, res.updates, res.sweeps, update,
+      exact_check, [&](int64_t j) { return res.beta[j] != 0.0; },
+      [&] {
+        if (on_sweep) {
+          on_sweep(TracePoint{elapsed(), res.updates,
+                              0.5 * r.squaredNorm() + lambda * res.beta.lpNorm<1>()});
+        }
+      },
+      elapsed);
   return finish(violation <= options.tolerance, violation);
 }
 
