@@ -40,6 +40,11 @@ void MemberSession::OnTick(Clock::time_point now, uint64_t job_id) {
 }
 
 bool MemberSession::OnMessage(const proto::Envelope& e) {
+  if (e.body_case() == proto::Envelope::kShutdown) {
+    log_->info("shutdown requested");
+    shutdown_requested_ = true;
+    return true;
+  }
   if (e.body_case() == proto::Envelope::kRegisterAck) {
     if (!registered_) log_->info("registered with the coordinator");
     registered_ = true;

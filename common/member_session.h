@@ -30,19 +30,22 @@ class MemberSession {
   // Registers or sends a heartbeat when due. `job_id` is the job the member is running (0: none).
   void OnTick(Clock::time_point now, uint64_t job_id);
 
-  // Consumes RegisterAck and ErrorReply; returns false for every other message.
+  // Consumes RegisterAck, ErrorReply and Shutdown; returns false for every other message.
   bool OnMessage(const proto::Envelope& envelope);
 
   // Sends to the coordinator; a failure is logged (rate-limited) and returned.
   Status SendToCoordinator(const proto::Envelope& envelope);
 
   bool registered() const { return registered_; }
+  // True once the coordinator told this member to exit (its actor is then Finished).
+  bool shutdown_requested() const { return shutdown_requested_; }
 
  private:
   Transport& transport_;
   MemberIdentity identity_;
   Logger log_;
   bool registered_ = false;
+  bool shutdown_requested_ = false;
   double heartbeat_interval_s_ = 0.5;
   Clock::time_point last_register_{};
   Clock::time_point last_heartbeat_{};

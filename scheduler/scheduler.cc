@@ -48,10 +48,6 @@ void Scheduler::OnTick(Clock::time_point now) {
 void Scheduler::OnMessage(const proto::Envelope& e, Clock::time_point now) {
   if (session_.OnMessage(e)) return;
   switch (e.body_case()) {
-    case proto::Envelope::kShutdown:
-      log_->info("shutdown requested");
-      finished_ = true;
-      return;
     case proto::Envelope::kJobStart:
       return HandleJobStart(e);
     case proto::Envelope::kJobEnd:

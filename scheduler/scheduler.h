@@ -36,7 +36,7 @@ class Scheduler : public Actor {
 
   void OnMessage(const proto::Envelope& envelope, Clock::time_point now) override;
   void OnTick(Clock::time_point now) override;
-  bool Finished() const override { return finished_; }
+  bool Finished() const override { return session_.shutdown_requested(); }
 
  private:
   // What the background load produces.
@@ -86,7 +86,6 @@ class Scheduler : public Actor {
   Transport& transport_;
   Logger log_;
   MemberSession session_;
-  bool finished_ = false;
   std::unique_ptr<Job> job_;
   BackgroundLoad<Partition> load_;  // last member: destroyed (waited for) first
 };

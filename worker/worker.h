@@ -39,7 +39,7 @@ class Worker : public Actor {
 
   void OnMessage(const proto::Envelope& envelope, Clock::time_point now) override;
   void OnTick(Clock::time_point now) override;
-  bool Finished() const override { return finished_; }
+  bool Finished() const override { return session_.shutdown_requested(); }
 
   // Test hooks: the number of rounds whose commits are applied, and of chords still waiting.
   uint64_t applied_rounds() const { return job_ ? job_->applied : 0; }
@@ -79,7 +79,6 @@ class Worker : public Actor {
   Transport& transport_;
   Logger log_;
   MemberSession session_;
-  bool finished_ = false;
   std::unique_ptr<Job> job_;
   BackgroundLoad<Dataset> load_;  // last member: destroyed (waited for) first
 };
