@@ -1,0 +1,43 @@
+// RunStaticLocally: the static engine's schedule executed in one process, without sockets.
+//
+// It performs exactly the steps documented in apps/static_app.h, in the order the distributed
+// engine (coordinator/static_job.h) performs them, with P shards and S homes held in memory. It
+// is what the apps' tests run, and a definition of the engine's semantics the distributed runs
+// are compared with. Blocks travel by move between the holders the RotationPlan names.
+// Thread-compatibility: a plain function; the app objects it creates are its own.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "apps/static_app.h"
+#include "common/status.h"
+
+namespace strads {
+
+struct StaticLocalOptions {
+  uint32_t workers = 1;
+  uint32_t schedulers = 1;
+  // Called after every sub-round (all P workers done, before the blocks travel on), with the
+  // shards and homes as they are then; a non-OK status stops the run with that error.
+  std::function<Status(const StaticStep&, const std::vector<StaticShard*>&,
+                       const std::vector<StaticHome*>&, const std::vector<StaticBlock*>& held)>
+      after_sub_round;
+};
+
+struct StaticLocalResult {
+  std::vector<std::string> trace;                      // TraceHeader(), then one row per evaluation
+  std::vector<std::map<std::string, double>> metrics;  // per evaluation (iteration 0..N)
+  std::vector<proto::ResultFile> files;                // Assemble()'s files
+  uint64_t work = 0;                                   // work units of non-evaluation passes
+  std::vector<double> aggregates;                      // final aggregates
+};
+
+// Runs spec.iterations() iterations of `app` with options.workers shards and options.schedulers
+// homes, K = spec.blocks_per_worker() (0 = 1).
+Result<StaticLocalResult> RunStaticLocally(const StaticApp& app, const proto::JobSpec& spec,
+                                           const StaticLocalOptions& options);
+
+}  // namespace strads
