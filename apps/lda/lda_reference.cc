@@ -10,6 +10,9 @@
 #include <random>
 #include <utility>
 
+#include "apps/lda/sparse_sampler.h"
+#include "apps/lda/topic_output.h"
+
 // Why SparseLDA and not an alias-table / Metropolis-Hastings sampler (LightLDA, AliasLDA):
 //  * The reference is an oracle, so every draw should come from the exact full conditional.
 //    SparseLDA is exact; MH samplers only approach the conditional through a short chain per
@@ -30,39 +33,6 @@ using Clock = std::chrono::steady_clock;
 
 double Seconds(Clock::time_point since) {
   return std::chrono::duration<double>(Clock::now() - since).count();
-}
-
-// A uniform double in [0, 1) from 53 random bits: the same on every standard library.
-double Uniform01(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
-
-// The word-topic row order: descending count, then ascending topic.
-bool Before(const TopicCount& a, const TopicCount& b) {
-  return a.count > b.count || (a.count == b.count && a.topic < b.topic);
-}
-
-// Adds one to topic k of a word row, keeping the row in Before order.
-void WordIncrement(std::vector<TopicCount>& row, uint32_t k) {
-  size_t i = 0;
-  while (i < row.size() && row[i].topic != k) ++i;
-  if (i == row.size()) row.push_back({k, 0});
-  ++row[i].count;
-  while (i > 0 && Before(row[i], row[i - 1])) {
-    std::swap(row[i], row[i - 1]);
-    --i;
-  }
-}
-
-// Takes one from topic k of a word row. REQUIRES: k is in the row.
-void WordDecrement(std::vector<TopicCount>& row, uint32_t k) {
-  size_t i = 0;
-  while (row[i].topic != k) ++i;
-  --row[i].count;
-  while (i + 1 < row.size() && Before(row[i + 1], row[i])) {
-    std::swap(row[i], row[i + 1]);
-    ++i;
-  }
-  // A zero count sorts after every positive one, so it is last now.
-  if (row.back().count == 0) row.pop_back();
 }
 
 Status ValidateOptions(const Corpus& corpus, const LdaOptions& o) {
@@ -146,127 +116,28 @@ LdaResult RunSweeps(const Corpus& corpus, const LdaOptions& o, LdaState state, S
   return result;
 }
 
-// SparseLDA: one sweep over all tokens, documents in order.
-class SparseSampler {
+// SparseLDA: one sweep over all tokens, documents in order, with the shared per-token kernel.
+class SparseSweeper {
  public:
-  SparseSampler(const Corpus& corpus, const LdaOptions& o, std::mt19937_64& rng)
-      : corpus_(corpus),
-        k_(o.topics),
-        alpha_(o.alpha),
-        beta_(o.beta),
-        w_beta_(static_cast<double>(corpus.words) * o.beta),
-        rng_(rng),
-        ndk_(o.topics, 0),
-        inv_(o.topics),
-        coef_(o.topics) {}
+  SparseSweeper(const Corpus& corpus, const LdaOptions& o, std::mt19937_64& rng)
+      : corpus_(corpus), rng_(rng), kernel_(o.topics, o.alpha, o.beta, corpus.words) {}
 
   void Sweep(LdaState& st) {
-    // s, inv and coef are rebuilt every sweep so rounding drift in the running sums stays small.
-    s_ = 0;
-    for (uint32_t k = 0; k < k_; ++k) {
-      inv_[k] = 1.0 / (static_cast<double>(st.topic_total[k]) + w_beta_);
-      coef_[k] = alpha_ * inv_[k];
-      s_ += alpha_ * beta_ * inv_[k];
+    kernel_.Reset(st.topic_total);
+    for (uint64_t d = 0; d < corpus_.docs; ++d) {
+      kernel_.BeginDoc(st.doc_topic[d]);
+      for (uint64_t i = corpus_.doc_begin[d]; i < corpus_.doc_begin[d + 1]; ++i) {
+        st.assignment[i] = kernel_.Resample(st.assignment[i], st.word_topic[corpus_.token_words[i]],
+                                            Uniform01(rng_));
+      }
+      kernel_.FinishDoc(st.doc_topic[d]);
     }
-    for (uint64_t d = 0; d < corpus_.docs; ++d) SweepDoc(st, d);
   }
 
  private:
-  // Moves topic k's terms out of s, r and coef before its counts change, and back in after.
-  void Unaccount(uint32_t k) {
-    s_ -= alpha_ * beta_ * inv_[k];
-    r_ -= ndk_[k] * beta_ * inv_[k];
-  }
-  void Account(const LdaState& st, uint32_t k) {
-    inv_[k] = 1.0 / (static_cast<double>(st.topic_total[k]) + w_beta_);
-    s_ += alpha_ * beta_ * inv_[k];
-    r_ += ndk_[k] * beta_ * inv_[k];
-    coef_[k] = (ndk_[k] + alpha_) * inv_[k];
-  }
-
-  void SweepDoc(LdaState& st, uint64_t d) {
-    doc_topics_.clear();
-    r_ = 0;
-    for (const TopicCount& tc : st.doc_topic[d]) {
-      ndk_[tc.topic] = tc.count;
-      doc_topics_.push_back(tc.topic);
-      r_ += tc.count * beta_ * inv_[tc.topic];
-      coef_[tc.topic] = (tc.count + alpha_) * inv_[tc.topic];
-    }
-    for (uint64_t i = corpus_.doc_begin[d]; i < corpus_.doc_begin[d + 1]; ++i) {
-      std::vector<TopicCount>& row = st.word_topic[corpus_.token_words[i]];
-      const uint32_t old = st.assignment[i];
-      Unaccount(old);
-      --ndk_[old];
-      --st.topic_total[old];
-      WordDecrement(row, old);
-      Account(st, old);
-      if (ndk_[old] == 0) {
-        *std::find(doc_topics_.begin(), doc_topics_.end(), old) = doc_topics_.back();
-        doc_topics_.pop_back();
-      }
-
-      const uint32_t k = Draw(row);
-
-      Unaccount(k);
-      if (ndk_[k]++ == 0) doc_topics_.push_back(k);
-      ++st.topic_total[k];
-      WordIncrement(row, k);
-      Account(st, k);
-      st.assignment[i] = k;
-    }
-    StoreDocRow(ndk_, doc_topics_, st.doc_topic[d]);
-    for (uint32_t k : doc_topics_) {
-      ndk_[k] = 0;
-      coef_[k] = alpha_ * inv_[k];
-    }
-  }
-
-  // A topic from the full conditional, the counts already excluding the token.
-  uint32_t Draw(const std::vector<TopicCount>& row) {
-    q_terms_.resize(row.size());
-    double q = 0;
-    for (size_t j = 0; j < row.size(); ++j) {
-      q_terms_[j] = coef_[row[j].topic] * row[j].count;
-      q += q_terms_[j];
-    }
-    double u = Uniform01(rng_) * (s_ + std::max(r_, 0.0) + q);
-    if (u < q) {
-      for (size_t j = 0; j < row.size(); ++j) {
-        u -= q_terms_[j];
-        if (u < 0) return row[j].topic;
-      }
-      return row.back().topic;  // rounding
-    }
-    u -= q;
-    if (u < r_) {
-      for (uint32_t k : doc_topics_) {
-        u -= ndk_[k] * beta_ * inv_[k];
-        if (u < 0) return k;
-      }
-      if (!doc_topics_.empty()) return doc_topics_.back();
-    } else {
-      u -= std::max(r_, 0.0);
-    }
-    // The smoothing bucket: rare, O(K).
-    for (uint32_t k = 0; k < k_; ++k) {
-      u -= alpha_ * beta_ * inv_[k];
-      if (u < 0) return k;
-    }
-    return k_ - 1;
-  }
-
   const Corpus& corpus_;
-  const uint32_t k_;
-  const double alpha_, beta_, w_beta_;
   std::mt19937_64& rng_;
-  std::vector<int32_t> ndk_;          // the current document's counts, dense; zero outside it
-  std::vector<uint32_t> doc_topics_;  // topics with ndk_ > 0
-  std::vector<double> inv_;           // 1 / (n_k + W beta)
-  std::vector<double> coef_;          // (ndk_ + alpha) inv_: the q bucket's per-topic factor
-  std::vector<double> q_terms_;
-  double s_ = 0;  // Σ_k alpha beta inv_k
-  double r_ = 0;  // Σ_k ndk_k beta inv_k over the current document
+  SparseSampler kernel_;
 };
 
 // The plain O(K) sampler over dense tables.
@@ -326,7 +197,7 @@ class DenseSampler {
       for (uint32_t k = 0; k < k_; ++k) {
         if (nw[k] != 0) row.push_back({k, nw[k]});
       }
-      std::sort(row.begin(), row.end(), Before);
+      std::sort(row.begin(), row.end(), WordRowBefore);
     }
   }
 
@@ -365,26 +236,10 @@ class OutFile {
   std::unique_ptr<std::FILE, Closer> f_;
 };
 
-Status WriteMtx(const std::string& path, uint64_t rows, uint32_t topics,
-                const std::vector<std::vector<TopicCount>>& table) {
+Status WriteText(const std::string& path, const std::string& text) {
   Result<OutFile> out = OutFile::Open(path);
   if (!out.ok()) return out.status();
-  uint64_t nnz = 0;
-  for (const auto& row : table) nnz += row.size();
-  std::FILE* f = out->get();
-  std::fprintf(f, "%%%%MatrixMarket matrix coordinate integer general\n");
-  std::fprintf(f, "%llu %u %llu\n", static_cast<unsigned long long>(rows), topics,
-               static_cast<unsigned long long>(nnz));
-  for (uint64_t r = 0; r < table.size(); ++r) {
-    // Columns in topic order, whatever the row's order in memory.
-    std::vector<TopicCount> row = table[r];
-    std::sort(row.begin(), row.end(),
-              [](const TopicCount& a, const TopicCount& b) { return a.topic < b.topic; });
-    for (const TopicCount& tc : row) {
-      std::fprintf(f, "%llu %u %d\n", static_cast<unsigned long long>(r + 1), tc.topic + 1,
-                   tc.count);
-    }
-  }
+  std::fwrite(text.data(), 1, text.size(), out->get());
   return out->Close();
 }
 
@@ -395,7 +250,7 @@ Result<LdaResult> SolveLdaReference(const Corpus& corpus, const LdaOptions& opti
   STRADS_RETURN_IF_ERROR(ValidateOptions(corpus, options));
   std::mt19937_64 rng(options.seed);
   LdaState initial = InitialState(corpus, options.topics, rng);
-  SparseSampler sampler(corpus, options, rng);
+  SparseSweeper sampler(corpus, options, rng);
   return RunSweeps(
       corpus, options, std::move(initial), [&](LdaState& s) { sampler.Sweep(s); }, on_iteration);
 }
@@ -413,32 +268,17 @@ Result<LdaResult> SolveLdaDense(const Corpus& corpus, const LdaOptions& options,
 double LogLikelihoodPerToken(const Corpus& corpus, const LdaState& state, double alpha,
                              double beta) {
   if (corpus.tokens == 0) return 0;
-  const uint32_t topics = state.topics;
-  const double w_beta = static_cast<double>(corpus.words) * beta;
-  std::vector<double> inv(topics), coef(topics);
-  double s = 0;
-  for (uint32_t k = 0; k < topics; ++k) {
-    inv[k] = 1.0 / (static_cast<double>(state.topic_total[k]) + w_beta);
-    coef[k] = alpha * inv[k];
-    s += alpha * beta * inv[k];
-  }
+  std::vector<int64_t> totals = state.topic_total;
+  SparseSampler kernel(state.topics, alpha, beta, corpus.words);
+  kernel.Reset(totals);
   // Σ_k θ_dk φ_kw = (s + r_d + q_dw) / (n_d + K alpha), the sampler's decomposition.
   double sum = 0;
   for (uint64_t d = 0; d < corpus.docs; ++d) {
-    const std::vector<TopicCount>& doc = state.doc_topic[d];
-    double r = 0;
-    for (const TopicCount& tc : doc) {
-      r += tc.count * beta * inv[tc.topic];
-      coef[tc.topic] = (tc.count + alpha) * inv[tc.topic];
-    }
+    kernel.BeginDoc(state.doc_topic[d]);
     const auto nd = static_cast<double>(corpus.doc_begin[d + 1] - corpus.doc_begin[d]);
-    const double log_norm = std::log(nd + topics * alpha);
-    for (uint32_t w : corpus.Doc(d)) {
-      double q = 0;
-      for (const TopicCount& tc : state.word_topic[w]) q += coef[tc.topic] * tc.count;
-      sum += std::log(s + r + q) - log_norm;
-    }
-    for (const TopicCount& tc : doc) coef[tc.topic] = alpha * inv[tc.topic];
+    const double log_norm = std::log(nd + state.topics * alpha);
+    for (uint32_t w : corpus.Doc(d)) sum += kernel.LogMass(state.word_topic[w]) - log_norm;
+    kernel.ClearDoc();
   }
   return sum / static_cast<double>(corpus.tokens);
 }
@@ -468,7 +308,7 @@ Status CheckInvariants(const LdaState& state) {
                                             " for topic " + std::to_string(tc.topic) +
                                             " is not positive");
         }
-        if (j > 0 && (by_count ? !Before(row[j - 1], tc) : row[j - 1].topic >= tc.topic)) {
+        if (j > 0 && (by_count ? !WordRowBefore(row[j - 1], tc) : row[j - 1].topic >= tc.topic)) {
           return Status::FailedPrecondition(where + ": entries out of order or repeated");
         }
         column[tc.topic] += tc.count;
@@ -556,46 +396,31 @@ Status CheckInvariants(const Corpus& corpus, const LdaState& state) {
 }
 
 Status WriteDocTopicMtx(const std::string& path, const Corpus& corpus, const LdaState& state) {
-  return WriteMtx(path, corpus.docs, state.topics, state.doc_topic);
+  return WriteText(path, FormatTopicMtx(corpus.docs, state.topics, state.doc_topic));
 }
 
 Status WriteWordTopicMtx(const std::string& path, const Corpus& corpus, const LdaState& state) {
-  return WriteMtx(path, corpus.words, state.topics, state.word_topic);
+  return WriteText(path, FormatTopicMtx(corpus.words, state.topics, state.word_topic));
 }
 
 std::vector<std::vector<uint32_t>> TopWords(const LdaState& state, uint32_t top) {
-  // (count, word) per topic, from the word rows.
-  std::vector<std::vector<std::pair<int32_t, uint32_t>>> by_topic(state.topics);
+  std::vector<std::vector<WordCount>> by_topic(state.topics);
   for (uint32_t w = 0; w < state.word_topic.size(); ++w) {
     for (const TopicCount& tc : state.word_topic[w]) by_topic[tc.topic].push_back({tc.count, w});
   }
   std::vector<std::vector<uint32_t>> result(state.topics);
   for (uint32_t k = 0; k < state.topics; ++k) {
-    auto& v = by_topic[k];
-    const size_t n = std::min<size_t>(top, v.size());
-    std::partial_sort(v.begin(), v.begin() + n, v.end(), [](const auto& a, const auto& b) {
-      return a.first > b.first || (a.first == b.first && a.second < b.second);
-    });
-    for (size_t j = 0; j < n; ++j) result[k].push_back(v[j].second);
+    KeepTopWords(by_topic[k], top);
+    for (const WordCount& wc : by_topic[k]) result[k].push_back(wc.second);
   }
   return result;
 }
 
 Status WriteTopics(const std::string& path, const LdaState& state,
                    const std::vector<std::string>& vocab, uint32_t top) {
-  Result<OutFile> out = OutFile::Open(path);
-  if (!out.ok()) return out.status();
-  const std::vector<std::vector<uint32_t>> words = TopWords(state, top);
-  for (uint32_t k = 0; k < state.topics; ++k) {
-    std::fprintf(out->get(), "%u\t", k + 1);
-    for (size_t j = 0; j < words[k].size(); ++j) {
-      const uint32_t w = words[k][j];
-      const std::string& word = w < vocab.size() ? vocab[w] : std::to_string(w + 1);
-      std::fprintf(out->get(), "%s%s", j > 0 ? " " : "", word.c_str());
-    }
-    std::fputc('\n', out->get());
-  }
-  return out->Close();
+  return WriteText(path, FormatTopics(TopWords(state, top), [&](uint32_t w) {
+                     return w < vocab.size() ? vocab[w] : std::to_string(w + 1);
+                   }));
 }
 
 }  // namespace strads::lda

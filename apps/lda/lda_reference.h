@@ -29,9 +29,10 @@
 //   loglik_per_token = (1/N) Σ_{tokens i in doc d with word w} log Σ_k θ_dk φ_kw,
 //   θ_dk = (n_dk + alpha) / (n_d + K alpha),  φ_kw = (n_kw + beta) / (n_k + W beta),
 // the smoothed point estimates from the current counts (every token included). It is computed
-// sparsely, in O(K_d + K_w) per token, by the same s + r + q decomposition. `seconds` counts
-// sampling time only: evaluating the log-likelihood and running the callback are excluded, so
-// traces compare samplers.
+// sparsely, in O(K_d + K_w) per token, by the same s + r + q decomposition
+// (apps/lda/sparse_sampler.h holds the kernel, shared with the static engine's app). `seconds`
+// counts sampling time only: evaluating the log-likelihood and running the callback are excluded,
+// so traces compare samplers.
 //
 // Thread-safety: the functions are reentrant; the Corpus is only read.
 #pragma once
@@ -42,6 +43,7 @@
 #include <vector>
 
 #include "apps/lda/corpus.h"
+#include "apps/lda/sparse_sampler.h"
 #include "common/status.h"
 
 namespace strads::lda {
@@ -52,12 +54,6 @@ struct LdaOptions {
   double beta = 0.01;        // > 0: symmetric, per word
   uint32_t iterations = 50;  // sweeps over all tokens; 0 = just the random initial state
   uint64_t seed = 1;
-};
-
-// One non-zero count of a sparse row.
-struct TopicCount {
-  uint32_t topic = 0;  // 0-based
-  int32_t count = 0;   // > 0 in a valid state (signed so CheckInvariants can see corruption)
 };
 
 // The sampler state: the topic of every token and the count tables derived from it.
