@@ -29,31 +29,32 @@ struct FileCloser {
 
 }  // namespace
 
+std::string FormatArrayMtx(const Eigen::MatrixXd& m) {
+  std::string out = "%%MatrixMarket matrix array real general\n" + std::to_string(m.rows()) + " " +
+                    std::to_string(m.cols()) + "\n";
+  out.reserve(out.size() + static_cast<size_t>(m.size()) * 20);
+  char buf[64];
+  // Column-major: Eigen's MatrixXd storage is column-major too, so this is a linear walk.
+  const double* data = m.data();
+  const Eigen::Index n = m.size();
+  for (Eigen::Index k = 0; k < n; ++k) {
+    const auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), data[k]);
+    out.append(buf, end);
+    out.push_back('\n');
+  }
+  return out;
+}
+
 Status WriteArrayMtx(const Eigen::MatrixXd& m, const std::string& path) {
   if (!m.allFinite()) {
     return Status::InvalidArgument(path + ": refusing to write a matrix with non-finite values");
   }
+  const std::string text = FormatArrayMtx(m);
   std::unique_ptr<std::FILE, FileCloser> file(std::fopen(path.c_str(), "wb"));
   if (!file) {
     return Status::IoError(path + ": cannot open for writing: " + std::strerror(errno));
   }
-  std::string out = "%%MatrixMarket matrix array real general\n" + std::to_string(m.rows()) + " " +
-                    std::to_string(m.cols()) + "\n";
-  char buf[64];
-  bool ok = true;
-  // Column-major: Eigen's MatrixXd storage is column-major too, so this is a linear walk.
-  const double* data = m.data();
-  const Eigen::Index n = m.size();
-  for (Eigen::Index k = 0; k < n && ok; ++k) {
-    const auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), data[k]);
-    out.append(buf, end);
-    out.push_back('\n');
-    if (out.size() >= (1 << 20)) {
-      ok = std::fwrite(out.data(), 1, out.size(), file.get()) == out.size();
-      out.clear();
-    }
-  }
-  if (ok && !out.empty()) ok = std::fwrite(out.data(), 1, out.size(), file.get()) == out.size();
+  bool ok = std::fwrite(text.data(), 1, text.size(), file.get()) == text.size();
   if (std::fclose(file.release()) != 0) ok = false;
   if (!ok) return Status::IoError(path + ": write failed: " + std::strerror(errno));
   return Status::Ok();

@@ -15,6 +15,10 @@
 
 namespace strads::mf {
 
+// The file's text for `m`: banner, size line and the values in column-major order, each in the
+// shortest form that reads back to the same double. REQUIRES: every value finite.
+std::string FormatArrayMtx(const Eigen::MatrixXd& m);
+
 // Writes `m` to `path`, replacing it. IoError (naming the file) if it cannot be written.
 // REQUIRES: every value finite (InvalidArgument otherwise, and nothing is written).
 Status WriteArrayMtx(const Eigen::MatrixXd& m, const std::string& path);

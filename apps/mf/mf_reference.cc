@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "apps/mf/split_mix.h"
+
 namespace strads::mf {
 namespace {
 
@@ -15,28 +17,6 @@ using Clock = std::chrono::steady_clock;
 double SecondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
-
-// SplitMix64's finaliser: a bijective 64-bit mix.
-uint64_t Mix(uint64_t z) {
-  z += 0x9e3779b97f4a7c15ULL;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-// A SplitMix64 stream: reproducible on every platform (unlike std:: distributions).
-class SplitMix64 {
- public:
-  explicit SplitMix64(uint64_t state) : state_(state) {}
-  uint64_t Next() { return Mix(state_++ * 0x9e3779b97f4a7c15ULL); }
-  // In [0, n), by multiply-shift (bias below 2^-32 for n < 2^32).
-  uint64_t Below(uint64_t n) {
-    return static_cast<uint64_t>((static_cast<unsigned __int128>(Next()) * n) >> 64);
-  }
-
- private:
-  uint64_t state_;
-};
 
 Status ValidateCommon(const MfOptions& o, const char* algorithm) {
   const std::string a = algorithm;

@@ -1,0 +1,33 @@
+// SplitMix64: the mf app's reproducible source of randomness (initial factors, SGD visiting
+// orders). Unlike std:: distributions its output is the same on every platform, so a worker that
+// owns part of the model draws exactly the values the sequential reference draws for that part.
+// Pure functions and a plain value type: thread-compatible.
+#pragma once
+
+#include <cstdint>
+
+namespace strads::mf {
+
+// SplitMix64's finaliser: a bijective 64-bit mix.
+inline uint64_t Mix(uint64_t z) {
+  z += 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+// A SplitMix64 stream.
+class SplitMix64 {
+ public:
+  explicit SplitMix64(uint64_t state) : state_(state) {}
+  uint64_t Next() { return Mix(state_++ * 0x9e3779b97f4a7c15ULL); }
+  // In [0, n), by multiply-shift (bias below 2^-32 for n < 2^32).
+  uint64_t Below(uint64_t n) {
+    return static_cast<uint64_t>((static_cast<unsigned __int128>(Next()) * n) >> 64);
+  }
+
+ private:
+  uint64_t state_;
+};
+
+}  // namespace strads::mf

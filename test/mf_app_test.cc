@@ -1,0 +1,390 @@
+// The mf app on the static engine (apps/mf/mf_app.h), run through RunStaticLocally and checked
+// against the sequential references (apps/mf/mf_reference.h): CCD++ to 1e-9 at any P and S,
+// SGD's trajectory, test RMSE, reproducibility, balancing, outputs and bad input.
+#include "apps/mf/mf_app.h"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <catch2/catch.hpp>
+
+#include "test/temp_dir.h"
+
+#include "apps/mf/array_mtx.h"
+#include "apps/mf/mf_reference.h"
+#include "apps/mf/ratings.h"
+#include "apps/static_driver.h"
+
+namespace strads::mf {
+namespace {
+
+using strads::testing::TempDir;
+
+// A rank-`rank` matrix plus noise observed on a random Omega (and a "diagonal", so that no row or
+// column is empty), as MatrixMarket coordinate text. Row lengths vary, so blocks by work differ
+// from uniform ones.
+std::string PlantedMtx(uint64_t seed, uint32_t rows, uint32_t cols, int rank, double density) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  Eigen::MatrixXd w(rows, rank), h(cols, rank);
+  for (Eigen::Index k = 0; k < w.size(); ++k) w.data()[k] = unit(rng);
+  for (Eigen::Index k = 0; k < h.size(); ++k) h.data()[k] = unit(rng);
+  std::string body;
+  uint64_t nnz = 0;
+  for (uint32_t i = 0; i < rows; ++i) {
+    const double row_density = density * (0.5 + 1.5 * static_cast<double>(i % 7) / 6.0);
+    for (uint32_t j = 0; j < cols; ++j) {
+      const bool diagonal = j == i % cols || i == j % rows;
+      if (diagonal || unit(rng) < row_density) {
+        const double v = w.row(i).dot(h.row(j)) + 0.1 * (unit(rng) - 0.5);
+        body += fmt::format("{} {} {}\n", i + 1, j + 1, v);
+        ++nnz;
+      }
+    }
+  }
+  return fmt::format("%%MatrixMarket matrix coordinate real general\n{} {} {}\n", rows, cols, nnz) +
+         body;
+}
+
+proto::JobSpec Spec(const std::string& data, const std::string& algorithm, uint32_t iterations) {
+  proto::JobSpec spec;
+  spec.set_app("mf");
+  spec.set_data_path(data);
+  spec.set_algorithm(algorithm);
+  spec.set_rank(4);
+  spec.set_lambda(0.1);
+  spec.set_iterations(iterations);
+  spec.set_seed(7);
+  spec.set_learning_rate(0.02);
+  spec.set_decay(0.1);
+  return spec;
+}
+
+MfOptions Options(const proto::JobSpec& spec) {
+  MfOptions o;
+  o.rank = spec.rank();
+  o.lambda = spec.lambda();
+  o.iterations = spec.iterations();
+  o.seed = spec.seed();
+  o.learning_rate = spec.learning_rate();
+  o.decay = spec.decay();
+  o.ccd_inner = std::max<uint32_t>(1, spec.inner_iterations());
+  return o;
+}
+
+StaticLocalResult Run(const proto::JobSpec& spec, uint32_t workers, uint32_t schedulers = 1) {
+  static const MfApp app;
+  StaticLocalOptions options;
+  options.workers = workers;
+  options.schedulers = schedulers;
+  Result<StaticLocalResult> result = RunStaticLocally(app, spec, options);
+  INFO(result.status().message());
+  REQUIRE(result.ok());
+  return std::move(result).value();
+}
+
+Status RunStatus(const proto::JobSpec& spec, uint32_t workers = 1) {
+  static const MfApp app;
+  StaticLocalOptions options;
+  options.workers = workers;
+  return RunStaticLocally(app, spec, options).status();
+}
+
+Eigen::MatrixXd File(const TempDir& dir, const StaticLocalResult& result, const std::string& name) {
+  for (const auto& file : result.files) {
+    if (file.name() != name) continue;
+    Result<Eigen::MatrixXd> m = ReadArrayMtx(dir.Write(name, file.content()));
+    REQUIRE(m.ok());
+    return std::move(m).value();
+  }
+  FAIL("no result file " << name);
+  return {};
+}
+
+double RelativeDiff(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
+  REQUIRE(a.rows() == b.rows());
+  REQUIRE(a.cols() == b.cols());
+  return (a - b).cwiseAbs().maxCoeff() / std::max(1.0, b.cwiseAbs().maxCoeff());
+}
+
+double Relative(double a, double b) { return std::abs(a - b) / std::max(1.0, std::abs(b)); }
+
+double Objective(const StaticLocalResult& r, size_t evaluation) {
+  static const MfApp app;
+  return app.Objective(r.metrics.at(evaluation));
+}
+
+// Checks a CCD++ run at P workers, S schedulers against SolveCcdReference.
+void ExpectCcdMatchesReference(const proto::JobSpec& spec, uint32_t workers, uint32_t schedulers,
+                               double tolerance) {
+  TempDir dir;
+  Result<Ratings> ratings = LoadRatings(spec.data_path());
+  REQUIRE(ratings.ok());
+  std::vector<double> objectives;
+  Result<MfResult> reference = SolveCcdReference(
+      *ratings, Options(spec), [&](const MfTracePoint& p) { objectives.push_back(p.objective); });
+  REQUIRE(reference.ok());
+  const StaticLocalResult run = Run(spec, workers, schedulers);
+  REQUIRE(run.metrics.size() == spec.iterations() + 1);
+  for (size_t i = 0; i < objectives.size(); ++i) {
+    INFO("iteration " << i);
+    CHECK(Relative(Objective(run, i), objectives[i]) <= tolerance);
+  }
+  CHECK(Relative(Objective(run, spec.iterations()), reference->objective) <= tolerance);
+  CHECK(RelativeDiff(File(dir, run, "W.mtx"), reference->model.W) <= tolerance);
+  CHECK(RelativeDiff(File(dir, run, "H.mtx"), reference->model.H) <= tolerance);
+}
+
+TEST_CASE("mf ccd at one worker equals SolveCcdReference to 1e-9 after 3 iterations") {
+  TempDir dir;
+  proto::JobSpec spec = Spec(dir.Write("a.mtx", PlantedMtx(1, 40, 30, 3, 0.3)), "ccd", 3);
+  SECTION("one inner alternation") { ExpectCcdMatchesReference(spec, 1, 1, 1e-9); }
+  SECTION("two inner alternations, four blocks") {
+    spec.set_inner_iterations(2);
+    spec.set_blocks_per_worker(4);
+    ExpectCcdMatchesReference(spec, 1, 1, 1e-9);
+  }
+}
+
+TEST_CASE("mf ccd at 2 and 3 workers and 2 schedulers matches the reference to 1e-9") {
+  TempDir dir;
+  proto::JobSpec spec = Spec(dir.Write("a.mtx", PlantedMtx(2, 45, 37, 3, 0.3)), "ccd", 3);
+  spec.set_inner_iterations(2);
+  for (uint32_t workers : {2u, 3u}) {
+    for (uint32_t k : {1u, 2u}) {
+      INFO("P = " << workers << ", K = " << k);
+      spec.set_blocks_per_worker(k);
+      ExpectCcdMatchesReference(spec, workers, 2, 1e-9);
+    }
+  }
+}
+
+TEST_CASE("mf ccd objective never increases") {
+  TempDir dir;
+  proto::JobSpec spec = Spec(dir.Write("a.mtx", PlantedMtx(3, 50, 40, 3, 0.2)), "ccd", 6);
+  spec.set_blocks_per_worker(2);
+  const StaticLocalResult run = Run(spec, 3, 2);
+  for (size_t i = 1; i < run.metrics.size(); ++i) {
+    INFO("iteration " << i);
+    CHECK(Objective(run, i) <= Objective(run, i - 1) * (1 + 1e-12));
+  }
+  CHECK(Objective(run, 6) < 0.5 * Objective(run, 0));
+}
+
+TEST_CASE("mf sgd follows the reference's trajectory and lowers the RMSE") {
+  TempDir dir;
+  const proto::JobSpec spec = Spec(dir.Write("a.mtx", PlantedMtx(4, 60, 50, 3, 0.3)), "sgd", 8);
+  Result<Ratings> ratings = LoadRatings(spec.data_path());
+  REQUIRE(ratings.ok());
+  std::vector<double> reference;
+  REQUIRE(SolveSgdReference(*ratings, Options(spec), [&](const MfTracePoint& p) {
+            reference.push_back(p.objective);
+          }).ok());
+  for (uint32_t workers : {1u, 2u, 3u}) {
+    INFO("P = " << workers);
+    const StaticLocalResult run = Run(spec, workers, 2);
+    REQUIRE(run.metrics.size() == reference.size());
+    // The same initial model exactly; then the same steps in a different (stratified) order.
+    CHECK(Relative(Objective(run, 0), reference[0]) <= 1e-12);
+    for (size_t i = 1; i < reference.size(); ++i) {
+      INFO("epoch " << i);
+      CHECK(std::abs(Objective(run, i) - reference[i]) <= 0.02 * reference[i]);
+      CHECK(run.metrics[i].at("sq_err") < run.metrics[i - 1].at("sq_err"));
+    }
+    CHECK(Objective(run, 8) < 0.2 * Objective(run, 0));
+    CHECK(run.work == 8 * ratings->nnz());
+  }
+}
+
+TEST_CASE("mf reports the test RMSE when a test file is given, and only then") {
+  TempDir dir;
+  proto::JobSpec spec = Spec(dir.Write("a.mtx", PlantedMtx(5, 30, 20, 2, 0.4)), "ccd", 2);
+  const StaticLocalResult without = Run(spec, 2);
+  CHECK(without.trace.front() == "seconds,iteration,objective,train_rmse,test_rmse");
+  CHECK(without.trace.back().back() == ',');
+  CHECK(without.metrics.back().count("test_ratings") == 0);
+
+  spec.set_test_path(dir.Write("t.mtx",
+                               "%%MatrixMarket matrix coordinate real general\n30 20 3\n"
+                               "1 2 0.5\n17 5 1.5\n30 20 0.25\n"));
+  const StaticLocalResult with = Run(spec, 2);
+  const auto& m = with.metrics.back();
+  CHECK(m.at("test_ratings") == 3);
+  const double rmse = std::sqrt(m.at("test_sq_err") / 3);
+  CHECK(std::isfinite(rmse));
+  CHECK(with.trace.back().substr(with.trace.back().rfind(',') + 1) == fmt::format("{:.10g}", rmse));
+  nlohmann::ordered_json summary;
+  MfApp().Summarize(m, summary);
+  CHECK(summary["test_rmse"].get<double>() == rmse);
+  CHECK(summary["rows"] == 30);
+  CHECK(summary["cols"] == 20);
+  CHECK(summary["rank"] == 4);
+  CHECK(summary["algorithm"] == "ccd");
+  CHECK(summary["lambda"] == 0.1);
+  CHECK(summary["objective"].get<double>() == MfApp().Objective(m));
+
+  // The test matrix's size line must match the training matrix.
+  spec.set_test_path(
+      dir.Write("bad.mtx", "%%MatrixMarket matrix coordinate real general\n31 20 1\n1 1 1\n"));
+  const Status st = RunStatus(spec);
+  CHECK(st.message().find("bad.mtx:2:") != std::string::npos);
+}
+
+TEST_CASE("mf runs are reproducible for a seed") {
+  TempDir dir;
+  proto::JobSpec spec = Spec(dir.Write("a.mtx", PlantedMtx(6, 30, 25, 2, 0.3)), "sgd", 3);
+  spec.set_blocks_per_worker(2);
+  const StaticLocalResult a = Run(spec, 2), b = Run(spec, 2);
+  REQUIRE(a.files.size() == 2);
+  CHECK(a.files[0].content() == b.files[0].content());
+  CHECK(a.files[1].content() == b.files[1].content());
+  CHECK(a.trace == b.trace);
+  spec.set_seed(8);
+  const StaticLocalResult c = Run(spec, 2);
+  CHECK(a.files[0].content() != c.files[0].content());
+}
+
+TEST_CASE("mf balance uniform and work both run and agree for ccd") {
+  TempDir dir;
+  proto::JobSpec spec = Spec(dir.Write("a.mtx", PlantedMtx(7, 40, 60, 2, 0.2)), "ccd", 2);
+  spec.set_balance("uniform");
+  const StaticLocalResult uniform = Run(spec, 3);
+  spec.set_balance("work");
+  const StaticLocalResult work = Run(spec, 3);
+  CHECK(Relative(Objective(uniform, 2), Objective(work, 2)) <= 1e-9);
+  spec.set_algorithm("sgd");
+  spec.set_balance("uniform");
+  CHECK(Run(spec, 3).metrics.size() == 3);
+  spec.set_balance("even");
+  const Status st = RunStatus(spec);
+  CHECK(st.code() == StatusCode::kInvalidArgument);
+  CHECK(st.message().find("--balance") != std::string::npos);
+}
+
+TEST_CASE("mf writes W.mtx and H.mtx as WriteArrayMtx does") {
+  TempDir dir;
+  const proto::JobSpec spec = Spec(dir.Write("a.mtx", PlantedMtx(8, 12, 9, 2, 0.4)), "ccd", 1);
+  const StaticLocalResult run = Run(spec, 2, 2);
+  REQUIRE(run.files.size() == 2);
+  CHECK(run.files[0].name() == "W.mtx");
+  CHECK(run.files[1].name() == "H.mtx");
+  const Eigen::MatrixXd w = File(dir, run, "W.mtx"), h = File(dir, run, "H.mtx");
+  CHECK(w.rows() == 12);
+  CHECK(w.cols() == 4);
+  CHECK(h.rows() == 9);
+  REQUIRE(WriteArrayMtx(w, dir.Path("w2.mtx")).ok());
+  std::ifstream in(dir.Path("w2.mtx"));
+  std::stringstream text;
+  text << in.rdbuf();
+  CHECK(text.str() == run.files[0].content());
+}
+
+TEST_CASE("mf rejects bad parameters naming the flag") {
+  TempDir dir;
+  proto::JobSpec spec = Spec(dir.Write("a.mtx", PlantedMtx(9, 10, 10, 2, 0.3)), "ccd", 1);
+  const MfApp app;
+  CHECK(app.Validate(spec).ok());
+  auto expect = [&](const proto::JobSpec& bad, const std::string& text) {
+    const Status st = app.Validate(bad);
+    CHECK(st.code() == StatusCode::kInvalidArgument);
+    CHECK_THAT(st.message(), Catch::Contains(text));
+  };
+  proto::JobSpec bad = spec;
+  bad.set_algorithm("als");
+  expect(bad, "unknown --algorithm 'als' (ccd or sgd)");
+  bad = spec;
+  bad.set_rank(0);
+  expect(bad, "--rank");
+  bad = spec;
+  bad.set_lambda(-1);
+  expect(bad, "--lambda");
+  bad.set_lambda(std::nan(""));
+  expect(bad, "--lambda");
+  bad = spec;
+  bad.set_algorithm("sgd");
+  bad.set_learning_rate(0);
+  expect(bad, "--learning-rate");
+  bad.set_learning_rate(0.1);
+  bad.set_decay(-0.5);
+  expect(bad, "--decay");
+  bad = spec;
+  bad.set_data_path("");
+  expect(bad, "--data");
+}
+
+TEST_CASE("mf rejects bad ratings with file:line") {
+  TempDir dir;
+  proto::JobSpec spec = Spec("", "ccd", 1);
+  spec.set_data_path(dir.Write("empty_row.mtx",
+                               "%%MatrixMarket matrix coordinate real general\n3 2 3\n"
+                               "1 1 1\n1 2 2\n3 1 3\n"));
+  Status st = RunStatus(spec);
+  CHECK(st.code() == StatusCode::kInvalidArgument);
+  CHECK_THAT(st.message(), Catch::Contains("empty_row.mtx:2: row 2 of 3 has no ratings"));
+  spec.set_data_path(dir.Write("range.mtx",
+                               "%%MatrixMarket matrix coordinate real general\n2 2 2\n"
+                               "1 1 1\n2 3 2\n"));
+  st = RunStatus(spec);
+  CHECK(st.code() == StatusCode::kInvalidArgument);
+  CHECK_THAT(st.message(), Catch::Contains("range.mtx:4: entry (2, 3) is outside"));
+  spec.set_data_path(dir.Path("missing.mtx"));
+  CHECK(RunStatus(spec).code() == StatusCode::kNotFound);
+}
+
+TEST_CASE("mf rejects malformed blocks instead of crashing") {
+  TempDir dir;
+  proto::JobSpec spec = Spec(dir.Write("a.mtx", PlantedMtx(10, 10, 8, 2, 0.3)), "ccd", 1);
+  const MfApp app;
+  auto shard = app.LoadShard(spec, 0, 2, 2);
+  REQUIRE(shard.ok());
+  auto home = app.LoadHome(spec, 0, 2, 2, 2);
+  REQUIRE(home.ok());
+  StaticStep step{1, 0, 0, false};  // a W pass: one double per column
+  auto block = (*home)->TakeBlock(0, step);
+  REQUIRE(block.ok());
+  std::vector<double> none;
+
+  StaticBlock wrong = *block;
+  wrong.doubles.push_back(1.0);
+  auto processed = (*shard)->Process(step, none, wrong, none);
+  CHECK(processed.status().code() == StatusCode::kInvalidArgument);
+  CHECK_THAT(processed.status().message(), Catch::Contains("block 0"));
+  wrong = *block;
+  wrong.id = 7;
+  CHECK(!(*shard)->Process(step, none, wrong, none).ok());
+  StaticStep beyond = step;
+  beyond.pass = app.PassesPerIteration(spec);
+  CHECK(!(*shard)->Process(beyond, none, *block, none).ok());
+
+  CHECK(!(*home)->TakeBlock(1, step).ok());  // homed at scheduler 1
+  wrong = *block;
+  wrong.doubles.clear();
+  CHECK(!(*home)->ReturnBlock(wrong, step).ok());
+  CHECK((*home)->ReturnBlock(*block, step).ok());
+
+  // Output pieces of the wrong shape.
+  std::vector<proto::OutputPiece> pieces(1);
+  pieces[0].set_name("W");
+  pieces[0].set_width(3);
+  pieces[0].add_values(1.0);
+  CHECK(!app.Assemble(spec, pieces).ok());
+  pieces[0].set_name("Z");
+  CHECK(!app.Assemble(spec, pieces).ok());
+}
+
+TEST_CASE("mf passes per iteration: k (2T + 1) + 1 for ccd, 2 for sgd") {
+  proto::JobSpec spec = Spec("a.mtx", "ccd", 1);
+  spec.set_rank(5);
+  spec.set_inner_iterations(3);
+  CHECK(MfApp().PassesPerIteration(spec) == 5 * 7 + 1);
+  spec.set_algorithm("sgd");
+  CHECK(MfApp().PassesPerIteration(spec) == 2);
+}
+
+}  // namespace
+}  // namespace strads::mf
