@@ -39,8 +39,9 @@ commands:
                      fetch a finished job's result files
   shutdown           stop the coordinator and every member
   predict --model DIR --data FILE [--format libsvm|mm] [--labels FILE] [--output FILE]
-                     apply a lasso/logistic/svm job's model to labelled data: prints RMSE or
-                     accuracy, writes predictions (exit 1 on a missing or malformed file)
+                     apply a lasso/logistic/svm job's model to labelled data (RMSE or
+                     accuracy), or an mf job's W.mtx/H.mtx to MatrixMarket ratings (RMSE);
+                     writes predictions (exit 1 on a missing or malformed file)
 apps: lasso, logistic, svm   (`strads run APP --help` lists the job options)
 
 global options:

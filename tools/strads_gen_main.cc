@@ -1,5 +1,9 @@
-// strads-gen: writes a synthetic correlated Lasso problem (see tools/synthetic_lasso.h) as a
-// libsvm file FILE, and its true coefficients as FILE.truth.tsv.
+// strads-gen: writes synthetic problems.
+//   strads-gen [lasso options] --output FILE
+//       a correlated Lasso problem (tools/synthetic_lasso.h) as the libsvm file FILE, and its
+//       true coefficients as FILE.truth.tsv;
+//   strads-gen ratings [options] --output TRAIN.mtx [--test-output TEST.mtx]
+//       a power-law ratings matrix (tools/synthetic_ratings.h) for the mf app, as MatrixMarket.
 #include <cstdint>
 #include <iostream>
 #include <string>
@@ -8,15 +12,99 @@
 
 #include "common/logging.h"
 #include "tools/synthetic_lasso.h"
+#include "tools/synthetic_ratings.h"
 
 namespace po = boost::program_options;
 
-int main(int argc, char** argv) {
+namespace {
+
+int RatingsMain(int argc, char** argv) {
+  strads::SyntheticRatingsOptions o;
+  int64_t rows, cols, ratings, rank, seed;
+  std::string output, test_output;
+  po::options_description desc(
+      "strads-gen ratings: generate a ratings matrix with Zipf row and column popularity");
+  desc.add_options()("help,h", "show this help")(
+      "rows", po::value(&rows)->default_value(static_cast<int64_t>(o.rows)), "rows (users)")(
+      "cols", po::value(&cols)->default_value(static_cast<int64_t>(o.cols)), "columns (items)")(
+      "ratings", po::value(&ratings)->default_value(static_cast<int64_t>(o.ratings)),
+      "distinct ratings in train + test, >= rows + cols")(
+      "rank", po::value(&rank)->default_value(o.rank), "rank of the planted model")(
+      "zipf", po::value(&o.zipf)->default_value(o.zipf),
+      "popularity exponent: row/column i drawn with probability ~ 1/(i+1)^zipf")(
+      "test-fraction", po::value(&o.test_fraction)->default_value(o.test_fraction),
+      "probability that a rating (outside the covering set) goes to the test file")(
+      "noise", po::value(&o.noise)->default_value(o.noise), "standard deviation of the noise")(
+      "shuffle", po::bool_switch(&o.shuffle),
+      "permute row and column ids (default: id order = popularity order)")(
+      "seed", po::value(&seed)->default_value(static_cast<int64_t>(o.seed)), "random seed")(
+      "output,o", po::value(&output), "training MatrixMarket file (required)")(
+      "test-output", po::value(&test_output), "test MatrixMarket file (default: none written)");
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(argc, argv).options(desc).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    std::cerr << "strads-gen ratings: " << e.what() << "\n(see strads-gen ratings --help)\n";
+    return 2;
+  }
+  if (vm.count("help")) {
+    std::cout << desc << "\n";
+    return 0;
+  }
+  if (output.empty()) {
+    std::cerr << "strads-gen ratings: --output is required\n";
+    return 2;
+  }
+  if (rows < 0 || cols < 0 || ratings < 0 || rank < 0 || rank > UINT32_MAX || seed < 0) {
+    std::cerr << "strads-gen ratings: counts and the seed must be non-negative\n";
+    return 2;
+  }
+  o.rows = static_cast<uint64_t>(rows);
+  o.cols = static_cast<uint64_t>(cols);
+  o.ratings = static_cast<uint64_t>(ratings);
+  o.rank = static_cast<uint32_t>(rank);
+  o.seed = static_cast<uint64_t>(seed);
+  if (strads::Status st = strads::ValidateSyntheticRatingsOptions(o); !st.ok()) {
+    std::cerr << "strads-gen ratings: " << st.message() << "\n";
+    return 2;
+  }
+  strads::Logger log = strads::MakeLogger("gen", "0");
+  log->info("generating {} x {} ratings ({} cells, rank {}, zipf {}, test fraction {}, seed {})",
+            o.rows, o.cols, o.ratings, o.rank, o.zipf, o.test_fraction, o.seed);
+  strads::Result<strads::SyntheticRatings> r = strads::GenerateSyntheticRatings(o);
+  if (!r.ok()) {
+    log->error("{}", r.status().message());
+    return 1;
+  }
+  if (strads::Status st = strads::WriteRatingsMatrixMarket(r->train, r->rows, r->cols, output);
+      !st.ok()) {
+    log->error("{}", st.message());
+    return 1;
+  }
+  if (!test_output.empty()) {
+    if (strads::Status st =
+            strads::WriteRatingsMatrixMarket(r->test, r->rows, r->cols, test_output);
+        !st.ok()) {
+      log->error("{}", st.message());
+      return 1;
+    }
+  }
+  log->info("wrote {} ({} ratings){}", output, r->train.size(),
+            test_output.empty()
+                ? std::string()
+                : " and " + test_output + " (" + std::to_string(r->test.size()) + " ratings)");
+  return 0;
+}
+
+int LassoMain(int argc, char** argv) {
   // Counts are read as signed so that "-5" is an error rather than a huge unsigned number.
   int64_t rows, features, group_size, nonzeros, seed;
   double correlation, density, noise;
   std::string output;
-  po::options_description desc("strads-gen: generate a synthetic correlated Lasso problem");
+  po::options_description desc(
+      "strads-gen [lasso]: generate a synthetic correlated Lasso problem (strads-gen ratings "
+      "--help: a power-law ratings matrix)");
   strads::SyntheticLassoOptions defaults;
   desc.add_options()("help,h", "show this help")(
       "rows", po::value(&rows)->default_value(static_cast<int64_t>(defaults.rows)), "samples")(
@@ -92,4 +180,12 @@ int main(int argc, char** argv) {
   }
   log->info("wrote {} ({} nonzeros) and {}", output, problem->data.x.nonZeros(), truth);
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "ratings") return RatingsMain(argc - 1, argv + 1);
+  if (argc > 1 && std::string(argv[1]) == "lasso") return LassoMain(argc - 1, argv + 1);
+  return LassoMain(argc, argv);
 }
