@@ -11,9 +11,11 @@
 #include <boost/program_options.hpp>
 #include <nlohmann/json.hpp>
 
+#include "apps/mf/array_mtx.h"
 #include "cli/client.h"
 #include "common/data_loader.h"
 #include "common/line_reader.h"
+#include "common/matrix_market_reader.h"
 
 namespace strads {
 namespace {
@@ -30,7 +32,7 @@ Result<std::string> ReadApp(const std::string& path) {
   if (!fs::exists(path, ec)) {
     return Status::NotFound(path +
                             ": no such file (a model directory holds summary.json and "
-                            "coefficients.tsv)");
+                            "coefficients.tsv, or W.mtx and H.mtx)");
   }
   std::ifstream in(path, std::ios::binary);
   std::stringstream text;
@@ -42,10 +44,10 @@ Result<std::string> ReadApp(const std::string& path) {
     return Status::InvalidArgument(path + ": no \"app\" string");
   }
   std::string app = summary["app"].get<std::string>();
-  if (app != "lasso" && app != "logistic" && app != "svm") {
+  if (app != "lasso" && app != "logistic" && app != "svm" && app != "mf") {
     return Status::InvalidArgument(path + ": app '" + app +
-                                   "' is not a linear model (predict supports lasso, logistic "
-                                   "and svm)");
+                                   "' has no predict (predict supports lasso, logistic, svm "
+                                   "and mf)");
   }
   return app;
 }
@@ -97,6 +99,26 @@ Result<std::vector<std::pair<int64_t, double>>> ReadCoefficients(const std::stri
   return weights;
 }
 
+Status CheckModelDir(const std::string& dir) {
+  std::error_code ec;
+  if (!fs::exists(dir, ec)) return Status::NotFound(dir + ": no such model directory");
+  if (!fs::is_directory(dir, ec)) {
+    return Status::InvalidArgument(dir +
+                                   ": not a directory (the model is a job's output "
+                                   "directory)");
+  }
+  return Status::Ok();
+}
+
+Result<Eigen::MatrixXd> ReadFactor(const std::string& dir, const std::string& name) {
+  const std::string path = (fs::path(dir) / name).string();
+  std::error_code ec;
+  if (!fs::exists(path, ec)) {
+    return Status::NotFound(path + ": no such file (an mf model directory holds W.mtx and H.mtx)");
+  }
+  return mf::ReadArrayMtx(path);
+}
+
 // σ(s) without overflow for large |s|.
 double Sigmoid(double s) {
   if (s >= 0) return 1.0 / (1.0 + std::exp(-s));
@@ -109,13 +131,19 @@ constexpr const char* kPredictUsage =
                       [--output FILE]
 
 Applies a linear model (the output directory of a lasso, logistic or svm job: summary.json and
-coefficients.tsv) to a labelled data set. The score of a row is x^T w (no intercept); features
-the model does not have weigh 0, model features beyond the data's are ignored.
+coefficients.tsv) to a labelled data set, or an mf model to ratings. The score of a row is
+x^T w (no intercept); features the model does not have weigh 0, model features beyond the data's
+are ignored.
   lasso:          prints RMSE = sqrt(mean((y - x^T w)^2)); predictions are the scores.
   logistic, svm:  labels must be -1/+1 or 0/1 (0 means -1); the predicted label is +1 when
                   x^T w >= 0, else -1; prints the accuracy. Predictions are labels in the data's
                   convention (0/1 or -1/1); logistic adds a tab and P(y = +1) = sigmoid(x^T w).
-One line is printed, e.g. "predict: 1000 rows, accuracy 0.9370 (937/1000)".
+  mf:             the model is W.mtx and H.mtx; --data is a MatrixMarket coordinate ratings
+                  file (ids within the model's rows and columns, no --labels); the prediction
+                  of rating (i, j) is w_i^T h_j; prints the RMSE. One prediction per rating, in
+                  file order.
+One line is printed, e.g. "predict: 1000 rows, accuracy 0.9370 (937/1000)" or
+"predict: 5000 ratings, RMSE 0.8731".
 
 exit codes: 0 ok, 1 a file is missing or malformed (model, data, labels) or the output cannot
 be written, 2 usage error (unknown or missing flag, bad --format)
@@ -133,17 +161,19 @@ int FileError(const Status& st) {
 
 }  // namespace
 
+Result<std::string> ReadModelApp(const std::string& dir) {
+  STRADS_RETURN_IF_ERROR(CheckModelDir(dir));
+  return ReadApp((fs::path(dir) / "summary.json").string());
+}
+
 Result<LinearModel> LoadLinearModel(const std::string& dir) {
-  std::error_code ec;
-  if (!fs::exists(dir, ec)) return Status::NotFound(dir + ": no such model directory");
-  if (!fs::is_directory(dir, ec)) {
-    return Status::InvalidArgument(dir +
-                                   ": not a directory (the model is a job's output "
-                                   "directory)");
-  }
   LinearModel model;
-  Result<std::string> app = ReadApp((fs::path(dir) / "summary.json").string());
+  Result<std::string> app = ReadModelApp(dir);
   if (!app.ok()) return app.status();
+  if (*app == "mf") {
+    return Status::InvalidArgument((fs::path(dir) / "summary.json").string() +
+                                   ": app 'mf' is not a linear model");
+  }
   model.app = std::move(*app);
   auto weights = ReadCoefficients((fs::path(dir) / "coefficients.tsv").string());
   if (!weights.ok()) return weights.status();
@@ -221,6 +251,121 @@ Status WritePredictions(const Predictions& p, const std::string& path) {
   return Status::Ok();
 }
 
+Result<FactorModel> LoadFactorModel(const std::string& dir) {
+  STRADS_RETURN_IF_ERROR(CheckModelDir(dir));
+  FactorModel model;
+  Result<Eigen::MatrixXd> w = ReadFactor(dir, "W.mtx");
+  if (!w.ok()) return w.status();
+  Result<Eigen::MatrixXd> h = ReadFactor(dir, "H.mtx");
+  if (!h.ok()) return h.status();
+  if (w->cols() != h->cols()) {
+    return Status::InvalidArgument(
+        fmt::format("{}: W.mtx has {} columns but H.mtx has {} (both are the rank k)", dir,
+                    w->cols(), h->cols()));
+  }
+  model.W = std::move(*w);
+  model.H = std::move(*h);
+  return model;
+}
+
+Result<RatingPredictions> PredictRatings(const FactorModel& model, const std::string& path) {
+  Result<MatrixMarketHeader> header = ReadMatrixMarketHeader(path);
+  if (!header.ok()) return header.status();
+  const MatrixMarketHeader& h = *header;
+  if (h.field == MatrixMarketHeader::Field::kPattern) {
+    return LineError(path, 1, "a 'pattern' matrix has no rating values (need real or integer)");
+  }
+  Result<LineReader> reader = LineReader::Open(path);
+  if (!reader.ok()) return reader.status();
+  std::string_view line;
+  while (reader->line_number() < h.size_line && reader->Next(&line)) {
+  }
+  STRADS_RETURN_IF_ERROR(reader->status());
+  const auto rows = static_cast<uint64_t>(model.W.rows());
+  const auto cols = static_cast<uint64_t>(model.H.rows());
+  RatingPredictions p;
+  double sq = 0.0;
+  while (reader->Next(&line)) {
+    if (!IsDataLine(line, '%')) continue;
+    const uint64_t line_no = reader->line_number();
+    if (p.values.size() == h.nnz) {
+      return LineError(
+          path, line_no,
+          fmt::format("more entries than the {} declared on line {}", h.nnz, h.size_line));
+    }
+    std::string_view rest = line;
+    int64_t i, j;
+    double v;
+    if (!ParseInt64(NextToken(&rest), &i) || !ParseInt64(NextToken(&rest), &j) ||
+        !ParseFiniteDouble(NextToken(&rest), &v) || !NextToken(&rest).empty()) {
+      return LineError(path, line_no, "expected a rating 'i j v', got '" + Excerpt(line) + "'");
+    }
+    if (i < 1 || j < 1 || static_cast<uint64_t>(i) > h.rows || static_cast<uint64_t>(j) > h.cols) {
+      return LineError(
+          path, line_no,
+          fmt::format("entry ({}, {}) is outside the {} x {} matrix", i, j, h.rows, h.cols));
+    }
+    if (static_cast<uint64_t>(i) > rows || static_cast<uint64_t>(j) > cols) {
+      return LineError(path, line_no,
+                       fmt::format("entry ({}, {}) is outside the model's {} rows x {} columns", i,
+                                   j, rows, cols));
+    }
+    const double predicted = model.W.row(i - 1).dot(model.H.row(j - 1));
+    sq += (v - predicted) * (v - predicted);
+    p.values.push_back(predicted);
+  }
+  STRADS_RETURN_IF_ERROR(reader->status());
+  if (p.values.size() != h.nnz) {
+    return LineError(
+        path, h.size_line,
+        fmt::format("declares {} entries but the file has {}", h.nnz, p.values.size()));
+  }
+  if (p.values.empty()) return Status::InvalidArgument(path + ": no ratings");
+  p.rmse = std::sqrt(sq / static_cast<double>(p.values.size()));
+  return p;
+}
+
+std::string DescribeRatingPredictions(const RatingPredictions& p) {
+  return fmt::format("predict: {} ratings, RMSE {:.6g}", p.values.size(), p.rmse);
+}
+
+Status WriteRatingPredictions(const RatingPredictions& p, const std::string& path) {
+  std::string text;
+  text.reserve(p.values.size() * 24);
+  for (double v : p.values) fmt::format_to(std::back_inserter(text), "{:.17g}\n", v);
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) return Status::IoError(path + ": cannot open for writing");
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
+  out.close();
+  if (!out) return Status::IoError(path + ": cannot write");
+  return Status::Ok();
+}
+
+namespace {
+
+// The mf branch of PredictCommand: `src` holds ratings.
+int PredictMf(const std::string& dir, const DataSource& src, const std::string& output) {
+  Result<DataFormat> format = ResolveFormat(src);
+  if (!format.ok()) return PredictUsage(format.status().message());
+  if (*format != DataFormat::kMatrixMarket) {
+    return PredictUsage("an mf model predicts MatrixMarket coordinate ratings (--format mm)");
+  }
+  if (!src.labels_path.empty()) {
+    return PredictUsage("--labels is not for mf models (the ratings hold the values)");
+  }
+  Result<FactorModel> model = LoadFactorModel(dir);
+  if (!model.ok()) return FileError(model.status());
+  Result<RatingPredictions> predictions = PredictRatings(*model, src.path);
+  if (!predictions.ok()) return FileError(predictions.status());
+  if (!output.empty()) {
+    if (Status st = WriteRatingPredictions(*predictions, output); !st.ok()) return FileError(st);
+  }
+  std::cout << DescribeRatingPredictions(*predictions) << "\n";
+  return kExitOk;
+}
+
+}  // namespace
+
 int PredictCommand(const std::vector<std::string>& args) {
   po::options_description d("predict options");
   d.add_options()("model", po::value<std::string>(), "a job's output directory")(
@@ -247,6 +392,12 @@ int PredictCommand(const std::vector<std::string>& args) {
   if (!vm.count("data")) return PredictUsage("--data FILE is required");
   const DataSource src{vm["data"].as<std::string>(), vm["format"].as<std::string>(),
                        vm["labels"].as<std::string>()};
+  // An mf model takes ratings, not labelled rows; other models (and an unreadable summary.json,
+  // reported below) take the linear path.
+  if (Result<std::string> app = ReadModelApp(vm["model"].as<std::string>());
+      app.ok() && *app == "mf") {
+    return PredictMf(vm["model"].as<std::string>(), src, vm["output"].as<std::string>());
+  }
   Result<DataFormat> format = ResolveFormat(src);
   if (!format.ok()) return PredictUsage(format.status().message());
   if (*format == DataFormat::kMatrixMarket && src.labels_path.empty()) {

@@ -1,4 +1,5 @@
-// `strads predict`: applying a trained linear model (lasso, logistic, svm) to a data set.
+// `strads predict`: applying a trained model to a data set: a linear model (lasso, logistic, svm)
+// to labelled rows, or a matrix factorisation (mf) to ratings.
 //
 // A model is a job's output directory: coefficients.tsv (`feature_id<TAB>value`, 1-based ids,
 // nonzeros only) and summary.json (its "app" says which model). The prediction of row i is the
@@ -10,12 +11,17 @@
 //   is +1 when sᵢ ≥ 0, else −1, and the metric is the fraction of rows whose predicted label
 //   equals yᵢ. logistic also gives P(y = +1) = σ(sᵢ).
 //
+// - mf: the model is W.mtx (rows x k) and H.mtx (cols x k), MatrixMarket array files; the
+//   prediction of rating (i, j) is w_iᵀh_j and the metric is the RMSE over the ratings.
+//
 // Everything returns errors as values; nothing here throws, and the functions are free of shared
 // state (safe to call from several threads at once).
 #pragma once
 
 #include <cstdint>
 #include <string>
+
+#include <Eigen/Dense>
 #include <utility>
 #include <vector>
 
@@ -31,7 +37,12 @@ struct LinearModel {
   bool classification() const { return app != "lasso"; }
 };
 
-// Reads `dir`/summary.json (its "app") and `dir`/coefficients.tsv.
+// The "app" of the model in `dir`, from its summary.json: "lasso", "logistic", "svm" or "mf".
+// Errors: NotFound naming `dir` or summary.json; InvalidArgument "FILE: reason" for a summary.json
+// that is not JSON or has no supported "app"; IoError.
+Result<std::string> ReadModelApp(const std::string& dir);
+
+// Reads `dir`/summary.json (its "app", which must be linear) and `dir`/coefficients.tsv.
 // Errors: NotFound naming `dir` or the missing file; InvalidArgument "FILE: reason" for a
 // summary.json that is not JSON or has no supported "app", and "FILE:LINE: reason" for a
 // coefficients.tsv line that is not `id value` with an integer id ≥ 1, a finite value, and an id
@@ -72,10 +83,41 @@ std::string DescribePredictions(const Predictions& p);
 // Errors: IoError naming `path`.
 Status WritePredictions(const Predictions& p, const std::string& path);
 
+// An mf model: the factors W (rows x k) and H (cols x k).
+struct FactorModel {
+  Eigen::MatrixXd W;
+  Eigen::MatrixXd H;
+};
+
+// Reads `dir`/W.mtx and `dir`/H.mtx (apps/mf/array_mtx.h). Errors: NotFound naming the missing
+// directory or file; InvalidArgument "FILE:LINE: reason" for a malformed file, and
+// "DIR: ..." when W and H differ in their number of columns.
+Result<FactorModel> LoadFactorModel(const std::string& dir);
+
+struct RatingPredictions {
+  std::vector<double> values;  // w_iᵀh_j for each rating, in file order
+  double rmse = 0;             // sqrt(mean((a_ij − w_iᵀh_j)²))
+};
+
+// Predicts every rating of the MatrixMarket coordinate file `path` (`real` or `integer`; 1-based
+// `i j v` lines), in file order. The file's size line may declare any dimensions, but every id
+// must be within the model's (i <= W rows, j <= H rows).
+// Errors: NotFound; InvalidArgument "PATH:LINE: reason" for a bad header or entry, an id outside
+// the model, an entry count that disagrees with the size line, or a file without ratings.
+Result<RatingPredictions> PredictRatings(const FactorModel& model, const std::string& path);
+
+// "predict: N ratings, RMSE R".
+std::string DescribeRatingPredictions(const RatingPredictions& p);
+
+// Writes one line per rating, its predicted value. Errors: IoError naming `path`.
+Status WriteRatingPredictions(const RatingPredictions& p, const std::string& path);
+
 // `strads predict --model DIR --data FILE [--format libsvm|mm] [--labels FILE] [--output FILE]`:
-// the whole command on the words after "predict". Prints the result line to stdout and errors to
-// stderr. Returns the exit code: 0 ok, 1 a file is missing or malformed (model, data, labels, or
-// the output cannot be written), 2 usage error (unknown or missing flag, bad --format).
+// the whole command on the words after "predict". For an mf model --data is a MatrixMarket
+// coordinate ratings file (--format mm or by extension; --labels is a usage error). Prints the
+// result line to stdout and errors to stderr. Returns the exit code: 0 ok, 1 a file is missing or
+// malformed (model, data, labels, or the output cannot be written), 2 usage error (unknown or
+// missing flag, bad --format).
 int PredictCommand(const std::vector<std::string>& args);
 
 }  // namespace strads

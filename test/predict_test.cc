@@ -10,6 +10,10 @@
 #include <fmt/format.h>
 #include <catch2/catch.hpp>
 
+#include "apps/mf/array_mtx.h"
+#include "apps/mf/mf_app.h"
+#include "apps/mf/mf_reference.h"
+#include "apps/mf/ratings.h"
 #include "cli/client.h"
 #include "cli/embedded_cluster.h"
 #include "cli/predictor.h"
@@ -348,6 +352,150 @@ TEST_CASE("predict: command exit codes, 2 for usage and 1 for file errors") {
   CHECK(PredictCommand({"--model", model, "--data", data + ".missing"}) == kExitJobFailed);
   CHECK(PredictCommand({"--model", model, "--data", data, "--output",
                         (dir / "no-such-dir" / "p.txt").string()}) == kExitJobFailed);
+  fs::remove_all(model_dir);
+  fs::remove_all(dir);
+}
+
+// --- mf models: W.mtx and H.mtx ---
+
+namespace {
+
+// An mf model directory as the mf app writes it: summary.json and the files Assemble makes from
+// the members' pieces (here two shards of W, out of order, and one block of H).
+fs::path WriteMfModel(const std::string& name, const Eigen::MatrixXd& w, const Eigen::MatrixXd& h) {
+  auto dir = TempDir(name);
+  WriteFile(dir / "summary.json", "{\"app\": \"mf\", \"rank\": 2}\n");
+  auto piece = [](const char* factor, const Eigen::MatrixXd& m, Eigen::Index first,
+                  Eigen::Index rows) {
+    proto::OutputPiece p;
+    p.set_name(factor);
+    p.set_first(static_cast<uint64_t>(first));
+    p.set_width(static_cast<uint32_t>(m.cols()));
+    for (Eigen::Index i = first; i < first + rows; ++i) {
+      for (Eigen::Index t = 0; t < m.cols(); ++t) p.add_values(m(i, t));
+    }
+    return p;
+  };
+  proto::JobSpec spec;
+  spec.set_rank(static_cast<uint32_t>(w.cols()));
+  const std::vector<proto::OutputPiece> pieces = {piece("W", w, 1, w.rows() - 1),
+                                                  piece("H", h, 0, h.rows()), piece("W", w, 0, 1)};
+  auto files = mf::MfApp().Assemble(spec, pieces);
+  REQUIRE(files.ok());
+  for (const auto& file : *files) WriteFile(dir / file.name(), file.content());
+  return dir;
+}
+
+}  // namespace
+
+TEST_CASE("predict: an mf model predicts w_i^T h_j per rating in file order, with the RMSE") {
+  Eigen::MatrixXd w(3, 2), h(2, 2);
+  w << 1, 2, 0.5, -1, 0, 3;
+  h << 2, 1, -1, 0.25;
+  const auto model_dir = WriteMfModel("mf", w, h);
+  auto model = LoadFactorModel(model_dir.string());
+  REQUIRE(model.ok());
+  CHECK(model->W == w);
+  CHECK(model->H == h);
+
+  const auto dir = TempDir("mf-data");
+  // Entries in any order; the size line need not be the model's.
+  WriteFile(dir / "r.mtx",
+            "%%MatrixMarket matrix coordinate real general\n% comment\n3 2 3\n"
+            "3 2 1\n1 1 4\n2 2 -1\n");
+  auto p = PredictRatings(*model, (dir / "r.mtx").string());
+  REQUIRE(p.ok());
+  REQUIRE(p->values.size() == 3);
+  CHECK(p->values[0] == 0.75);  // (0, 3) . (-1, 0.25)
+  CHECK(p->values[1] == 4.0);   // (1, 2) . (2, 1)
+  CHECK(p->values[2] == -0.75);
+  const double rmse = std::sqrt((0.25 * 0.25 + 0 + 0.25 * 0.25) / 3.0);
+  CHECK(std::abs(p->rmse - rmse) < 1e-15);
+  CHECK(DescribeRatingPredictions(*p) == fmt::format("predict: 3 ratings, RMSE {:.6g}", rmse));
+
+  const auto out = dir / "p.txt";
+  CHECK(PredictCommand({"--model", model_dir.string(), "--data", (dir / "r.mtx").string(),
+                        "--output", out.string()}) == kExitOk);
+  CHECK(ReadFile(out) == "0.75\n4\n-0.75\n");
+  fs::remove_all(model_dir);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("predict: an mf model from the CCD++ reference reproduces its training RMSE") {
+  const auto dir = TempDir("mf-reference");
+  std::string text = "%%MatrixMarket matrix coordinate real general\n20 15 60\n";
+  std::mt19937_64 rng(3);
+  std::uniform_real_distribution<double> unit(0.0, 5.0);
+  for (int e = 0; e < 60; ++e) {
+    text += fmt::format("{} {} {}\n", e % 20 + 1, (e * 7) % 15 + 1, unit(rng));
+  }
+  WriteFile(dir / "train.mtx", text);
+  auto ratings = mf::LoadRatings((dir / "train.mtx").string());
+  REQUIRE(ratings.ok());
+  mf::MfOptions options;
+  options.rank = 3;
+  options.iterations = 4;
+  auto solved = mf::SolveCcdReference(*ratings, options);
+  REQUIRE(solved.ok());
+  REQUIRE(mf::WriteArrayMtx(solved->model.W, (dir / "W.mtx").string()).ok());
+  REQUIRE(mf::WriteArrayMtx(solved->model.H, (dir / "H.mtx").string()).ok());
+  WriteFile(dir / "summary.json", R"({"app": "mf"})");
+  auto model = LoadFactorModel(dir.string());
+  REQUIRE(model.ok());
+  auto p = PredictRatings(*model, (dir / "train.mtx").string());
+  REQUIRE(p.ok());
+  CHECK(p->values.size() == 60);
+  CHECK(std::abs(p->rmse - solved->train_rmse) <= 1e-12 * solved->train_rmse);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("predict: mf ratings outside the model or malformed are errors naming file:line") {
+  const Eigen::MatrixXd w = Eigen::MatrixXd::Ones(3, 2), h = Eigen::MatrixXd::Ones(2, 2);
+  const auto model_dir = WriteMfModel("mf-bad", w, h);
+  auto model = LoadFactorModel(model_dir.string());
+  REQUIRE(model.ok());
+  const auto dir = TempDir("mf-bad-data");
+  const std::string header = "%%MatrixMarket matrix coordinate real general\n";
+  struct Case {
+    std::string text;
+    std::string what;
+  };
+  const std::vector<Case> cases = {
+      {header + "4 2 2\n1 1 1\n4 1 1\n",
+       "r.mtx:4: entry (4, 1) is outside the model's 3 rows x 2 columns"},
+      {header + "3 3 1\n1 3 1\n", "r.mtx:3: entry (1, 3) is outside the model's"},
+      {header + "3 2 1\n0 1 1\n", "r.mtx:3: entry (0, 1) is outside the 3 x 2 matrix"},
+      {header + "3 2 1\n1 1 x\n", "r.mtx:3: expected a rating 'i j v'"},
+      {header + "3 2 2\n1 1 1\n", "r.mtx:2: declares 2 entries but the file has 1"},
+      {header + "3 2 0\n", "r.mtx: no ratings"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.text);
+    WriteFile(dir / "r.mtx", c.text);
+    auto p = PredictRatings(*model, (dir / "r.mtx").string());
+    REQUIRE_FALSE(p.ok());
+    CHECK(p.status().code() == StatusCode::kInvalidArgument);
+    CHECK_THAT(p.status().message(), Catch::Contains(c.what));
+  }
+
+  // The command: usage errors exit 2, file errors 1.
+  WriteFile(dir / "ok.mtx", header + "3 2 1\n1 1 1\n");
+  const std::string data = (dir / "ok.mtx").string(), m = model_dir.string();
+  CHECK(PredictCommand({"--model", m, "--data", data}) == kExitOk);
+  CHECK(PredictCommand({"--model", m, "--data", data, "--labels", data}) == kExitUsage);
+  CHECK(PredictCommand({"--model", m, "--data", data, "--format", "libsvm"}) == kExitUsage);
+  CHECK(PredictCommand({"--model", m, "--data", (dir / "r.mtx").string()}) == kExitJobFailed);
+  fs::remove(model_dir / "H.mtx");
+  auto missing = LoadFactorModel(m);
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.status().code() == StatusCode::kNotFound);
+  CHECK_THAT(missing.status().message(), Catch::Contains((model_dir / "H.mtx").string()));
+  CHECK(PredictCommand({"--model", m, "--data", data}) == kExitJobFailed);
+  // W and H of different ranks.
+  REQUIRE(mf::WriteArrayMtx(Eigen::MatrixXd::Ones(2, 3), (model_dir / "H.mtx").string()).ok());
+  auto ranks = LoadFactorModel(m);
+  REQUIRE_FALSE(ranks.ok());
+  CHECK_THAT(ranks.status().message(), Catch::Contains("W.mtx has 2 columns but H.mtx has 3"));
   fs::remove_all(model_dir);
   fs::remove_all(dir);
 }
