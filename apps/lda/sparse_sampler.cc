@@ -17,9 +17,10 @@ void WordIncrement(std::vector<TopicCount>& row, uint32_t k) {
   }
 }
 
-void WordDecrement(std::vector<TopicCount>& row, uint32_t k) {
+bool WordDecrement(std::vector<TopicCount>& row, uint32_t k) {
   size_t i = 0;
-  while (row[i].topic != k) ++i;
+  while (i < row.size() && row[i].topic != k) ++i;
+  if (i == row.size()) return false;
   --row[i].count;
   while (i + 1 < row.size() && WordRowBefore(row[i + 1], row[i])) {
     std::swap(row[i], row[i + 1]);
@@ -27,6 +28,7 @@ void WordDecrement(std::vector<TopicCount>& row, uint32_t k) {
   }
   // A zero count sorts after every positive one, so it is last now.
   if (row.back().count == 0) row.pop_back();
+  return true;
 }
 
 SparseSampler::SparseSampler(uint32_t topics, double alpha, double beta, uint64_t words)
@@ -73,10 +75,10 @@ void SparseSampler::BeginDoc(std::span<const TopicCount> row) {
 }
 
 uint32_t SparseSampler::Resample(uint32_t old, std::vector<TopicCount>& word_row, double u01) {
+  if (!WordDecrement(word_row, old)) return kMissing;
   Unaccount(old);
   --ndk_[old];
   --totals_[old];
-  WordDecrement(word_row, old);
   Account(old);
   if (ndk_[old] == 0) {
     *std::find(doc_topics_.begin(), doc_topics_.end(), old) = doc_topics_.back();

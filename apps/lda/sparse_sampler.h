@@ -41,8 +41,9 @@ inline bool WordRowBefore(const TopicCount& a, const TopicCount& b) {
 // Adds one to topic k of a word row, keeping the row in WordRowBefore order.
 void WordIncrement(std::vector<TopicCount>& row, uint32_t k);
 
-// Takes one from topic k of a word row, dropping the entry at zero. REQUIRES: k is in the row.
-void WordDecrement(std::vector<TopicCount>& row, uint32_t k);
+// Takes one from topic k of a word row, dropping the entry at zero. Returns false, changing
+// nothing, when k is not in the row.
+bool WordDecrement(std::vector<TopicCount>& row, uint32_t k);
 
 // A uniform double in [0, 1) from 53 random bits: the same on every standard library.
 inline double Uniform01(std::mt19937_64& rng) {
@@ -64,8 +65,10 @@ class SparseSampler {
 
   // Resamples one token of the open document: takes topic `old` out of the document, the word's
   // row and the totals, draws a new topic from the full conditional with the uniform `u01` in
-  // [0, 1), and adds it back everywhere. Returns the new topic.
-  // REQUIRES: `old` is counted in the document, `word_row` and the totals.
+  // [0, 1), and adds it back everywhere. Returns the new topic, or kMissing, changing nothing,
+  // when `word_row` has no count for `old` (a corrupt row: callers report it).
+  // REQUIRES: `old` is counted in the document and the totals.
+  static constexpr uint32_t kMissing = UINT32_MAX;
   uint32_t Resample(uint32_t old, std::vector<TopicCount>& word_row, double u01);
 
   // log((s + r + q) for a token of the open document with word row `word_row`), the counts taken

@@ -1,0 +1,427 @@
+// The static engine's LDA app (apps/lda/lda_app.h) run through RunStaticLocally: count invariants
+// after every sub-round, planted-topic recovery, agreement with the sequential reference, output
+// formats, reproducibility, and the errors bad input and bad blocks get.
+#include "apps/lda/lda_app.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <random>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "test/temp_dir.h"
+
+#include "apps/lda/corpus.h"
+#include "apps/lda/lda_reference.h"
+#include "apps/lda/lda_static.h"
+#include "apps/static_driver.h"
+
+namespace strads::lda {
+namespace {
+
+using strads::testing::TempDir;
+
+// Documents drawn from `planted` topics with disjoint supports of `width` words each: every
+// document mixes two topics, 3:1, words uniform within a support.
+std::vector<std::vector<uint32_t>> PlantedDocs(uint64_t seed, uint32_t planted, uint32_t width,
+                                               uint32_t docs, uint32_t length) {
+  std::mt19937_64 rng(seed);
+  std::vector<std::vector<uint32_t>> out(docs);
+  for (auto& doc : out) {
+    const uint32_t major = rng() % planted, minor = rng() % planted;
+    for (uint32_t i = 0; i < length; ++i) {
+      const uint32_t topic = rng() % 4 == 0 ? minor : major;
+      doc.push_back(topic * width + static_cast<uint32_t>(rng() % width));
+    }
+  }
+  return out;
+}
+
+// The UCI docword text of `docs` over `words` words.
+std::string Docword(uint64_t words, const std::vector<std::vector<uint32_t>>& docs) {
+  std::ostringstream body;
+  uint64_t nnz = 0;
+  for (size_t d = 0; d < docs.size(); ++d) {
+    std::map<uint32_t, int> counts;
+    for (uint32_t w : docs[d]) ++counts[w];
+    for (const auto& [w, c] : counts) {
+      body << d + 1 << ' ' << w + 1 << ' ' << c << '\n';
+      ++nnz;
+    }
+  }
+  return std::to_string(docs.size()) + "\n" + std::to_string(words) + "\n" + std::to_string(nnz) +
+         "\n" + body.str();
+}
+
+proto::JobSpec Spec(const std::string& data, uint32_t topics, uint32_t iterations) {
+  proto::JobSpec spec;
+  spec.set_app("lda");
+  spec.set_data_path(data);
+  spec.set_topics(topics);
+  spec.set_alpha(0.1);
+  spec.set_beta(0.01);
+  spec.set_iterations(iterations);
+  spec.set_seed(7);
+  return spec;
+}
+
+Result<StaticLocalResult> Run(const proto::JobSpec& spec, uint32_t workers, uint32_t schedulers,
+                              StaticLocalOptions options = {}) {
+  options.workers = workers;
+  options.schedulers = schedulers;
+  return RunStaticLocally(LdaApp(), spec, options);
+}
+
+std::string File(const StaticLocalResult& r, const std::string& name) {
+  for (const auto& f : r.files) {
+    if (f.name() == name) return f.content();
+  }
+  FAIL("no result file " << name);
+  return "";
+}
+
+std::vector<double> Trajectory(const StaticLocalResult& r) {
+  std::vector<double> out;
+  for (const auto& m : r.metrics) out.push_back(LdaApp().Objective(m));
+  return out;
+}
+
+// The encoded rows of a block (format in apps/lda/lda_static.h): offsets of each row's length.
+std::vector<size_t> RowOffsets(const StaticBlock& block) {
+  std::vector<size_t> at;
+  for (size_t i = 2; i < block.ints.size(); i += 1 + 2 * block.ints[i]) at.push_back(i);
+  return at;
+}
+
+TEST_CASE("lda_app: every sub-round leaves doc-topic, word-topic and topic totals consistent",
+          "[lda_app]") {
+  TempDir dir;
+  const auto docs = PlantedDocs(1, 4, 15, 60, 30);
+  proto::JobSpec spec = Spec(dir.Write("docword.txt", Docword(60, docs)), 6, 3);
+  for (uint32_t per_worker : {1u, 2u}) {
+    spec.set_blocks_per_worker(per_worker);
+    int checks = 0;
+    StaticLocalOptions options;
+    options.after_sub_round = [&](const StaticStep&, const std::vector<StaticShard*>& shards,
+                                  const std::vector<StaticHome*>& homes,
+                                  const std::vector<StaticBlock*>& held) {
+      ++checks;
+      return CheckStaticInvariants(shards, homes, held);
+    };
+    auto r = Run(spec, 3, 2, options);
+    INFO("blocks per worker " << per_worker);
+    REQUIRE(r.ok());
+    // Iteration 0: one evaluation pass; then 3 iterations of two passes; B sub-rounds each.
+    CHECK(checks == 7 * 3 * static_cast<int>(per_worker));
+    CHECK(r->work == 3 * 60 * 30);
+  }
+}
+
+TEST_CASE(
+    "lda_app: the invariant check fails on a word-topic row that disagrees with the tokens, and "
+    "Process refuses to sample from it",
+    "[lda_app]") {
+  TempDir dir;
+  const auto docs = PlantedDocs(2, 3, 10, 30, 20);
+  const proto::JobSpec spec = Spec(dir.Write("docword.txt", Docword(30, docs)), 4, 2);
+  std::string check_error;
+  StaticLocalOptions options;
+  options.after_sub_round = [&](const StaticStep& step, const std::vector<StaticShard*>& shards,
+                                const std::vector<StaticHome*>& homes,
+                                const std::vector<StaticBlock*>& held) -> Status {
+    if (!check_error.empty()) return Status::Ok();  // tampered with already
+    REQUIRE(CheckStaticInvariants(shards, homes, held).ok());
+    if (step.iteration != 1 || step.pass != 0) return Status::Ok();
+    // Move every count of a row with one topic to another topic: a well-formed block whose
+    // counts no longer match the tokens' topics.
+    StaticBlock& block = *held[0];
+    for (size_t at : RowOffsets(block)) {
+      if (block.ints[at] == 1) {
+        block.ints[at + 1] = (block.ints[at + 1] + 1) % 4;
+        break;
+      }
+    }
+    const Status st = CheckStaticInvariants(shards, homes, held);
+    check_error = st.message();
+    return Status::Ok();  // run on: the next Process of this block must fail by itself
+  };
+  auto r = Run(spec, 2, 1, options);
+  CHECK_THAT(check_error, Catch::Contains("word_topic word"));
+  REQUIRE_FALSE(r.ok());
+  CHECK_THAT(r.status().message(), Catch::Contains("has no count for topic"));
+}
+
+TEST_CASE("lda_app: planted topics are recovered with 2 and 3 workers", "[lda_app]") {
+  TempDir dir;
+  constexpr uint32_t kPlanted = 5, kWidth = 20;
+  const auto docs = PlantedDocs(3, kPlanted, kWidth, 200, 50);
+  proto::JobSpec spec = Spec(dir.Write("docword.txt", Docword(kPlanted * kWidth, docs)), 5, 40);
+  for (uint32_t workers : {2u, 3u}) {
+    auto r = Run(spec, workers, 2);
+    REQUIRE(r.ok());
+    // topics.txt without a vocabulary lists 1-based word ids.
+    std::istringstream lines(File(*r, "topics.txt"));
+    std::string line;
+    std::set<uint32_t> claimed;
+    int topics = 0;
+    while (std::getline(lines, line)) {
+      ++topics;
+      std::istringstream fields(line.substr(line.find('\t') + 1));
+      std::vector<int> hits(kPlanted, 0);
+      uint32_t id = 0;
+      for (int j = 0; j < 10 && fields >> id; ++j) ++hits[(id - 1) / kWidth];
+      const auto best = std::max_element(hits.begin(), hits.end()) - hits.begin();
+      if (hits[best] >= 9) claimed.insert(static_cast<uint32_t>(best));
+    }
+    INFO(workers << " workers:\n" << File(*r, "topics.txt"));
+    CHECK(topics == 5);
+    CHECK(claimed.size() == kPlanted);
+    const double final_ll = Trajectory(*r).back();
+    CHECK(final_ll > Trajectory(*r).front() + 0.5);
+  }
+}
+
+TEST_CASE("lda_app: the loglik trajectory follows the sequential reference with 1 and 2 workers",
+          "[lda_app]") {
+  TempDir dir;
+  // A structureless corpus (skewed word frequencies, no planted topics): single chains on it
+  // climb smoothly, so one seed's trajectory is a fair sample (planted corpora make chains jump
+  // between modes at seed-dependent iterations).
+  std::mt19937_64 rng(4);
+  std::vector<std::vector<uint32_t>> docs(400);
+  for (auto& doc : docs) {
+    for (int i = 0; i < 50; ++i) {
+      const double u = Uniform01(rng);
+      doc.push_back(static_cast<uint32_t>(1000 * u * u * u));
+    }
+  }
+  const std::string path = dir.Write("docword.txt", Docword(1000, docs));
+  Result<Corpus> corpus = LoadUciBagOfWords(path);
+  REQUIRE(corpus.ok());
+  constexpr uint32_t kIterations = 10;
+  LdaOptions options;
+  options.topics = 20;
+  options.iterations = kIterations;
+  options.seed = 7;
+  Result<LdaResult> reference = SolveLdaReference(*corpus, options);
+  REQUIRE(reference.ok());
+  // Measured on this corpus over seeds 1..10: |engine - reference| <= 0.011 (P = 1) and <= 0.016
+  // (P = 2) nats per token at every iteration, while both climb from -6.06 to -5.82. The chains
+  // differ in their random start and draws (and, for P = 2, in seeing the other shard's changes
+  // of the topic totals one sub-round late), not in what they sample.
+  proto::JobSpec spec = Spec(path, 20, kIterations);
+  // Measured (seeds 7, this corpus): |engine - reference| <= 0.03 nats per token at every
+  // iteration for P = 1 and P = 2, from -6.2 at the random start to about -5.1; the chains differ
+  // in their random start and draws, not in what they sample.
+  for (uint32_t workers : {1u, 2u}) {
+    auto r = Run(spec, workers, 1);
+    REQUIRE(r.ok());
+    const std::vector<double> engine = Trajectory(*r);
+    REQUIRE(engine.size() == kIterations + 1);
+    for (uint32_t i = 0; i <= kIterations; ++i) {
+      INFO("P = " << workers << ", iteration " << i);
+      CHECK(engine[i] == Approx(reference->trace[i].loglik_per_token).margin(0.025));
+    }
+  }
+}
+
+TEST_CASE("lda_app: output files are byte for byte the reference writers' files of the same state",
+          "[lda_app]") {
+  TempDir dir;
+  const auto docs = PlantedDocs(5, 3, 7, 25, 12);
+  const std::string path = dir.Write("docword.txt", Docword(21, docs));
+  std::string vocab;
+  for (int w = 0; w < 21; ++w) vocab += "word" + std::to_string(w) + "\n";
+  proto::JobSpec spec = Spec(path, 4, 0);  // iterations 0: the initial state, known exactly
+  spec.set_vocab_path(dir.Write("vocab.txt", vocab));
+  auto r = Run(spec, 3, 2);
+  REQUIRE(r.ok());
+
+  // The same state built with the reference's types, from InitialTopic.
+  Result<Corpus> corpus = LoadUciBagOfWords(path);
+  REQUIRE(corpus.ok());
+  LdaState state;
+  state.topics = 4;
+  state.doc_topic.resize(corpus->docs);
+  state.word_topic.resize(corpus->words);
+  state.topic_total.assign(4, 0);
+  for (uint64_t d = 0; d < corpus->docs; ++d) {
+    std::vector<int32_t> n(4, 0);
+    for (uint64_t i = corpus->doc_begin[d]; i < corpus->doc_begin[d + 1]; ++i) {
+      const uint32_t k = InitialTopic(7, i, 4);
+      ++n[k];
+      WordIncrement(state.word_topic[corpus->token_words[i]], k);
+      state.assignment.push_back(k);
+    }
+    for (uint32_t k = 0; k < 4; ++k) {
+      if (n[k] > 0) state.doc_topic[d].push_back({k, n[k]});
+    }
+  }
+  Result<std::vector<std::string>> words = LoadVocab(spec.vocab_path(), 21);
+  REQUIRE(words.ok());
+  REQUIRE(WriteDocTopicMtx(dir.Path("d.mtx"), *corpus, state).ok());
+  REQUIRE(WriteWordTopicMtx(dir.Path("w.mtx"), *corpus, state).ok());
+  REQUIRE(WriteTopics(dir.Path("t.txt"), state, *words).ok());
+  auto read = [&](const std::string& name) {
+    std::ifstream in(dir.Path(name), std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  CHECK(File(*r, "doc_topic.mtx") == read("d.mtx"));
+  CHECK(File(*r, "word_topic.mtx") == read("w.mtx"));
+  CHECK(File(*r, "topics.txt") == read("t.txt"));
+  CHECK_THAT(File(*r, "topics.txt"), Catch::StartsWith("1\tword"));
+
+  nlohmann::ordered_json summary;
+  LdaApp().Summarize(r->metrics.back(), summary);
+  CHECK(summary["topics"] == 4);
+  CHECK(summary["tokens"] == 25 * 12);
+  CHECK(summary["documents"] == 25);
+  CHECK(summary["words"] == 21);
+  CHECK(summary["alpha"] == 0.1);
+  CHECK(summary["beta"] == 0.01);
+  CHECK(r->trace[0] == "seconds,iteration,tokens,loglik_per_token");
+  CHECK_THAT(r->trace[1], Catch::Matches(R"(0\.000000,0,0,-[0-9.]+)"));
+}
+
+TEST_CASE("lda_app: a seed and P determine the run, and work and uniform balance both run",
+          "[lda_app]") {
+  TempDir dir;
+  // Skewed word frequencies so the two balances cut differently.
+  std::mt19937_64 rng(6);
+  std::vector<std::vector<uint32_t>> docs(80);
+  for (auto& doc : docs) {
+    for (int i = 0; i < 25; ++i)
+      doc.push_back(static_cast<uint32_t>((rng() % 50) * (rng() % 50) / 50));
+  }
+  proto::JobSpec spec = Spec(dir.Write("docword.txt", Docword(50, docs)), 5, 4);
+  spec.set_blocks_per_worker(2);
+  auto a = Run(spec, 2, 2);
+  auto b = Run(spec, 2, 2);
+  REQUIRE(a.ok());
+  REQUIRE(b.ok());
+  CHECK(a->metrics == b->metrics);
+  for (const char* name : {"doc_topic.mtx", "word_topic.mtx", "topics.txt"}) {
+    CHECK(File(*a, name) == File(*b, name));
+  }
+  spec.set_seed(8);
+  auto other = Run(spec, 2, 2);
+  REQUIRE(other.ok());
+  CHECK(File(*other, "doc_topic.mtx") != File(*a, "doc_topic.mtx"));
+  spec.set_seed(7);
+  spec.set_balance("uniform");
+  auto uniform = Run(spec, 2, 2);
+  REQUIRE(uniform.ok());
+  CHECK(uniform->work == a->work);
+  CHECK(File(*uniform, "doc_topic.mtx") != File(*a, "doc_topic.mtx"));
+}
+
+TEST_CASE("lda_app: bad parameters are rejected naming the flag", "[lda_app]") {
+  const LdaApp app;
+  proto::JobSpec spec = Spec("docword.txt", 10, 1);
+  REQUIRE(app.Validate(spec).ok());
+  auto rejects = [&](const proto::JobSpec& bad, const std::string& flag) {
+    const Status st = app.Validate(bad);
+    CHECK(st.code() == StatusCode::kInvalidArgument);
+    CHECK_THAT(st.message(), Catch::Contains(flag));
+  };
+  proto::JobSpec bad = spec;
+  bad.set_topics(0);
+  rejects(bad, "--topics");
+  bad = spec;
+  bad.set_alpha(0);
+  rejects(bad, "--alpha");
+  bad.set_alpha(-1);
+  rejects(bad, "--alpha");
+  bad = spec;
+  bad.set_beta(std::nan(""));
+  rejects(bad, "--beta");
+  bad = spec;
+  bad.set_balance("even");
+  rejects(bad, "--balance");
+  bad = spec;
+  bad.set_data_path("");
+  rejects(bad, "--data");
+}
+
+TEST_CASE("lda_app: a docword file that disagrees with itself fails LoadShard naming file and line",
+          "[lda_app]") {
+  TempDir dir;
+  const LdaApp app;
+  const std::string short_body = dir.Write("short.txt", "2\n3\n3\n1 1 2\n2 3 1\n");
+  auto shard = app.LoadShard(Spec(short_body, 2, 1), 0, 1, 1);
+  REQUIRE_FALSE(shard.ok());
+  CHECK_THAT(shard.status().message(), Catch::Contains("short.txt:5"));
+  const std::string bad_word = dir.Write("word.txt", "2\n3\n2\n1 1 2\n2 4 1\n");
+  shard = app.LoadShard(Spec(bad_word, 2, 1), 0, 1, 1);
+  REQUIRE_FALSE(shard.ok());
+  CHECK_THAT(shard.status().message(), Catch::Contains("word.txt:5"));
+  auto home = app.LoadHome(Spec(bad_word, 2, 1), 0, 1, 1, 1);
+  REQUIRE_FALSE(home.ok());
+  proto::JobSpec with_vocab = Spec(dir.Write("ok.txt", "2\n3\n2\n1 1 2\n2 3 1\n"), 2, 1);
+  with_vocab.set_vocab_path(dir.Write("vocab.txt", "a\nb\n"));
+  auto no_vocab = app.LoadHome(with_vocab, 0, 1, 1, 1);
+  REQUIRE_FALSE(no_vocab.ok());
+  CHECK_THAT(no_vocab.status().message(), Catch::Contains("vocab.txt"));
+}
+
+TEST_CASE("lda_app: a malformed block is an error from Process and ReturnBlock, not a crash",
+          "[lda_app]") {
+  TempDir dir;
+  const LdaApp app;
+  const auto docs = PlantedDocs(9, 2, 5, 10, 8);
+  const proto::JobSpec spec = Spec(dir.Write("docword.txt", Docword(10, docs)), 3, 1);
+  auto shard = app.LoadShard(spec, 0, 1, 2);
+  auto home = app.LoadHome(spec, 0, 1, 1, 2);
+  REQUIRE(shard.ok());
+  REQUIRE(home.ok());
+  const StaticStep step{1, 0, 0, false};
+  auto taken = (*home)->TakeBlock(0, step);
+  REQUIRE(taken.ok());
+  const StaticBlock good = *taken;
+  std::vector<double> aggregates = (*shard)->InitialAggregates(), delta(3, 0.0);
+
+  std::vector<std::pair<std::string, StaticBlock>> bad;
+  StaticBlock b = good;
+  b.ints.pop_back();
+  bad.push_back({"truncated", b});
+  b = good;
+  b.ints.push_back(0);
+  bad.push_back({"too long", b});
+  b = good;
+  b.ints[RowOffsets(good)[0] + 1] = 3;  // topic K
+  bad.push_back({"topic out of range", b});
+  b = good;
+  b.ints[RowOffsets(good)[0] + 2] += 1;  // the row no longer sums to the word's tokens
+  bad.push_back({"wrong sum", b});
+  b = good;
+  b.ints[RowOffsets(good)[0]] = -1;
+  bad.push_back({"negative length", b});
+  b = good;
+  b.ints[0] = 1;
+  bad.push_back({"wrong word range", b});
+  b = good;
+  b.id = 7;
+  bad.push_back({"no such block", b});
+  for (auto& [what, block] : bad) {
+    INFO(what);
+    StaticBlock copy = block;
+    const auto work = (*shard)->Process(step, aggregates, copy, delta);
+    REQUIRE_FALSE(work.ok());
+    CHECK_THAT(work.status().message(), Catch::Contains("word-topic block"));
+  }
+  StaticBlock wrong = bad[2].second;
+  CHECK_FALSE((*home)->ReturnBlock(std::move(wrong), step).ok());
+  StaticBlock fine = good;
+  REQUIRE((*shard)->Process(step, aggregates, fine, delta).ok());
+  CHECK((*home)->ReturnBlock(std::move(fine), step).ok());
+}
+
+}  // namespace
+}  // namespace strads::lda
