@@ -96,7 +96,7 @@ std::vector<double> Trajectory(const StaticLocalResult& r) {
 // The encoded rows of a block (format in apps/lda/lda_static.h): offsets of each row's length.
 std::vector<size_t> RowOffsets(const StaticBlock& block) {
   std::vector<size_t> at;
-  for (size_t i = 2; i < block.ints.size(); i += 1 + 2 * block.ints[i]) at.push_back(i);
+  for (size_t i = 2; i < block.ints.size(); i += 1 + block.ints[i]) at.push_back(i);
   return at;
 }
 
@@ -144,7 +144,8 @@ TEST_CASE(
     StaticBlock& block = *held[0];
     for (size_t at : RowOffsets(block)) {
       if (block.ints[at] == 1) {
-        block.ints[at + 1] = (block.ints[at + 1] + 1) % 4;
+        const int64_t topic = block.ints[at + 1] >> 32, count = block.ints[at + 1] & 0xffffffff;
+        block.ints[at + 1] = ((topic + 1) % 4) << 32 | count;
         break;
       }
     }
@@ -395,10 +396,10 @@ TEST_CASE("lda_app: a malformed block is an error from Process and ReturnBlock, 
   b.ints.push_back(0);
   bad.push_back({"too long", b});
   b = good;
-  b.ints[RowOffsets(good)[0] + 1] = 3;  // topic K
+  b.ints[RowOffsets(good)[0] + 1] = (int64_t{3} << 32) | 1;  // topic K
   bad.push_back({"topic out of range", b});
   b = good;
-  b.ints[RowOffsets(good)[0] + 2] += 1;  // the row no longer sums to the word's tokens
+  b.ints[RowOffsets(good)[0] + 1] += 1;  // count + 1: the row no longer sums to the word's tokens
   bad.push_back({"wrong sum", b});
   b = good;
   b.ints[RowOffsets(good)[0]] = -1;

@@ -36,6 +36,11 @@ uint64_t StreamSeed(uint64_t seed, uint64_t iteration, uint32_t rank, uint32_t b
   return Mix(Mix(Mix(Mix(seed ^ 0x4c4441ULL) ^ iteration) ^ rank) ^ block);
 }
 
+// A row entry as one int: topic in the high 32 bits, count (>= 1) in the low 32.
+int64_t PackEntry(const TopicCount& tc) {
+  return static_cast<int64_t>((uint64_t{tc.topic} << 32) | static_cast<uint32_t>(tc.count));
+}
+
 Status Corrupt(const std::string& what) { return Status::FailedPrecondition("lda: " + what); }
 
 }  // namespace
@@ -84,10 +89,7 @@ void BlockCodec::Encode(uint32_t id, std::span<const std::vector<TopicCount>> ro
   out.ints.push_back(static_cast<int64_t>(end_word(id)));
   for (uint64_t j = 0; j < width; ++j) {
     out.ints.push_back(static_cast<int64_t>(rows[j].size()));
-    for (const TopicCount& tc : rows[j]) {
-      out.ints.push_back(tc.topic);
-      out.ints.push_back(tc.count);
-    }
+    for (const TopicCount& tc : rows[j]) out.ints.push_back(PackEntry(tc));
   }
 }
 
@@ -107,15 +109,15 @@ Status BlockCodec::Decode(const StaticBlock& block, std::vector<std::vector<Topi
   for (uint64_t w = first; w < end; ++w) {
     std::vector<TopicCount>& row = rows[w - first];
     row.clear();
-    if (at >= in.size() || in[at] < 0 || static_cast<uint64_t>(in[at]) > (in.size() - at - 1) / 2) {
+    if (at >= in.size() || in[at] < 0 || static_cast<uint64_t>(in[at]) > in.size() - at - 1) {
       return Status::InvalidArgument(fmt::format("{}: bad length of word {}'s row", name, w));
     }
     const auto n = static_cast<size_t>(in[at++]);
     ++row_serial_;
     int64_t sum = 0;
-    for (size_t j = 0; j < n; ++j, at += 2) {
-      const int64_t topic = in[at], count = in[at + 1];
-      if (topic < 0 || topic >= topics_ || count < 1 || count > word_tokens_[w] ||
+    for (size_t j = 0; j < n; ++j, ++at) {
+      const int64_t topic = in[at] >> 32, count = in[at] & 0xffffffff;
+      if (in[at] < 0 || topic >= topics_ || count < 1 || count > word_tokens_[w] ||
           stamp_[topic] == row_serial_) {
         return Status::InvalidArgument(
             fmt::format("{}: word {} has a bad entry (topic {}, count {})", name, w, topic, count));

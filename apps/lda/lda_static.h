@@ -10,7 +10,7 @@
 // its blocks' word-topic counts and a worker its doc-topic counts without talking.
 //
 // Block encoding (StaticBlock::ints) of block b = words [first, end):
-//   first, end, then for each word in order: n, then n pairs (topic, count)
+//   first, end, then for each word in order: n, then its n entries, topic << 32 | count,
 // with the row in WordRowBefore order (count descending, then topic), every count >= 1 and a
 // row's counts summing to the word's tokens in the corpus. BlockCodec::Decode checks all of this
 // and returns InvalidArgument naming the block on any deviation, so a bad block fails the job
@@ -22,7 +22,6 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <random>
 #include <span>
 #include <string>
 #include <vector>
