@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <utility>
 
 #include <fmt/format.h>
@@ -15,8 +14,8 @@
 // K = 1000 costs about what K = 100 does once the chain has left its random start. Alias/MH
 // samplers (LightLDA) would make draws O(1) amortised but need alias tables per word rebuilt from
 // the travelling block and only approximate the conditional; SparseLDA is exact, needs nothing but
-// the sparse rows the block carries anyway, and lets the engine be checked against the reference
-// sampler step for step (with P = 1 it is the same collapsed Gibbs chain).
+// the sparse rows the block carries anyway, and keeps the engine comparable with the reference:
+// with P = 1 it runs the reference's chain (the same kernel, only another random start and draws).
 
 namespace strads::lda {
 namespace {
