@@ -41,7 +41,20 @@ Result<proto::Envelope> Client::Call(proto::Envelope request, bool to_status) {
       fmt::format("coordinator unreachable: no answer within {} ms", timeout_.count()));
 }
 
+std::string WorkUnits(const proto::JobInfo& j) { return j.app() == "lda" ? "tokens" : "ratings"; }
+
 std::string DescribeJob(const proto::JobInfo& j) {
+  if (!j.objective_name().empty()) {  // a static-engine job
+    std::string s =
+        fmt::format("job {} {} {}: iteration {} of {}, {} {}, {} {:.10g}", j.job_id(), j.app(),
+                    JobStateName(j.state()), j.iteration(), j.spec().iterations(), j.updates(),
+                    WorkUnits(j), j.objective_name(), j.objective());
+    if (j.state() == proto::JOB_SUCCEEDED) {
+      s += fmt::format(" in {:.2f} s (load imbalance {:.2f})", j.seconds(), j.imbalance());
+    }
+    if (!j.error().empty()) s += ": " + j.error();
+    return s;
+  }
   std::string s =
       fmt::format("job {} {} {}: round {}, {} updates, objective {:.10g}", j.job_id(), j.app(),
                   JobStateName(j.state()), j.round(), j.updates(), j.objective());
@@ -69,11 +82,20 @@ Result<proto::JobInfo> Client::Wait(uint64_t job_id, const std::atomic<bool>& in
   const bool tty = isatty(STDERR_FILENO);
   auto print = [&](const proto::JobInfo& j) {
     if (quiet) return;
-    std::string line = fmt::format(
-        "job {} {} [{}] round {} updates {} ({:.0f}/s) objective {:.8g}{} {:.1f}s", j.job_id(),
-        JobStateName(j.state()), ScheduleName(j.spec().schedule()), j.round(), j.updates(),
-        j.updates_per_s(), j.objective(),
-        j.violation() >= 0 ? fmt::format(" violation {:.2e}", j.violation()) : "", j.seconds());
+    std::string line =
+        !j.objective_name().empty()
+            ? fmt::format(
+                  "job {} {} [{}] iteration {}/{} {} {} ({:.3g}/s) {} {:.8g} imbalance "
+                  "{:.2f} {:.1f}s",
+                  j.job_id(), JobStateName(j.state()), j.app(), j.iteration(),
+                  j.spec().iterations(), j.updates(), WorkUnits(j), j.updates_per_s(),
+                  j.objective_name(), j.objective(), j.imbalance(), j.seconds())
+            : fmt::format(
+                  "job {} {} [{}] round {} updates {} ({:.0f}/s) objective {:.8g}{} {:.1f}s",
+                  j.job_id(), JobStateName(j.state()), ScheduleName(j.spec().schedule()), j.round(),
+                  j.updates(), j.updates_per_s(), j.objective(),
+                  j.violation() >= 0 ? fmt::format(" violation {:.2e}", j.violation()) : "",
+                  j.seconds());
     if (tty)
       std::cerr << "\r\033[K" << line << std::flush;
     else

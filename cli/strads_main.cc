@@ -42,7 +42,8 @@ commands:
                      apply a lasso/logistic/svm job's model to labelled data (RMSE or
                      accuracy), or an mf job's W.mtx/H.mtx to MatrixMarket ratings (RMSE);
                      writes predictions (exit 1 on a missing or malformed file)
-apps: lasso, logistic, svm   (`strads run APP --help` lists the job options)
+apps: lasso, logistic, svm (dynamic engine); lda, mf (static engine)
+      (`strads run APP --help` lists the job options of APP)
 
 global options:
   --coordinator ENDPOINT   control endpoint (default: $STRADS_COORDINATOR or tcp://127.0.0.1:7700)
@@ -102,7 +103,11 @@ int Finish(Client& client, const proto::JobInfo& info, const std::string& output
       std::cerr << "strads: " << fetched.status().message() << "\n";
       return kExitJobFailed;
     }
-    std::cout << "results in " << output << "/ (coefficients.tsv, trace.csv, summary.json)\n";
+    std::cout << "results in " << output << "/ ("
+              << (info.app() == "lda"  ? "doc_topic.mtx, word_topic.mtx, topics.txt, "
+                  : info.app() == "mf" ? "W.mtx, H.mtx, "
+                                       : "coefficients.tsv, ")
+              << "trace.csv, summary.json)\n";
   }
   return ExitCodeFor(info);
 }
@@ -122,7 +127,7 @@ po::options_description SubmitExtras(bool embedded) {
 
 int RunOrSubmit(bool embedded, const std::vector<std::string>& args, const std::string& endpoint,
                 double timeout_s) {
-  if (args.empty()) return Usage("which app? (lasso, logistic, svm)");
+  if (args.empty()) return Usage("which app? (lasso, logistic, svm, lda, mf)");
   const std::string app = args[0];
   std::vector<std::string> rest(args.begin() + 1, args.end());
   po::variables_map extra;
@@ -130,7 +135,7 @@ int RunOrSubmit(bool embedded, const std::vector<std::string>& args, const std::
   if (app == "--help" || app == "-h" ||
       std::find(rest.begin(), rest.end(), "--help") != rest.end()) {
     std::cout << "usage: strads " << (embedded ? "run" : "submit") << " APP [options]\n"
-              << JobOptionsDescription() << extras;
+              << JobOptionsDescription(app) << extras;
     return kExitOk;
   }
   auto spec = ParseJobSpec(app, rest, extras, &extra);
@@ -225,6 +230,9 @@ nlohmann::ordered_json ToJson(const proto::StatusReply& s) {
                          {"seconds", job.seconds()},
                          {"converged", job.converged()},
                          {"violation", job.violation()},
+                         {"iteration", job.iteration()},
+                         {"imbalance", job.imbalance()},
+                         {"objective_name", job.objective_name()},
                          {"data", job.spec().data_path()},
                          {"error", job.error()}});
   }

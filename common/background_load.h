@@ -44,6 +44,11 @@ class BackgroundLoad {
     return current_.get();
   }
 
+  // True while any load (current or abandoned) is still running; forgets finished abandoned ones.
+  bool Busy() {
+    std::erase_if(abandoned_, [](auto& f) { return Ready(f); });
+    return current_.valid() || !abandoned_.empty();
+  }
   // Forgets the current load (its result is no longer wanted).
   void Abandon() {
     if (current_.valid()) abandoned_.push_back(std::move(current_));

@@ -16,9 +16,29 @@ double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).coun
 
 }  // namespace
 
+Status ValidateStaticJobSpec(const StaticApp& app, const proto::JobSpec& spec) {
+  if (spec.data_path().empty()) return Status::InvalidArgument("--data is required");
+  STRADS_RETURN_IF_ERROR(app.Validate(spec));
+  if (spec.iterations() > 1000000) {
+    return Status::InvalidArgument("--iterations must be at most 1000000");
+  }
+  if (spec.blocks_per_worker() > 1024) {
+    return Status::InvalidArgument("--blocks-per-worker must be in [1, 1024]");
+  }
+  if (spec.workers() > 4096) return Status::InvalidArgument("--workers must be at most 4096");
+  if (!(spec.max_seconds() >= 0)) return Status::InvalidArgument("--max-seconds must be >= 0");
+  return Status::Ok();
+}
+
 Status ValidateJobSpec(const proto::JobSpec& spec) {
+  if (auto static_app = FindStaticApp(spec.app()); static_app.ok()) {
+    return ValidateStaticJobSpec(**static_app, spec);
+  }
   auto app = FindDynamicApp(spec.app());
-  if (!app.ok()) return app.status();
+  if (!app.ok()) {
+    return Status::InvalidArgument("unknown app '" + spec.app() +
+                                   "' (known apps: lasso, logistic, svm, lda, mf)");
+  }
   STRADS_RETURN_IF_ERROR((*app)->Validate(spec));
   if (spec.data_path().empty()) return Status::InvalidArgument("--data is required");
   const std::string& f = spec.data_format();
@@ -88,6 +108,9 @@ void Coordinator::OnMessage(const proto::Envelope& e, Clock::time_point now) {
     case proto::Envelope::kLossReport:
     case proto::Envelope::kCheckReport:
     case proto::Envelope::kModelSlice:
+    case proto::Envelope::kSubRoundDone:
+    case proto::Envelope::kPassDone:
+    case proto::Envelope::kStaticOutput:
       if (running_ && e.job_id() == running_id_) {
         running_->OnMessage(e, now);
         CollectFinishedJob(now);
@@ -290,9 +313,15 @@ void Coordinator::TryStartNext(Clock::time_point now) {
     members_[workers[i]->info.id()].info.set_busy(true);
     job_workers.push_back({workers[i]->info.id(), workers[i]->info.endpoint()});
   }
-  const DynamicApp* app = FindDynamicApp(spec.app()).value();
-  running_ = std::make_unique<DynamicJob>(transport_, id, spec, app, std::move(job_schedulers),
-                                          std::move(job_workers), log_, now, options_.deadlines);
+  if (auto static_app = FindStaticApp(spec.app()); static_app.ok()) {
+    running_ =
+        std::make_unique<StaticJob>(transport_, id, spec, *static_app, std::move(job_schedulers),
+                                    std::move(job_workers), log_, now, options_.deadlines);
+  } else {
+    const DynamicApp* app = FindDynamicApp(spec.app()).value();
+    running_ = std::make_unique<DynamicJob>(transport_, id, spec, app, std::move(job_schedulers),
+                                            std::move(job_workers), log_, now, options_.deadlines);
+  }
   running_id_ = id;
   record.info.set_state(proto::JOB_LOADING);
   running_->Start();

@@ -5,7 +5,8 @@
 //  - the members: schedulers and workers that registered, with their last heartbeat; a member
 //    silent for `heartbeat_timeout_s` is dropped, and a job it was part of fails with a cause
 //    naming it;
-//  - the jobs: one runs at a time (a DynamicJob), the others wait in FIFO order; a queued job that
+//  - the jobs: one runs at a time (a DynamicJob or a StaticJob), the others wait in FIFO order; a
+//  queued job that
 //    cannot get its members within `register_timeout_s` fails, naming who is missing;
 //  - the clients: requests (submit, cancel, status, jobs, result, shutdown) are answered to their
 //    sender; status subscribers get a Progress stream (a few per second, and on every state
@@ -27,6 +28,8 @@
 #include "common/logging.h"
 #include "common/transport.h"
 #include "coordinator/dynamic_job.h"
+#include "coordinator/job.h"
+#include "coordinator/static_job.h"
 
 namespace strads {
 
@@ -95,7 +98,7 @@ class Coordinator : public Actor {
   std::map<uint64_t, JobRecord> jobs_;
   std::deque<uint64_t> queue_;
   uint64_t next_job_id_ = 1;
-  std::unique_ptr<DynamicJob> running_;
+  std::unique_ptr<Job> running_;
   uint64_t running_id_ = 0;
 
   std::set<std::string> subscribers_;

@@ -33,43 +33,33 @@
 #include "common/event_loop.h"
 #include "common/logging.h"
 #include "common/transport.h"
+#include "coordinator/job.h"
 
 namespace strads {
 
-struct JobMember {
-  std::string id;
-  std::string endpoint;
-};
-
-// Bounds on how long a job may wait for its members.
-struct JobDeadlines {
-  double load_s = 1800;  // JobStart until every member is Ready
-  double stall_s = 60;   // afterwards: longest time without any expected message
-};
-
-class DynamicJob {
+class DynamicJob final : public Job {
  public:
   DynamicJob(Transport& transport, uint64_t id, proto::JobSpec spec, const DynamicApp* app,
              std::vector<JobMember> schedulers, std::vector<JobMember> workers, Logger log,
              Clock::time_point now, JobDeadlines deadlines = {});
 
   // Sends JobStart to every member.
-  void Start();
-  void OnMessage(const proto::Envelope& envelope, Clock::time_point now);
-  void OnTick(Clock::time_point now);
+  void Start() override;
+  void OnMessage(const proto::Envelope& envelope, Clock::time_point now) override;
+  void OnTick(Clock::time_point now) override;
 
   // Ends the job now (JobEnd to every member). No-op once done.
-  void Cancel(Clock::time_point now);
-  void Fail(const std::string& cause, Clock::time_point now);
+  void Cancel(Clock::time_point now) override;
+  void Fail(const std::string& cause, Clock::time_point now) override;
 
-  bool done() const { return state_ >= proto::JOB_SUCCEEDED; }
-  bool Involves(const std::string& member_id) const;
+  bool done() const override { return state_ >= proto::JOB_SUCCEEDED; }
+  bool Involves(const std::string& member_id) const override;
   // Members a send to failed (they are gone or stuck); the coordinator drops them.
-  const std::vector<std::string>& unreachable() const { return unreachable_; }
+  const std::vector<std::string>& unreachable() const override { return unreachable_; }
   // A snapshot for status and results (rate over the last seconds).
-  proto::JobInfo Info(Clock::time_point now) const;
+  proto::JobInfo Info(Clock::time_point now) const override;
   // The result files (coefficients.tsv, trace.csv, summary.json), once succeeded.
-  std::vector<proto::ResultFile> ResultFiles() const;
+  std::vector<proto::ResultFile> ResultFiles() const override;
 
  private:
   enum class Phase { kLoading, kChecking, kRunning, kModel, kDone };

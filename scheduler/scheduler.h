@@ -25,6 +25,7 @@
 #include "common/event_loop.h"
 #include "common/member_session.h"
 #include "scheduler/chord_builder.h"
+#include "scheduler/static_home_job.h"
 
 namespace strads {
 
@@ -83,10 +84,18 @@ class Scheduler : public Actor {
   void MaybeFinishCheck();
   void EndJob(const std::string& why);
 
+  // Static-engine jobs (lda, mf) run in their own object; a job that ended while its load still
+  // runs is retired until the load finishes, so ending it never blocks the event loop.
+  bool RouteStatic(const proto::Envelope& e);
+  void EndStaticJob(const std::string& why);
+  uint64_t CurrentJobId() const;
+
   Transport& transport_;
   Logger log_;
   MemberSession session_;
   std::unique_ptr<Job> job_;
+  std::unique_ptr<StaticHomeJob> static_job_;
+  std::vector<std::unique_ptr<StaticHomeJob>> retired_;
   BackgroundLoad<Partition> load_;  // last member: destroyed (waited for) first
 };
 

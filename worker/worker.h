@@ -28,6 +28,7 @@
 #include "common/logging.h"
 #include "common/member_session.h"
 #include "common/transport.h"
+#include "worker/static_worker.h"
 
 namespace strads {
 
@@ -76,10 +77,18 @@ class Worker : public Actor {
   // Reports a failure of this member's part of the job to the coordinator (which fails the job).
   void ReportError(const std::string& what);
 
+  // Static-engine jobs (lda, mf) run in their own object; a job that ended while its load still
+  // runs is retired until the load finishes, so ending it never blocks the event loop.
+  bool RouteStatic(const proto::Envelope& e);
+  void EndStaticJob(const std::string& why);
+  uint64_t CurrentJobId() const;
+
   Transport& transport_;
   Logger log_;
   MemberSession session_;
   std::unique_ptr<Job> job_;
+  std::unique_ptr<StaticWorkerJob> static_job_;
+  std::vector<std::unique_ptr<StaticWorkerJob>> retired_;
   BackgroundLoad<Dataset> load_;  // last member: destroyed (waited for) first
 };
 

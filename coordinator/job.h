@@ -1,0 +1,49 @@
+// Job: one running job as the coordinator drives it, whatever its engine.
+//
+// The coordinator owns at most one running Job and talks to it only through this interface:
+// DynamicJob (the SAP engine: lasso, logistic, svm) and StaticJob (planned rotations: lda, mf)
+// implement it. A job sends its own messages to its members over the coordinator's Transport.
+// Thread-compatibility: owned by the coordinator's event loop.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/event_loop.h"
+#include "strads.pb.h"
+
+namespace strads {
+
+struct JobMember {
+  std::string id;
+  std::string endpoint;
+};
+
+// Bounds on how long a job may wait for its members.
+struct JobDeadlines {
+  double load_s = 1800;  // JobStart until every member is Ready
+  double stall_s = 60;   // afterwards: longest time without any expected message
+};
+
+class Job {
+ public:
+  virtual ~Job() = default;
+  // Sends JobStart to every member.
+  virtual void Start() = 0;
+  // A message of this job from one of its members.
+  virtual void OnMessage(const proto::Envelope& envelope, Clock::time_point now) = 0;
+  virtual void OnTick(Clock::time_point now) = 0;
+  // Ends the job now (JobEnd to every member). No-op once done.
+  virtual void Cancel(Clock::time_point now) = 0;
+  virtual void Fail(const std::string& cause, Clock::time_point now) = 0;
+  virtual bool done() const = 0;
+  virtual bool Involves(const std::string& member_id) const = 0;
+  // Members a send to failed (they are gone or stuck); the coordinator drops them.
+  virtual const std::vector<std::string>& unreachable() const = 0;
+  // A snapshot for status and results.
+  virtual proto::JobInfo Info(Clock::time_point now) const = 0;
+  // The result files, once succeeded.
+  virtual std::vector<proto::ResultFile> ResultFiles() const = 0;
+};
+
+}  // namespace strads

@@ -1,0 +1,422 @@
+#include "coordinator/static_job.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "common/protocol.h"
+
+namespace strads {
+
+StaticJob::StaticJob(Transport& transport, uint64_t id, proto::JobSpec spec, const StaticApp* app,
+                     std::vector<JobMember> schedulers, std::vector<JobMember> workers, Logger log,
+                     Clock::time_point now, JobDeadlines deadlines)
+    : transport_(transport),
+      id_(id),
+      spec_(std::move(spec)),
+      app_(app),
+      schedulers_(std::move(schedulers)),
+      workers_(std::move(workers)),
+      log_(std::move(log)),
+      started_(now),
+      deadlines_(deadlines),
+      last_progress_(now),
+      plan_(static_cast<uint32_t>(workers_.size()),
+            std::max<uint32_t>(1, spec_.blocks_per_worker())),
+      passes_(app_->PassesPerIteration(spec_)),
+      seen_(schedulers_.size() + workers_.size(), 0),
+      aggregates_(app_->NumAggregates(spec_), 0.0),
+      sub_round_seconds_(workers_.size(), 0.0) {
+  trace_ = app_->TraceHeader() + "\n";
+}
+
+std::optional<size_t> StaticJob::SchedulerRank(const std::string& sender) const {
+  for (size_t s = 0; s < schedulers_.size(); ++s) {
+    if (schedulers_[s].id == sender) return s;
+  }
+  return std::nullopt;
+}
+
+std::optional<size_t> StaticJob::WorkerRank(const std::string& sender) const {
+  for (size_t w = 0; w < workers_.size(); ++w) {
+    if (workers_[w].id == sender) return w;
+  }
+  return std::nullopt;
+}
+
+bool StaticJob::Involves(const std::string& member_id) const {
+  return SchedulerRank(member_id) || WorkerRank(member_id);
+}
+
+std::string StaticJob::Waiting() const {
+  std::string out;
+  auto add = [&](const std::string& who) { out += (out.empty() ? "" : ", ") + who; };
+  for (size_t s = 0; s < schedulers_.size(); ++s) {
+    if (!seen_[s]) add(schedulers_[s].id);
+  }
+  for (size_t w = 0; w < workers_.size(); ++w) {
+    if (!seen_[schedulers_.size() + w]) add(workers_[w].id);
+  }
+  if (phase_ == Phase::kRunning) {
+    out += fmt::format(" (iteration {}, pass {}, sub-round {})", iteration_, pass_, sub_round_);
+  }
+  return out;
+}
+
+double StaticJob::Elapsed(Clock::time_point now) const {
+  return std::chrono::duration<double>(ended_.value_or(now) - started_).count();
+}
+
+void StaticJob::SendTo(const std::string& to, const proto::Envelope& e, Clock::time_point now) {
+  if (done()) return;
+  if (Status st = transport_.Send(to, e); !st.ok()) {
+    unreachable_.push_back(to);
+    Fail("cannot send " + BodyName(e) + " to " + to + ": " + st.message(), now);
+  }
+}
+
+void StaticJob::Broadcast(const std::vector<JobMember>& to, const proto::Envelope& e,
+                          Clock::time_point now) {
+  for (const auto& m : to) SendTo(m.id, e, now);
+}
+
+void StaticJob::Start() {
+  const auto now = Clock::now();
+  log_->info("job {}: starting {} on {} scheduler(s) and {} worker(s), {} blocks", id_, spec_.app(),
+             schedulers_.size(), workers_.size(), plan_.blocks());
+  for (const auto* group : {&schedulers_, &workers_}) {
+    for (size_t r = 0; r < group->size(); ++r) {
+      auto e = MakeEnvelope(transport_.id(), id_);
+      auto* start = e.mutable_job_start();
+      *start->mutable_spec() = spec_;
+      start->set_rank(static_cast<uint32_t>(r));
+      start->set_num_schedulers(static_cast<uint32_t>(schedulers_.size()));
+      start->set_num_workers(static_cast<uint32_t>(workers_.size()));
+      for (const auto& w : workers_) {
+        start->add_worker_ids(w.id);
+        start->add_worker_endpoints(w.endpoint);
+      }
+      start->set_coordinator_id(transport_.id());
+      SendTo((*group)[r].id, e, now);
+    }
+  }
+}
+
+void StaticJob::OnMessage(const proto::Envelope& e, Clock::time_point now) {
+  if (done()) return;
+  if (!Involves(e.sender())) {
+    log_->warn("job {}: ignoring {} from {}, not a member of the job", id_, BodyName(e),
+               e.sender());
+    return;
+  }
+  switch (e.body_case()) {
+    case proto::Envelope::kReady:
+      return HandleReady(e, now);
+    case proto::Envelope::kSubRoundDone:
+      return HandleSubRoundDone(e, now);
+    case proto::Envelope::kPassDone:
+      return HandlePassDone(e, now);
+    case proto::Envelope::kStaticOutput:
+      return HandleOutput(e, now);
+    default:
+      log_->warn("job {}: unexpected {} from {}", id_, BodyName(e), e.sender());
+  }
+}
+
+void StaticJob::OnTick(Clock::time_point now) {
+  if (done()) return;
+  const double quiet = std::chrono::duration<double>(now - last_progress_).count();
+  const double limit = phase_ == Phase::kLoading ? deadlines_.load_s : deadlines_.stall_s;
+  if (quiet > limit) {
+    Fail(fmt::format("no progress for {:.0f} s ({}); waiting for: {}", quiet,
+                     phase_ == Phase::kLoading ? "loading" : "running", Waiting()),
+         now);
+  }
+}
+
+void StaticJob::HandleReady(const proto::Envelope& e, Clock::time_point now) {
+  const auto& r = e.ready();
+  // A member reports any failure of its part of the job as a Ready with an error, in any phase.
+  if (!r.error().empty()) return Fail(e.sender() + ": " + r.error(), now);
+  if (phase_ != Phase::kLoading) return;
+  const auto s = SchedulerRank(e.sender());
+  const size_t slot = s ? *s : schedulers_.size() + *WorkerRank(e.sender());
+  if (seen_[slot]) return;
+  seen_[slot] = 1;
+  last_progress_ = now;
+  if (!s) {
+    if (static_cast<size_t>(r.aggregates_size()) != aggregates_.size()) {
+      return Fail(fmt::format("{} reported {} initial aggregates, expected {}", e.sender(),
+                              r.aggregates_size(), aggregates_.size()),
+                  now);
+    }
+    for (size_t a = 0; a < aggregates_.size(); ++a) aggregates_[a] += r.aggregates(int(a));
+    rows_ += r.num_rows();
+    total_work_ += r.nonzeros();
+    items_ = std::max(items_, r.num_features());
+  }
+  if (++ready_ < schedulers_.size() + workers_.size()) return;
+
+  auto begin = MakeEnvelope(transport_.id(), id_);
+  auto* b = begin.mutable_begin();
+  b->set_num_features(items_);
+  for (const auto& sch : schedulers_) {
+    b->add_scheduler_ids(sch.id);
+    b->add_scheduler_endpoints(sch.endpoint);
+  }
+  Broadcast(workers_, begin, now);
+  state_ = proto::JOB_RUNNING;
+  phase_ = Phase::kRunning;
+  log_->info("job {}: {} rows, {} items, {} work units loaded; {} blocks, {} passes per iteration",
+             id_, rows_, items_, total_work_, plan_.blocks(), passes_);
+  StartPass(0, passes_ - 1, now);
+}
+
+void StaticJob::StartPass(uint64_t iteration, uint32_t pass, Clock::time_point now) {
+  iteration_ = iteration;
+  pass_ = pass;
+  sub_round_ = 0;
+  pass_dones_ = 0;
+  sub_rounds_over_ = false;
+  pass_metrics_.clear();
+  std::fill(seen_.begin(), seen_.end(), 0);
+  auto e = MakeEnvelope(transport_.id(), id_);
+  e.mutable_pass_start()->set_iteration(iteration);
+  e.mutable_pass_start()->set_pass(pass);
+  Broadcast(schedulers_, e, now);
+  StartSubRound(now);
+}
+
+void StaticJob::StartSubRound(Clock::time_point now) {
+  sub_round_dones_ = 0;
+  next_aggregates_ = aggregates_;
+  std::fill(sub_round_seconds_.begin(), sub_round_seconds_.end(), 0.0);
+  for (size_t w = 0; w < workers_.size(); ++w) seen_[schedulers_.size() + w] = 0;
+  auto e = MakeEnvelope(transport_.id(), id_);
+  auto* start = e.mutable_sub_round_start();
+  start->set_iteration(iteration_);
+  start->set_pass(pass_);
+  start->set_sub_round(sub_round_);
+  start->mutable_aggregates()->Assign(aggregates_.begin(), aggregates_.end());
+  Broadcast(workers_, e, now);
+}
+
+void StaticJob::HandleSubRoundDone(const proto::Envelope& e, Clock::time_point now) {
+  const auto& d = e.sub_round_done();
+  const auto w = WorkerRank(e.sender());
+  if (phase_ != Phase::kRunning || !w || sub_rounds_over_ || d.iteration() != iteration_ ||
+      d.pass() != pass_ || d.sub_round() != sub_round_) {
+    return;
+  }
+  const size_t slot = schedulers_.size() + *w;
+  if (seen_[slot]) return;
+  seen_[slot] = 1;
+  last_progress_ = now;
+  if (static_cast<size_t>(d.delta_size()) != aggregates_.size()) {
+    return Fail(fmt::format("{} sent {} aggregate changes, expected {}", e.sender(), d.delta_size(),
+                            aggregates_.size()),
+                now);
+  }
+  const uint32_t expected_block = plan_.Block(sub_round_, static_cast<uint32_t>(*w));
+  if (d.block() != expected_block) {
+    return Fail(fmt::format("{} worked on block {} in sub-round {}, the plan says {}", e.sender(),
+                            d.block(), sub_round_, expected_block),
+                now);
+  }
+  for (size_t a = 0; a < aggregates_.size(); ++a) next_aggregates_[a] += d.delta(int(a));
+  for (const auto& [name, value] : d.metrics()) pass_metrics_[name] += value;
+  sub_round_seconds_[*w] = d.seconds();
+  if (!Evaluation()) {
+    work_ += d.work();
+    compute_seconds_ += d.seconds();
+  }
+  sub_rounds_csv_ += fmt::format("{},{},{},{},{},{:.6f},{}\n", iteration_, pass_, sub_round_, *w,
+                                 d.block(), d.seconds(), d.work());
+  if (++sub_round_dones_ < workers_.size()) return;
+
+  aggregates_ = next_aggregates_;
+  ++sub_rounds_done_;
+  double max = 0, sum = 0;
+  for (double t : sub_round_seconds_) {
+    max = std::max(max, t);
+    sum += t;
+  }
+  max_sum_ += max;
+  mean_sum_ += sum / static_cast<double>(workers_.size());
+  if (sub_round_ + 1 < plan_.sub_rounds()) {
+    ++sub_round_;
+    return StartSubRound(now);
+  }
+  sub_rounds_over_ = true;
+  MaybeEndPass(now);
+}
+
+void StaticJob::HandlePassDone(const proto::Envelope& e, Clock::time_point now) {
+  const auto& d = e.pass_done();
+  const auto s = SchedulerRank(e.sender());
+  if (phase_ != Phase::kRunning || !s || d.iteration() != iteration_ || d.pass() != pass_ ||
+      seen_[*s]) {
+    return;
+  }
+  seen_[*s] = 1;
+  last_progress_ = now;
+  for (const auto& [name, value] : d.metrics()) pass_metrics_[name] += value;
+  ++pass_dones_;
+  MaybeEndPass(now);
+}
+
+void StaticJob::MaybeEndPass(Clock::time_point now) {
+  if (!sub_rounds_over_ || pass_dones_ < schedulers_.size()) return;
+  if (Evaluation()) {
+    metrics_ = pass_metrics_;
+    evaluated_ = true;
+    const double objective = app_->Objective(metrics_);
+    objective_ = objective;
+    trace_ += app_->TraceRow(Elapsed(now), iteration_, work_, metrics_) + "\n";
+    log_->info("job {}: iteration {}: {} {:.10g}", id_, iteration_, app_->ObjectiveName(),
+               objective);
+    if (!std::isfinite(objective)) {
+      return Fail(fmt::format("diverged: the {} is {} after iteration {} (for mf sgd, try a "
+                              "smaller --learning-rate)",
+                              app_->ObjectiveName(), objective, iteration_),
+                  now);
+    }
+  }
+  const bool evaluates = EvaluatesIn(iteration_, spec_.iterations(), spec_.eval_every());
+  const uint32_t end_pass = evaluates ? passes_ : passes_ - 1;
+  if (!Evaluation() && pass_ + 1 < end_pass) return StartPass(iteration_, pass_ + 1, now);
+  EndIteration(now);
+}
+
+void StaticJob::EndIteration(Clock::time_point now) {
+  iterations_done_ = iteration_;
+  if (mean_sum_ > 0) imbalance_ = max_sum_ / mean_sum_;
+  max_sum_ = mean_sum_ = 0;
+  const bool last = iteration_ >= spec_.iterations() || LimitReached(now);
+  if (last) {
+    // Every run ends with a measured state.
+    if (!evaluated_) return StartPass(iteration_, passes_ - 1, now);
+    return RequestModel(now);
+  }
+  evaluated_ = false;
+  StartPass(iteration_ + 1, 0, now);
+}
+
+bool StaticJob::LimitReached(Clock::time_point now) const {
+  return spec_.max_seconds() > 0 && Elapsed(now) >= spec_.max_seconds();
+}
+
+void StaticJob::RequestModel(Clock::time_point now) {
+  phase_ = Phase::kModel;
+  std::fill(seen_.begin(), seen_.end(), 0);
+  outputs_ = 0;
+  pieces_.clear();
+  auto e = MakeEnvelope(transport_.id(), id_);
+  e.mutable_model_request();
+  Broadcast(schedulers_, e, now);
+  Broadcast(workers_, e, now);
+}
+
+void StaticJob::HandleOutput(const proto::Envelope& e, Clock::time_point now) {
+  if (phase_ != Phase::kModel) return;
+  const auto s = SchedulerRank(e.sender());
+  const size_t slot = s ? *s : schedulers_.size() + *WorkerRank(e.sender());
+  if (seen_[slot]) return;
+  seen_[slot] = 1;
+  last_progress_ = now;
+  for (const auto& piece : e.static_output().pieces()) pieces_.push_back(piece);
+  if (++outputs_ < schedulers_.size() + workers_.size()) return;
+  auto files = app_->Assemble(spec_, pieces_);
+  pieces_.clear();
+  if (!files.ok()) return Fail("cannot assemble the results: " + files.status().message(), now);
+  files_ = std::move(files).value();
+  Finish(proto::JOB_SUCCEEDED, "", now);
+}
+
+void StaticJob::Cancel(Clock::time_point now) { Finish(proto::JOB_CANCELLED, "cancelled", now); }
+
+void StaticJob::Fail(const std::string& cause, Clock::time_point now) {
+  log_->error("job {} failed: {}", id_, cause);
+  Finish(proto::JOB_FAILED, cause, now);
+}
+
+void StaticJob::Finish(proto::JobState state, const std::string& error, Clock::time_point now) {
+  if (done()) return;
+  ended_ = now;
+  state_ = state;
+  phase_ = Phase::kDone;
+  error_ = error;
+  auto e = MakeEnvelope(transport_.id(), id_);
+  e.mutable_job_end()->set_reason(state == proto::JOB_SUCCEEDED ? "finished" : error);
+  // Best effort: a member that cannot be reached is already gone.
+  for (const auto* group : {&schedulers_, &workers_}) {
+    for (const auto& m : *group) (void)transport_.Send(m.id, e);
+  }
+  log_->info("job {}: {} after {:.3f} s, {} iterations", id_, JobStateName(state), Elapsed(now),
+             iterations_done_);
+}
+
+proto::JobInfo StaticJob::Info(Clock::time_point now) const {
+  proto::JobInfo info;
+  info.set_job_id(id_);
+  info.set_app(spec_.app());
+  info.set_state(state_);
+  info.set_round(sub_rounds_done_);
+  info.set_updates(work_);
+  info.set_objective(objective_.value_or(0.0));
+  const double seconds = Elapsed(now);
+  info.set_seconds(seconds);
+  info.set_updates_per_s(seconds > 0 ? static_cast<double>(work_) / seconds : 0.0);
+  info.set_converged(state_ == proto::JOB_SUCCEEDED);
+  info.set_error(error_);
+  *info.mutable_spec() = spec_;
+  info.set_schedulers(static_cast<uint32_t>(schedulers_.size()));
+  info.set_workers(static_cast<uint32_t>(workers_.size()));
+  info.set_violation(-1);
+  info.set_iteration(iterations_done_);
+  info.set_imbalance(imbalance_);
+  info.set_objective_name(app_->ObjectiveName());
+  return info;
+}
+
+std::vector<proto::ResultFile> StaticJob::ResultFiles() const {
+  std::vector<proto::ResultFile> files = files_;
+  auto add = [&](const std::string& name, std::string content) {
+    proto::ResultFile f;
+    f.set_name(name);
+    f.set_content(std::move(content));
+    files.push_back(std::move(f));
+  };
+  add("trace.csv", trace_);
+  add("subrounds.csv", sub_rounds_csv_);
+
+  nlohmann::ordered_json summary;
+  summary["app"] = spec_.app();
+  summary["job_id"] = id_;
+  summary[app_->ObjectiveName()] = objective_.value_or(0.0);
+  summary["iterations"] = iterations_done_;
+  const double seconds = ended_ ? std::chrono::duration<double>(*ended_ - started_).count() : 0.0;
+  summary["seconds"] = seconds;
+  summary["work_units"] = work_;
+  summary["work_per_second"] = seconds > 0 ? static_cast<double>(work_) / seconds : 0.0;
+  summary["work_per_compute_second"] =
+      compute_seconds_ > 0 ? static_cast<double>(work_) / compute_seconds_ : 0.0;
+  summary["imbalance"] = imbalance_;
+  summary["schedulers"] = schedulers_.size();
+  summary["workers"] = workers_.size();
+  summary["blocks"] = plan_.blocks();
+  summary["balance"] = spec_.balance().empty() ? "work" : spec_.balance();
+  summary["data"] = spec_.data_path();
+  app_->Summarize(metrics_, summary);
+  nlohmann::ordered_json flags;
+  const std::map<std::string, std::string> sorted(spec_.flags().begin(), spec_.flags().end());
+  for (const auto& [k, v] : sorted) flags[k] = v;
+  summary["flags"] = flags;
+  add("summary.json",
+      summary.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
+  return files;
+}
+
+}  // namespace strads

@@ -1,0 +1,143 @@
+// StaticJob: one run of a static-engine job (lda, mf), as the coordinator sees it.
+//
+// The static engine runs a schedule planned before the run (scheduler/static_plan.h): P workers,
+// B = P * K model blocks homed at the schedulers (block b at scheduler b mod S), a Latin-square
+// rotation so that in every sub-round each worker holds a different block. The coordinator is the
+// clock: it holds the sub-round barrier and all-reduces the app's small global aggregates (LDA's
+// topic totals). The steps are those of apps/static_app.h:
+//
+//   loading    JobStart to every member; workers load their shard and answer Ready with their
+//              initial aggregates; schedulers load their blocks. Begin (scheduler endpoints) then
+//              goes to the workers.
+//   a pass     PassStart(i, p) to the schedulers, which send each block they own to its first
+//              holder; SubRoundStart(i, p, 0, aggregates) to the workers. A worker works on its
+//              block once it has both the start and the block, passes the block on (directly to
+//              the next holder, or home after its last visit) and answers SubRoundDone with its
+//              change of the aggregates, its compute seconds and work units. When all P are in,
+//              the deltas are summed into the aggregates and SubRoundStart(r + 1) follows. After
+//              the last sub-round the pass ends once every scheduler has its blocks back
+//              (PassDone).
+//   iteration  iteration 0 is the evaluation pass alone; iterations 1..N run every pass, the
+//              evaluation pass only when due (--eval-every) and always in the last iteration. A
+//              trace row follows each evaluation pass, from the metrics the workers (with their
+//              last SubRoundDone) and the schedulers (with PassDone) sent.
+//   model      ModelRequest to every member, StaticOutput back; the app assembles the files.
+//
+// Stops after spec.iterations() iterations, or at the first iteration end past --max-seconds
+// (with an evaluation pass if that iteration had none). Every compute time is recorded per
+// (sub-round, worker) in subrounds.csv, so load imbalance is visible.
+// Thread-compatibility: owned by the coordinator's event loop.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "apps/static_app.h"
+#include "common/logging.h"
+#include "common/transport.h"
+#include "coordinator/job.h"
+#include "scheduler/static_plan.h"
+
+namespace strads {
+
+class StaticJob final : public Job {
+ public:
+  StaticJob(Transport& transport, uint64_t id, proto::JobSpec spec, const StaticApp* app,
+            std::vector<JobMember> schedulers, std::vector<JobMember> workers, Logger log,
+            Clock::time_point now, JobDeadlines deadlines = {});
+
+  void Start() override;
+  void OnMessage(const proto::Envelope& envelope, Clock::time_point now) override;
+  void OnTick(Clock::time_point now) override;
+  void Cancel(Clock::time_point now) override;
+  void Fail(const std::string& cause, Clock::time_point now) override;
+  bool done() const override { return state_ >= proto::JOB_SUCCEEDED; }
+  bool Involves(const std::string& member_id) const override;
+  const std::vector<std::string>& unreachable() const override { return unreachable_; }
+  proto::JobInfo Info(Clock::time_point now) const override;
+  std::vector<proto::ResultFile> ResultFiles() const override;
+
+ private:
+  enum class Phase { kLoading, kRunning, kModel, kDone };
+
+  // Slot of `sender` in seen_ (schedulers first, then workers) and its rank; nullopt if the sender
+  // is not a member of this job in `role`.
+  std::optional<size_t> SchedulerRank(const std::string& sender) const;
+  std::optional<size_t> WorkerRank(const std::string& sender) const;
+  std::string Waiting() const;
+
+  void HandleReady(const proto::Envelope& e, Clock::time_point now);
+  void HandleSubRoundDone(const proto::Envelope& e, Clock::time_point now);
+  void HandlePassDone(const proto::Envelope& e, Clock::time_point now);
+  void HandleOutput(const proto::Envelope& e, Clock::time_point now);
+
+  void StartPass(uint64_t iteration, uint32_t pass, Clock::time_point now);
+  void StartSubRound(Clock::time_point now);
+  void MaybeEndPass(Clock::time_point now);
+  void EndIteration(Clock::time_point now);
+  void RequestModel(Clock::time_point now);
+  void Finish(proto::JobState state, const std::string& error, Clock::time_point now);
+  bool LimitReached(Clock::time_point now) const;
+  bool Evaluation() const { return pass_ + 1 == passes_; }
+  void SendTo(const std::string& to, const proto::Envelope& e, Clock::time_point now);
+  void Broadcast(const std::vector<JobMember>& to, const proto::Envelope& e, Clock::time_point now);
+  double Elapsed(Clock::time_point now) const;
+
+  Transport& transport_;
+  uint64_t id_;
+  proto::JobSpec spec_;
+  const StaticApp* app_;
+  std::vector<JobMember> schedulers_;
+  std::vector<JobMember> workers_;
+  Logger log_;
+  Clock::time_point started_;
+  JobDeadlines deadlines_;
+  Clock::time_point last_progress_;
+  std::optional<Clock::time_point> ended_;
+  RotationPlan plan_;
+  uint32_t passes_ = 1;
+
+  proto::JobState state_ = proto::JOB_LOADING;
+  Phase phase_ = Phase::kLoading;
+  std::string error_;
+  std::vector<std::string> unreachable_;
+  std::vector<char> seen_;  // per member in the current step: schedulers, then workers
+
+  // Loading.
+  uint32_t ready_ = 0;
+  uint64_t rows_ = 0, items_ = 0, total_work_ = 0;
+
+  // The schedule.
+  uint64_t iteration_ = 0;
+  uint32_t pass_ = 0;
+  uint32_t sub_round_ = 0;
+  bool evaluated_ = false;  // the current iteration ran its evaluation pass
+  uint32_t sub_round_dones_ = 0;
+  bool sub_rounds_over_ = false;  // every sub-round of the current pass is done
+  uint32_t pass_dones_ = 0;
+  std::vector<double> aggregates_, next_aggregates_;
+  uint64_t sub_rounds_done_ = 0;
+  uint64_t work_ = 0;  // work units of non-evaluation passes
+  std::map<std::string, double> pass_metrics_;
+  std::map<std::string, double> metrics_;  // of the last evaluation
+  std::optional<double> objective_;
+  uint64_t iterations_done_ = 0;
+
+  // Imbalance: per sub-round the slowest worker against the mean, summed over an iteration.
+  std::vector<double> sub_round_seconds_;  // by worker, current sub-round
+  double max_sum_ = 0, mean_sum_ = 0;      // current iteration
+  double imbalance_ = 1.0;                 // last completed iteration
+  double compute_seconds_ = 0;             // sum over workers and non-evaluation sub-rounds
+
+  // Model.
+  uint32_t outputs_ = 0;
+  std::vector<proto::OutputPiece> pieces_;
+  std::vector<proto::ResultFile> files_;
+
+  std::string trace_;
+  std::string sub_rounds_csv_ = "iteration,pass,sub_round,worker,block,seconds,work\n";
+};
+
+}  // namespace strads

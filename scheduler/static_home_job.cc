@@ -1,0 +1,164 @@
+#include "scheduler/static_home_job.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "common/protocol.h"
+
+namespace strads {
+
+StaticHomeJob::StaticHomeJob(Transport& transport, MemberSession& session, Logger log,
+                             uint64_t job_id, const proto::JobStart& start, const StaticApp* app)
+    : transport_(transport),
+      session_(session),
+      log_(std::move(log)),
+      id_(job_id),
+      spec_(start.spec()),
+      app_(app),
+      rank_(start.rank()),
+      num_schedulers_(std::max<uint32_t>(1, start.num_schedulers())),
+      worker_ids_(start.worker_ids().begin(), start.worker_ids().end()),
+      plan_(std::max<uint32_t>(1, start.num_workers()),
+            std::max<uint32_t>(1, start.spec().blocks_per_worker())),
+      passes_(app->PassesPerIteration(start.spec())) {
+  for (uint32_t b = rank_; b < plan_.blocks(); b += num_schedulers_) owned_.push_back(b);
+  for (int w = 0; w < start.worker_ids_size() && w < start.worker_endpoints_size(); ++w) {
+    if (Status st = transport_.Connect(start.worker_ids(w), start.worker_endpoints(w)); !st.ok()) {
+      log_->error("job {}: {}", id_, st.message());
+    }
+  }
+  log_->info("job {}: loading the home of {} of {} blocks of {}", id_, owned_.size(),
+             plan_.blocks(), spec_.data_path());
+  load_.Start([app = app_, spec = spec_, rank = rank_, schedulers = num_schedulers_,
+               workers = plan_.workers(), blocks = plan_.blocks()] {
+    return app->LoadHome(spec, rank, schedulers, workers, blocks);
+  });
+}
+
+StaticHomeJob::~StaticHomeJob() = default;
+
+RotationPlan::Visit StaticHomeJob::FirstVisit(const RotationPlan& plan, uint32_t block) {
+  for (uint32_t r = 0; r < plan.sub_rounds(); ++r) {
+    if (auto holder = plan.Holder(r, block)) return {r, *holder};
+  }
+  return {0, 0};  // unreachable: every block is held in some sub-round of a pass
+}
+
+void StaticHomeJob::OnTick() {
+  if (auto loaded = load_.Poll()) FinishLoading(std::move(*loaded));
+}
+
+void StaticHomeJob::FinishLoading(Result<std::unique_ptr<StaticHome>> loaded) {
+  auto reply = MakeEnvelope(transport_.id(), id_);
+  if (!loaded.ok()) {
+    failed_ = true;
+    reply.mutable_ready()->set_error(loaded.status().message());
+    log_->error("job {}: {}", id_, loaded.status().message());
+    (void)session_.SendToCoordinator(reply);
+    return;
+  }
+  home_ = std::move(loaded).value();
+  reply.mutable_ready();
+  log_->info("job {}: home of {} blocks loaded", id_, owned_.size());
+  (void)session_.SendToCoordinator(reply);
+}
+
+void StaticHomeJob::OnMessage(const proto::Envelope& e) {
+  if (failed_) return;
+  if (!home_) {
+    return ReportError(BodyName(e) + " arrived before the home was loaded");
+  }
+  switch (e.body_case()) {
+    case proto::Envelope::kPassStart:
+      return HandlePassStart(e);
+    case proto::Envelope::kBlockTransfer:
+      return HandleBlock(e);
+    case proto::Envelope::kModelRequest:
+      return HandleModelRequest();
+    default:
+      log_->warn("job {}: unexpected {} from {}", id_, BodyName(e), e.sender());
+  }
+}
+
+void StaticHomeJob::HandlePassStart(const proto::Envelope& e) {
+  const auto& p = e.pass_start();
+  if (in_pass_) return ReportError("a pass started before every block was home");
+  if (p.pass() >= passes_) return ReportError(fmt::format("pass {} is outside the plan", p.pass()));
+  step_ = StaticStep{p.iteration(), p.pass(), 0, p.pass() + 1 == passes_};
+  in_pass_ = true;
+  away_ = static_cast<uint32_t>(owned_.size());
+  for (uint32_t b : owned_) {
+    auto block = home_->TakeBlock(b, step_);
+    if (!block.ok()) return ReportError(block.status().message());
+    const auto visit = FirstVisit(plan_, b);
+    auto out = MakeEnvelope(transport_.id(), id_);
+    auto* t = out.mutable_block_transfer();
+    t->set_iteration(step_.iteration);
+    t->set_pass(step_.pass);
+    t->set_sub_round(visit.sub_round);
+    auto* data = t->mutable_block();
+    data->set_block(b);
+    data->mutable_ints()->Assign(block->ints.begin(), block->ints.end());
+    data->mutable_doubles()->Assign(block->doubles.begin(), block->doubles.end());
+    if (Status st = transport_.Send(worker_ids_[visit.worker], out); !st.ok()) {
+      return ReportError(fmt::format("cannot send block {} to {}: {}", b, worker_ids_[visit.worker],
+                                     st.message()));
+    }
+  }
+  if (away_ == 0) SendPassDone();
+}
+
+void StaticHomeJob::HandleBlock(const proto::Envelope& e) {
+  const auto& t = e.block_transfer();
+  const uint32_t b = t.block().block();
+  if (!in_pass_ || t.iteration() != step_.iteration || t.pass() != step_.pass ||
+      b % num_schedulers_ != rank_ || b >= plan_.blocks() || away_ == 0) {
+    return ReportError(fmt::format("unexpected block {} (iteration {}, pass {}) from {}", b,
+                                   t.iteration(), t.pass(), e.sender()));
+  }
+  StaticBlock block;
+  block.id = b;
+  block.ints.assign(t.block().ints().begin(), t.block().ints().end());
+  block.doubles.assign(t.block().doubles().begin(), t.block().doubles().end());
+  StaticStep step = step_;
+  step.sub_round = plan_.sub_rounds() - 1;
+  if (Status st = home_->ReturnBlock(std::move(block), step); !st.ok()) {
+    return ReportError(st.message());
+  }
+  if (--away_ == 0) SendPassDone();
+}
+
+void StaticHomeJob::SendPassDone() {
+  in_pass_ = false;
+  auto e = MakeEnvelope(transport_.id(), id_);
+  auto* done = e.mutable_pass_done();
+  done->set_iteration(step_.iteration);
+  done->set_pass(step_.pass);
+  if (step_.evaluation) {
+    std::map<std::string, double> metrics;
+    home_->Metrics(metrics);
+    for (const auto& [name, value] : metrics) (*done->mutable_metrics())[name] = value;
+  }
+  (void)session_.SendToCoordinator(e);
+}
+
+void StaticHomeJob::HandleModelRequest() {
+  if (in_pass_) return ReportError("model requested while blocks are away");
+  auto e = MakeEnvelope(transport_.id(), id_);
+  std::vector<proto::OutputPiece> pieces;
+  home_->Output(pieces);
+  for (auto& piece : pieces) *e.mutable_static_output()->add_pieces() = std::move(piece);
+  (void)session_.SendToCoordinator(e);
+}
+
+void StaticHomeJob::ReportError(const std::string& what) {
+  if (failed_) return;
+  failed_ = true;
+  log_->error("job {}: {}", id_, what);
+  auto e = MakeEnvelope(transport_.id(), id_);
+  e.mutable_ready()->set_error(what);
+  (void)session_.SendToCoordinator(e);
+}
+
+}  // namespace strads

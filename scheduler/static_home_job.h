@@ -1,0 +1,70 @@
+// StaticHomeJob: a scheduler's part of a static-engine job (lda, mf): the home of the model
+// blocks b with b mod S == its rank.
+//
+// It loads its StaticHome on a background thread and answers Ready. On PassStart(i, p) it gives
+// out every block it owns (StaticHome::TakeBlock) to the worker that first works on it in the pass
+// (scheduler/static_plan.h); blocks come back after their last visit of the pass
+// (StaticHome::ReturnBlock). With all of them home it answers PassDone — after the evaluation pass
+// with its metrics. On ModelRequest it sends its part of the outputs. Failures are reported to the
+// coordinator as Ready{error}; the scheduler stays up.
+// Thread-compatibility: used by the scheduler's event loop only.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "apps/static_app.h"
+#include "common/background_load.h"
+#include "common/logging.h"
+#include "common/member_session.h"
+#include "common/transport.h"
+#include "scheduler/static_plan.h"
+
+namespace strads {
+
+class StaticHomeJob {
+ public:
+  StaticHomeJob(Transport& transport, MemberSession& session, Logger log, uint64_t job_id,
+                const proto::JobStart& start, const StaticApp* app);
+  ~StaticHomeJob();
+
+  uint64_t id() const { return id_; }
+  void OnTick();
+  void OnMessage(const proto::Envelope& e);
+  void Abandon() { load_.Abandon(); }
+  // True while a load (abandoned or not) still runs.
+  bool Busy() { return load_.Busy(); }
+
+  // The first sub-round of a pass in which `block` is worked on, and by whom.
+  static RotationPlan::Visit FirstVisit(const RotationPlan& plan, uint32_t block);
+
+ private:
+  void FinishLoading(Result<std::unique_ptr<StaticHome>> loaded);
+  void HandlePassStart(const proto::Envelope& e);
+  void HandleBlock(const proto::Envelope& e);
+  void HandleModelRequest();
+  void SendPassDone();
+  void ReportError(const std::string& what);
+
+  Transport& transport_;
+  MemberSession& session_;
+  Logger log_;
+  uint64_t id_;
+  proto::JobSpec spec_;
+  const StaticApp* app_;
+  uint32_t rank_;
+  uint32_t num_schedulers_;
+  std::vector<std::string> worker_ids_;
+  RotationPlan plan_;
+  uint32_t passes_;
+  std::vector<uint32_t> owned_;  // block ids
+  std::unique_ptr<StaticHome> home_;
+  bool failed_ = false;
+  bool in_pass_ = false;
+  StaticStep step_;
+  uint32_t away_ = 0;                                 // blocks of the current pass not yet back
+  BackgroundLoad<std::unique_ptr<StaticHome>> load_;  // last member: destroyed first
+};
+
+}  // namespace strads

@@ -1,0 +1,325 @@
+// In-process cluster tests of the static engine (lda, mf): the coordinator, schedulers and workers
+// as threads over the in-process hub — the same classes as the daemons. Oracles:
+//  - mf ccd through the engine equals the sequential CCD++ reference to 1e-9 relative;
+//  - the distributed engine computes exactly what RunStaticLocally (the schedule in one process)
+//    computes: identical model files for the same seed, P and S;
+// and the faults a user can cause or suffer: bad input, a dying worker, cancel.
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "apps/mf/array_mtx.h"
+#include "apps/mf/mf_reference.h"
+#include "apps/mf/ratings.h"
+#include "apps/static_driver.h"
+#include "cli/client.h"
+#include "cli/embedded_cluster.h"
+#include "common/protocol.h"
+#include "temp_dir.h"
+
+namespace strads {
+namespace {
+
+using testing::TempDir;
+
+// A low-rank-plus-noise ratings matrix with power-law row and column popularity.
+std::string RatingsText(uint32_t rows, uint32_t cols, uint32_t per_row, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::vector<std::pair<uint32_t, uint32_t>> cells;
+  for (uint32_t i = 0; i < rows; ++i) {
+    std::set<uint32_t> seen = {i % cols};  // every row and column non-empty
+    while (seen.size() < per_row) seen.insert(uint32_t(cols * std::pow(u(rng), 2.0)) % cols);
+    for (uint32_t j : seen) cells.emplace_back(i, j);
+  }
+  for (uint32_t j = 0; j < cols; ++j) cells.emplace_back(j % rows, j);
+  std::sort(cells.begin(), cells.end());
+  cells.erase(std::unique(cells.begin(), cells.end()), cells.end());
+  std::string out = "%%MatrixMarket matrix coordinate real general\n";
+  out += fmt::format("{} {} {}\n", rows, cols, cells.size());
+  for (auto [i, j] : cells) {
+    const double v = 1 + 4 * std::fmod(0.37 * i + 0.61 * j + 0.1 * u(rng), 1.0);
+    out += fmt::format("{} {} {:.4f}\n", i + 1, j + 1, v);
+  }
+  return out;
+}
+
+// A bag-of-words corpus from 4 disjoint planted topics of 10 words each.
+std::string DocwordText(uint32_t docs, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::map<std::pair<uint32_t, uint32_t>, uint32_t> counts;
+  for (uint32_t d = 0; d < docs; ++d) {
+    const uint32_t topic = d % 4;
+    for (int t = 0; t < 30; ++t) counts[{d, topic * 10 + uint32_t(rng() % 10)}]++;
+  }
+  std::string out = fmt::format("{}\n40\n{}\n", docs, counts.size());
+  for (auto [key, c] : counts) out += fmt::format("{} {} {}\n", key.first + 1, key.second + 1, c);
+  return out;
+}
+
+proto::JobSpec MfSpec(const std::string& data, const std::string& algorithm) {
+  proto::JobSpec s;
+  s.set_app("mf");
+  s.set_data_path(data);
+  s.set_algorithm(algorithm);
+  s.set_rank(4);
+  s.set_lambda(0.05);
+  s.set_iterations(3);
+  s.set_seed(5);
+  s.set_learning_rate(0.02);
+  s.set_decay(0.1);
+  s.set_inner_iterations(1);
+  s.set_balance("work");
+  return s;
+}
+
+proto::JobSpec LdaSpec(const std::string& data) {
+  proto::JobSpec s;
+  s.set_app("lda");
+  s.set_data_path(data);
+  s.set_topics(4);
+  s.set_alpha(0.1);
+  s.set_beta(0.01);
+  s.set_iterations(5);
+  s.set_seed(9);
+  s.set_balance("work");
+  return s;
+}
+
+CoordinatorOptions FastOptions() {
+  CoordinatorOptions o;
+  o.heartbeat_interval_s = 0.1;
+  o.heartbeat_timeout_s = 1.0;
+  o.register_timeout_s = 5;
+  return o;
+}
+
+struct Outcome {
+  proto::JobInfo info;
+  std::map<std::string, std::string> files;
+};
+
+std::string Slurp(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Submits `spec` to an embedded cluster of S schedulers and P workers and waits for the end.
+Outcome RunOnCluster(const proto::JobSpec& spec, uint32_t schedulers, uint32_t workers,
+                     std::function<void(EmbeddedCluster&, Client&, uint64_t)> while_running = {}) {
+  EmbeddedCluster cluster(schedulers, workers, FastOptions());
+  InProcTransport transport(cluster.hub(), "test-client");
+  Client c(transport, kCoordinatorId, kCoordinatorId, std::chrono::seconds(5));
+  auto req = MakeEnvelope("test-client");
+  *req.mutable_submit()->mutable_spec() = spec;
+  auto reply = c.Call(req);
+  REQUIRE(reply.ok());
+  const uint64_t id = reply->submit_reply().job_id();
+  if (while_running) while_running(cluster, c, id);
+  std::atomic<bool> never{false};
+  auto info = c.Wait(id, never, /*quiet=*/true);
+  REQUIRE(info.ok());
+  Outcome out{*info, {}};
+  if (info->state() == proto::JOB_SUCCEEDED) {
+    TempDir dir;
+    REQUIRE(c.FetchResults(id, dir.Path("out")).ok());
+    for (const auto& entry : std::filesystem::directory_iterator(dir.Path("out"))) {
+      out.files[entry.path().filename().string()] = Slurp(entry.path());
+    }
+  }
+  return out;
+}
+
+double MaxRelDiff(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
+  REQUIRE(a.rows() == b.rows());
+  REQUIRE(a.cols() == b.cols());
+  return (a - b).cwiseAbs().maxCoeff() / std::max(1e-300, b.cwiseAbs().maxCoeff());
+}
+
+}  // namespace
+
+TEST_CASE("mf ccd through the engine equals the CCD++ reference to 1e-9", "[static][cluster]") {
+  TempDir dir;
+  const auto data = dir.Write("r.mtx", RatingsText(120, 80, 8, 1));
+  auto ratings = mf::LoadRatings(data);
+  REQUIRE(ratings.ok());
+  mf::MfOptions o;
+  o.rank = 4;
+  o.lambda = 0.05;
+  o.iterations = 3;
+  o.seed = 5;
+  auto reference = mf::SolveCcdReference(*ratings, o);
+  REQUIRE(reference.ok());
+  for (auto [schedulers, workers] : {std::pair{1u, 1u}, std::pair{2u, 3u}}) {
+    CAPTURE(schedulers, workers);
+    auto run = RunOnCluster(MfSpec(data, "ccd"), schedulers, workers);
+    REQUIRE(run.info.state() == proto::JOB_SUCCEEDED);
+    const auto w = dir.Write("W.mtx", run.files.at("W.mtx"));
+    const auto h = dir.Write("H.mtx", run.files.at("H.mtx"));
+    auto W = mf::ReadArrayMtx(w);
+    auto H = mf::ReadArrayMtx(h);
+    REQUIRE(W.ok());
+    REQUIRE(H.ok());
+    CHECK(MaxRelDiff(*W, reference->model.W) < 1e-9);
+    CHECK(MaxRelDiff(*H, reference->model.H) < 1e-9);
+    const auto summary = nlohmann::json::parse(run.files.at("summary.json"));
+    CHECK(summary["objective"].get<double>() == Approx(reference->objective).epsilon(1e-9));
+    CHECK(run.info.iteration() == 3);
+    // The trace: iteration 0 (initial) and one row per iteration.
+    CHECK(std::count(run.files.at("trace.csv").begin(), run.files.at("trace.csv").end(), '\n') ==
+          5);
+    CHECK(
+        run.files.at("trace.csv").rfind("seconds,iteration,objective,train_rmse,test_rmse\n", 0) ==
+        0);
+  }
+}
+
+TEST_CASE("the distributed engine computes exactly what the one-process schedule computes",
+          "[static][cluster]") {
+  TempDir dir;
+  const auto ratings = dir.Write("r.mtx", RatingsText(150, 90, 6, 2));
+  const auto corpus = dir.Write("docword.txt", DocwordText(60, 3));
+  struct Case {
+    proto::JobSpec spec;
+    std::vector<std::string> files;
+  };
+  std::vector<Case> cases = {{MfSpec(ratings, "sgd"), {"W.mtx", "H.mtx"}},
+                             {LdaSpec(corpus), {"doc_topic.mtx", "word_topic.mtx", "topics.txt"}}};
+  for (auto& c : cases) {
+    c.spec.set_blocks_per_worker(2);
+    const uint32_t schedulers = 2, workers = 2;
+    CAPTURE(c.spec.app());
+    auto app = FindStaticApp(c.spec.app());
+    REQUIRE(app.ok());
+    StaticLocalOptions options;
+    options.workers = workers;
+    options.schedulers = schedulers;
+    auto local = RunStaticLocally(**app, c.spec, options);
+    REQUIRE(local.ok());
+    auto run = RunOnCluster(c.spec, schedulers, workers);
+    REQUIRE(run.info.state() == proto::JOB_SUCCEEDED);
+    for (const auto& name : c.files) {
+      CAPTURE(name);
+      auto it = std::find_if(local->files.begin(), local->files.end(),
+                             [&](const proto::ResultFile& f) { return f.name() == name; });
+      REQUIRE(it != local->files.end());
+      CHECK(run.files.at(name) == it->content());
+    }
+    // Per (sub-round, worker) compute times are recorded: 2 x 2 blocks = 4 sub-rounds per pass.
+    const std::string& sub = run.files.at("subrounds.csv");
+    CHECK(sub.rfind("iteration,pass,sub_round,worker,block,seconds,work\n", 0) == 0);
+    CHECK(std::count(sub.begin(), sub.end(), '\n') > 4 * 2 * 5);
+  }
+}
+
+TEST_CASE("lda on the engine: counts add up and the planted topics come out", "[static][cluster]") {
+  TempDir dir;
+  const auto corpus = dir.Write("docword.txt", DocwordText(80, 4));
+  auto spec = LdaSpec(corpus);
+  spec.set_iterations(30);
+  spec.set_eval_every(10);
+  auto run = RunOnCluster(spec, 1, 2);
+  REQUIRE(run.info.state() == proto::JOB_SUCCEEDED);
+  CHECK(run.info.objective_name() == "loglik_per_token");
+  // word_topic.mtx: every token counted once; each planted topic's words in one topic.
+  std::istringstream in(run.files.at("word_topic.mtx"));
+  std::string line;
+  std::getline(in, line);
+  REQUIRE(line.rfind("%%MatrixMarket matrix coordinate integer general", 0) == 0);
+  while (in.peek() == '%') std::getline(in, line);
+  uint64_t rows, cols, nnz;
+  in >> rows >> cols >> nnz;
+  CHECK(rows == 40);
+  CHECK(cols == 4);
+  std::map<uint32_t, std::map<uint32_t, int64_t>> by_planted;  // planted -> topic -> count
+  int64_t total = 0;
+  for (uint64_t k = 0; k < nnz; ++k) {
+    uint32_t w, t;
+    int64_t c;
+    in >> w >> t >> c;
+    CHECK(c > 0);
+    total += c;
+    by_planted[(w - 1) / 10][t] += c;
+  }
+  CHECK(total == 80 * 30);
+  for (auto& [planted, topics] : by_planted) {
+    int64_t best = 0, sum = 0;
+    for (auto [t, c] : topics) {
+      best = std::max(best, c);
+      sum += c;
+    }
+    CAPTURE(planted);
+    CHECK(best >= 0.95 * sum);
+  }
+  // trace: iterations 0, 10, 20, 30.
+  const std::string& trace = run.files.at("trace.csv");
+  CHECK(trace.rfind("seconds,iteration,tokens,loglik_per_token\n", 0) == 0);
+  CHECK(std::count(trace.begin(), trace.end(), '\n') == 5);
+}
+
+TEST_CASE("static jobs fail cleanly on bad input, a dead worker and cancel", "[static][cluster]") {
+  TempDir dir;
+  SECTION("a docword header that disagrees with the body fails the job with file:line") {
+    const auto bad = dir.Write("bad.txt", "3\n5\n4\n1 1 2\n2 3 1\n3 5 1\n");
+    auto run = RunOnCluster(LdaSpec(bad), 1, 2);
+    CHECK(run.info.state() == proto::JOB_FAILED);
+    CHECK_THAT(run.info.error(), Catch::Contains("bad.txt"));
+  }
+  SECTION("ratings with an id out of range") {
+    const auto bad = dir.Write(
+        "bad.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1.0\n3 1 2.0\n");
+    auto run = RunOnCluster(MfSpec(bad, "ccd"), 1, 1);
+    CHECK(run.info.state() == proto::JOB_FAILED);
+    CHECK_THAT(run.info.error(), Catch::Contains("bad.mtx:4"));
+  }
+  SECTION("an unknown algorithm is refused at submit") {
+    const auto data = dir.Write("r.mtx", RatingsText(20, 10, 3, 1));
+    auto spec = MfSpec(data, "als");
+    CHECK_FALSE(ValidateJobSpec(spec).ok());
+    CHECK_THAT(ValidateJobSpec(spec).message(), Catch::Contains("als"));
+  }
+  SECTION("a worker that dies mid-job fails the job, naming it") {
+    const auto corpus = dir.Write("docword.txt", DocwordText(400, 5));
+    auto spec = LdaSpec(corpus);
+    spec.set_iterations(100000);
+    auto run = RunOnCluster(spec, 1, 2, [](EmbeddedCluster& cluster, Client& c, uint64_t id) {
+      std::atomic<bool> never{false};
+      for (int i = 0; i < 200; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        auto req = MakeEnvelope("test-client");
+        req.mutable_status_request();
+        auto s = c.Call(req);
+        if (s.ok() && s->status_reply().jobs_size() > 0 &&
+            s->status_reply().jobs(0).iteration() >= 2) {
+          break;
+        }
+      }
+      cluster.KillWorker(1);
+    });
+    CHECK(run.info.state() == proto::JOB_FAILED);
+    CHECK_THAT(run.info.error(), Catch::Contains("worker-1"));
+  }
+  SECTION("cancel mid-job") {
+    const auto corpus = dir.Write("docword.txt", DocwordText(200, 6));
+    auto spec = LdaSpec(corpus);
+    spec.set_iterations(100000);
+    auto run = RunOnCluster(spec, 1, 2, [](EmbeddedCluster&, Client& c, uint64_t id) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      auto req = MakeEnvelope("test-client", id);
+      req.mutable_cancel();
+      REQUIRE(c.Call(req).ok());
+    });
+    CHECK(run.info.state() == proto::JOB_CANCELLED);
+  }
+}
+
+}  // namespace strads

@@ -1,0 +1,204 @@
+#include "worker/static_worker.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include <fmt/format.h>
+
+#include "common/protocol.h"
+
+namespace strads {
+
+StaticWorkerJob::StaticWorkerJob(Transport& transport, MemberSession& session, Logger log,
+                                 uint64_t job_id, const proto::JobStart& start,
+                                 const StaticApp* app)
+    : transport_(transport),
+      session_(session),
+      log_(std::move(log)),
+      id_(job_id),
+      spec_(start.spec()),
+      app_(app),
+      rank_(start.rank()),
+      num_schedulers_(start.num_schedulers()),
+      worker_ids_(start.worker_ids().begin(), start.worker_ids().end()),
+      plan_(std::max<uint32_t>(1, start.num_workers()),
+            std::max<uint32_t>(1, start.spec().blocks_per_worker())),
+      passes_(app->PassesPerIteration(start.spec())) {
+  for (int w = 0; w < start.worker_ids_size() && w < start.worker_endpoints_size(); ++w) {
+    if (start.worker_ids(w) == transport_.id()) continue;
+    if (Status st = transport_.Connect(start.worker_ids(w), start.worker_endpoints(w)); !st.ok()) {
+      log_->error("job {}: {}", id_, st.message());
+    }
+  }
+  log_->info("job {}: loading {} shard {}/{} of {}", id_, app_->name(), rank_, plan_.workers(),
+             spec_.data_path());
+  load_.Start([app = app_, spec = spec_, rank = rank_, workers = plan_.workers(),
+               blocks = plan_.blocks()] { return app->LoadShard(spec, rank, workers, blocks); });
+}
+
+StaticWorkerJob::~StaticWorkerJob() = default;
+
+void StaticWorkerJob::OnTick() {
+  if (auto loaded = load_.Poll()) FinishLoading(std::move(*loaded));
+}
+
+void StaticWorkerJob::FinishLoading(Result<std::unique_ptr<StaticShard>> loaded) {
+  auto reply = MakeEnvelope(transport_.id(), id_);
+  auto* ready = reply.mutable_ready();
+  if (!loaded.ok()) {
+    failed_ = true;
+    ready->set_error(loaded.status().message());
+    log_->error("job {}: {}", id_, loaded.status().message());
+    (void)session_.SendToCoordinator(reply);
+    return;
+  }
+  shard_ = std::move(loaded).value();
+  ready->set_num_rows(shard_->rows());
+  ready->set_num_features(shard_->items());
+  ready->set_nonzeros(shard_->work());
+  const auto initial = shard_->InitialAggregates();
+  ready->mutable_aggregates()->Assign(initial.begin(), initial.end());
+  log_->info("job {}: shard loaded ({} rows, {} work units)", id_, shard_->rows(), shard_->work());
+  (void)session_.SendToCoordinator(reply);
+}
+
+void StaticWorkerJob::OnMessage(const proto::Envelope& e) {
+  if (failed_) return;
+  switch (e.body_case()) {
+    case proto::Envelope::kBegin:
+      return HandleBegin(e);
+    case proto::Envelope::kSubRoundStart:
+      if (start_) {
+        return ReportError(fmt::format("sub-round {} started before sub-round {} was done",
+                                       e.sub_round_start().sub_round(), start_->sub_round()));
+      }
+      start_ = e.sub_round_start();
+      return TryProcess();
+    case proto::Envelope::kBlockTransfer:
+      return HandleBlock(e);
+    case proto::Envelope::kModelRequest:
+      return HandleModelRequest();
+    default:
+      log_->warn("job {}: unexpected {} from {}", id_, BodyName(e), e.sender());
+  }
+}
+
+void StaticWorkerJob::HandleBegin(const proto::Envelope& e) {
+  const auto& begin = e.begin();
+  scheduler_ids_.assign(begin.scheduler_ids().begin(), begin.scheduler_ids().end());
+  for (int s = 0; s < begin.scheduler_ids_size() && s < begin.scheduler_endpoints_size(); ++s) {
+    if (Status st = transport_.Connect(begin.scheduler_ids(s), begin.scheduler_endpoints(s));
+        !st.ok()) {
+      return ReportError(st.message());
+    }
+  }
+}
+
+void StaticWorkerJob::HandleBlock(const proto::Envelope& e) {
+  const auto& t = e.block_transfer();
+  const auto& data = t.block();
+  if (data.block() >= plan_.blocks() || t.pass() >= passes_) {
+    return ReportError(fmt::format("received block {} of pass {} from {}; the plan has {} blocks",
+                                   data.block(), t.pass(), e.sender(), plan_.blocks()));
+  }
+  StaticBlock block;
+  block.id = data.block();
+  block.ints.assign(data.ints().begin(), data.ints().end());
+  block.doubles.assign(data.doubles().begin(), data.doubles().end());
+  blocks_[{t.iteration(), t.pass(), data.block()}] = std::move(block);
+  TryProcess();
+}
+
+void StaticWorkerJob::TryProcess() {
+  if (!start_ || !shard_) return;
+  const uint64_t iteration = start_->iteration();
+  const uint32_t pass = start_->pass(), r = start_->sub_round();
+  if (r >= plan_.sub_rounds() || pass >= passes_) {
+    return ReportError(fmt::format("sub-round {} of pass {} is outside the plan", r, pass));
+  }
+  const uint32_t b = plan_.Block(r, rank_);
+  auto it = blocks_.find({iteration, pass, b});
+  if (it == blocks_.end()) return;  // the block is still on its way
+  StaticBlock block = std::move(it->second);
+  blocks_.erase(it);
+  const std::vector<double> aggregates(start_->aggregates().begin(), start_->aggregates().end());
+  start_.reset();
+
+  StaticStep step{iteration, pass, r, pass + 1 == passes_};
+  std::vector<double> delta(aggregates.size(), 0.0);
+  const auto began = std::chrono::steady_clock::now();
+  auto work = shard_->Process(step, aggregates, block, delta);
+  if (!work.ok()) return ReportError(work.status().message());
+  // The worker's last sub-round of the pass: every block has been here once.
+  const bool last = r + 1 == plan_.sub_rounds();
+  if (last) shard_->EndPass(step);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+
+  // On to the next holder in this pass, or home.
+  const auto next = plan_.NextVisit(r, b);
+  if (next.sub_round > r) {
+    if (next.worker == rank_) {
+      blocks_[{iteration, pass, b}] = std::move(block);
+    } else {
+      SendBlock(worker_ids_[next.worker], iteration, pass, next.sub_round, std::move(block));
+    }
+  } else {
+    if (scheduler_ids_.empty()) return ReportError("a block must go home before Begin arrived");
+    SendBlock(scheduler_ids_[b % scheduler_ids_.size()], iteration, pass, plan_.sub_rounds(),
+              std::move(block));
+  }
+  if (failed_) return;
+
+  auto e = MakeEnvelope(transport_.id(), id_);
+  auto* done = e.mutable_sub_round_done();
+  done->set_iteration(iteration);
+  done->set_pass(pass);
+  done->set_sub_round(r);
+  done->set_block(b);
+  done->mutable_delta()->Assign(delta.begin(), delta.end());
+  done->set_seconds(seconds);
+  done->set_work(*work);
+  if (last && step.evaluation) {
+    std::map<std::string, double> metrics;
+    shard_->Metrics(metrics);
+    for (const auto& [name, value] : metrics) (*done->mutable_metrics())[name] = value;
+  }
+  (void)session_.SendToCoordinator(e);
+}
+
+void StaticWorkerJob::SendBlock(const std::string& to, uint64_t iteration, uint32_t pass,
+                                uint32_t sub_round, StaticBlock block) {
+  auto e = MakeEnvelope(transport_.id(), id_);
+  auto* t = e.mutable_block_transfer();
+  t->set_iteration(iteration);
+  t->set_pass(pass);
+  t->set_sub_round(sub_round);
+  auto* data = t->mutable_block();
+  data->set_block(block.id);
+  data->mutable_ints()->Assign(block.ints.begin(), block.ints.end());
+  data->mutable_doubles()->Assign(block.doubles.begin(), block.doubles.end());
+  if (Status st = transport_.Send(to, e); !st.ok()) {
+    ReportError(fmt::format("cannot send block {} to {}: {}", block.id, to, st.message()));
+  }
+}
+
+void StaticWorkerJob::HandleModelRequest() {
+  if (!shard_) return ReportError("model requested before the shard was loaded");
+  auto e = MakeEnvelope(transport_.id(), id_);
+  std::vector<proto::OutputPiece> pieces;
+  shard_->Output(pieces);
+  for (auto& piece : pieces) *e.mutable_static_output()->add_pieces() = std::move(piece);
+  (void)session_.SendToCoordinator(e);
+}
+
+void StaticWorkerJob::ReportError(const std::string& what) {
+  if (failed_) return;
+  failed_ = true;
+  log_->error("job {}: {}", id_, what);
+  auto e = MakeEnvelope(transport_.id(), id_);
+  e.mutable_ready()->set_error(what);
+  (void)session_.SendToCoordinator(e);
+}
+
+}  // namespace strads

@@ -1,0 +1,81 @@
+// StaticWorkerJob: a worker's part of a static-engine job (lda, mf).
+//
+// It owns the worker's StaticShard (loaded on a background thread) and follows the plan
+// (scheduler/static_plan.h) for its rank w: in sub-round r of a pass it works on block
+// Block(r, w) once it has both the coordinator's SubRoundStart (the barrier, with the all-reduced
+// aggregates) and the block itself (from its home scheduler or from the previous holder; blocks
+// that arrive early wait in a buffer). Then it sends the block on — straight to the worker of the
+// block's next visit in this pass, or home after its last visit — and reports SubRoundDone (its
+// aggregate changes, compute seconds and work units; after the evaluation pass also its metrics)
+// to the coordinator. On ModelRequest it sends its part of the outputs.
+// Any failure of its part (a load error, a malformed block, an unreachable peer) is reported to
+// the coordinator as Ready{error}, which fails the job; the worker stays up.
+// Thread-compatibility: used by the worker's event loop only.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "apps/static_app.h"
+#include "common/background_load.h"
+#include "common/logging.h"
+#include "common/member_session.h"
+#include "common/transport.h"
+#include "scheduler/static_plan.h"
+
+namespace strads {
+
+class StaticWorkerJob {
+ public:
+  // Starts loading shard start.rank() of start.num_workers().
+  StaticWorkerJob(Transport& transport, MemberSession& session, Logger log, uint64_t job_id,
+                  const proto::JobStart& start, const StaticApp* app);
+  ~StaticWorkerJob();
+
+  uint64_t id() const { return id_; }
+  // Polls the background load; answers Ready when it is done.
+  void OnTick();
+  // A message of this job.
+  void OnMessage(const proto::Envelope& e);
+  // Drops the job's load (a load still running is abandoned, not waited for).
+  void Abandon() { load_.Abandon(); }
+  // True while a load (abandoned or not) still runs.
+  bool Busy() { return load_.Busy(); }
+
+ private:
+  using BlockKey = std::tuple<uint64_t, uint32_t, uint32_t>;  // iteration, pass, block
+
+  void FinishLoading(Result<std::unique_ptr<StaticShard>> loaded);
+  void HandleBegin(const proto::Envelope& e);
+  void HandleBlock(const proto::Envelope& e);
+  void HandleModelRequest();
+  // Works on the current sub-round if its start and its block are both here.
+  void TryProcess();
+  void SendBlock(const std::string& to, uint64_t iteration, uint32_t pass, uint32_t sub_round,
+                 StaticBlock block);
+  void ReportError(const std::string& what);
+
+  Transport& transport_;
+  MemberSession& session_;
+  Logger log_;
+  uint64_t id_;
+  proto::JobSpec spec_;
+  const StaticApp* app_;
+  uint32_t rank_;
+  uint32_t num_schedulers_;
+  std::vector<std::string> worker_ids_;
+  std::vector<std::string> scheduler_ids_;
+  RotationPlan plan_;
+  uint32_t passes_;
+  std::unique_ptr<StaticShard> shard_;
+  bool failed_ = false;
+  std::optional<proto::SubRoundStart> start_;          // the barrier passed, not yet worked on
+  std::map<BlockKey, StaticBlock> blocks_;             // blocks that arrived before their sub-round
+  BackgroundLoad<std::unique_ptr<StaticShard>> load_;  // last member: destroyed first
+};
+
+}  // namespace strads
