@@ -104,8 +104,8 @@ int Finish(Client& client, const proto::JobInfo& info, const std::string& output
       return kExitJobFailed;
     }
     std::cout << "results in " << output << "/ ("
-              << (info.app() == "lda"  ? "doc_topic.mtx, word_topic.mtx, topics.txt, "
-                  : info.app() == "mf" ? "W.mtx, H.mtx, "
+              << (info.app() == "lda" ? "doc_topic.mtx, word_topic.mtx, topics.txt, subrounds.csv, "
+                  : info.app() == "mf" ? "W.mtx, H.mtx, subrounds.csv, "
                                        : "coefficients.tsv, ")
               << "trace.csv, summary.json)\n";
   }

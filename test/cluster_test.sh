@@ -387,6 +387,90 @@ case_cancel_mid_job() {
   stop_cluster
 }
 
+# The static engine through real daemons: lda and mf (ccd, sgd) with `strads submit`, results
+# fetched and checked; a bad ratings file fails its job with file:line and the cluster stays up.
+case_static_apps() {
+  python3 - "$TMP/docword.txt" "$TMP/vocab.txt" <<'EOF'
+import random, sys
+rng = random.Random(3)
+docs = []
+for d in range(120):
+    topic = d % 3
+    counts = {}
+    for _ in range(40):
+        w = topic * 8 + rng.randrange(8) + 1
+        counts[w] = counts.get(w, 0) + 1
+    docs.append(counts)
+nnz = sum(len(c) for c in docs)
+with open(sys.argv[1], "w") as f:
+    f.write("%d\n24\n%d\n" % (len(docs), nnz))
+    for d, c in enumerate(docs):
+        for w in sorted(c):
+            f.write("%d %d %d\n" % (d + 1, w, c[w]))
+with open(sys.argv[2], "w") as f:
+    for t in range(3):
+        for i in range(8):
+            f.write("topic%dword%d\n" % (t, i))
+EOF
+  "$BIN/strads-gen" ratings --rows 300 --cols 120 --ratings 6000 --seed 2 \
+    --output "$TMP/r.mtx" --test-output "$TMP/rt.mtx" 2>/dev/null || fail "strads-gen ratings failed"
+  start_cluster "127.0.0.1 coordinator scheduler=2 worker=2"
+
+  cli submit lda --data "$TMP/docword.txt" --vocab "$TMP/vocab.txt" --topics 3 --iterations 20 \
+    --blocks-per-worker 2 --output "$TMP/lda" --wait --quiet
+  assert_rc 0
+  local f
+  for f in doc_topic.mtx word_topic.mtx topics.txt trace.csv subrounds.csv summary.json; do
+    [[ -s $TMP/lda/$f ]] || fail "lda: $f is empty or missing"
+  done
+  # Each planted topic's 8 words lead one line of topics.txt.
+  python3 - "$TMP/lda/topics.txt" <<'EOF' || fail "lda: planted topics not recovered"
+import sys
+lines = [l.split("\t", 1)[1].split() for l in open(sys.argv[1]) if "\t" in l]
+assert len(lines) == 3, lines
+found = set()
+for words in lines:
+    heads = {w.split("word")[0] for w in words[:8]}
+    assert len(heads) == 1, words
+    found |= heads
+assert found == {"topic0", "topic1", "topic2"}, found
+EOF
+  head -n 1 "$TMP/lda/trace.csv" | grep -qx 'seconds,iteration,tokens,loglik_per_token' ||
+    fail "lda: trace.csv header"
+
+  local alg
+  for alg in ccd sgd; do
+    cli submit mf --algorithm "$alg" --data "$TMP/r.mtx" --test "$TMP/rt.mtx" --rank 4 \
+      --iterations 5 --output "$TMP/mf-$alg" --wait --quiet
+    assert_rc 0
+    for f in W.mtx H.mtx trace.csv summary.json; do
+      [[ -s $TMP/mf-$alg/$f ]] || fail "mf $alg: $f is empty or missing"
+    done
+    python3 - "$TMP/mf-$alg/trace.csv" <<'EOF' || fail "mf $alg: the objective did not fall"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 6, rows
+assert float(rows[-1]["objective"]) < float(rows[0]["objective"]), rows
+assert rows[-1]["test_rmse"] != "", rows
+EOF
+    cli predict --model "$TMP/mf-$alg" --data "$TMP/rt.mtx" --output "$TMP/pred-$alg.txt"
+    assert_rc 0
+    assert_out_has "RMSE"
+  done
+
+  printf '%%%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1.0\n3 1 2.0\n' >"$TMP/bad.mtx"
+  cli submit mf --data "$TMP/bad.mtx" --wait --quiet
+  assert_rc 1
+  assert_out_has "bad.mtx:4"
+  cli submit mf --algorithm als --data "$TMP/r.mtx" --wait --quiet
+  assert_rc 2
+  assert_out_has "als"
+  # The cluster still runs jobs.
+  cli submit mf --data "$TMP/r.mtx" --iterations 2 --wait --quiet
+  assert_rc 0
+  stop_cluster
+}
+
 fn="case_$CASE"
 declare -F "$fn" >/dev/null || { echo "unknown case '$CASE'" >&2; exit 2; }
 command -v python3 >/dev/null || { echo "python3 is needed" >&2; exit 1; }
