@@ -85,7 +85,9 @@ po::options_description LdaOptions() {
                   "vocabulary, one word per line (for topics.txt; default: word ids)")(
       "topics", po::value<uint32_t>()->default_value(100), "K: number of topics")(
       "alpha", po::value<double>()->default_value(0.1), "document-topic prior (per topic)")(
-      "beta", po::value<double>()->default_value(0.01), "topic-word prior (per word)");
+      "beta", po::value<double>()->default_value(0.01), "topic-word prior (per word)")(
+      "sampler", po::value<std::string>()->default_value("sparse"),
+      "sparse (SparseLDA Gibbs) | mh (LightLDA Metropolis-Hastings, alias tables)");
   return d;
 }
 
@@ -210,6 +212,7 @@ Result<proto::JobSpec> ParseJobSpec(const std::string& app, const std::vector<st
     spec.set_topics(vm["topics"].as<uint32_t>());
     spec.set_alpha(vm["alpha"].as<double>());
     spec.set_beta(vm["beta"].as<double>());
+    spec.set_sampler(vm["sampler"].as<std::string>());
   }
   if (engine == Engine::kMf) {
     spec.set_algorithm(vm["algorithm"].as<std::string>());

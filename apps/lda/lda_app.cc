@@ -118,6 +118,10 @@ Status LdaApp::Validate(const proto::JobSpec& spec) const {
   if (!(std::isfinite(spec.beta()) && spec.beta() > 0)) {
     return Status::InvalidArgument("lda: --beta must be a finite number > 0");
   }
+  if (!spec.sampler().empty() && spec.sampler() != "sparse" && spec.sampler() != "mh") {
+    return Status::InvalidArgument("lda: --sampler must be sparse or mh, not '" + spec.sampler() +
+                                   "'");
+  }
   if (!spec.balance().empty()) {
     const Result<Balance> balance = ParseBalance(spec.balance());
     if (!balance.ok())

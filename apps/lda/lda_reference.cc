@@ -10,6 +10,7 @@
 #include <random>
 #include <utility>
 
+#include "apps/lda/mh_sampler.h"
 #include "apps/lda/sparse_sampler.h"
 #include "apps/lda/topic_output.h"
 
@@ -140,6 +141,32 @@ class SparseSweeper {
   SparseSampler kernel_;
 };
 
+// LightLDA: one sweep over all tokens, documents in order, the word tables built once per sweep.
+class MhSweeper {
+ public:
+  MhSweeper(const Corpus& corpus, const LdaOptions& o, std::mt19937_64& rng)
+      : corpus_(corpus), rng_(rng), kernel_(o.topics, o.alpha, o.beta, corpus.words, o.mh_steps) {}
+
+  void Sweep(LdaState& st) {
+    kernel_.LoadWords(st.word_topic, st.topic_total);
+    for (uint64_t d = 0; d < corpus_.docs; ++d) {
+      const uint64_t begin = corpus_.doc_begin[d];
+      kernel_.BeginDoc(st.doc_topic[d], std::span<uint32_t>(st.assignment.data() + begin,
+                                                            corpus_.doc_begin[d + 1] - begin));
+      for (uint64_t i = begin; i < corpus_.doc_begin[d + 1]; ++i) {
+        kernel_.Resample(corpus_.token_words[i], i - begin, rng_);
+      }
+      kernel_.FinishDoc(st.doc_topic[d]);
+    }
+    kernel_.StoreWords(st.word_topic);
+  }
+
+ private:
+  const Corpus& corpus_;
+  std::mt19937_64& rng_;
+  MhSampler kernel_;
+};
+
 // The plain O(K) sampler over dense tables.
 class DenseSampler {
  public:
@@ -251,6 +278,17 @@ Result<LdaResult> SolveLdaReference(const Corpus& corpus, const LdaOptions& opti
   std::mt19937_64 rng(options.seed);
   LdaState initial = InitialState(corpus, options.topics, rng);
   SparseSweeper sampler(corpus, options, rng);
+  return RunSweeps(
+      corpus, options, std::move(initial), [&](LdaState& s) { sampler.Sweep(s); }, on_iteration);
+}
+
+Result<LdaResult> SolveLdaMh(const Corpus& corpus, const LdaOptions& options,
+                             std::function<void(const LdaTracePoint&)> on_iteration) {
+  STRADS_RETURN_IF_ERROR(ValidateOptions(corpus, options));
+  if (options.mh_steps == 0) return Status::InvalidArgument("lda: mh_steps must be at least 1");
+  std::mt19937_64 rng(options.seed);
+  LdaState initial = InitialState(corpus, options.topics, rng);
+  MhSweeper sampler(corpus, options, rng);
   return RunSweeps(
       corpus, options, std::move(initial), [&](LdaState& s) { sampler.Sweep(s); }, on_iteration);
 }

@@ -54,6 +54,7 @@ struct LdaOptions {
   double beta = 0.01;        // > 0: symmetric, per word
   uint32_t iterations = 50;  // sweeps over all tokens; 0 = just the random initial state
   uint64_t seed = 1;
+  uint32_t mh_steps = 2;  // SolveLdaMh: word + doc proposal cycles per token, >= 1
 };
 
 // The sampler state: the topic of every token and the count tables derived from it.
@@ -94,6 +95,12 @@ Result<LdaResult> SolveLdaReference(const Corpus& corpus, const LdaOptions& opti
 // The same with the plain O(K) sampler. Same errors; same seed -> same initial state.
 Result<LdaResult> SolveLdaDense(const Corpus& corpus, const LdaOptions& options,
                                 std::function<void(const LdaTracePoint&)> on_iteration = {});
+
+// The same with LightLDA's Metropolis-Hastings sampler (apps/lda/mh_sampler.h), O(1) per token:
+// the word proposals' alias tables are rebuilt once per sweep. Same errors, and InvalidArgument
+// if mh_steps == 0; same seed -> same initial state.
+Result<LdaResult> SolveLdaMh(const Corpus& corpus, const LdaOptions& options,
+                             std::function<void(const LdaTracePoint&)> on_iteration = {});
 
 // The trace's loglik_per_token of `state` (definition above). REQUIRES: state matches corpus.
 double LogLikelihoodPerToken(const Corpus& corpus, const LdaState& state, double alpha,

@@ -170,6 +170,13 @@ LdaShard::LdaShard(const proto::JobSpec& spec, const StaticLayout& layout, uint3
   words_.resize(end_token - first_token);
   z_.resize(words_.size());
   std::vector<uint32_t> token_doc(words_.size());
+  const bool mh = spec.sampler() == "mh";
+  if (mh) {
+    mh_ = std::make_unique<MhSampler>(topics_, alpha_, beta_, c.words);
+    doc_z_.resize(words_.size());
+    doc_start_.resize(end_doc - first_doc_);
+    doc_pos_.resize(words_.size());
+  }
   doc_len_.resize(end_doc - first_doc_);
   doc_rows_.resize(doc_len_.size());
   std::vector<int32_t> ndk(topics_, 0);
@@ -177,6 +184,7 @@ LdaShard::LdaShard(const proto::JobSpec& spec, const StaticLayout& layout, uint3
   for (uint64_t d = first_doc_; d < end_doc; ++d) {
     const auto local = static_cast<uint32_t>(d - first_doc_);
     doc_len_[local] = c.doc_begin[d + 1] - c.doc_begin[d];
+    if (mh) doc_start_[local] = c.doc_begin[d] - first_token;
     present.clear();
     for (uint64_t i = c.doc_begin[d]; i < c.doc_begin[d + 1]; ++i) {
       const uint32_t w = c.token_words[i], k = InitialTopic(seed_, i, topics_);
@@ -184,6 +192,10 @@ LdaShard::LdaShard(const proto::JobSpec& spec, const StaticLayout& layout, uint3
       words_[at] = w;
       z_[at] = k;
       token_doc[at] = local;
+      if (mh) {
+        doc_z_[i - first_token] = k;
+        doc_pos_[at] = static_cast<uint32_t>(i - c.doc_begin[d]);
+      }
       if (ndk[k]++ == 0) present.push_back(k);
     }
     std::sort(present.begin(), present.end());
@@ -240,6 +252,7 @@ Result<uint64_t> LdaShard::Process(const StaticStep& step, std::span<const doubl
 }
 
 Status LdaShard::Sample(const StaticStep& step, StaticBlock& block, std::span<double> delta) {
+  if (mh_ != nullptr) return SampleMh(step, block, delta);
   const uint32_t b = block.id;
   const uint64_t first = codec_.first_word(b);
   std::mt19937_64 rng(StreamSeed(seed_, step.iteration, rank_, b));
@@ -260,6 +273,36 @@ Status LdaShard::Sample(const StaticStep& step, StaticBlock& block, std::span<do
     }
     sampler_.FinishDoc(doc_row);
   }
+  codec_.Encode(b, rows_, block);
+  for (uint32_t k = 0; k < topics_; ++k) delta[k] = static_cast<double>(totals_[k] - seen_[k]);
+  return Status::Ok();
+}
+
+Status LdaShard::SampleMh(const StaticStep& step, StaticBlock& block, std::span<double> delta) {
+  const uint32_t b = block.id;
+  const uint64_t first = codec_.first_word(b), width = codec_.end_word(b) - first;
+  std::mt19937_64 rng(StreamSeed(seed_, step.iteration, rank_, b));
+  mh_->LoadWords(std::span<const std::vector<TopicCount>>(rows_.data(), width), totals_);
+  Status status = Status::Ok();
+  for (uint64_t s = block_seg_[b]; s < block_seg_[b + 1] && status.ok(); ++s) {
+    const uint32_t d = seg_doc_[s];
+    mh_->BeginDoc(doc_rows_[d], std::span<uint32_t>(doc_z_.data() + doc_start_[d], doc_len_[d]));
+    for (uint64_t i = seg_begin_[s]; i < seg_begin_[s + 1]; ++i) {
+      const uint32_t k = mh_->Resample(static_cast<uint32_t>(words_[i] - first), doc_pos_[i], rng);
+      if (k == MhSampler::kMissing) {
+        status = Status::InvalidArgument(
+            fmt::format("word-topic block {}: word {} has no count for topic {} of a token of "
+                        "shard {}",
+                        b, words_[i], z_[i], rank_));
+        break;
+      }
+      z_[i] = k;
+    }
+    mh_->FinishDoc(doc_rows_[d]);
+  }
+  // Stored even on error, so the sampler is ready for the next block.
+  mh_->StoreWords(std::span<std::vector<TopicCount>>(rows_.data(), width));
+  STRADS_RETURN_IF_ERROR(status);
   codec_.Encode(b, rows_, block);
   for (uint32_t k = 0; k < topics_; ++k) delta[k] = static_cast<double>(totals_[k] - seen_[k]);
   return Status::Ok();

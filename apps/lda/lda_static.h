@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "apps/lda/corpus.h"
+#include "apps/lda/mh_sampler.h"
 #include "apps/lda/sparse_sampler.h"
 #include "apps/static_app.h"
 #include "common/status.h"
@@ -88,7 +89,11 @@ class BlockCodec {
 //     totals (the sub-round's aggregates plus this shard's own changes, so with P = 1 it is exact
 //     collapsed Gibbs; with P > 1 other shards' changes of the same sub-round are seen one
 //     sub-round later), the block is encoded back, and the changes to the totals go to `delta`.
-//     Randomness comes from a generator seeded by (seed, iteration, rank, block).
+//     Randomness comes from a generator seeded by (seed, iteration, rank, block). With
+//     spec.sampler() == "mh" the MhSampler (LightLDA) replaces the SparseSampler: its word tables
+//     (dense counts of the block's words, alias tables) are built on each block visit, and the
+//     shard keeps a copy of every document's token topics in document order for its doc
+//     proposal.
 //   evaluation: Σ log Σ_k θ_dk φ_kw over the tokens (lda_reference.h's definition), added to the
 //     shard's loglik_sum for this iteration; nothing changes.
 class LdaShard final : public StaticShard {
@@ -126,6 +131,7 @@ class LdaShard final : public StaticShard {
 
  private:
   Status Sample(const StaticStep& step, StaticBlock& block, std::span<double> delta);
+  Status SampleMh(const StaticStep& step, StaticBlock& block, std::span<double> delta);
   void Evaluate(const StaticStep& step, uint32_t block);
 
   const uint32_t rank_, topics_;
@@ -133,13 +139,19 @@ class LdaShard final : public StaticShard {
   const uint64_t seed_, first_doc_, words_in_corpus_;
   BlockCodec codec_;
   SparseSampler sampler_;
+  std::unique_ptr<MhSampler> mh_;                  // set iff spec.sampler() == "mh"
   std::vector<uint64_t> doc_len_;                  // per local document
   std::vector<std::vector<TopicCount>> doc_rows_;  // per local document, sorted by topic
   std::vector<uint32_t> words_;                    // per token, grouped as described above
   std::vector<uint32_t> z_;                        // per token: its topic
-  std::vector<uint64_t> seg_begin_;            // segments (one document in one block): token ranges
-  std::vector<uint32_t> seg_doc_;              // per segment: its local document
-  std::vector<uint64_t> block_seg_;            // B + 1: block b's segments [block_seg_[b], [b + 1])
+  std::vector<uint64_t> seg_begin_;  // segments (one document in one block): token ranges
+  std::vector<uint32_t> seg_doc_;    // per segment: its local document
+  std::vector<uint64_t> block_seg_;  // B + 1: block b's segments [block_seg_[b], [b + 1])
+  // mh only: the tokens' topics in document order (a copy of z_), where each local document's
+  // start there, and per token (z_ order) its position within its document.
+  std::vector<uint32_t> doc_z_;
+  std::vector<uint64_t> doc_start_;
+  std::vector<uint32_t> doc_pos_;
   std::vector<std::vector<TopicCount>> rows_;  // the decoded block being worked on
   std::vector<int64_t> seen_, totals_;
   uint64_t eval_iteration_ = UINT64_MAX;  // iteration whose evaluation loglik_sum_ holds
