@@ -1,5 +1,7 @@
 #include "common/event_loop.h"
 
+#include <algorithm>
+
 #include "common/protocol.h"
 
 namespace strads {
@@ -15,7 +17,7 @@ void RunEventLoop(Transport& transport, Actor& actor, const std::atomic<bool>& s
       } catch (const std::exception& e) {
         log->error("tick failed: {}", e.what());
       }
-      next_tick = now + tick;
+      next_tick = now + (actor.Polling() ? std::chrono::milliseconds(1) : tick);
       continue;
     }
     auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(next_tick - now);
@@ -33,6 +35,8 @@ void RunEventLoop(Transport& transport, Actor& actor, const std::atomic<bool>& s
     }
     try {
       actor.OnMessage(*envelope, Clock::now());
+      if (actor.Polling())
+        next_tick = std::min(next_tick, Clock::now() + std::chrono::milliseconds(1));
     } catch (const std::exception& e) {
       // A bug or a resource failure while handling one message must not end the daemon.
       log->error("handling {} from {} failed: {}", BodyName(*envelope), envelope->sender(),

@@ -23,6 +23,9 @@ class Actor {
   virtual void OnTick(Clock::time_point now) = 0;
   // True once the actor wants its loop to end (e.g. after a Shutdown message).
   virtual bool Finished() const = 0;
+  // True while the actor waits for work on another thread that it polls in OnTick: the loop then
+  // ticks every millisecond.
+  virtual bool Polling() const { return false; }
 };
 
 // Runs until `stop` becomes true or `actor.Finished()`. Thread: the caller's; the transport must

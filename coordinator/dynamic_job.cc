@@ -14,28 +14,12 @@ DynamicJob::DynamicJob(Transport& transport, uint64_t id, proto::JobSpec spec,
                        const DynamicApp* app, std::vector<JobMember> schedulers,
                        std::vector<JobMember> workers, Logger log, Clock::time_point now,
                        JobDeadlines deadlines)
-    : transport_(transport),
-      id_(id),
-      spec_(std::move(spec)),
+    : EngineJob(transport, id, std::move(spec), std::move(schedulers), std::move(workers),
+                std::move(log), now, deadlines),
       app_(app),
-      schedulers_(std::move(schedulers)),
-      workers_(std::move(workers)),
-      log_(std::move(log)),
-      started_(now),
-      deadlines_(deadlines),
-      last_progress_(now),
       seen_(schedulers_.size() + workers_.size(), 0),
       ranges_(schedulers_.size()),
-      worker_loss_(workers_.size(), 0.0) {
-  for (size_t s = 0; s < schedulers_.size(); ++s) scheduler_rank_[schedulers_[s].id] = int(s);
-  for (size_t w = 0; w < workers_.size(); ++w) worker_rank_[workers_[w].id] = int(w);
-}
-
-int DynamicJob::Rank(const std::string& sender, proto::Role role) const {
-  const auto& index = role == proto::ROLE_SCHEDULER ? scheduler_rank_ : worker_rank_;
-  auto it = index.find(sender);
-  return it == index.end() ? -1 : it->second;
-}
+      worker_loss_(workers_.size(), 0.0) {}
 
 std::string DynamicJob::Waiting() const {
   std::vector<std::string> who;
@@ -74,54 +58,6 @@ std::string DynamicJob::Waiting() const {
   return out;
 }
 
-bool DynamicJob::Involves(const std::string& member_id) const {
-  auto has = [&](const std::vector<JobMember>& v) {
-    return std::any_of(v.begin(), v.end(), [&](const JobMember& m) { return m.id == member_id; });
-  };
-  return has(schedulers_) || has(workers_);
-}
-
-double DynamicJob::Elapsed(Clock::time_point now) const {
-  return std::chrono::duration<double>(ended_.value_or(now) - started_).count();
-}
-
-void DynamicJob::SendTo(const std::string& to, const proto::Envelope& e, Clock::time_point now) {
-  if (done()) return;
-  if (Status st = transport_.Send(to, e); !st.ok()) {
-    unreachable_.push_back(to);
-    Fail("cannot send " + BodyName(e) + " to " + to + ": " + st.message(), now);
-  }
-}
-
-void DynamicJob::Broadcast(const std::vector<JobMember>& to, const proto::Envelope& e,
-                           Clock::time_point now) {
-  for (const auto& m : to) SendTo(m.id, e, now);
-}
-
-void DynamicJob::Start() {
-  const auto now = Clock::now();
-  auto send_start = [&](const std::vector<JobMember>& members) {
-    for (size_t r = 0; r < members.size(); ++r) {
-      auto e = MakeEnvelope(transport_.id(), id_);
-      auto* start = e.mutable_job_start();
-      *start->mutable_spec() = spec_;
-      start->set_rank(static_cast<uint32_t>(r));
-      start->set_num_schedulers(static_cast<uint32_t>(schedulers_.size()));
-      start->set_num_workers(static_cast<uint32_t>(workers_.size()));
-      for (const auto& w : workers_) {
-        start->add_worker_ids(w.id);
-        start->add_worker_endpoints(w.endpoint);
-      }
-      start->set_coordinator_id(transport_.id());
-      SendTo(members[r].id, e, now);
-    }
-  };
-  log_->info("job {}: starting {} on {} scheduler(s) and {} worker(s)", id_, spec_.app(),
-             schedulers_.size(), workers_.size());
-  send_start(schedulers_);
-  send_start(workers_);
-}
-
 void DynamicJob::OnMessage(const proto::Envelope& e, Clock::time_point now) {
   if (done()) return;
   if (Rank(e.sender(), proto::ROLE_SCHEDULER) < 0 && Rank(e.sender(), proto::ROLE_WORKER) < 0) {
@@ -148,14 +84,8 @@ void DynamicJob::OnMessage(const proto::Envelope& e, Clock::time_point now) {
 }
 
 void DynamicJob::OnTick(Clock::time_point now) {
+  EngineJob::OnTick(now);
   if (done()) return;
-  const double quiet = std::chrono::duration<double>(now - last_progress_).count();
-  const double limit = phase_ == Phase::kLoading ? deadlines_.load_s : deadlines_.stall_s;
-  if (quiet > limit) {
-    return Fail(fmt::format("no progress for {:.0f} s ({}); waiting for: {}", quiet,
-                            phase_ == Phase::kLoading ? "loading" : "running", Waiting()),
-                now);
-  }
   if (phase_ == Phase::kRunning && LimitReached(now)) MaybeStartCheck(now);
   Trace(now, false);
 }
@@ -429,28 +359,10 @@ void DynamicJob::HandleModelSlice(const proto::Envelope& e, Clock::time_point no
   Finish(proto::JOB_SUCCEEDED, "", now);
 }
 
-void DynamicJob::Cancel(Clock::time_point now) { Finish(proto::JOB_CANCELLED, "cancelled", now); }
-
-void DynamicJob::Fail(const std::string& cause, Clock::time_point now) {
-  log_->error("job {} failed: {}", id_, cause);
-  Finish(proto::JOB_FAILED, cause, now);
-}
-
-void DynamicJob::Finish(proto::JobState state, const std::string& error, Clock::time_point now) {
-  if (done()) return;
-  ended_ = now;
+void DynamicJob::OnFinished(proto::JobState state, Clock::time_point now) {
   if (state == proto::JOB_SUCCEEDED) Trace(now, true);
-  state_ = state;
   phase_ = Phase::kDone;
-  error_ = error;
-  auto e = MakeEnvelope(transport_.id(), id_);
-  e.mutable_job_end()->set_reason(state == proto::JOB_SUCCEEDED ? "finished" : error);
-  // Best effort: a member that cannot be reached is already gone.
-  for (const auto* group : {&schedulers_, &workers_}) {
-    for (const auto& m : *group) (void)transport_.Send(m.id, e);
-  }
-  log_->info("job {}: {} after {:.3f} s, {} updates", id_, JobStateName(state), Elapsed(now),
-             updates_);
+  log_->info("job {}: {} updates in {} rounds", id_, updates_, next_commit_);
 }
 
 double DynamicJob::ApproxObjective() const {
@@ -514,7 +426,7 @@ std::vector<proto::ResultFile> DynamicJob::ResultFiles() const {
   summary["lambda_max"] = lambda_max_.value_or(0.0);
   summary["rounds"] = next_commit_;
   summary["updates"] = updates_;
-  summary["seconds"] = ended_ ? std::chrono::duration<double>(*ended_ - started_).count() : 0.0;
+  summary["seconds"] = Duration();
   summary["nonzeros"] = model_.size();
   summary["rows"] = num_rows_;
   summary["features"] = num_features_;
@@ -522,10 +434,7 @@ std::vector<proto::ResultFile> DynamicJob::ResultFiles() const {
   summary["workers"] = workers_.size();
   summary["data"] = spec_.data_path();
   app_->Summarize(check_metrics_, summary);
-  nlohmann::ordered_json flags;
-  const std::map<std::string, std::string> sorted(spec_.flags().begin(), spec_.flags().end());
-  for (const auto& [k, v] : sorted) flags[k] = v;
-  summary["flags"] = flags;
+  summary["flags"] = FlagsJson();
   add("summary.json",
       summary.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
   return files;

@@ -33,30 +33,18 @@
 #include "common/event_loop.h"
 #include "common/logging.h"
 #include "common/transport.h"
-#include "coordinator/job.h"
+#include "coordinator/engine_job.h"
 
 namespace strads {
 
-class DynamicJob final : public Job {
+class DynamicJob final : public EngineJob {
  public:
   DynamicJob(Transport& transport, uint64_t id, proto::JobSpec spec, const DynamicApp* app,
              std::vector<JobMember> schedulers, std::vector<JobMember> workers, Logger log,
              Clock::time_point now, JobDeadlines deadlines = {});
 
-  // Sends JobStart to every member.
-  void Start() override;
   void OnMessage(const proto::Envelope& envelope, Clock::time_point now) override;
   void OnTick(Clock::time_point now) override;
-
-  // Ends the job now (JobEnd to every member). No-op once done.
-  void Cancel(Clock::time_point now) override;
-  void Fail(const std::string& cause, Clock::time_point now) override;
-
-  bool done() const override { return state_ >= proto::JOB_SUCCEEDED; }
-  bool Involves(const std::string& member_id) const override;
-  // Members a send to failed (they are gone or stuck); the coordinator drops them.
-  const std::vector<std::string>& unreachable() const override { return unreachable_; }
-  // A snapshot for status and results (rate over the last seconds).
   proto::JobInfo Info(Clock::time_point now) const override;
   // The result files (coefficients.tsv, trace.csv, summary.json), once succeeded.
   std::vector<proto::ResultFile> ResultFiles() const override;
@@ -69,10 +57,10 @@ class DynamicJob final : public Job {
     uint32_t partials = 0;
     std::vector<char> seen;  // by worker rank
   };
-  // Rank of `sender` among the job's schedulers (role SCHEDULER) or workers; -1 if it is not one.
-  int Rank(const std::string& sender, proto::Role role) const;
+  bool Loading() const override { return phase_ == Phase::kLoading; }
   // Who the job is waiting for right now, for the stall error.
-  std::string Waiting() const;
+  std::string Waiting() const override;
+  void OnFinished(proto::JobState state, Clock::time_point now) override;
 
   void HandleReady(const proto::Envelope& e, Clock::time_point now);
   void HandleChord(const proto::Envelope& e, Clock::time_point now);
@@ -86,32 +74,13 @@ class DynamicJob final : public Job {
   void MaybeStartCheck(Clock::time_point now);
   void FinishCheck(Clock::time_point now);
   void RequestModel(Clock::time_point now);
-  void Finish(proto::JobState state, const std::string& error, Clock::time_point now);
   bool LimitReached(Clock::time_point now) const;
-  void SendTo(const std::string& to, const proto::Envelope& e, Clock::time_point now);
-  void Broadcast(const std::vector<JobMember>& to, const proto::Envelope& e, Clock::time_point now);
   void Trace(Clock::time_point now, bool force);
-  double Elapsed(Clock::time_point now) const;
   double ApproxObjective() const;
 
-  Transport& transport_;
-  uint64_t id_;
-  proto::JobSpec spec_;
   const DynamicApp* app_;
-  std::vector<JobMember> schedulers_;
-  std::vector<JobMember> workers_;
-  Logger log_;
-  Clock::time_point started_;
-  JobDeadlines deadlines_;
-  Clock::time_point last_progress_;
-  std::map<std::string, int> scheduler_rank_, worker_rank_;
   std::vector<char> seen_;  // per member in the current phase: schedulers, then workers
-  std::optional<Clock::time_point> ended_;
-
-  proto::JobState state_ = proto::JOB_LOADING;
   Phase phase_ = Phase::kLoading;
-  std::string error_;
-  std::vector<std::string> unreachable_;
 
   // Loading.
   uint32_t ready_ = 0;

@@ -13,16 +13,9 @@ namespace strads {
 StaticJob::StaticJob(Transport& transport, uint64_t id, proto::JobSpec spec, const StaticApp* app,
                      std::vector<JobMember> schedulers, std::vector<JobMember> workers, Logger log,
                      Clock::time_point now, JobDeadlines deadlines)
-    : transport_(transport),
-      id_(id),
-      spec_(std::move(spec)),
+    : EngineJob(transport, id, std::move(spec), std::move(schedulers), std::move(workers),
+                std::move(log), now, deadlines),
       app_(app),
-      schedulers_(std::move(schedulers)),
-      workers_(std::move(workers)),
-      log_(std::move(log)),
-      started_(now),
-      deadlines_(deadlines),
-      last_progress_(now),
       plan_(static_cast<uint32_t>(workers_.size()),
             std::max<uint32_t>(1, spec_.blocks_per_worker())),
       passes_(app_->PassesPerIteration(spec_)),
@@ -30,24 +23,6 @@ StaticJob::StaticJob(Transport& transport, uint64_t id, proto::JobSpec spec, con
       aggregates_(app_->NumAggregates(spec_), 0.0),
       sub_round_seconds_(workers_.size(), 0.0) {
   trace_ = app_->TraceHeader() + "\n";
-}
-
-std::optional<size_t> StaticJob::SchedulerRank(const std::string& sender) const {
-  for (size_t s = 0; s < schedulers_.size(); ++s) {
-    if (schedulers_[s].id == sender) return s;
-  }
-  return std::nullopt;
-}
-
-std::optional<size_t> StaticJob::WorkerRank(const std::string& sender) const {
-  for (size_t w = 0; w < workers_.size(); ++w) {
-    if (workers_[w].id == sender) return w;
-  }
-  return std::nullopt;
-}
-
-bool StaticJob::Involves(const std::string& member_id) const {
-  return SchedulerRank(member_id) || WorkerRank(member_id);
 }
 
 std::string StaticJob::Waiting() const {
@@ -65,48 +40,14 @@ std::string StaticJob::Waiting() const {
   return out;
 }
 
-double StaticJob::Elapsed(Clock::time_point now) const {
-  return std::chrono::duration<double>(ended_.value_or(now) - started_).count();
-}
-
-void StaticJob::SendTo(const std::string& to, const proto::Envelope& e, Clock::time_point now) {
-  if (done()) return;
-  if (Status st = transport_.Send(to, e); !st.ok()) {
-    unreachable_.push_back(to);
-    Fail("cannot send " + BodyName(e) + " to " + to + ": " + st.message(), now);
-  }
-}
-
-void StaticJob::Broadcast(const std::vector<JobMember>& to, const proto::Envelope& e,
-                          Clock::time_point now) {
-  for (const auto& m : to) SendTo(m.id, e, now);
-}
-
 void StaticJob::Start() {
-  const auto now = Clock::now();
-  log_->info("job {}: starting {} on {} scheduler(s) and {} worker(s), {} blocks", id_, spec_.app(),
-             schedulers_.size(), workers_.size(), plan_.blocks());
-  for (const auto* group : {&schedulers_, &workers_}) {
-    for (size_t r = 0; r < group->size(); ++r) {
-      auto e = MakeEnvelope(transport_.id(), id_);
-      auto* start = e.mutable_job_start();
-      *start->mutable_spec() = spec_;
-      start->set_rank(static_cast<uint32_t>(r));
-      start->set_num_schedulers(static_cast<uint32_t>(schedulers_.size()));
-      start->set_num_workers(static_cast<uint32_t>(workers_.size()));
-      for (const auto& w : workers_) {
-        start->add_worker_ids(w.id);
-        start->add_worker_endpoints(w.endpoint);
-      }
-      start->set_coordinator_id(transport_.id());
-      SendTo((*group)[r].id, e, now);
-    }
-  }
+  log_->info("job {}: {} blocks, {} passes per iteration", id_, plan_.blocks(), passes_);
+  EngineJob::Start();
 }
 
 void StaticJob::OnMessage(const proto::Envelope& e, Clock::time_point now) {
   if (done()) return;
-  if (!Involves(e.sender())) {
+  if (Slot(e.sender()) < 0) {
     log_->warn("job {}: ignoring {} from {}, not a member of the job", id_, BodyName(e),
                e.sender());
     return;
@@ -125,28 +66,16 @@ void StaticJob::OnMessage(const proto::Envelope& e, Clock::time_point now) {
   }
 }
 
-void StaticJob::OnTick(Clock::time_point now) {
-  if (done()) return;
-  const double quiet = std::chrono::duration<double>(now - last_progress_).count();
-  const double limit = phase_ == Phase::kLoading ? deadlines_.load_s : deadlines_.stall_s;
-  if (quiet > limit) {
-    Fail(fmt::format("no progress for {:.0f} s ({}); waiting for: {}", quiet,
-                     phase_ == Phase::kLoading ? "loading" : "running", Waiting()),
-         now);
-  }
-}
-
 void StaticJob::HandleReady(const proto::Envelope& e, Clock::time_point now) {
   const auto& r = e.ready();
   // A member reports any failure of its part of the job as a Ready with an error, in any phase.
   if (!r.error().empty()) return Fail(e.sender() + ": " + r.error(), now);
   if (phase_ != Phase::kLoading) return;
-  const auto s = SchedulerRank(e.sender());
-  const size_t slot = s ? *s : schedulers_.size() + *WorkerRank(e.sender());
+  const size_t slot = size_t(Slot(e.sender()));
   if (seen_[slot]) return;
   seen_[slot] = 1;
   last_progress_ = now;
-  if (!s) {
+  if (Rank(e.sender(), proto::ROLE_WORKER) >= 0) {
     if (static_cast<size_t>(r.aggregates_size()) != aggregates_.size()) {
       return Fail(fmt::format("{} reported {} initial aggregates, expected {}", e.sender(),
                               r.aggregates_size(), aggregates_.size()),
@@ -205,7 +134,8 @@ void StaticJob::StartSubRound(Clock::time_point now) {
 
 void StaticJob::HandleSubRoundDone(const proto::Envelope& e, Clock::time_point now) {
   const auto& d = e.sub_round_done();
-  const auto w = WorkerRank(e.sender());
+  const int rank = Rank(e.sender(), proto::ROLE_WORKER);
+  const std::optional<size_t> w = rank >= 0 ? std::optional<size_t>(rank) : std::nullopt;
   if (phase_ != Phase::kRunning || !w || sub_rounds_over_ || d.iteration() != iteration_ ||
       d.pass() != pass_ || d.sub_round() != sub_round_) {
     return;
@@ -255,7 +185,8 @@ void StaticJob::HandleSubRoundDone(const proto::Envelope& e, Clock::time_point n
 
 void StaticJob::HandlePassDone(const proto::Envelope& e, Clock::time_point now) {
   const auto& d = e.pass_done();
-  const auto s = SchedulerRank(e.sender());
+  const int rank = Rank(e.sender(), proto::ROLE_SCHEDULER);
+  const std::optional<size_t> s = rank >= 0 ? std::optional<size_t>(rank) : std::nullopt;
   if (phase_ != Phase::kRunning || !s || d.iteration() != iteration_ || d.pass() != pass_ ||
       seen_[*s]) {
     return;
@@ -321,8 +252,7 @@ void StaticJob::RequestModel(Clock::time_point now) {
 
 void StaticJob::HandleOutput(const proto::Envelope& e, Clock::time_point now) {
   if (phase_ != Phase::kModel) return;
-  const auto s = SchedulerRank(e.sender());
-  const size_t slot = s ? *s : schedulers_.size() + *WorkerRank(e.sender());
+  const size_t slot = size_t(Slot(e.sender()));
   if (seen_[slot]) return;
   seen_[slot] = 1;
   last_progress_ = now;
@@ -335,27 +265,9 @@ void StaticJob::HandleOutput(const proto::Envelope& e, Clock::time_point now) {
   Finish(proto::JOB_SUCCEEDED, "", now);
 }
 
-void StaticJob::Cancel(Clock::time_point now) { Finish(proto::JOB_CANCELLED, "cancelled", now); }
-
-void StaticJob::Fail(const std::string& cause, Clock::time_point now) {
-  log_->error("job {} failed: {}", id_, cause);
-  Finish(proto::JOB_FAILED, cause, now);
-}
-
-void StaticJob::Finish(proto::JobState state, const std::string& error, Clock::time_point now) {
-  if (done()) return;
-  ended_ = now;
-  state_ = state;
+void StaticJob::OnFinished(proto::JobState state, Clock::time_point now) {
   phase_ = Phase::kDone;
-  error_ = error;
-  auto e = MakeEnvelope(transport_.id(), id_);
-  e.mutable_job_end()->set_reason(state == proto::JOB_SUCCEEDED ? "finished" : error);
-  // Best effort: a member that cannot be reached is already gone.
-  for (const auto* group : {&schedulers_, &workers_}) {
-    for (const auto& m : *group) (void)transport_.Send(m.id, e);
-  }
-  log_->info("job {}: {} after {:.3f} s, {} iterations", id_, JobStateName(state), Elapsed(now),
-             iterations_done_);
+  log_->info("job {}: {} iterations, {} sub-rounds", id_, iterations_done_, sub_rounds_done_);
 }
 
 proto::JobInfo StaticJob::Info(Clock::time_point now) const {
@@ -410,10 +322,7 @@ std::vector<proto::ResultFile> StaticJob::ResultFiles() const {
   summary["balance"] = spec_.balance().empty() ? "work" : spec_.balance();
   summary["data"] = spec_.data_path();
   app_->Summarize(metrics_, summary);
-  nlohmann::ordered_json flags;
-  const std::map<std::string, std::string> sorted(spec_.flags().begin(), spec_.flags().end());
-  for (const auto& [k, v] : sorted) flags[k] = v;
-  summary["flags"] = flags;
+  summary["flags"] = FlagsJson();
   add("summary.json",
       summary.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
   return files;

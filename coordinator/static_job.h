@@ -37,12 +37,12 @@
 #include "apps/static_app.h"
 #include "common/logging.h"
 #include "common/transport.h"
-#include "coordinator/job.h"
+#include "coordinator/engine_job.h"
 #include "scheduler/static_plan.h"
 
 namespace strads {
 
-class StaticJob final : public Job {
+class StaticJob final : public EngineJob {
  public:
   StaticJob(Transport& transport, uint64_t id, proto::JobSpec spec, const StaticApp* app,
             std::vector<JobMember> schedulers, std::vector<JobMember> workers, Logger log,
@@ -50,23 +50,15 @@ class StaticJob final : public Job {
 
   void Start() override;
   void OnMessage(const proto::Envelope& envelope, Clock::time_point now) override;
-  void OnTick(Clock::time_point now) override;
-  void Cancel(Clock::time_point now) override;
-  void Fail(const std::string& cause, Clock::time_point now) override;
-  bool done() const override { return state_ >= proto::JOB_SUCCEEDED; }
-  bool Involves(const std::string& member_id) const override;
-  const std::vector<std::string>& unreachable() const override { return unreachable_; }
   proto::JobInfo Info(Clock::time_point now) const override;
   std::vector<proto::ResultFile> ResultFiles() const override;
 
  private:
   enum class Phase { kLoading, kRunning, kModel, kDone };
 
-  // Slot of `sender` in seen_ (schedulers first, then workers) and its rank; nullopt if the sender
-  // is not a member of this job in `role`.
-  std::optional<size_t> SchedulerRank(const std::string& sender) const;
-  std::optional<size_t> WorkerRank(const std::string& sender) const;
-  std::string Waiting() const;
+  bool Loading() const override { return phase_ == Phase::kLoading; }
+  std::string Waiting() const override;
+  void OnFinished(proto::JobState state, Clock::time_point now) override;
 
   void HandleReady(const proto::Envelope& e, Clock::time_point now);
   void HandleSubRoundDone(const proto::Envelope& e, Clock::time_point now);
@@ -78,31 +70,13 @@ class StaticJob final : public Job {
   void MaybeEndPass(Clock::time_point now);
   void EndIteration(Clock::time_point now);
   void RequestModel(Clock::time_point now);
-  void Finish(proto::JobState state, const std::string& error, Clock::time_point now);
   bool LimitReached(Clock::time_point now) const;
   bool Evaluation() const { return pass_ + 1 == passes_; }
-  void SendTo(const std::string& to, const proto::Envelope& e, Clock::time_point now);
-  void Broadcast(const std::vector<JobMember>& to, const proto::Envelope& e, Clock::time_point now);
-  double Elapsed(Clock::time_point now) const;
 
-  Transport& transport_;
-  uint64_t id_;
-  proto::JobSpec spec_;
   const StaticApp* app_;
-  std::vector<JobMember> schedulers_;
-  std::vector<JobMember> workers_;
-  Logger log_;
-  Clock::time_point started_;
-  JobDeadlines deadlines_;
-  Clock::time_point last_progress_;
-  std::optional<Clock::time_point> ended_;
   RotationPlan plan_;
   uint32_t passes_ = 1;
-
-  proto::JobState state_ = proto::JOB_LOADING;
   Phase phase_ = Phase::kLoading;
-  std::string error_;
-  std::vector<std::string> unreachable_;
   std::vector<char> seen_;  // per member in the current step: schedulers, then workers
 
   // Loading.

@@ -42,8 +42,7 @@ void Scheduler::ReportError(const std::string& what) {
 
 void Scheduler::OnTick(Clock::time_point now) {
   session_.OnTick(now, CurrentJobId());
-  if (static_job_) static_job_->OnTick();
-  std::erase_if(retired_, [](auto& job) { return !job->Busy(); });
+  static_job_.Tick();
   if (auto loaded = load_.Poll()) FinishLoading(std::move(*loaded));
 }
 
@@ -52,7 +51,7 @@ void Scheduler::OnMessage(const proto::Envelope& e, Clock::time_point now) {
   if (RouteStatic(e)) return;
   switch (e.body_case()) {
     case proto::Envelope::kJobStart:
-      EndStaticJob("replaced by job " + std::to_string(e.job_id()));
+      static_job_.End(log_, "replaced by job " + std::to_string(e.job_id()));
       return HandleJobStart(e);
     case proto::Envelope::kJobEnd:
       if (job_ && job_->id == e.job_id()) EndJob(e.job_end().reason());
@@ -269,35 +268,19 @@ void Scheduler::EndJob(const std::string& why) {
 }
 
 uint64_t Scheduler::CurrentJobId() const {
-  if (static_job_) return static_job_->id();
+  if (static_job_.get()) return static_job_.id();
   return job_ ? job_->id : 0;
 }
 
 bool Scheduler::RouteStatic(const proto::Envelope& e) {
-  if (e.body_case() == proto::Envelope::kJobStart) {
-    auto app = FindStaticApp(e.job_start().spec().app());
-    if (!app.ok()) return false;  // a dynamic-engine job
-    if (job_) EndJob("replaced by job " + std::to_string(e.job_id()));
-    EndStaticJob("replaced by job " + std::to_string(e.job_id()));
-    static_job_ = std::make_unique<StaticHomeJob>(transport_, session_, log_, e.job_id(),
-                                                  e.job_start(), *app);
-    return true;
-  }
-  if (!static_job_ || static_job_->id() != e.job_id()) return false;
-  if (e.body_case() == proto::Envelope::kJobEnd) {
-    EndStaticJob(e.job_end().reason());
-  } else {
-    static_job_->OnMessage(e);
-  }
+  if (e.body_case() != proto::Envelope::kJobStart) return static_job_.Route(e, log_);
+  auto app = FindStaticApp(e.job_start().spec().app());
+  if (!app.ok()) return false;  // a dynamic-engine job
+  if (job_) EndJob("replaced by job " + std::to_string(e.job_id()));
+  static_job_.Replace(
+      std::make_unique<StaticHomeJob>(transport_, session_, log_, e.job_id(), e.job_start(), *app),
+      log_, "replaced by job " + std::to_string(e.job_id()));
   return true;
-}
-
-void Scheduler::EndStaticJob(const std::string& why) {
-  if (!static_job_) return;
-  log_->info("job {} ended: {}", static_job_->id(), why);
-  static_job_->Abandon();
-  if (static_job_->Busy()) retired_.push_back(std::move(static_job_));
-  static_job_.reset();
 }
 
 }  // namespace strads

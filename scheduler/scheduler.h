@@ -23,6 +23,7 @@
 #include "apps/dynamic_app.h"
 #include "common/background_load.h"
 #include "common/event_loop.h"
+#include "common/job_slot.h"
 #include "common/member_session.h"
 #include "scheduler/chord_builder.h"
 #include "scheduler/static_home_job.h"
@@ -84,18 +85,16 @@ class Scheduler : public Actor {
   void MaybeFinishCheck();
   void EndJob(const std::string& why);
 
-  // Static-engine jobs (lda, mf) run in their own object; a job that ended while its load still
-  // runs is retired until the load finishes, so ending it never blocks the event loop.
+  // Static-engine jobs (lda, mf) run in their own object (common/job_slot.h); true if `e` was
+  // one of theirs.
   bool RouteStatic(const proto::Envelope& e);
-  void EndStaticJob(const std::string& why);
   uint64_t CurrentJobId() const;
 
   Transport& transport_;
   Logger log_;
   MemberSession session_;
   std::unique_ptr<Job> job_;
-  std::unique_ptr<StaticHomeJob> static_job_;
-  std::vector<std::unique_ptr<StaticHomeJob>> retired_;
+  JobSlot<StaticHomeJob> static_job_;
   BackgroundLoad<Partition> load_;  // last member: destroyed (waited for) first
 };
 

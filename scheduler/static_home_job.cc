@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "apps/static_wire.h"
 #include "common/protocol.h"
 
 namespace strads {
@@ -50,15 +51,9 @@ void StaticHomeJob::OnTick() {
 }
 
 void StaticHomeJob::FinishLoading(Result<std::unique_ptr<StaticHome>> loaded) {
-  auto reply = MakeEnvelope(transport_.id(), id_);
-  if (!loaded.ok()) {
-    failed_ = true;
-    reply.mutable_ready()->set_error(loaded.status().message());
-    log_->error("job {}: {}", id_, loaded.status().message());
-    (void)session_.SendToCoordinator(reply);
-    return;
-  }
+  if (!loaded.ok()) return ReportError(loaded.status().message());
   home_ = std::move(loaded).value();
+  auto reply = MakeEnvelope(transport_.id(), id_);
   reply.mutable_ready();
   log_->info("job {}: home of {} blocks loaded", id_, owned_.size());
   (void)session_.SendToCoordinator(reply);
@@ -92,15 +87,9 @@ void StaticHomeJob::HandlePassStart(const proto::Envelope& e) {
     auto block = home_->TakeBlock(b, step_);
     if (!block.ok()) return ReportError(block.status().message());
     const auto visit = FirstVisit(plan_, b);
-    auto out = MakeEnvelope(transport_.id(), id_);
-    auto* t = out.mutable_block_transfer();
-    t->set_iteration(step_.iteration);
-    t->set_pass(step_.pass);
-    t->set_sub_round(visit.sub_round);
-    auto* data = t->mutable_block();
-    data->set_block(b);
-    data->mutable_ints()->Assign(block->ints.begin(), block->ints.end());
-    data->mutable_doubles()->Assign(block->doubles.begin(), block->doubles.end());
+    block->id = b;
+    const auto out = BlockTransferEnvelope(transport_.id(), id_, step_.iteration, step_.pass,
+                                           visit.sub_round, *block);
     if (Status st = transport_.Send(worker_ids_[visit.worker], out); !st.ok()) {
       return ReportError(fmt::format("cannot send block {} to {}: {}", b, worker_ids_[visit.worker],
                                      st.message()));
@@ -117,10 +106,7 @@ void StaticHomeJob::HandleBlock(const proto::Envelope& e) {
     return ReportError(fmt::format("unexpected block {} (iteration {}, pass {}) from {}", b,
                                    t.iteration(), t.pass(), e.sender()));
   }
-  StaticBlock block;
-  block.id = b;
-  block.ints.assign(t.block().ints().begin(), t.block().ints().end());
-  block.doubles.assign(t.block().doubles().begin(), t.block().doubles().end());
+  StaticBlock block = BlockFromProto(t.block());
   StaticStep step = step_;
   step.sub_round = plan_.sub_rounds() - 1;
   if (Status st = home_->ReturnBlock(std::move(block), step); !st.ok()) {
@@ -138,7 +124,7 @@ void StaticHomeJob::SendPassDone() {
   if (step_.evaluation) {
     std::map<std::string, double> metrics;
     home_->Metrics(metrics);
-    for (const auto& [name, value] : metrics) (*done->mutable_metrics())[name] = value;
+    MetricsToProto(metrics, done->mutable_metrics());
   }
   (void)session_.SendToCoordinator(e);
 }
@@ -156,9 +142,7 @@ void StaticHomeJob::ReportError(const std::string& what) {
   if (failed_) return;
   failed_ = true;
   log_->error("job {}: {}", id_, what);
-  auto e = MakeEnvelope(transport_.id(), id_);
-  e.mutable_ready()->set_error(what);
-  (void)session_.SendToCoordinator(e);
+  (void)session_.SendToCoordinator(JobErrorEnvelope(transport_.id(), id_, what));
 }
 
 }  // namespace strads

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "apps/static_wire.h"
 #include "common/protocol.h"
 
 namespace strads {
@@ -38,20 +39,10 @@ StaticWorkerJob::StaticWorkerJob(Transport& transport, MemberSession& session, L
 
 StaticWorkerJob::~StaticWorkerJob() = default;
 
-void StaticWorkerJob::OnTick() {
-  if (auto loaded = load_.Poll()) FinishLoading(std::move(*loaded));
-}
-
 void StaticWorkerJob::FinishLoading(Result<std::unique_ptr<StaticShard>> loaded) {
+  if (!loaded.ok()) return ReportError(loaded.status().message());
   auto reply = MakeEnvelope(transport_.id(), id_);
   auto* ready = reply.mutable_ready();
-  if (!loaded.ok()) {
-    failed_ = true;
-    ready->set_error(loaded.status().message());
-    log_->error("job {}: {}", id_, loaded.status().message());
-    (void)session_.SendToCoordinator(reply);
-    return;
-  }
   shard_ = std::move(loaded).value();
   ready->set_num_rows(shard_->rows());
   ready->set_num_features(shard_->items());
@@ -101,16 +92,12 @@ void StaticWorkerJob::HandleBlock(const proto::Envelope& e) {
     return ReportError(fmt::format("received block {} of pass {} from {}; the plan has {} blocks",
                                    data.block(), t.pass(), e.sender(), plan_.blocks()));
   }
-  StaticBlock block;
-  block.id = data.block();
-  block.ints.assign(data.ints().begin(), data.ints().end());
-  block.doubles.assign(data.doubles().begin(), data.doubles().end());
-  blocks_[{t.iteration(), t.pass(), data.block()}] = std::move(block);
+  blocks_[{t.iteration(), t.pass(), data.block()}] = BlockFromProto(data);
   TryProcess();
 }
 
 void StaticWorkerJob::TryProcess() {
-  if (!start_ || !shard_) return;
+  if (!start_ || !shard_ || compute_.valid()) return;
   const uint64_t iteration = start_->iteration();
   const uint32_t pass = start_->pass(), r = start_->sub_round();
   if (r >= plan_.sub_rounds() || pass >= passes_) {
@@ -119,34 +106,57 @@ void StaticWorkerJob::TryProcess() {
   const uint32_t b = plan_.Block(r, rank_);
   auto it = blocks_.find({iteration, pass, b});
   if (it == blocks_.end()) return;  // the block is still on its way
-  StaticBlock block = std::move(it->second);
+  Computed work;
+  work.step = StaticStep{iteration, pass, r, pass + 1 == passes_};
+  work.block = std::move(it->second);
   blocks_.erase(it);
-  const std::vector<double> aggregates(start_->aggregates().begin(), start_->aggregates().end());
+  std::vector<double> aggregates(start_->aggregates().begin(), start_->aggregates().end());
   start_.reset();
 
-  StaticStep step{iteration, pass, r, pass + 1 == passes_};
-  std::vector<double> delta(aggregates.size(), 0.0);
-  const auto began = std::chrono::steady_clock::now();
-  auto work = shard_->Process(step, aggregates, block, delta);
-  if (!work.ok()) return ReportError(work.status().message());
-  // The worker's last sub-round of the pass: every block has been here once.
+  // The sub-round runs on its own thread so the event loop goes on (heartbeats) however long it
+  // takes; the shard is touched by that thread alone until it is collected. A short sub-round is
+  // collected at once, without a round trip through the loop.
   const bool last = r + 1 == plan_.sub_rounds();
-  if (last) shard_->EndPass(step);
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  compute_ = std::async(std::launch::async, [shard = shard_.get(), last,
+                                             aggregates = std::move(aggregates),
+                                             work = std::move(work)]() mutable {
+    work.delta.assign(aggregates.size(), 0.0);
+    const auto began = std::chrono::steady_clock::now();
+    work.work = shard->Process(work.step, aggregates, work.block, work.delta);
+    // The worker's last sub-round of the pass: every block has been here once.
+    if (work.work.ok() && last) shard->EndPass(work.step);
+    if (work.work.ok() && last && work.step.evaluation) shard->Metrics(work.metrics);
+    work.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+    return work;
+  });
+  if (compute_.wait_for(std::chrono::milliseconds(200)) == std::future_status::ready) Collect();
+}
+
+void StaticWorkerJob::OnTick() {
+  if (auto loaded = load_.Poll()) FinishLoading(std::move(*loaded));
+  if (compute_.valid() && compute_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+    Collect();
+  }
+}
+
+void StaticWorkerJob::Collect() {
+  Computed c = compute_.get();
+  if (!c.work.ok()) return ReportError(c.work.status().message());
+  const uint64_t iteration = c.step.iteration;
+  const uint32_t pass = c.step.pass, r = c.step.sub_round, b = c.block.id;
 
   // On to the next holder in this pass, or home.
   const auto next = plan_.NextVisit(r, b);
   if (next.sub_round > r) {
     if (next.worker == rank_) {
-      blocks_[{iteration, pass, b}] = std::move(block);
+      blocks_[{iteration, pass, b}] = std::move(c.block);
     } else {
-      SendBlock(worker_ids_[next.worker], iteration, pass, next.sub_round, std::move(block));
+      SendBlock(worker_ids_[next.worker], iteration, pass, next.sub_round, std::move(c.block));
     }
   } else {
     if (scheduler_ids_.empty()) return ReportError("a block must go home before Begin arrived");
     SendBlock(scheduler_ids_[b % scheduler_ids_.size()], iteration, pass, plan_.sub_rounds(),
-              std::move(block));
+              std::move(c.block));
   }
   if (failed_) return;
 
@@ -156,28 +166,16 @@ void StaticWorkerJob::TryProcess() {
   done->set_pass(pass);
   done->set_sub_round(r);
   done->set_block(b);
-  done->mutable_delta()->Assign(delta.begin(), delta.end());
-  done->set_seconds(seconds);
-  done->set_work(*work);
-  if (last && step.evaluation) {
-    std::map<std::string, double> metrics;
-    shard_->Metrics(metrics);
-    for (const auto& [name, value] : metrics) (*done->mutable_metrics())[name] = value;
-  }
+  done->mutable_delta()->Assign(c.delta.begin(), c.delta.end());
+  done->set_seconds(c.seconds);
+  done->set_work(*c.work);
+  MetricsToProto(c.metrics, done->mutable_metrics());
   (void)session_.SendToCoordinator(e);
 }
 
 void StaticWorkerJob::SendBlock(const std::string& to, uint64_t iteration, uint32_t pass,
                                 uint32_t sub_round, StaticBlock block) {
-  auto e = MakeEnvelope(transport_.id(), id_);
-  auto* t = e.mutable_block_transfer();
-  t->set_iteration(iteration);
-  t->set_pass(pass);
-  t->set_sub_round(sub_round);
-  auto* data = t->mutable_block();
-  data->set_block(block.id);
-  data->mutable_ints()->Assign(block.ints.begin(), block.ints.end());
-  data->mutable_doubles()->Assign(block.doubles.begin(), block.doubles.end());
+  const auto e = BlockTransferEnvelope(transport_.id(), id_, iteration, pass, sub_round, block);
   if (Status st = transport_.Send(to, e); !st.ok()) {
     ReportError(fmt::format("cannot send block {} to {}: {}", block.id, to, st.message()));
   }
@@ -196,9 +194,7 @@ void StaticWorkerJob::ReportError(const std::string& what) {
   if (failed_) return;
   failed_ = true;
   log_->error("job {}: {}", id_, what);
-  auto e = MakeEnvelope(transport_.id(), id_);
-  e.mutable_ready()->set_error(what);
-  (void)session_.SendToCoordinator(e);
+  (void)session_.SendToCoordinator(JobErrorEnvelope(transport_.id(), id_, what));
 }
 
 }  // namespace strads

@@ -13,6 +13,8 @@
 // Thread-compatibility: used by the worker's event loop only.
 #pragma once
 
+#include <chrono>
+#include <future>
 #include <map>
 #include <memory>
 #include <optional>
@@ -37,24 +39,40 @@ class StaticWorkerJob {
   ~StaticWorkerJob();
 
   uint64_t id() const { return id_; }
-  // Polls the background load; answers Ready when it is done.
+  // Polls the background load (answers Ready when it is done) and the sub-round in progress.
   void OnTick();
+  // True while a sub-round computes on its thread: the event loop should tick often.
+  bool computing() const { return compute_.valid(); }
   // A message of this job.
   void OnMessage(const proto::Envelope& e);
   // Drops the job's load (a load still running is abandoned, not waited for).
   void Abandon() { load_.Abandon(); }
-  // True while a load (abandoned or not) still runs.
-  bool Busy() { return load_.Busy(); }
+  // True while a load (abandoned or not) or a sub-round still runs.
+  bool Busy() {
+    return load_.Busy() || (compute_.valid() && compute_.wait_for(std::chrono::seconds(0)) !=
+                                                    std::future_status::ready);
+  }
 
  private:
   using BlockKey = std::tuple<uint64_t, uint32_t, uint32_t>;  // iteration, pass, block
+  // A sub-round's work, done on its own thread.
+  struct Computed {
+    StaticStep step;
+    StaticBlock block;
+    std::vector<double> delta;
+    Result<uint64_t> work = uint64_t{0};
+    double seconds = 0;
+    std::map<std::string, double> metrics;  // after the evaluation pass
+  };
 
   void FinishLoading(Result<std::unique_ptr<StaticShard>> loaded);
   void HandleBegin(const proto::Envelope& e);
   void HandleBlock(const proto::Envelope& e);
   void HandleModelRequest();
-  // Works on the current sub-round if its start and its block are both here.
+  // Starts the current sub-round if its start and its block are both here.
   void TryProcess();
+  // Passes the finished sub-round's block on and reports it.
+  void Collect();
   void SendBlock(const std::string& to, uint64_t iteration, uint32_t pass, uint32_t sub_round,
                  StaticBlock block);
   void ReportError(const std::string& what);
@@ -75,6 +93,7 @@ class StaticWorkerJob {
   bool failed_ = false;
   std::optional<proto::SubRoundStart> start_;          // the barrier passed, not yet worked on
   std::map<BlockKey, StaticBlock> blocks_;             // blocks that arrived before their sub-round
+  std::future<Computed> compute_;                      // the sub-round in progress
   BackgroundLoad<std::unique_ptr<StaticShard>> load_;  // last member: destroyed first
 };
 

@@ -25,6 +25,7 @@
 #include "apps/dynamic_app.h"
 #include "common/background_load.h"
 #include "common/event_loop.h"
+#include "common/job_slot.h"
 #include "common/logging.h"
 #include "common/member_session.h"
 #include "common/transport.h"
@@ -41,6 +42,7 @@ class Worker : public Actor {
   void OnMessage(const proto::Envelope& envelope, Clock::time_point now) override;
   void OnTick(Clock::time_point now) override;
   bool Finished() const override { return session_.shutdown_requested(); }
+  bool Polling() const override { return static_job_.get() && static_job_.get()->computing(); }
 
   // Test hooks: the number of rounds whose commits are applied, and of chords still waiting.
   uint64_t applied_rounds() const { return job_ ? job_->applied : 0; }
@@ -77,18 +79,16 @@ class Worker : public Actor {
   // Reports a failure of this member's part of the job to the coordinator (which fails the job).
   void ReportError(const std::string& what);
 
-  // Static-engine jobs (lda, mf) run in their own object; a job that ended while its load still
-  // runs is retired until the load finishes, so ending it never blocks the event loop.
+  // Static-engine jobs (lda, mf) run in their own object (common/job_slot.h); true if `e` was
+  // one of theirs.
   bool RouteStatic(const proto::Envelope& e);
-  void EndStaticJob(const std::string& why);
   uint64_t CurrentJobId() const;
 
   Transport& transport_;
   Logger log_;
   MemberSession session_;
   std::unique_ptr<Job> job_;
-  std::unique_ptr<StaticWorkerJob> static_job_;
-  std::vector<std::unique_ptr<StaticWorkerJob>> retired_;
+  JobSlot<StaticWorkerJob> static_job_;
   BackgroundLoad<Dataset> load_;  // last member: destroyed (waited for) first
 };
 

@@ -1,0 +1,122 @@
+#include "coordinator/engine_job.h"
+
+#include <fmt/format.h>
+
+#include "common/protocol.h"
+
+namespace strads {
+
+EngineJob::EngineJob(Transport& transport, uint64_t id, proto::JobSpec spec,
+                     std::vector<JobMember> schedulers, std::vector<JobMember> workers, Logger log,
+                     Clock::time_point now, JobDeadlines deadlines)
+    : transport_(transport),
+      id_(id),
+      spec_(std::move(spec)),
+      schedulers_(std::move(schedulers)),
+      workers_(std::move(workers)),
+      log_(std::move(log)),
+      started_(now),
+      deadlines_(deadlines),
+      last_progress_(now) {
+  for (size_t s = 0; s < schedulers_.size(); ++s) scheduler_rank_[schedulers_[s].id] = int(s);
+  for (size_t w = 0; w < workers_.size(); ++w) worker_rank_[workers_[w].id] = int(w);
+}
+
+int EngineJob::Rank(const std::string& sender, proto::Role role) const {
+  const auto& index = role == proto::ROLE_SCHEDULER ? scheduler_rank_ : worker_rank_;
+  auto it = index.find(sender);
+  return it == index.end() ? -1 : it->second;
+}
+
+int EngineJob::Slot(const std::string& sender) const {
+  if (int s = Rank(sender, proto::ROLE_SCHEDULER); s >= 0) return s;
+  if (int w = Rank(sender, proto::ROLE_WORKER); w >= 0) return int(schedulers_.size()) + w;
+  return -1;
+}
+
+bool EngineJob::Involves(const std::string& member_id) const { return Slot(member_id) >= 0; }
+
+double EngineJob::Elapsed(Clock::time_point now) const {
+  return std::chrono::duration<double>(ended_.value_or(now) - started_).count();
+}
+
+double EngineJob::Duration() const {
+  return ended_ ? std::chrono::duration<double>(*ended_ - started_).count() : 0.0;
+}
+
+void EngineJob::SendTo(const std::string& to, const proto::Envelope& e, Clock::time_point now) {
+  if (done()) return;
+  if (Status st = transport_.Send(to, e); !st.ok()) {
+    unreachable_.push_back(to);
+    Fail("cannot send " + BodyName(e) + " to " + to + ": " + st.message(), now);
+  }
+}
+
+void EngineJob::Broadcast(const std::vector<JobMember>& to, const proto::Envelope& e,
+                          Clock::time_point now) {
+  for (const auto& m : to) SendTo(m.id, e, now);
+}
+
+void EngineJob::Start() {
+  const auto now = Clock::now();
+  log_->info("job {}: starting {} on {} scheduler(s) and {} worker(s)", id_, spec_.app(),
+             schedulers_.size(), workers_.size());
+  for (const auto* group : {&schedulers_, &workers_}) {
+    for (size_t r = 0; r < group->size(); ++r) {
+      auto e = MakeEnvelope(transport_.id(), id_);
+      auto* start = e.mutable_job_start();
+      *start->mutable_spec() = spec_;
+      start->set_rank(static_cast<uint32_t>(r));
+      start->set_num_schedulers(static_cast<uint32_t>(schedulers_.size()));
+      start->set_num_workers(static_cast<uint32_t>(workers_.size()));
+      for (const auto& w : workers_) {
+        start->add_worker_ids(w.id);
+        start->add_worker_endpoints(w.endpoint);
+      }
+      start->set_coordinator_id(transport_.id());
+      SendTo((*group)[r].id, e, now);
+    }
+  }
+}
+
+void EngineJob::OnTick(Clock::time_point now) {
+  if (done()) return;
+  const double quiet = std::chrono::duration<double>(now - last_progress_).count();
+  const double limit = Loading() ? deadlines_.load_s : deadlines_.stall_s;
+  if (quiet > limit) {
+    Fail(fmt::format("no progress for {:.0f} s ({}); waiting for: {}", quiet,
+                     Loading() ? "loading" : "running", Waiting()),
+         now);
+  }
+}
+
+void EngineJob::Cancel(Clock::time_point now) { Finish(proto::JOB_CANCELLED, "cancelled", now); }
+
+void EngineJob::Fail(const std::string& cause, Clock::time_point now) {
+  log_->error("job {} failed: {}", id_, cause);
+  Finish(proto::JOB_FAILED, cause, now);
+}
+
+void EngineJob::Finish(proto::JobState state, const std::string& error, Clock::time_point now) {
+  if (done()) return;
+  ended_ = now;
+  OnFinished(state, now);
+  state_ = state;
+  error_ = error;
+  auto e = MakeEnvelope(transport_.id(), id_);
+  e.mutable_job_end()->set_reason(state == proto::JOB_SUCCEEDED ? "finished" : error);
+  // Best effort: a member that cannot be reached is already gone.
+  for (const auto* group : {&schedulers_, &workers_}) {
+    for (const auto& m : *group) (void)transport_.Send(m.id, e);
+  }
+  log_->info("job {}: {} after {:.3f} s", id_, JobStateName(state), Elapsed(now));
+}
+
+nlohmann::ordered_json EngineJob::FlagsJson() const {
+  nlohmann::ordered_json flags = nlohmann::ordered_json::object();
+  const std::map<std::string, std::string> sorted(spec_.flags().begin(), spec_.flags().end());
+  for (const auto& [k, v] : sorted) flags[k] = v;
+  return flags;
+}
+
+}  // namespace strads

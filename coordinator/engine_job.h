@@ -1,0 +1,77 @@
+// EngineJob: what both engines' jobs (DynamicJob, StaticJob) share as the coordinator runs them:
+// the members and their ranks, sending (a member a send fails to is unreachable and fails the
+// job), JobStart and JobEnd, the load and stall deadlines, the final state, and the flags for
+// summary.json. An engine adds its phases and messages on top.
+// Thread-compatibility: owned by the coordinator's event loop.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/logging.h"
+#include "common/transport.h"
+#include "coordinator/job.h"
+
+namespace strads {
+
+class EngineJob : public Job {
+ public:
+  EngineJob(Transport& transport, uint64_t id, proto::JobSpec spec,
+            std::vector<JobMember> schedulers, std::vector<JobMember> workers, Logger log,
+            Clock::time_point now, JobDeadlines deadlines);
+
+  // Sends JobStart (spec, rank, the workers' ids and endpoints) to every scheduler and worker.
+  void Start() override;
+  // Fails the job when it has waited longer than the deadline of its phase (Loading(): load_s,
+  // else stall_s) for the members Waiting() names.
+  void OnTick(Clock::time_point now) override;
+  void Cancel(Clock::time_point now) override;
+  void Fail(const std::string& cause, Clock::time_point now) override;
+  bool done() const override { return state_ >= proto::JOB_SUCCEEDED; }
+  bool Involves(const std::string& member_id) const override;
+  const std::vector<std::string>& unreachable() const override { return unreachable_; }
+
+ protected:
+  // Rank of `sender` among the job's schedulers (role SCHEDULER) or workers; -1 if it is not one.
+  int Rank(const std::string& sender, proto::Role role) const;
+  // Index of a member in per-member flags: schedulers first, then workers; -1 if not a member.
+  int Slot(const std::string& sender) const;
+  // Sends to a member; a failure marks it unreachable and fails the job. No-op once done.
+  void SendTo(const std::string& to, const proto::Envelope& e, Clock::time_point now);
+  void Broadcast(const std::vector<JobMember>& to, const proto::Envelope& e, Clock::time_point now);
+  // Ends the job: state, JobEnd to every member (best effort), OnFinished().
+  void Finish(proto::JobState state, const std::string& error, Clock::time_point now);
+  double Elapsed(Clock::time_point now) const;
+  // Seconds from start to end, 0 while running.
+  double Duration() const;
+  // spec.flags() sorted by name, for summary.json.
+  nlohmann::ordered_json FlagsJson() const;
+
+  // Engine hooks.
+  virtual bool Loading() const = 0;
+  virtual std::string Waiting() const = 0;
+  virtual void OnFinished(proto::JobState state, Clock::time_point now) {}
+
+  Transport& transport_;
+  const uint64_t id_;
+  const proto::JobSpec spec_;
+  const std::vector<JobMember> schedulers_;
+  const std::vector<JobMember> workers_;
+  Logger log_;
+  const Clock::time_point started_;
+  const JobDeadlines deadlines_;
+  Clock::time_point last_progress_;  // the last expected message
+  std::optional<Clock::time_point> ended_;
+  proto::JobState state_ = proto::JOB_LOADING;
+  std::string error_;
+
+ private:
+  std::map<std::string, int> scheduler_rank_, worker_rank_;
+  std::vector<std::string> unreachable_;
+};
+
+}  // namespace strads
