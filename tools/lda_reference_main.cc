@@ -33,8 +33,8 @@ int main(int argc, char** argv) {
       "iterations", po::value(&options.iterations)->default_value(options.iterations),
       "Gibbs sweeps")("seed", po::value(&options.seed)->default_value(options.seed), "random seed")(
       "sampler", po::value(&sampler)->default_value("sparse"),
-      "sparse (SparseLDA, O(K_d + K_w) per token) | dense (O(K))")("trace", po::value(&trace_path),
-                                                                   "trace CSV to write (required)")(
+      "sparse (SparseLDA, O(K_d + K_w) per token) | mh (LightLDA Metropolis-Hastings, O(1)) | "
+      "dense (O(K))")("trace", po::value(&trace_path), "trace CSV to write (required)")(
       "topics-output", po::value(&topics_path), "topics.txt: top 20 words of every topic");
   po::variables_map vm;
   try {
@@ -48,10 +48,12 @@ int main(int argc, char** argv) {
     std::cout << desc << "\n";
     return 0;
   }
-  if (data.empty() || trace_path.empty() || (sampler != "sparse" && sampler != "dense") ||
+  if (data.empty() || trace_path.empty() ||
+      (sampler != "sparse" && sampler != "dense" && sampler != "mh") ||
       (!topics_path.empty() && vocab_path.empty())) {
-    std::cerr << "strads-lda-reference: --data and --trace are required, --sampler is sparse or "
-                 "dense, --topics-output needs --vocab\n";
+    std::cerr
+        << "strads-lda-reference: --data and --trace are required, --sampler is sparse, mh or "
+           "dense, --topics-output needs --vocab\n";
     return 2;
   }
 
@@ -84,6 +86,7 @@ int main(int argc, char** argv) {
   };
   strads::Result<strads::lda::LdaResult> result =
       sampler == "sparse" ? strads::lda::SolveLdaReference(*corpus, options, on_iteration)
+      : sampler == "mh"   ? strads::lda::SolveLdaMh(*corpus, options, on_iteration)
                           : strads::lda::SolveLdaDense(*corpus, options, on_iteration);
   if (!result.ok()) {
     std::cerr << "strads-lda-reference: " << result.status().message() << "\n";
