@@ -6,6 +6,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "apps/static_app.h"
 #include "common/protocol.h"
@@ -40,6 +41,14 @@ inline proto::Envelope BlockTransferEnvelope(const std::string& sender, uint64_t
 inline void MetricsToProto(const std::map<std::string, double>& metrics,
                            google::protobuf::Map<std::string, double>* out) {
   for (const auto& [name, value] : metrics) (*out)[name] = value;
+}
+
+// A member's part of the outputs, the reply to ModelRequest.
+inline proto::Envelope OutputEnvelope(const std::string& sender, uint64_t job_id,
+                                      std::vector<proto::OutputPiece> pieces) {
+  auto e = MakeEnvelope(sender, job_id);
+  for (auto& piece : pieces) *e.mutable_static_output()->add_pieces() = std::move(piece);
+  return e;
 }
 
 // A member's report that its part of job `job_id` failed: Ready with the error.

@@ -131,11 +131,9 @@ void StaticHomeJob::SendPassDone() {
 
 void StaticHomeJob::HandleModelRequest() {
   if (in_pass_) return ReportError("model requested while blocks are away");
-  auto e = MakeEnvelope(transport_.id(), id_);
   std::vector<proto::OutputPiece> pieces;
   home_->Output(pieces);
-  for (auto& piece : pieces) *e.mutable_static_output()->add_pieces() = std::move(piece);
-  (void)session_.SendToCoordinator(e);
+  (void)session_.SendToCoordinator(OutputEnvelope(transport_.id(), id_, std::move(pieces)));
 }
 
 void StaticHomeJob::ReportError(const std::string& what) {

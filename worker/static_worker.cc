@@ -183,11 +183,9 @@ void StaticWorkerJob::SendBlock(const std::string& to, uint64_t iteration, uint3
 
 void StaticWorkerJob::HandleModelRequest() {
   if (!shard_) return ReportError("model requested before the shard was loaded");
-  auto e = MakeEnvelope(transport_.id(), id_);
   std::vector<proto::OutputPiece> pieces;
   shard_->Output(pieces);
-  for (auto& piece : pieces) *e.mutable_static_output()->add_pieces() = std::move(piece);
-  (void)session_.SendToCoordinator(e);
+  (void)session_.SendToCoordinator(OutputEnvelope(transport_.id(), id_, std::move(pieces)));
 }
 
 void StaticWorkerJob::ReportError(const std::string& what) {
