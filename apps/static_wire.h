@@ -47,7 +47,8 @@ inline void MetricsToProto(const std::map<std::string, double>& metrics,
 inline proto::Envelope OutputEnvelope(const std::string& sender, uint64_t job_id,
                                       std::vector<proto::OutputPiece> pieces) {
   auto e = MakeEnvelope(sender, job_id);
-  for (auto& piece : pieces) *e.mutable_static_output()->add_pieces() = std::move(piece);
+  auto* output = e.mutable_static_output();  // set even when there are no pieces
+  for (auto& piece : pieces) *output->add_pieces() = std::move(piece);
   return e;
 }
 

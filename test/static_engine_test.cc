@@ -281,6 +281,14 @@ TEST_CASE("static jobs fail cleanly on bad input, a dead worker and cancel", "[s
     CHECK(run.info.state() == proto::JOB_FAILED);
     CHECK_THAT(run.info.error(), Catch::Contains("bad.mtx:4"));
   }
+  SECTION("more workers than rows: the idle workers' empty parts do not stall the job") {
+    const auto tiny = dir.Write(
+        "tiny.mtx",
+        "%%MatrixMarket matrix coordinate real general\n3 2 4\n1 1 1\n2 2 2\n3 1 3\n1 2 1\n");
+    auto run = RunOnCluster(MfSpec(tiny, "ccd"), 1, 5);
+    CHECK(run.info.state() == proto::JOB_SUCCEEDED);
+    CHECK(run.files.count("W.mtx") == 1);
+  }
   SECTION("an unknown algorithm is refused at submit") {
     const auto data = dir.Write("r.mtx", RatingsText(20, 10, 3, 1));
     auto spec = MfSpec(data, "als");
