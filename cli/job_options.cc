@@ -83,7 +83,7 @@ po::options_description LdaOptions() {
   po::options_description d("lda");
   d.add_options()("vocab", po::value<std::string>()->default_value(""),
                   "vocabulary, one word per line (for topics.txt; default: word ids)")(
-      "topics", po::value<uint32_t>()->default_value(100), "K: number of topics")(
+      "topics", po::value<uint32_t>()->default_value(100), "K: number of topics (at most 1000000)")(
       "alpha", po::value<double>()->default_value(0.1), "document-topic prior (per topic)")(
       "beta", po::value<double>()->default_value(0.01), "topic-word prior (per word)")(
       "sampler", po::value<std::string>()->default_value("sparse"),

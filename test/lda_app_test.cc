@@ -307,6 +307,10 @@ TEST_CASE("lda_app: bad parameters are rejected naming the flag", "[lda_app]") {
   proto::JobSpec bad = spec;
   bad.set_topics(0);
   rejects(bad, "--topics");
+  bad.set_topics(4294967295u);  // what --topics -1 parses as
+  rejects(bad, "--topics");
+  bad.set_topics(LdaApp::kMaxTopics);
+  CHECK(app.Validate(bad).ok());
   bad = spec;
   bad.set_alpha(0);
   rejects(bad, "--alpha");

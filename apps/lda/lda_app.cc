@@ -111,7 +111,13 @@ double Get(const std::map<std::string, double>& metrics, const std::string& key)
 
 Status LdaApp::Validate(const proto::JobSpec& spec) const {
   if (spec.data_path().empty()) return Status::InvalidArgument("lda: --data FILE is required");
-  if (spec.topics() == 0) return Status::InvalidArgument("lda: --topics must be at least 1");
+  // The topic totals go dense in every SubRoundStart and SubRoundDone, and the coordinator holds
+  // them before any member loads: a K of billions (--topics -1 parses as 2^32 - 1) would fail
+  // there, not here.
+  if (spec.topics() == 0 || spec.topics() > kMaxTopics) {
+    return Status::InvalidArgument(
+        fmt::format("lda: --topics must be in [1, {}], got {}", kMaxTopics, spec.topics()));
+  }
   if (!(std::isfinite(spec.alpha()) && spec.alpha() > 0)) {
     return Status::InvalidArgument("lda: --alpha must be a finite number > 0");
   }

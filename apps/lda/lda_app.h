@@ -9,6 +9,9 @@ namespace strads::lda {
 
 class LdaApp final : public StaticApp {
  public:
+  // The largest --topics accepted (K = 10^7 already takes seconds per sub-round on a tiny corpus).
+  static constexpr uint32_t kMaxTopics = 1000000;
+
   std::string name() const override { return "lda"; }
   Status Validate(const proto::JobSpec& spec) const override;
   uint32_t NumAggregates(const proto::JobSpec& spec) const override;
