@@ -8,8 +8,10 @@
 #pragma once
 
 #include <chrono>
+#include <exception>
 #include <future>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -37,11 +39,18 @@ class BackgroundLoad {
   bool running() const { return current_.valid(); }
 
   // The result once the current load has finished (then no load is current); nullopt while it
-  // runs or when none was started. Also forgets abandoned loads that have finished.
+  // runs or when none was started. An exception thrown by the load (e.g. bad_alloc for a header
+  // that declares billions of rows) is its error. Also forgets abandoned loads that have finished.
   std::optional<Result<T>> Poll() {
     std::erase_if(abandoned_, [](auto& f) { return Ready(f); });
     if (!current_.valid() || !Ready(current_)) return std::nullopt;
-    return current_.get();
+    // Rethrown into the event loop, the exception would only be logged there, and the job would
+    // wait for an answer that never comes.
+    try {
+      return current_.get();
+    } catch (const std::exception& e) {
+      return Result<T>(Status::Internal(std::string("the load failed: ") + e.what()));
+    }
   }
 
   // True while any load (current or abandoned) is still running; forgets finished abandoned ones.

@@ -9,6 +9,7 @@
 
 #include <thread>
 
+#include "common/background_load.h"
 #include "common/event_loop.h"
 #include "common/inproc_transport.h"
 #include "common/protocol.h"
@@ -21,6 +22,22 @@ namespace {
 using std::chrono::milliseconds;
 
 }  // namespace
+
+TEST_CASE(
+    "a background load (static or dynamic) that throws answers with an error, not an exception",
+    "[background_load]") {
+  BackgroundLoad<int> load;
+  load.Start([]() -> Result<int> { throw std::bad_alloc(); });
+  std::optional<Result<int>> result;
+  for (int i = 0; i < 500 && !result; ++i) {
+    result = load.Poll();
+    if (!result) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  REQUIRE(result);
+  CHECK(result->status().code() == StatusCode::kInternal);
+  CHECK_THAT(result->status().message(), Catch::Contains("bad_alloc"));
+  CHECK_FALSE(load.Busy());
+}
 
 TEST_CASE("an envelope survives serialisation with its bulk arrays", "[protocol]") {
   auto e = MakeEnvelope("worker-1", 42, 7);
