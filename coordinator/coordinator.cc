@@ -306,21 +306,32 @@ void Coordinator::TryStartNext(Clock::time_point now) {
   const size_t take_w = spec.workers() ? need_w : workers.size();
   std::vector<JobMember> job_schedulers, job_workers;
   for (size_t i = 0; i < take_s; ++i) {
-    members_[schedulers[i]->info.id()].info.set_busy(true);
     job_schedulers.push_back({schedulers[i]->info.id(), schedulers[i]->info.endpoint()});
   }
   for (size_t i = 0; i < take_w; ++i) {
-    members_[workers[i]->info.id()].info.set_busy(true);
     job_workers.push_back({workers[i]->info.id(), workers[i]->info.endpoint()});
   }
-  if (auto static_app = FindStaticApp(spec.app()); static_app.ok()) {
-    running_ =
-        std::make_unique<StaticJob>(transport_, id, spec, *static_app, std::move(job_schedulers),
-                                    std::move(job_workers), log_, now, options_.deadlines);
-  } else {
-    const DynamicApp* app = FindDynamicApp(spec.app()).value();
-    running_ = std::make_unique<DynamicJob>(transport_, id, spec, app, std::move(job_schedulers),
-                                            std::move(job_workers), log_, now, options_.deadlines);
+  // Building a job allocates per-job state sized by the spec; if that fails the job fails, and
+  // the queue and the members are left as they were for the next job.
+  try {
+    if (auto static_app = FindStaticApp(spec.app()); static_app.ok()) {
+      running_ = std::make_unique<StaticJob>(transport_, id, spec, *static_app, job_schedulers,
+                                             job_workers, log_, now, options_.deadlines);
+    } else {
+      const DynamicApp* app = FindDynamicApp(spec.app()).value();
+      running_ = std::make_unique<DynamicJob>(transport_, id, spec, app, job_schedulers,
+                                              job_workers, log_, now, options_.deadlines);
+    }
+  } catch (const std::exception& e) {
+    const std::string cause = std::string("cannot set up the job: ") + e.what();
+    log_->error("job {} {}", id, cause);
+    record.info.set_state(proto::JOB_FAILED);
+    record.info.set_error(cause);
+    Publish(now, true, id);
+    return TryStartNext(now);
+  }
+  for (const auto* group : {&job_schedulers, &job_workers}) {
+    for (const auto& m : *group) members_[m.id].info.set_busy(true);
   }
   running_id_ = id;
   record.info.set_state(proto::JOB_LOADING);
