@@ -15,6 +15,7 @@ StaticHomeJob::StaticHomeJob(Transport& transport, MemberSession& session, Logge
       session_(session),
       log_(std::move(log)),
       id_(job_id),
+      errors_(session, transport.id(), job_id, log_),
       spec_(start.spec()),
       app_(app),
       rank_(start.rank()),
@@ -51,7 +52,7 @@ void StaticHomeJob::OnTick() {
 }
 
 void StaticHomeJob::FinishLoading(Result<std::unique_ptr<StaticHome>> loaded) {
-  if (!loaded.ok()) return ReportError(loaded.status().message());
+  if (!loaded.ok()) return errors_.Report(loaded.status().message());
   home_ = std::move(loaded).value();
   auto reply = MakeEnvelope(transport_.id(), id_);
   reply.mutable_ready();
@@ -60,9 +61,9 @@ void StaticHomeJob::FinishLoading(Result<std::unique_ptr<StaticHome>> loaded) {
 }
 
 void StaticHomeJob::OnMessage(const proto::Envelope& e) {
-  if (failed_) return;
+  if (errors_.failed()) return;
   if (!home_) {
-    return ReportError(BodyName(e) + " arrived before the home was loaded");
+    return errors_.Report(BodyName(e) + " arrived before the home was loaded");
   }
   switch (e.body_case()) {
     case proto::Envelope::kPassStart:
@@ -78,21 +79,22 @@ void StaticHomeJob::OnMessage(const proto::Envelope& e) {
 
 void StaticHomeJob::HandlePassStart(const proto::Envelope& e) {
   const auto& p = e.pass_start();
-  if (in_pass_) return ReportError("a pass started before every block was home");
-  if (p.pass() >= passes_) return ReportError(fmt::format("pass {} is outside the plan", p.pass()));
+  if (in_pass_) return errors_.Report("a pass started before every block was home");
+  if (p.pass() >= passes_)
+    return errors_.Report(fmt::format("pass {} is outside the plan", p.pass()));
   step_ = StaticStep{p.iteration(), p.pass(), 0, p.pass() + 1 == passes_};
   in_pass_ = true;
   away_ = static_cast<uint32_t>(owned_.size());
   for (uint32_t b : owned_) {
     auto block = home_->TakeBlock(b, step_);
-    if (!block.ok()) return ReportError(block.status().message());
+    if (!block.ok()) return errors_.Report(block.status().message());
     const auto visit = FirstVisit(plan_, b);
     block->id = b;
     const auto out = BlockTransferEnvelope(transport_.id(), id_, step_.iteration, step_.pass,
                                            visit.sub_round, *block);
     if (Status st = transport_.Send(worker_ids_[visit.worker], out); !st.ok()) {
-      return ReportError(fmt::format("cannot send block {} to {}: {}", b, worker_ids_[visit.worker],
-                                     st.message()));
+      return errors_.Report(fmt::format("cannot send block {} to {}: {}", b,
+                                        worker_ids_[visit.worker], st.message()));
     }
   }
   if (away_ == 0) SendPassDone();
@@ -103,14 +105,14 @@ void StaticHomeJob::HandleBlock(const proto::Envelope& e) {
   const uint32_t b = t.block().block();
   if (!in_pass_ || t.iteration() != step_.iteration || t.pass() != step_.pass ||
       b % num_schedulers_ != rank_ || b >= plan_.blocks() || away_ == 0) {
-    return ReportError(fmt::format("unexpected block {} (iteration {}, pass {}) from {}", b,
-                                   t.iteration(), t.pass(), e.sender()));
+    return errors_.Report(fmt::format("unexpected block {} (iteration {}, pass {}) from {}", b,
+                                      t.iteration(), t.pass(), e.sender()));
   }
   StaticBlock block = BlockFromProto(t.block());
   StaticStep step = step_;
   step.sub_round = plan_.sub_rounds() - 1;
   if (Status st = home_->ReturnBlock(std::move(block), step); !st.ok()) {
-    return ReportError(st.message());
+    return errors_.Report(st.message());
   }
   if (--away_ == 0) SendPassDone();
 }
@@ -130,17 +132,10 @@ void StaticHomeJob::SendPassDone() {
 }
 
 void StaticHomeJob::HandleModelRequest() {
-  if (in_pass_) return ReportError("model requested while blocks are away");
+  if (in_pass_) return errors_.Report("model requested while blocks are away");
   std::vector<proto::OutputPiece> pieces;
   home_->Output(pieces);
   (void)session_.SendToCoordinator(OutputEnvelope(transport_.id(), id_, std::move(pieces)));
-}
-
-void StaticHomeJob::ReportError(const std::string& what) {
-  if (failed_) return;
-  failed_ = true;
-  log_->error("job {}: {}", id_, what);
-  (void)session_.SendToCoordinator(JobErrorEnvelope(transport_.id(), id_, what));
 }
 
 }  // namespace strads

@@ -16,6 +16,7 @@
 
 #include "apps/static_app.h"
 #include "common/background_load.h"
+#include "common/job_error_report.h"
 #include "common/logging.h"
 #include "common/member_session.h"
 #include "common/transport.h"
@@ -45,12 +46,12 @@ class StaticHomeJob {
   void HandleBlock(const proto::Envelope& e);
   void HandleModelRequest();
   void SendPassDone();
-  void ReportError(const std::string& what);
 
   Transport& transport_;
   MemberSession& session_;
   Logger log_;
   uint64_t id_;
+  JobErrorReport errors_;  // failures of this member's part go to the coordinator
   proto::JobSpec spec_;
   const StaticApp* app_;
   uint32_t rank_;
@@ -60,7 +61,6 @@ class StaticHomeJob {
   uint32_t passes_;
   std::vector<uint32_t> owned_;  // block ids
   std::unique_ptr<StaticHome> home_;
-  bool failed_ = false;
   bool in_pass_ = false;
   StaticStep step_;
   uint32_t away_ = 0;                                 // blocks of the current pass not yet back

@@ -17,6 +17,7 @@ StaticWorkerJob::StaticWorkerJob(Transport& transport, MemberSession& session, L
       session_(session),
       log_(std::move(log)),
       id_(job_id),
+      errors_(session, transport.id(), job_id, log_),
       spec_(start.spec()),
       app_(app),
       rank_(start.rank()),
@@ -40,7 +41,7 @@ StaticWorkerJob::StaticWorkerJob(Transport& transport, MemberSession& session, L
 StaticWorkerJob::~StaticWorkerJob() = default;
 
 void StaticWorkerJob::FinishLoading(Result<std::unique_ptr<StaticShard>> loaded) {
-  if (!loaded.ok()) return ReportError(loaded.status().message());
+  if (!loaded.ok()) return errors_.Report(loaded.status().message());
   auto reply = MakeEnvelope(transport_.id(), id_);
   auto* ready = reply.mutable_ready();
   shard_ = std::move(loaded).value();
@@ -54,14 +55,14 @@ void StaticWorkerJob::FinishLoading(Result<std::unique_ptr<StaticShard>> loaded)
 }
 
 void StaticWorkerJob::OnMessage(const proto::Envelope& e) {
-  if (failed_) return;
+  if (errors_.failed()) return;
   switch (e.body_case()) {
     case proto::Envelope::kBegin:
       return HandleBegin(e);
     case proto::Envelope::kSubRoundStart:
       if (start_) {
-        return ReportError(fmt::format("sub-round {} started before sub-round {} was done",
-                                       e.sub_round_start().sub_round(), start_->sub_round()));
+        return errors_.Report(fmt::format("sub-round {} started before sub-round {} was done",
+                                          e.sub_round_start().sub_round(), start_->sub_round()));
       }
       start_ = e.sub_round_start();
       return TryProcess();
@@ -80,7 +81,7 @@ void StaticWorkerJob::HandleBegin(const proto::Envelope& e) {
   for (int s = 0; s < begin.scheduler_ids_size() && s < begin.scheduler_endpoints_size(); ++s) {
     if (Status st = transport_.Connect(begin.scheduler_ids(s), begin.scheduler_endpoints(s));
         !st.ok()) {
-      return ReportError(st.message());
+      return errors_.Report(st.message());
     }
   }
 }
@@ -89,8 +90,9 @@ void StaticWorkerJob::HandleBlock(const proto::Envelope& e) {
   const auto& t = e.block_transfer();
   const auto& data = t.block();
   if (data.block() >= plan_.blocks() || t.pass() >= passes_) {
-    return ReportError(fmt::format("received block {} of pass {} from {}; the plan has {} blocks",
-                                   data.block(), t.pass(), e.sender(), plan_.blocks()));
+    return errors_.Report(
+        fmt::format("received block {} of pass {} from {}; the plan has {} blocks", data.block(),
+                    t.pass(), e.sender(), plan_.blocks()));
   }
   blocks_[{t.iteration(), t.pass(), data.block()}] = BlockFromProto(data);
   TryProcess();
@@ -101,7 +103,7 @@ void StaticWorkerJob::TryProcess() {
   const uint64_t iteration = start_->iteration();
   const uint32_t pass = start_->pass(), r = start_->sub_round();
   if (r >= plan_.sub_rounds() || pass >= passes_) {
-    return ReportError(fmt::format("sub-round {} of pass {} is outside the plan", r, pass));
+    return errors_.Report(fmt::format("sub-round {} of pass {} is outside the plan", r, pass));
   }
   const uint32_t b = plan_.Block(r, rank_);
   auto it = blocks_.find({iteration, pass, b});
@@ -141,7 +143,7 @@ void StaticWorkerJob::OnTick() {
 
 void StaticWorkerJob::Collect() {
   Computed c = compute_.get();
-  if (!c.work.ok()) return ReportError(c.work.status().message());
+  if (!c.work.ok()) return errors_.Report(c.work.status().message());
   const uint64_t iteration = c.step.iteration;
   const uint32_t pass = c.step.pass, r = c.step.sub_round, b = c.block.id;
 
@@ -154,11 +156,11 @@ void StaticWorkerJob::Collect() {
       SendBlock(worker_ids_[next.worker], iteration, pass, next.sub_round, std::move(c.block));
     }
   } else {
-    if (scheduler_ids_.empty()) return ReportError("a block must go home before Begin arrived");
+    if (scheduler_ids_.empty()) return errors_.Report("a block must go home before Begin arrived");
     SendBlock(scheduler_ids_[b % scheduler_ids_.size()], iteration, pass, plan_.sub_rounds(),
               std::move(c.block));
   }
-  if (failed_) return;
+  if (errors_.failed()) return;
 
   auto e = MakeEnvelope(transport_.id(), id_);
   auto* done = e.mutable_sub_round_done();
@@ -177,22 +179,15 @@ void StaticWorkerJob::SendBlock(const std::string& to, uint64_t iteration, uint3
                                 uint32_t sub_round, StaticBlock block) {
   const auto e = BlockTransferEnvelope(transport_.id(), id_, iteration, pass, sub_round, block);
   if (Status st = transport_.Send(to, e); !st.ok()) {
-    ReportError(fmt::format("cannot send block {} to {}: {}", block.id, to, st.message()));
+    errors_.Report(fmt::format("cannot send block {} to {}: {}", block.id, to, st.message()));
   }
 }
 
 void StaticWorkerJob::HandleModelRequest() {
-  if (!shard_) return ReportError("model requested before the shard was loaded");
+  if (!shard_) return errors_.Report("model requested before the shard was loaded");
   std::vector<proto::OutputPiece> pieces;
   shard_->Output(pieces);
   (void)session_.SendToCoordinator(OutputEnvelope(transport_.id(), id_, std::move(pieces)));
-}
-
-void StaticWorkerJob::ReportError(const std::string& what) {
-  if (failed_) return;
-  failed_ = true;
-  log_->error("job {}: {}", id_, what);
-  (void)session_.SendToCoordinator(JobErrorEnvelope(transport_.id(), id_, what));
 }
 
 }  // namespace strads

@@ -24,6 +24,7 @@
 
 #include "apps/static_app.h"
 #include "common/background_load.h"
+#include "common/job_error_report.h"
 #include "common/logging.h"
 #include "common/member_session.h"
 #include "common/transport.h"
@@ -75,12 +76,12 @@ class StaticWorkerJob {
   void Collect();
   void SendBlock(const std::string& to, uint64_t iteration, uint32_t pass, uint32_t sub_round,
                  StaticBlock block);
-  void ReportError(const std::string& what);
 
   Transport& transport_;
   MemberSession& session_;
   Logger log_;
   uint64_t id_;
+  JobErrorReport errors_;  // failures of this member's part go to the coordinator
   proto::JobSpec spec_;
   const StaticApp* app_;
   uint32_t rank_;
@@ -90,7 +91,6 @@ class StaticWorkerJob {
   RotationPlan plan_;
   uint32_t passes_;
   std::unique_ptr<StaticShard> shard_;
-  bool failed_ = false;
   std::optional<proto::SubRoundStart> start_;          // the barrier passed, not yet worked on
   std::map<BlockKey, StaticBlock> blocks_;             // blocks that arrived before their sub-round
   std::future<Computed> compute_;                      // the sub-round in progress

@@ -1,0 +1,39 @@
+// JobErrorReport: how a member reports that its part of a job failed.
+//
+// The first failure goes to the coordinator as a Ready with the error (the coordinator then fails
+// the job, naming the member and the cause); the member then ignores the job's further messages
+// (failed()) and only logs later failures. Thread-compatibility: the member's event loop only.
+#pragma once
+
+#include <string>
+
+#include "common/logging.h"
+#include "common/member_session.h"
+#include "common/protocol.h"
+
+namespace strads {
+
+class JobErrorReport {
+ public:
+  JobErrorReport(MemberSession& session, std::string sender, uint64_t job_id, Logger log)
+      : session_(session), sender_(std::move(sender)), job_id_(job_id), log_(std::move(log)) {}
+
+  void Report(const std::string& what) {
+    log_->error("job {}: {}", job_id_, what);
+    if (failed_) return;
+    failed_ = true;
+    auto e = MakeEnvelope(sender_, job_id_);
+    e.mutable_ready()->set_error(what);
+    (void)session_.SendToCoordinator(e);
+  }
+  bool failed() const { return failed_; }
+
+ private:
+  MemberSession& session_;
+  std::string sender_;
+  uint64_t job_id_;
+  Logger log_;
+  bool failed_ = false;
+};
+
+}  // namespace strads
