@@ -1,6 +1,7 @@
 #include "cli/client.h"
 
 #include <unistd.h>
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -42,6 +43,19 @@ Result<proto::Envelope> Client::Call(proto::Envelope request, bool to_status) {
 }
 
 std::string WorkUnits(const proto::JobInfo& j) { return j.app() == "lda" ? "tokens" : "ratings"; }
+
+// The workers' compute seconds in the last sub-round, e.g. "0.12/0.10 s" (at most 8 shown).
+std::string WorkerSeconds(const proto::JobInfo& j) {
+  const auto& t = j.worker_seconds();
+  if (t.empty()) return "-";
+  if (t.size() > 8) {
+    return fmt::format("{:.3g}..{:.3g} s", *std::min_element(t.begin(), t.end()),
+                       *std::max_element(t.begin(), t.end()));
+  }
+  std::string out;
+  for (double s : t) out += fmt::format("{}{:.3g}", out.empty() ? "" : "/", s);
+  return out + " s";
+}
 
 std::string DescribeJob(const proto::JobInfo& j) {
   if (!j.objective_name().empty()) {  // a static-engine job
@@ -85,11 +99,11 @@ Result<proto::JobInfo> Client::Wait(uint64_t job_id, const std::atomic<bool>& in
     std::string line =
         !j.objective_name().empty()
             ? fmt::format(
-                  "job {} {} [{}] iteration {}/{} {} {} ({:.3g}/s) {} {:.8g} imbalance "
-                  "{:.2f} {:.1f}s",
+                  "job {} {} [{}] iteration {}/{} sub-round {} {} {} ({:.3g}/s) {} {:.8g} "
+                  "imbalance {:.2f} workers {} {:.1f}s",
                   j.job_id(), JobStateName(j.state()), j.app(), j.iteration(),
-                  j.spec().iterations(), j.updates(), WorkUnits(j), j.updates_per_s(),
-                  j.objective_name(), j.objective(), j.imbalance(), j.seconds())
+                  j.spec().iterations(), j.round(), j.updates(), WorkUnits(j), j.updates_per_s(),
+                  j.objective_name(), j.objective(), j.imbalance(), WorkerSeconds(j), j.seconds())
             : fmt::format(
                   "job {} {} [{}] round {} updates {} ({:.0f}/s) objective {:.8g}{} {:.1f}s",
                   j.job_id(), JobStateName(j.state()), ScheduleName(j.spec().schedule()), j.round(),

@@ -233,6 +233,8 @@ nlohmann::ordered_json ToJson(const proto::StatusReply& s) {
                          {"iteration", job.iteration()},
                          {"imbalance", job.imbalance()},
                          {"objective_name", job.objective_name()},
+                         {"worker_seconds", std::vector<double>(job.worker_seconds().begin(),
+                                                                job.worker_seconds().end())},
                          {"data", job.spec().data_path()},
                          {"error", job.error()}});
   }

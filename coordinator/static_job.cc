@@ -168,6 +168,7 @@ void StaticJob::HandleSubRoundDone(const proto::Envelope& e, Clock::time_point n
 
   aggregates_ = next_aggregates_;
   ++sub_rounds_done_;
+  last_sub_round_seconds_ = sub_round_seconds_;
   double max = 0, sum = 0;
   for (double t : sub_round_seconds_) {
     max = std::max(max, t);
@@ -290,6 +291,8 @@ proto::JobInfo StaticJob::Info(Clock::time_point now) const {
   info.set_iteration(iterations_done_);
   info.set_imbalance(imbalance_);
   info.set_objective_name(app_->ObjectiveName());
+  info.mutable_worker_seconds()->Assign(last_sub_round_seconds_.begin(),
+                                        last_sub_round_seconds_.end());
   return info;
 }
 

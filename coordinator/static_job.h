@@ -100,10 +100,11 @@ class StaticJob final : public EngineJob {
   uint64_t iterations_done_ = 0;
 
   // Imbalance: per sub-round the slowest worker against the mean, summed over an iteration.
-  std::vector<double> sub_round_seconds_;  // by worker, current sub-round
-  double max_sum_ = 0, mean_sum_ = 0;      // current iteration
-  double imbalance_ = 1.0;                 // last completed iteration
-  double compute_seconds_ = 0;             // sum over workers and non-evaluation sub-rounds
+  std::vector<double> sub_round_seconds_;       // by worker, current sub-round
+  std::vector<double> last_sub_round_seconds_;  // by worker, last completed sub-round
+  double max_sum_ = 0, mean_sum_ = 0;           // current iteration
+  double imbalance_ = 1.0;                      // last completed iteration
+  double compute_seconds_ = 0;                  // sum over workers and non-evaluation sub-rounds
 
   // Model.
   uint32_t outputs_ = 0;

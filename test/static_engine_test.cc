@@ -230,6 +230,10 @@ TEST_CASE("lda on the engine: counts add up and the planted topics come out", "[
   auto run = RunOnCluster(spec, 1, 2);
   REQUIRE(run.info.state() == proto::JOB_SUCCEEDED);
   CHECK(run.info.objective_name() == "loglik_per_token");
+  // Status carries each worker's compute seconds of the last sub-round.
+  REQUIRE(run.info.worker_seconds_size() == 2);
+  CHECK(run.info.worker_seconds(0) > 0);
+  CHECK(run.info.imbalance() >= 1.0);
   // word_topic.mtx: every token counted once; each planted topic's words in one topic.
   std::istringstream in(run.files.at("word_topic.mtx"));
   std::string line;
