@@ -60,7 +60,7 @@ std::string DynamicJob::Waiting() const {
 
 void DynamicJob::OnMessage(const proto::Envelope& e, Clock::time_point now) {
   if (done()) return;
-  if (Rank(e.sender(), proto::ROLE_SCHEDULER) < 0 && Rank(e.sender(), proto::ROLE_WORKER) < 0) {
+  if (Slot(e.sender()) < 0) {
     log_->warn("job {}: ignoring {} from {}, not a member of the job", id_, BodyName(e),
                e.sender());
     return;
@@ -95,21 +95,15 @@ void DynamicJob::HandleReady(const proto::Envelope& e, Clock::time_point now) {
   // A member reports any failure of its part of the job as a Ready with an error, in any phase.
   if (!r.error().empty()) return Fail(e.sender() + ": " + r.error(), now);
   if (phase_ != Phase::kLoading) return;
-  const int s_rank = Rank(e.sender(), proto::ROLE_SCHEDULER);
-  const size_t slot = s_rank >= 0
-                          ? size_t(s_rank)
-                          : schedulers_.size() + size_t(Rank(e.sender(), proto::ROLE_WORKER));
+  const size_t slot = size_t(Slot(e.sender()));
   if (seen_[slot]) return;
   seen_[slot] = 1;
   last_progress_ = now;
-  for (size_t s = 0; s < schedulers_.size(); ++s) {
-    if (schedulers_[s].id != e.sender()) continue;
-    ranges_[s] = {r.first_param(), r.end_param()};
+  if (slot < schedulers_.size()) {
+    ranges_[slot] = {r.first_param(), r.end_param()};
     num_features_ = std::max(num_features_, r.num_features());
-  }
-  for (size_t w = 0; w < workers_.size(); ++w) {
-    if (workers_[w].id != e.sender()) continue;
-    worker_loss_[w] = r.loss();
+  } else {
+    worker_loss_[slot - schedulers_.size()] = r.loss();
     num_rows_ += r.num_rows();
   }
   if (++ready_ < schedulers_.size() + workers_.size()) return;

@@ -134,13 +134,12 @@ void StaticJob::StartSubRound(Clock::time_point now) {
 
 void StaticJob::HandleSubRoundDone(const proto::Envelope& e, Clock::time_point now) {
   const auto& d = e.sub_round_done();
-  const int rank = Rank(e.sender(), proto::ROLE_WORKER);
-  const std::optional<size_t> w = rank >= 0 ? std::optional<size_t>(rank) : std::nullopt;
-  if (phase_ != Phase::kRunning || !w || sub_rounds_over_ || d.iteration() != iteration_ ||
+  const int w = Rank(e.sender(), proto::ROLE_WORKER);
+  if (phase_ != Phase::kRunning || w < 0 || sub_rounds_over_ || d.iteration() != iteration_ ||
       d.pass() != pass_ || d.sub_round() != sub_round_) {
     return;
   }
-  const size_t slot = schedulers_.size() + *w;
+  const size_t slot = schedulers_.size() + size_t(w);
   if (seen_[slot]) return;
   seen_[slot] = 1;
   last_progress_ = now;
@@ -149,7 +148,7 @@ void StaticJob::HandleSubRoundDone(const proto::Envelope& e, Clock::time_point n
                             aggregates_.size()),
                 now);
   }
-  const uint32_t expected_block = plan_.Block(sub_round_, static_cast<uint32_t>(*w));
+  const uint32_t expected_block = plan_.Block(sub_round_, static_cast<uint32_t>(w));
   if (d.block() != expected_block) {
     return Fail(fmt::format("{} worked on block {} in sub-round {}, the plan says {}", e.sender(),
                             d.block(), sub_round_, expected_block),
@@ -157,16 +156,16 @@ void StaticJob::HandleSubRoundDone(const proto::Envelope& e, Clock::time_point n
   }
   for (size_t a = 0; a < aggregates_.size(); ++a) next_aggregates_[a] += d.delta(int(a));
   for (const auto& [name, value] : d.metrics()) pass_metrics_[name] += value;
-  sub_round_seconds_[*w] = d.seconds();
+  sub_round_seconds_[w] = d.seconds();
   if (!Evaluation()) {
     work_ += d.work();
     compute_seconds_ += d.seconds();
   }
-  sub_rounds_csv_ += fmt::format("{},{},{},{},{},{:.6f},{}\n", iteration_, pass_, sub_round_, *w,
+  sub_rounds_csv_ += fmt::format("{},{},{},{},{},{:.6f},{}\n", iteration_, pass_, sub_round_, w,
                                  d.block(), d.seconds(), d.work());
   if (++sub_round_dones_ < workers_.size()) return;
 
-  aggregates_ = next_aggregates_;
+  aggregates_.swap(next_aggregates_);  // next_aggregates_ is refilled by the next StartSubRound
   ++sub_rounds_done_;
   last_sub_round_seconds_ = sub_round_seconds_;
   double max = 0, sum = 0;
@@ -186,13 +185,12 @@ void StaticJob::HandleSubRoundDone(const proto::Envelope& e, Clock::time_point n
 
 void StaticJob::HandlePassDone(const proto::Envelope& e, Clock::time_point now) {
   const auto& d = e.pass_done();
-  const int rank = Rank(e.sender(), proto::ROLE_SCHEDULER);
-  const std::optional<size_t> s = rank >= 0 ? std::optional<size_t>(rank) : std::nullopt;
-  if (phase_ != Phase::kRunning || !s || d.iteration() != iteration_ || d.pass() != pass_ ||
-      seen_[*s]) {
+  const int s = Rank(e.sender(), proto::ROLE_SCHEDULER);
+  if (phase_ != Phase::kRunning || s < 0 || d.iteration() != iteration_ || d.pass() != pass_ ||
+      seen_[s]) {
     return;
   }
-  seen_[*s] = 1;
+  seen_[s] = 1;
   last_progress_ = now;
   for (const auto& [name, value] : d.metrics()) pass_metrics_[name] += value;
   ++pass_dones_;
@@ -312,7 +310,7 @@ std::vector<proto::ResultFile> StaticJob::ResultFiles() const {
   summary["job_id"] = id_;
   summary[app_->ObjectiveName()] = objective_.value_or(0.0);
   summary["iterations"] = iterations_done_;
-  const double seconds = ended_ ? std::chrono::duration<double>(*ended_ - started_).count() : 0.0;
+  const double seconds = Duration();
   summary["seconds"] = seconds;
   summary["work_units"] = work_;
   summary["work_per_second"] = seconds > 0 ? static_cast<double>(work_) / seconds : 0.0;

@@ -40,13 +40,6 @@ StaticHomeJob::StaticHomeJob(Transport& transport, MemberSession& session, Logge
 
 StaticHomeJob::~StaticHomeJob() = default;
 
-RotationPlan::Visit StaticHomeJob::FirstVisit(const RotationPlan& plan, uint32_t block) {
-  for (uint32_t r = 0; r < plan.sub_rounds(); ++r) {
-    if (auto holder = plan.Holder(r, block)) return {r, *holder};
-  }
-  return {0, 0};  // unreachable: every block is held in some sub-round of a pass
-}
-
 void StaticHomeJob::OnTick() {
   if (auto loaded = load_.Poll()) FinishLoading(std::move(*loaded));
 }
@@ -88,7 +81,7 @@ void StaticHomeJob::HandlePassStart(const proto::Envelope& e) {
   for (uint32_t b : owned_) {
     auto block = home_->TakeBlock(b, step_);
     if (!block.ok()) return errors_.Report(block.status().message());
-    const auto visit = FirstVisit(plan_, b);
+    const auto visit = plan_.FirstVisit(b);
     block->id = b;
     const auto out = BlockTransferEnvelope(transport_.id(), id_, step_.iteration, step_.pass,
                                            visit.sub_round, *block);

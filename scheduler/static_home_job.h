@@ -37,9 +37,6 @@ class StaticHomeJob {
   // True while a load (abandoned or not) still runs.
   bool Busy() { return load_.Busy(); }
 
-  // The first sub-round of a pass in which `block` is worked on, and by whom.
-  static RotationPlan::Visit FirstVisit(const RotationPlan& plan, uint32_t block);
-
  private:
   void FinishLoading(Result<std::unique_ptr<StaticHome>> loaded);
   void HandlePassStart(const proto::Envelope& e);

@@ -87,6 +87,13 @@ RotationPlan::Visit RotationPlan::NextVisit(uint32_t sub_round, uint32_t block) 
   return {next, *worker};
 }
 
+RotationPlan::Visit RotationPlan::FirstVisit(uint32_t block) const {
+  assert(block < blocks_);
+  // Held in sub-round s iff (block - s) mod K == 0; the least such s is block mod K, and there
+  // Block(s, w) == block gives w = block / K.
+  return {block % blocks_per_worker_, block / blocks_per_worker_};
+}
+
 uint32_t RotationPlan::NextWorker(uint32_t sub_round, uint32_t block) const {
   return NextVisit(sub_round, block).worker;
 }

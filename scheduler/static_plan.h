@@ -109,6 +109,10 @@ class RotationPlan {
   // the next iteration. REQUIRES: sub_round < sub_rounds(), block < blocks().
   Visit NextVisit(uint32_t sub_round, uint32_t block) const;
 
+  // The first visit of `block` in an iteration: sub-round block mod K, at worker block / K (the
+  // worker its home sends it to). REQUIRES: block < blocks().
+  Visit FirstVisit(uint32_t block) const;
+
   // NextVisit(sub_round, block).worker: the worker to send `block` to after `sub_round`.
   uint32_t NextWorker(uint32_t sub_round, uint32_t block) const;
 
