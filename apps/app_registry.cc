@@ -1,4 +1,4 @@
-#include "apps/dynamic_app.h"
+#include "engine/dynamic_app.h"
 #include "apps/lasso/lasso_app.h"
 #include "apps/logistic/logistic_app.h"
 #include "apps/svm/svm_app.h"

@@ -27,7 +27,7 @@
 #include <utility>
 #include <vector>
 
-#include "apps/dynamic_app.h"
+#include "engine/dynamic_app.h"
 
 namespace strads::margin {
 

@@ -1,6 +1,6 @@
 #include "apps/lda/lda_app.h"
 #include "apps/mf/mf_app.h"
-#include "apps/static_app.h"
+#include "engine/static_app.h"
 
 namespace strads {
 

@@ -29,7 +29,7 @@
 #include <string>
 #include <vector>
 
-#include "apps/dynamic_app.h"
+#include "engine/dynamic_app.h"
 #include "common/event_loop.h"
 #include "common/logging.h"
 #include "common/transport.h"

@@ -1,10 +1,10 @@
 // StaticJob: one run of a static-engine job (lda, mf), as the coordinator sees it.
 //
-// The static engine runs a schedule planned before the run (scheduler/static_plan.h): P workers,
+// The static engine runs a schedule planned before the run (engine/rotation_plan.h): P workers,
 // B = P * K model blocks homed at the schedulers (block b at scheduler b mod S), a Latin-square
 // rotation so that in every sub-round each worker holds a different block. The coordinator is the
 // clock: it holds the sub-round barrier and all-reduces the app's small global aggregates (LDA's
-// topic totals). The steps are those of apps/static_app.h:
+// topic totals). The steps are those of engine/static_app.h:
 //
 //   loading    JobStart to every member; workers load their shard and answer Ready with their
 //              initial aggregates; schedulers load their blocks. Begin (scheduler endpoints) then
@@ -34,11 +34,11 @@
 #include <string>
 #include <vector>
 
-#include "apps/static_app.h"
+#include "engine/static_app.h"
 #include "common/logging.h"
 #include "common/transport.h"
 #include "coordinator/engine_job.h"
-#include "scheduler/static_plan.h"
+#include "engine/rotation_plan.h"
 
 namespace strads {
 

@@ -24,8 +24,8 @@
 #include <random>
 #include <vector>
 
-#include "scheduler/dependency_filter.h"
-#include "scheduler/priority_sampler.h"
+#include "engine/dependency_filter.h"
+#include "engine/priority_sampler.h"
 #include "strads.pb.h"
 
 namespace strads {

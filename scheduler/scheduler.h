@@ -20,10 +20,10 @@
 #include <string>
 #include <vector>
 
-#include "apps/dynamic_app.h"
+#include "engine/dynamic_app.h"
 #include "common/background_load.h"
 #include "common/event_loop.h"
-#include "common/job_slot.h"
+#include "engine/job_slot.h"
 #include "common/member_session.h"
 #include "scheduler/chord_builder.h"
 #include "scheduler/static_home_job.h"
@@ -85,7 +85,7 @@ class Scheduler : public Actor {
   void MaybeFinishCheck();
   void EndJob(const std::string& why);
 
-  // Static-engine jobs (lda, mf) run in their own object (common/job_slot.h); true if `e` was
+  // Static-engine jobs (lda, mf) run in their own object (engine/job_slot.h); true if `e` was
   // one of theirs.
   bool RouteStatic(const proto::Envelope& e);
   uint64_t CurrentJobId() const;

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "apps/static_wire.h"
+#include "engine/static_wire.h"
 #include "common/protocol.h"
 
 namespace strads {

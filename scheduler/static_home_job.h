@@ -3,7 +3,7 @@
 //
 // It loads its StaticHome on a background thread and answers Ready. On PassStart(i, p) it gives
 // out every block it owns (StaticHome::TakeBlock) to the worker that first works on it in the pass
-// (scheduler/static_plan.h); blocks come back after their last visit of the pass
+// (engine/rotation_plan.h); blocks come back after their last visit of the pass
 // (StaticHome::ReturnBlock). With all of them home it answers PassDone — after the evaluation pass
 // with its metrics. On ModelRequest it sends its part of the outputs. Failures are reported to the
 // coordinator as Ready{error}; the scheduler stays up.
@@ -14,13 +14,13 @@
 #include <string>
 #include <vector>
 
-#include "apps/static_app.h"
+#include "engine/static_app.h"
 #include "common/background_load.h"
-#include "common/job_error_report.h"
+#include "engine/job_error_report.h"
 #include "common/logging.h"
 #include "common/member_session.h"
 #include "common/transport.h"
-#include "scheduler/static_plan.h"
+#include "engine/rotation_plan.h"
 
 namespace strads {
 

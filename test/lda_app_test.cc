@@ -21,7 +21,7 @@
 #include "apps/lda/corpus.h"
 #include "apps/lda/lda_reference.h"
 #include "apps/lda/lda_static.h"
-#include "apps/static_driver.h"
+#include "engine/static_driver.h"
 #include "lda_test_corpus.h"
 
 namespace strads::lda {

@@ -18,7 +18,7 @@
 #include "apps/mf/array_mtx.h"
 #include "apps/mf/mf_reference.h"
 #include "apps/mf/ratings.h"
-#include "apps/static_driver.h"
+#include "engine/static_driver.h"
 
 namespace strads::mf {
 namespace {

@@ -1,7 +1,7 @@
 // StaticWorkerJob: a worker's part of a static-engine job (lda, mf).
 //
 // It owns the worker's StaticShard (loaded on a background thread) and follows the plan
-// (scheduler/static_plan.h) for its rank w: in sub-round r of a pass it works on block
+// (engine/rotation_plan.h) for its rank w: in sub-round r of a pass it works on block
 // Block(r, w) once it has both the coordinator's SubRoundStart (the barrier, with the all-reduced
 // aggregates) and the block itself (from its home scheduler or from the previous holder; blocks
 // that arrive early wait in a buffer). Then it sends the block on — straight to the worker of the
@@ -22,13 +22,13 @@
 #include <tuple>
 #include <vector>
 
-#include "apps/static_app.h"
+#include "engine/static_app.h"
 #include "common/background_load.h"
-#include "common/job_error_report.h"
+#include "engine/job_error_report.h"
 #include "common/logging.h"
 #include "common/member_session.h"
 #include "common/transport.h"
-#include "scheduler/static_plan.h"
+#include "engine/rotation_plan.h"
 
 namespace strads {
 

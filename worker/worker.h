@@ -22,10 +22,10 @@
 #include <string>
 #include <vector>
 
-#include "apps/dynamic_app.h"
+#include "engine/dynamic_app.h"
 #include "common/background_load.h"
 #include "common/event_loop.h"
-#include "common/job_slot.h"
+#include "engine/job_slot.h"
 #include "common/logging.h"
 #include "common/member_session.h"
 #include "common/transport.h"
@@ -79,7 +79,7 @@ class Worker : public Actor {
   // Reports a failure of this member's part of the job to the coordinator (which fails the job).
   void ReportError(const std::string& what);
 
-  // Static-engine jobs (lda, mf) run in their own object (common/job_slot.h); true if `e` was
+  // Static-engine jobs (lda, mf) run in their own object (engine/job_slot.h); true if `e` was
   // one of theirs.
   bool RouteStatic(const proto::Envelope& e);
   uint64_t CurrentJobId() const;

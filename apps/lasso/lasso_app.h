@@ -5,7 +5,7 @@
 // minimiser (lasso_update.h). No hidden scaling or intercept: the data is used as loaded.
 #pragma once
 
-#include "apps/dynamic_app.h"
+#include "engine/dynamic_app.h"
 
 namespace strads {
 

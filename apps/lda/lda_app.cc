@@ -1,7 +1,7 @@
 // LdaApp: collapsed Gibbs LDA on the static engine.
 //
 // Documents are sharded across the P workers; the word-topic table is cut into B vocabulary
-// blocks balanced by token count, which rotate among the workers (scheduler/static_plan.h), so a
+// blocks balanced by token count, which rotate among the workers (engine/rotation_plan.h), so a
 // block's counts are only ever changed by the one worker holding it. The K topic totals n_k are
 // the engine's aggregates, all-reduced between sub-rounds. Each token is sampled with SparseLDA
 // (apps/lda/sparse_sampler.h; why in lda_static.cc), in O(K_d + K_w) rather than O(K). The
@@ -21,7 +21,7 @@
 
 #include "apps/lda/lda_static.h"
 #include "apps/lda/topic_output.h"
-#include "scheduler/static_plan.h"
+#include "engine/rotation_plan.h"
 
 namespace strads::lda {
 namespace {

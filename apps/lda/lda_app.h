@@ -1,9 +1,9 @@
 // LdaApp: collapsed Gibbs LDA on the static engine (the `lda` app). See lda_app.cc for the block
 // layout, the sampler (SparseLDA, as in lda_reference.h) and the outputs.
-// Thread-compatibility: stateless and const (see apps/static_app.h).
+// Thread-compatibility: stateless and const (see engine/static_app.h).
 #pragma once
 
-#include "apps/static_app.h"
+#include "engine/static_app.h"
 
 namespace strads::lda {
 

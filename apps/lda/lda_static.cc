@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "apps/lda/topic_output.h"
-#include "scheduler/static_plan.h"
+#include "engine/rotation_plan.h"
 
 // Why SparseLDA here too (see also lda_reference.cc): a token's cost is O(K_d + K_w), the topics
 // present in its document and for its word, instead of the O(K) of the textbook sampler, so

@@ -4,7 +4,7 @@
 //
 // Layout. Every member loads the corpus and cuts it identically (a pure function of data and
 // spec): documents into P contiguous shards and words into B contiguous blocks, both with
-// BlockBoundaries (scheduler/static_plan.h) by `--balance` — work = tokens per document / per
+// BlockBoundaries (engine/rotation_plan.h) by `--balance` — work = tokens per document / per
 // word, + 1 so an empty item still costs something — or by count. The initial topic of global
 // token i (Corpus::token_words order) is InitialTopic(seed, i, K), a pure hash, so a home computes
 // its blocks' word-topic counts and a worker its doc-topic counts without talking.
@@ -16,7 +16,7 @@
 // and returns InvalidArgument naming the block on any deviation, so a bad block fails the job
 // instead of corrupting (or crashing) the sampler.
 //
-// Thread-compatibility: every class here is owned by one thread (see apps/static_app.h).
+// Thread-compatibility: every class here is owned by one thread (see engine/static_app.h).
 #pragma once
 
 #include <cstdint>
@@ -29,7 +29,7 @@
 #include "apps/lda/corpus.h"
 #include "apps/lda/mh_sampler.h"
 #include "apps/lda/sparse_sampler.h"
-#include "apps/static_app.h"
+#include "engine/static_app.h"
 #include "common/status.h"
 
 namespace strads::lda {

@@ -12,7 +12,7 @@
 // Stateless; thread-safe.
 #pragma once
 
-#include "apps/dynamic_app.h"
+#include "engine/dynamic_app.h"
 
 namespace strads {
 

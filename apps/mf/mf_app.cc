@@ -51,7 +51,7 @@
 #include "apps/mf/mf_reference.h"
 #include "apps/mf/ratings.h"
 #include "apps/mf/split_mix.h"
-#include "scheduler/static_plan.h"
+#include "engine/rotation_plan.h"
 
 namespace strads::mf {
 namespace {

@@ -1,9 +1,9 @@
 // MfApp: matrix factorisation on the static engine (the `mf` app), --algorithm ccd (CCD++) or sgd
 // (DSGD-style stratified SGD). See mf_app.cc for the passes, block contents and outputs.
-// Thread-compatibility: stateless and const (see apps/static_app.h).
+// Thread-compatibility: stateless and const (see engine/static_app.h).
 #pragma once
 
-#include "apps/static_app.h"
+#include "engine/static_app.h"
 
 namespace strads::mf {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "apps/static_app.h"
+#include "engine/static_app.h"
 #include "common/protocol.h"
 
 namespace strads {

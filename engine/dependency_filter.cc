@@ -1,4 +1,4 @@
-#include "scheduler/dependency_filter.h"
+#include "engine/dependency_filter.h"
 
 #include <algorithm>
 #include <cassert>

@@ -1,6 +1,6 @@
 // RunStaticLocally: the static engine's schedule executed in one process, without sockets.
 //
-// It performs exactly the steps documented in apps/static_app.h, in the order the distributed
+// It performs exactly the steps documented in engine/static_app.h, in the order the distributed
 // engine (coordinator/static_job.h) performs them, with P shards and S homes held in memory. It
 // is what the apps' tests run, and a definition of the engine's semantics the distributed runs
 // are compared with. Blocks travel by move between the holders the RotationPlan names.
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "apps/static_app.h"
+#include "engine/static_app.h"
 #include "common/status.h"
 
 namespace strads {

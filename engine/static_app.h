@@ -3,13 +3,13 @@
 //
 // The static engine (paper Sections 2.2 and 5.2) plans the whole schedule before the run. The
 // data rows (documents, matrix rows) are cut into P worker shards; the model items that rows share
-// (vocabulary words, matrix columns) are cut into B = P * K blocks (scheduler/static_plan.h). An
+// (vocabulary words, matrix columns) are cut into B = P * K blocks (engine/rotation_plan.h). An
 // iteration is a fixed sequence of passes; a pass is plan.sub_rounds() sub-rounds; in sub-round r
 // worker w works on block plan.Block(r, w) against its shard. No block is held by two workers at
 // once, so updates never conflict.
 //
 // The run, as the engine executes it (coordinator/static_job.h over sockets; RunStaticLocally in
-// apps/static_driver.h in one process — both follow exactly these steps):
+// engine/static_driver.h in one process — both follow exactly these steps):
 //
 //   iteration 0 runs only the evaluation pass (the initial state's trace row); iterations
 //   1..N run passes 0..PassesPerIteration()-1, the last of which is the evaluation pass: it must

@@ -1,4 +1,4 @@
-#include "scheduler/static_plan.h"
+#include "engine/rotation_plan.h"
 
 #include <algorithm>
 #include <numeric>
@@ -32,7 +32,7 @@ std::vector<std::pair<uint32_t, uint32_t>> PlanShapes() {
   return shapes;
 }
 
-TEST_CASE("RotationPlan never gives one block to two workers in a sub-round", "[static_plan]") {
+TEST_CASE("RotationPlan never gives one block to two workers in a sub-round", "[rotation_plan]") {
   for (auto [p, k] : PlanShapes()) {
     const RotationPlan plan(p, k);
     INFO("workers=" << p << " blocks_per_worker=" << k);
@@ -50,7 +50,7 @@ TEST_CASE("RotationPlan never gives one block to two workers in a sub-round", "[
 }
 
 TEST_CASE("RotationPlan has every worker visit every block exactly once per iteration",
-          "[static_plan]") {
+          "[rotation_plan]") {
   for (auto [p, k] : PlanShapes()) {
     const RotationPlan plan(p, k);
     INFO("workers=" << p << " blocks_per_worker=" << k);
@@ -63,7 +63,7 @@ TEST_CASE("RotationPlan has every worker visit every block exactly once per iter
 }
 
 TEST_CASE("RotationPlan Holder is the inverse of Block and idles B - P blocks per sub-round",
-          "[static_plan]") {
+          "[rotation_plan]") {
   for (auto [p, k] : PlanShapes()) {
     const RotationPlan plan(p, k);
     INFO("workers=" << p << " blocks_per_worker=" << k);
@@ -84,7 +84,7 @@ TEST_CASE("RotationPlan Holder is the inverse of Block and idles B - P blocks pe
 }
 
 TEST_CASE("RotationPlan NextVisit is the block's first holder in a later sub-round, on the ring",
-          "[static_plan]") {
+          "[rotation_plan]") {
   for (auto [p, k] : PlanShapes()) {
     const RotationPlan plan(p, k);
     const uint32_t n = plan.sub_rounds();
@@ -111,7 +111,7 @@ TEST_CASE("RotationPlan NextVisit is the block's first holder in a later sub-rou
   }
 }
 
-TEST_CASE("RotationPlan matches the header's diagram", "[static_plan]") {
+TEST_CASE("RotationPlan matches the header's diagram", "[rotation_plan]") {
   const RotationPlan three(3);
   CHECK(three.Block(0, 0) == 0);
   CHECK(three.Block(1, 2) == 0);
@@ -138,7 +138,7 @@ void RequireValidBoundaries(const std::vector<uint64_t>& b, uint64_t n, uint32_t
 }
 
 TEST_CASE("BlockBoundaries are contiguous and cover every item, for both balances",
-          "[static_plan]") {
+          "[rotation_plan]") {
   for (uint64_t n : {0u, 1u, 5u, 16u, 17u, 1000u}) {
     const auto w = ZipfWork(n);
     for (uint32_t blocks : {1u, 2u, 3u, 7u, 16u, 40u}) {
@@ -157,7 +157,7 @@ TEST_CASE("BlockBoundaries are contiguous and cover every item, for both balance
   }
 }
 
-TEST_CASE("BlockBoundaries uniform block sizes differ by at most one", "[static_plan]") {
+TEST_CASE("BlockBoundaries uniform block sizes differ by at most one", "[rotation_plan]") {
   for (uint64_t n : {0u, 1u, 7u, 64u, 99u, 1000u, 12345u}) {
     const std::vector<uint64_t> w(n, 3);
     for (uint32_t blocks : {1u, 2u, 3u, 8u, 13u, 64u, 200u}) {
@@ -175,7 +175,7 @@ TEST_CASE("BlockBoundaries uniform block sizes differ by at most one", "[static_
 }
 
 TEST_CASE("BlockBoundaries by work balances a Zipf vocabulary far better than uniform",
-          "[static_plan]") {
+          "[rotation_plan]") {
   // 100k items, 8 blocks: uniform puts most of the work in block 0 (measured 6.60x the mean);
   // by-work is within 2% of perfect (measured 1.013).
   const auto w = ZipfWork(100000);
@@ -187,7 +187,7 @@ TEST_CASE("BlockBoundaries by work balances a Zipf vocabulary far better than un
 }
 
 TEST_CASE("BlockBoundaries by work keeps every block within one item's work of the mean",
-          "[static_plan]") {
+          "[rotation_plan]") {
   // With many blocks the most frequent item alone exceeds the mean; no contiguous cut can do
   // better than that item, and by-work must not do worse than mean + heaviest item.
   const auto w = ZipfWork(100000);
@@ -201,7 +201,7 @@ TEST_CASE("BlockBoundaries by work keeps every block within one item's work of t
   }
 }
 
-TEST_CASE("Imbalance is max over mean, and 1 when there is nothing to balance", "[static_plan]") {
+TEST_CASE("Imbalance is max over mean, and 1 when there is nothing to balance", "[rotation_plan]") {
   CHECK(Imbalance(std::vector<uint64_t>{5, 5, 5}) == Approx(1.0));
   CHECK(Imbalance(std::vector<uint64_t>{1, 3}) == Approx(1.5));
   CHECK(Imbalance(std::vector<uint64_t>{0, 0, 12}) == Approx(3.0));
@@ -209,7 +209,7 @@ TEST_CASE("Imbalance is max over mean, and 1 when there is nothing to balance", 
   CHECK(Imbalance(std::vector<uint64_t>{0, 0}) == 1.0);
 }
 
-TEST_CASE("ParseBalance accepts work and uniform and names anything else", "[static_plan]") {
+TEST_CASE("ParseBalance accepts work and uniform and names anything else", "[rotation_plan]") {
   REQUIRE(ParseBalance("work").ok());
   CHECK(ParseBalance("work").value() == Balance::kWork);
   REQUIRE(ParseBalance("uniform").ok());

@@ -1,4 +1,4 @@
-#include "scheduler/static_plan.h"
+#include "engine/rotation_plan.h"
 
 #include <algorithm>
 #include <cassert>

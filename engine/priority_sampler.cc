@@ -1,4 +1,4 @@
-#include "scheduler/priority_sampler.h"
+#include "engine/priority_sampler.h"
 
 #include <cassert>
 #include <cmath>

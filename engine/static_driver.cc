@@ -1,10 +1,10 @@
-#include "apps/static_driver.h"
+#include "engine/static_driver.h"
 
 #include <algorithm>
 #include <memory>
 #include <optional>
 
-#include "scheduler/static_plan.h"
+#include "engine/rotation_plan.h"
 
 namespace strads {
 
