@@ -42,8 +42,6 @@ Result<proto::Envelope> Client::Call(proto::Envelope request, bool to_status) {
       fmt::format("coordinator unreachable: no answer within {} ms", timeout_.count()));
 }
 
-std::string WorkUnits(const proto::JobInfo& j) { return j.app() == "lda" ? "tokens" : "ratings"; }
-
 // The workers' compute seconds in the last sub-round, e.g. "0.12/0.10 s" (at most 8 shown).
 std::string WorkerSeconds(const proto::JobInfo& j) {
   const auto& t = j.worker_seconds();
@@ -61,8 +59,8 @@ std::string DescribeJob(const proto::JobInfo& j) {
   if (!j.objective_name().empty()) {  // a static-engine job
     std::string s =
         fmt::format("job {} {} {}: iteration {} of {}, {} {}, {} {:.10g}", j.job_id(), j.app(),
-                    JobStateName(j.state()), j.iteration(), j.spec().iterations(), j.updates(),
-                    WorkUnits(j), j.objective_name(), j.objective());
+                    JobStateName(j.state()), j.iteration(), j.spec().static_engine().iterations(),
+                    j.updates(), j.work_unit(), j.objective_name(), j.objective());
     if (j.state() == proto::JOB_SUCCEEDED) {
       s += fmt::format(" in {:.2f} s (load imbalance {:.2f})", j.seconds(), j.imbalance());
     }
@@ -102,12 +100,13 @@ Result<proto::JobInfo> Client::Wait(uint64_t job_id, const std::atomic<bool>& in
                   "job {} {} [{}] iteration {}/{} sub-round {} {} {} ({:.3g}/s) {} {:.8g} "
                   "imbalance {:.2f} workers {} {:.1f}s",
                   j.job_id(), JobStateName(j.state()), j.app(), j.iteration(),
-                  j.spec().iterations(), j.round(), j.updates(), WorkUnits(j), j.updates_per_s(),
-                  j.objective_name(), j.objective(), j.imbalance(), WorkerSeconds(j), j.seconds())
+                  j.spec().static_engine().iterations(), j.round(), j.updates(), j.work_unit(),
+                  j.updates_per_s(), j.objective_name(), j.objective(), j.imbalance(),
+                  WorkerSeconds(j), j.seconds())
             : fmt::format(
                   "job {} {} [{}] round {} updates {} ({:.0f}/s) objective {:.8g}{} {:.1f}s",
-                  j.job_id(), JobStateName(j.state()), ScheduleName(j.spec().schedule()), j.round(),
-                  j.updates(), j.updates_per_s(), j.objective(),
+                  j.job_id(), JobStateName(j.state()), ScheduleName(j.spec().dynamic().schedule()),
+                  j.round(), j.updates(), j.updates_per_s(), j.objective(),
                   j.violation() >= 0 ? fmt::format(" violation {:.2e}", j.violation()) : "",
                   j.seconds());
     if (tty)

@@ -1,5 +1,6 @@
 #include "cli/embedded_cluster.h"
 
+#include "apps/builtin_apps.h"
 #include "common/protocol.h"
 #include "scheduler/scheduler.h"
 #include "worker/worker.h"
@@ -8,14 +9,14 @@ namespace strads {
 
 EmbeddedCluster::EmbeddedCluster(uint32_t schedulers, uint32_t workers, CoordinatorOptions options,
                                  const std::string& log_level)
-    : schedulers_(schedulers) {
+    : apps_(BuiltinApps()), schedulers_(schedulers) {
   options.expect_schedulers = schedulers;
   options.expect_workers = workers;
   auto coordinator = std::make_unique<Node>();
   coordinator->transport = std::make_unique<InProcTransport>(hub_, kCoordinatorId);
   coordinator->log = MakeLogger("coordinator", kCoordinatorId, log_level);
   coordinator->actor =
-      std::make_unique<Coordinator>(*coordinator->transport, options, coordinator->log);
+      std::make_unique<Coordinator>(*coordinator->transport, options, apps_, coordinator->log);
   nodes_.push_back(std::move(coordinator));
   auto add_member = [&](const std::string& role, uint32_t i) {
     auto node = std::make_unique<Node>();
@@ -27,9 +28,9 @@ EmbeddedCluster::EmbeddedCluster(uint32_t schedulers, uint32_t workers, Coordina
     identity.pid = i;
     identity.endpoint = "inproc://" + id;
     if (role == "scheduler") {
-      node->actor = std::make_unique<Scheduler>(*node->transport, identity, node->log);
+      node->actor = std::make_unique<Scheduler>(*node->transport, identity, apps_, node->log);
     } else {
-      node->actor = std::make_unique<Worker>(*node->transport, identity, node->log);
+      node->actor = std::make_unique<Worker>(*node->transport, identity, apps_, node->log);
     }
     nodes_.push_back(std::move(node));
   };

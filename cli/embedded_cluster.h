@@ -13,6 +13,7 @@
 #include "common/inproc_transport.h"
 #include "common/logging.h"
 #include "coordinator/coordinator.h"
+#include "engine/app_registry.h"
 
 namespace strads {
 
@@ -25,6 +26,8 @@ class EmbeddedCluster {
   ~EmbeddedCluster();
 
   InProcHub& hub() { return hub_; }
+  // The apps its members know (BuiltinApps()).
+  const AppRegistry& apps() const { return apps_; }
   // Node ids, e.g. "worker-1".
   std::string worker_id(uint32_t i) const { return "worker-" + std::to_string(i); }
 
@@ -41,6 +44,7 @@ class EmbeddedCluster {
   };
   void Launch(Node& node);
 
+  AppRegistry apps_;  // before the members, which refer to it
   InProcHub hub_;
   std::vector<std::unique_ptr<Node>> nodes_;  // coordinator, schedulers, workers
   uint32_t schedulers_;

@@ -11,13 +11,14 @@
 #include <nlohmann/json.hpp>
 #include <zmq.hpp>
 
+#include "apps/builtin_apps.h"
 #include "cli/client.h"
 #include "cli/embedded_cluster.h"
-#include "cli/job_options.h"
 #include "cli/predictor.h"
 #include "common/daemon.h"
 #include "common/protocol.h"
 #include "common/zmq_transport.h"
+#include "engine/job_spec.h"
 
 namespace po = boost::program_options;
 using namespace strads;
@@ -42,15 +43,32 @@ commands:
                      apply a lasso/logistic/svm job's model to labelled data (RMSE or
                      accuracy), or an mf job's W.mtx/H.mtx to MatrixMarket ratings (RMSE);
                      writes predictions (exit 1 on a missing or malformed file)
-apps: lasso, logistic, svm (dynamic engine); lda, mf (static engine)
-      (`strads run APP --help` lists the job options of APP)
-
 global options:
   --coordinator ENDPOINT   control endpoint (default: $STRADS_COORDINATOR or tcp://127.0.0.1:7700)
   --timeout SECONDS        how long to wait for the coordinator to answer (default 5)
 
 exit codes: 0 ok, 1 job failed, 2 usage error, 3 coordinator unreachable, 5 job cancelled
 )";
+
+// kUsage, then the apps with their engines and one line each.
+std::string UsageText(const AppRegistry& apps) {
+  std::string text = kUsage;
+  text += "\napps (`strads run APP --help` lists the job options of APP):\n";
+  for (const auto& app : apps.apps()) {
+    text += fmt::format("  {:<9} {} engine: {}\n", app->name(), EngineName(app->engine()),
+                        app->summary());
+  }
+  return text;
+}
+
+// "coefficients.tsv, trace.csv, summary.json": what a job of `app` writes.
+std::string ResultFileList(const AppRegistry& apps, const std::string& app) {
+  auto found = apps.Find(app);
+  if (!found.ok()) return "";
+  std::string list;
+  for (const auto& name : ResultFileNames(**found)) list += (list.empty() ? "" : ", ") + name;
+  return list;
+}
 
 std::atomic<bool> g_interrupt{false};
 
@@ -95,7 +113,8 @@ int Unreachable(const Status& st, const std::string& endpoint) {
   return kExitUnreachable;
 }
 
-int Finish(Client& client, const proto::JobInfo& info, const std::string& output) {
+int Finish(const AppRegistry& apps, Client& client, const proto::JobInfo& info,
+           const std::string& output) {
   std::cout << DescribeJob(info) << "\n";
   if (info.state() == proto::JOB_SUCCEEDED && !output.empty()) {
     auto fetched = client.FetchResults(info.job_id(), output);
@@ -103,11 +122,7 @@ int Finish(Client& client, const proto::JobInfo& info, const std::string& output
       std::cerr << "strads: " << fetched.status().message() << "\n";
       return kExitJobFailed;
     }
-    std::cout << "results in " << output << "/ ("
-              << (info.app() == "lda" ? "doc_topic.mtx, word_topic.mtx, topics.txt, subrounds.csv, "
-                  : info.app() == "mf" ? "W.mtx, H.mtx, subrounds.csv, "
-                                       : "coefficients.tsv, ")
-              << "trace.csv, summary.json)\n";
+    std::cout << "results in " << output << "/ (" << ResultFileList(apps, info.app()) << ")\n";
   }
   return ExitCodeFor(info);
 }
@@ -125,9 +140,9 @@ po::options_description SubmitExtras(bool embedded) {
   return d;
 }
 
-int RunOrSubmit(bool embedded, const std::vector<std::string>& args, const std::string& endpoint,
-                double timeout_s) {
-  if (args.empty()) return Usage("which app? (lasso, logistic, svm, lda, mf)");
+int RunOrSubmit(const AppRegistry& apps, bool embedded, const std::vector<std::string>& args,
+                const std::string& endpoint, double timeout_s) {
+  if (args.empty()) return Usage("which app? (" + apps.Names() + ")");
   const std::string app = args[0];
   std::vector<std::string> rest(args.begin() + 1, args.end());
   po::variables_map extra;
@@ -135,10 +150,10 @@ int RunOrSubmit(bool embedded, const std::vector<std::string>& args, const std::
   if (app == "--help" || app == "-h" ||
       std::find(rest.begin(), rest.end(), "--help") != rest.end()) {
     std::cout << "usage: strads " << (embedded ? "run" : "submit") << " APP [options]\n"
-              << JobOptionsDescription(app) << extras;
+              << JobOptionsDescription(apps, app) << extras;
     return kExitOk;
   }
-  auto spec = ParseJobSpec(app, rest, extras, &extra);
+  auto spec = ParseJobSpec(apps, app, rest, extras, &extra);
   if (!spec.ok()) return Usage(spec.status().message());
   const std::string output = extra["output"].as<std::string>();
   const bool quiet = extra.count("quiet") > 0;
@@ -162,7 +177,7 @@ int RunOrSubmit(bool embedded, const std::vector<std::string>& args, const std::
       std::cerr << "strads: " << info.status().message() << "\n";
       return info.status().code() == StatusCode::kCancelled ? kExitInterrupted : kExitJobFailed;
     }
-    return Finish(client, *info, output);
+    return Finish(apps, client, *info, output);
   }
 
   auto remote = Connect(endpoint, timeout_s);
@@ -194,7 +209,7 @@ int RunOrSubmit(bool embedded, const std::vector<std::string>& args, const std::
     }
     return Unreachable(info.status(), endpoint);
   }
-  return Finish(*remote->client, *info, output);
+  return Finish(apps, *remote->client, *info, output);
 }
 
 nlohmann::ordered_json ToJson(const proto::StatusReply& s) {
@@ -375,6 +390,7 @@ int ShutdownCommand(const std::string& endpoint, double timeout_s) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  const AppRegistry apps = BuiltinApps();
   std::vector<std::string> args(argv + 1, argv + argc);
   std::string endpoint;
   if (const char* env = std::getenv("STRADS_COORDINATOR")) endpoint = env;
@@ -417,15 +433,15 @@ int main(int argc, char** argv) {
     }
   }
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
-    std::cout << kUsage;
+    std::cout << UsageText(apps);
     return args.empty() ? kExitUsage : kExitOk;
   }
   StopOnSignals(&g_interrupt);
   const std::string command = args[0];
   const std::vector<std::string> rest(args.begin() + 1, args.end());
   try {
-    if (command == "run") return RunOrSubmit(true, rest, endpoint, timeout_s);
-    if (command == "submit") return RunOrSubmit(false, rest, endpoint, timeout_s);
+    if (command == "run") return RunOrSubmit(apps, true, rest, endpoint, timeout_s);
+    if (command == "submit") return RunOrSubmit(apps, false, rest, endpoint, timeout_s);
     if (command == "status") return StatusCommand(rest, endpoint, timeout_s, false);
     if (command == "jobs") return StatusCommand(rest, endpoint, timeout_s, true);
     if (command == "cancel" || command == "result") {

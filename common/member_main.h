@@ -1,6 +1,6 @@
 // The main() of a cluster member daemon (strads-scheduler, strads-worker): flags, transport,
-// event loop. `MemberActor` is Scheduler or Worker (constructed from Transport&, MemberIdentity,
-// Logger).
+// event loop. `MemberActor` is Scheduler or Worker, constructed from (Transport&, MemberIdentity,
+// actor_context..., Logger); `actor_context` (e.g. the app registry) must outlive the call.
 #pragma once
 
 #include <unistd.h>
@@ -19,8 +19,8 @@
 
 namespace strads {
 
-template <typename MemberActor>
-int MemberMain(int argc, char** argv, const std::string& role) {
+template <typename MemberActor, typename... Context>
+int MemberMain(int argc, char** argv, const std::string& role, const Context&... actor_context) {
   namespace po = boost::program_options;
   std::string coordinator, bind_host, advertise_host, log_level;
   int port = 0;
@@ -73,7 +73,7 @@ int MemberMain(int argc, char** argv, const std::string& role) {
   identity.pid = pid;
   identity.endpoint = AdvertisedEndpoint(*bound, advertise_host);
   log->info("starting: inbox {}, coordinator {}", identity.endpoint, coordinator);
-  MemberActor actor(transport, identity, log);
+  MemberActor actor(transport, identity, actor_context..., log);
   std::atomic<bool> stop{false};
   StopOnSignals(&stop);
   RunEventLoop(transport, actor, stop, log);

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "common/protocol.h"
+#include "engine/job_spec.h"
 
 namespace strads {
 namespace {
@@ -16,59 +17,9 @@ double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).coun
 
 }  // namespace
 
-Status ValidateStaticJobSpec(const StaticApp& app, const proto::JobSpec& spec) {
-  if (spec.data_path().empty()) return Status::InvalidArgument("--data is required");
-  STRADS_RETURN_IF_ERROR(app.Validate(spec));
-  if (spec.iterations() > 1000000) {
-    return Status::InvalidArgument("--iterations must be at most 1000000");
-  }
-  if (spec.blocks_per_worker() > 1024) {
-    return Status::InvalidArgument("--blocks-per-worker must be in [1, 1024]");
-  }
-  if (spec.workers() > 4096) return Status::InvalidArgument("--workers must be at most 4096");
-  if (!(spec.max_seconds() >= 0)) return Status::InvalidArgument("--max-seconds must be >= 0");
-  return Status::Ok();
-}
-
-Status ValidateJobSpec(const proto::JobSpec& spec) {
-  if (auto static_app = FindStaticApp(spec.app()); static_app.ok()) {
-    return ValidateStaticJobSpec(**static_app, spec);
-  }
-  auto app = FindDynamicApp(spec.app());
-  if (!app.ok()) {
-    return Status::InvalidArgument("unknown app '" + spec.app() +
-                                   "' (known apps: lasso, logistic, svm, lda, mf)");
-  }
-  STRADS_RETURN_IF_ERROR((*app)->Validate(spec));
-  if (spec.data_path().empty()) return Status::InvalidArgument("--data is required");
-  const std::string& f = spec.data_format();
-  if (!f.empty() && f != "libsvm" && f != "mm") {
-    return Status::InvalidArgument("--format must be libsvm or mm, got '" + f + "'");
-  }
-  if (spec.chord_size() < 1 || spec.chord_size() > 100000) {
-    return Status::InvalidArgument("--chord-size must be in [1, 100000]");
-  }
-  if (spec.candidates() < 1 || spec.candidates() > 1000000) {
-    return Status::InvalidArgument("--candidates must be in [1, 1000000]");
-  }
-  if (!(spec.rho() >= 0) || !std::isfinite(spec.rho())) {
-    return Status::InvalidArgument("--rho must be a finite number >= 0");
-  }
-  if (!(spec.eta() >= 0) || !std::isfinite(spec.eta())) {
-    return Status::InvalidArgument("--eta must be a finite number >= 0");
-  }
-  if (!(spec.tolerance() > 0) || !std::isfinite(spec.tolerance())) {
-    return Status::InvalidArgument("--tolerance must be a finite number > 0");
-  }
-  if (spec.pipeline_depth() < 1 || spec.pipeline_depth() > 64) {
-    return Status::InvalidArgument("--pipeline-depth must be in [1, 64]");
-  }
-  if (!(spec.max_seconds() >= 0)) return Status::InvalidArgument("--max-seconds must be >= 0");
-  return Status::Ok();
-}
-
-Coordinator::Coordinator(Transport& transport, CoordinatorOptions options, Logger log)
-    : transport_(transport), options_(std::move(options)), log_(std::move(log)) {}
+Coordinator::Coordinator(Transport& transport, CoordinatorOptions options, const AppRegistry& apps,
+                         Logger log)
+    : transport_(transport), options_(std::move(options)), apps_(apps), log_(std::move(log)) {}
 
 void Coordinator::Reply(const proto::Envelope& request, proto::Envelope reply) {
   if (Status st = transport_.Send(request.sender(), reply); !st.ok()) {
@@ -149,7 +100,7 @@ void Coordinator::HandleRegister(const proto::Envelope& e, Clock::time_point now
 
 void Coordinator::HandleSubmit(const proto::Envelope& e, Clock::time_point now) {
   const proto::JobSpec& spec = e.submit().spec();
-  if (Status st = ValidateJobSpec(spec); !st.ok()) return ReplyError(e, st.message());
+  if (Status st = ValidateJobSpec(apps_, spec); !st.ok()) return ReplyError(e, st.message());
   const uint64_t id = next_job_id_++;
   JobRecord& record = jobs_[id];
   record.submitted = now;
@@ -314,13 +265,15 @@ void Coordinator::TryStartNext(Clock::time_point now) {
   // Building a job allocates per-job state sized by the spec; if that fails the job fails, and
   // the queue and the members are left as they were for the next job.
   try {
-    if (auto static_app = FindStaticApp(spec.app()); static_app.ok()) {
-      running_ = std::make_unique<StaticJob>(transport_, id, spec, *static_app, job_schedulers,
+    // Submitted specs were validated, so the app is registered.
+    const App* app = apps_.Find(spec.app()).value();
+    if (const StaticApp* static_app = app->AsStatic()) {
+      running_ = std::make_unique<StaticJob>(transport_, id, spec, static_app, job_schedulers,
                                              job_workers, log_, now, options_.deadlines);
     } else {
-      const DynamicApp* app = FindDynamicApp(spec.app()).value();
-      running_ = std::make_unique<DynamicJob>(transport_, id, spec, app, job_schedulers,
-                                              job_workers, log_, now, options_.deadlines);
+      running_ =
+          std::make_unique<DynamicJob>(transport_, id, spec, app->AsDynamic(), job_schedulers,
+                                       job_workers, log_, now, options_.deadlines);
     }
   } catch (const std::exception& e) {
     const std::string cause = std::string("cannot set up the job: ") + e.what();

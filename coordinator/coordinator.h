@@ -30,6 +30,7 @@
 #include "coordinator/dynamic_job.h"
 #include "coordinator/job.h"
 #include "coordinator/static_job.h"
+#include "engine/app_registry.h"
 
 namespace strads {
 
@@ -44,12 +45,12 @@ struct CoordinatorOptions {
   std::string status_endpoint;  // told to clients so they can subscribe
 };
 
-// Checks a submitted spec: known app, app parameters, engine parameters, data paths.
-Status ValidateJobSpec(const proto::JobSpec& spec);
-
 class Coordinator : public Actor {
  public:
-  Coordinator(Transport& transport, CoordinatorOptions options, Logger log);
+  // `apps` must outlive the coordinator: submitted specs are validated against it and a job's
+  // engine is the engine of its app.
+  Coordinator(Transport& transport, CoordinatorOptions options, const AppRegistry& apps,
+              Logger log);
 
   void OnMessage(const proto::Envelope& envelope, Clock::time_point now) override;
   void OnTick(Clock::time_point now) override;
@@ -90,6 +91,7 @@ class Coordinator : public Actor {
 
   Transport& transport_;
   CoordinatorOptions options_;
+  const AppRegistry& apps_;
   Logger log_;
   Clock::time_point started_ = Clock::now();
   bool finished_ = false;

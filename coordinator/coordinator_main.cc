@@ -7,6 +7,7 @@
 #include <boost/program_options.hpp>
 #include <zmq.hpp>
 
+#include "apps/builtin_apps.h"
 #include "common/daemon.h"
 #include "common/protocol.h"
 #include "common/zmq_transport.h"
@@ -92,7 +93,8 @@ int main(int argc, char** argv) {
     }
     std::filesystem::rename(tmp, endpoint_file);
   }
-  Coordinator coordinator(transport, options, log);
+  const AppRegistry apps = BuiltinApps();
+  Coordinator coordinator(transport, options, apps, log);
   std::atomic<bool> stop{false};
   StopOnSignals(&stop);
   RunEventLoop(transport, coordinator, stop, log);

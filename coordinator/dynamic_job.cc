@@ -121,7 +121,8 @@ void DynamicJob::HandleReady(const proto::Envelope& e, Clock::time_point now) {
   if (expect != num_features_) {
     return Fail(fmt::format("schedulers cover {} of {} parameters", expect, num_features_), now);
   }
-  check_every_ = spec_.check_every() ? spec_.check_every() : std::max<uint64_t>(num_features_, 1);
+  check_every_ = spec_.dynamic().check_every() ? spec_.dynamic().check_every()
+                                               : std::max<uint64_t>(num_features_, 1);
   auto begin = MakeEnvelope(transport_.id(), id_);
   auto* b = begin.mutable_begin();
   b->set_num_features(num_features_);
@@ -139,13 +140,13 @@ void DynamicJob::HandleReady(const proto::Envelope& e, Clock::time_point now) {
 }
 
 bool DynamicJob::LimitReached(Clock::time_point now) const {
-  if (spec_.max_updates() && updates_ >= spec_.max_updates()) return true;
+  if (spec_.dynamic().max_updates() && updates_ >= spec_.dynamic().max_updates()) return true;
   if (spec_.max_seconds() > 0 && Elapsed(now) >= spec_.max_seconds()) return true;
   return false;
 }
 
 void DynamicJob::Issue(Clock::time_point now) {
-  const uint64_t depth = std::max<uint32_t>(1, spec_.pipeline_depth());
+  const uint64_t depth = std::max<uint32_t>(1, spec_.dynamic().pipeline_depth());
   while (phase_ == Phase::kRunning && !check_wanted_ && next_issue_ < next_commit_ + depth) {
     if (updates_ - updates_at_check_ >= check_every_ || LimitReached(now)) {
       check_wanted_ = true;
@@ -305,7 +306,7 @@ void DynamicJob::FinishCheck(Clock::time_point now) {
   penalty_ = check_penalty_;
   objective_ = check_loss_ + check_penalty_;
   violation_ = *lambda_max_ > 0 ? check_violation_ / *lambda_max_ : 0.0;
-  converged_ = violation_ <= spec_.tolerance();
+  converged_ = violation_ <= spec_.dynamic().tolerance();
   updates_at_check_ = updates_;
   ++checks_;
   log_->info("job {}: check after {} updates: objective {:.10g}, violation {:.3g}, {} nonzeros",
@@ -322,7 +323,7 @@ void DynamicJob::FinishCheck(Clock::time_point now) {
   if (checks_ > 1 && updates_ == updates_at_previous_check_) {
     return Fail(fmt::format("no parameter could be scheduled although the optimality violation "
                             "is {:.3g} (> --tolerance {:.3g})",
-                            violation_, spec_.tolerance()),
+                            violation_, spec_.dynamic().tolerance()),
                 now);
   }
   updates_at_previous_check_ = updates_;
@@ -373,7 +374,7 @@ void DynamicJob::Trace(Clock::time_point now, bool force) {
   // most D - 1 rounds stale) plus the penalty of the committed values.
   const double objective = force ? objective_ : ApproxObjective();
   trace_ += fmt::format("{:.6f},{},{},{:.17g},{}\n", Elapsed(now), next_commit_, updates_,
-                        objective, ScheduleName(spec_.schedule()));
+                        objective, ScheduleName(spec_.dynamic().schedule()));
 }
 
 proto::JobInfo DynamicJob::Info(Clock::time_point now) const {

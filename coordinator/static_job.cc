@@ -17,7 +17,7 @@ StaticJob::StaticJob(Transport& transport, uint64_t id, proto::JobSpec spec, con
                 std::move(log), now, deadlines),
       app_(app),
       plan_(static_cast<uint32_t>(workers_.size()),
-            std::max<uint32_t>(1, spec_.blocks_per_worker())),
+            std::max<uint32_t>(1, spec_.static_engine().blocks_per_worker())),
       passes_(app_->PassesPerIteration(spec_)),
       seen_(schedulers_.size() + workers_.size(), 0),
       aggregates_(app_->NumAggregates(spec_), 0.0),
@@ -214,7 +214,8 @@ void StaticJob::MaybeEndPass(Clock::time_point now) {
                   now);
     }
   }
-  const bool evaluates = EvaluatesIn(iteration_, spec_.iterations(), spec_.eval_every());
+  const bool evaluates = EvaluatesIn(iteration_, spec_.static_engine().iterations(),
+                                     spec_.static_engine().eval_every());
   const uint32_t end_pass = evaluates ? passes_ : passes_ - 1;
   if (!Evaluation() && pass_ + 1 < end_pass) return StartPass(iteration_, pass_ + 1, now);
   EndIteration(now);
@@ -224,7 +225,7 @@ void StaticJob::EndIteration(Clock::time_point now) {
   iterations_done_ = iteration_;
   if (mean_sum_ > 0) imbalance_ = max_sum_ / mean_sum_;
   max_sum_ = mean_sum_ = 0;
-  const bool last = iteration_ >= spec_.iterations() || LimitReached(now);
+  const bool last = iteration_ >= spec_.static_engine().iterations() || LimitReached(now);
   if (last) {
     // Every run ends with a measured state.
     if (!evaluated_) return StartPass(iteration_, passes_ - 1, now);
@@ -289,6 +290,7 @@ proto::JobInfo StaticJob::Info(Clock::time_point now) const {
   info.set_iteration(iterations_done_);
   info.set_imbalance(imbalance_);
   info.set_objective_name(app_->ObjectiveName());
+  info.set_work_unit(app_->WorkUnit());
   info.mutable_worker_seconds()->Assign(last_sub_round_seconds_.begin(),
                                         last_sub_round_seconds_.end());
   return info;
@@ -320,7 +322,8 @@ std::vector<proto::ResultFile> StaticJob::ResultFiles() const {
   summary["schedulers"] = schedulers_.size();
   summary["workers"] = workers_.size();
   summary["blocks"] = plan_.blocks();
-  summary["balance"] = spec_.balance().empty() ? "work" : spec_.balance();
+  summary["balance"] =
+      spec_.static_engine().balance().empty() ? "work" : spec_.static_engine().balance();
   summary["data"] = spec_.data_path();
   app_->Summarize(metrics_, summary);
   summary["flags"] = FlagsJson();

@@ -23,9 +23,9 @@
 //              last SubRoundDone) and the schedulers (with PassDone) sent.
 //   model      ModelRequest to every member, StaticOutput back; the app assembles the files.
 //
-// Stops after spec.iterations() iterations, or at the first iteration end past --max-seconds
-// (with an evaluation pass if that iteration had none). Every compute time is recorded per
-// (sub-round, worker) in subrounds.csv, so load imbalance is visible.
+// Stops after spec.static_engine().iterations() iterations, or at the first iteration end past
+// --max-seconds (with an evaluation pass if that iteration had none). Every compute time is
+// recorded per (sub-round, worker) in subrounds.csv, so load imbalance is visible.
 // Thread-compatibility: owned by the coordinator's event loop.
 #pragma once
 
@@ -34,11 +34,11 @@
 #include <string>
 #include <vector>
 
-#include "engine/static_app.h"
 #include "common/logging.h"
 #include "common/transport.h"
 #include "coordinator/engine_job.h"
 #include "engine/rotation_plan.h"
+#include "engine/static_app.h"
 
 namespace strads {
 

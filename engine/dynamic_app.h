@@ -23,6 +23,7 @@
 
 #include "common/dataset.h"
 #include "common/status.h"
+#include "engine/app.h"
 #include "strads.pb.h"
 
 namespace strads {
@@ -52,14 +53,13 @@ class ShardModel {
   virtual void Metrics(std::map<std::string, double>& out) const {}
 };
 
-class DynamicApp {
+class DynamicApp : public App {
  public:
-  virtual ~DynamicApp() = default;
-  virtual std::string name() const = 0;
-  virtual uint32_t stats_per_param() const = 0;
+  proto::Engine engine() const final { return proto::ENGINE_DYNAMIC; }
+  const DynamicApp* AsDynamic() const final { return this; }
 
-  // Checks the app's parameters of `spec` (e.g. lambda >= 0).
-  virtual Status Validate(const proto::JobSpec& spec) const = 0;
+  // Numbers pushed per parameter (Lasso: 1, x_j^T r; logistic: 2, g_j and h_j).
+  virtual uint32_t stats_per_param() const = 0;
 
   // Takes ownership of a loaded shard; the model starts at beta = 0.
   virtual Result<std::unique_ptr<ShardModel>> MakeShard(Dataset shard,
@@ -81,8 +81,5 @@ class DynamicApp {
   virtual void Summarize(const std::map<std::string, double>& metrics,
                          nlohmann::ordered_json& summary) const {}
 };
-
-// The app registered under `name`, or an error listing the known apps.
-Result<const DynamicApp*> FindDynamicApp(const std::string& name);
 
 }  // namespace strads

@@ -14,9 +14,8 @@
 //   iteration 0 runs only the evaluation pass (the initial state's trace row); iterations
 //   1..N run passes 0..PassesPerIteration()-1, the last of which is the evaluation pass: it must
 //   not change the model, only measure it. It is skipped in iterations i with
-//   i % spec.eval_every() != 0 (eval_every 0 = 1), except the last (N), so every run ends with a
-//   measured trace row.
-//   For each pass:
+//   i % spec.static_engine().eval_every() != 0 (eval_every 0 = 1), except the last (N), so every
+//   run ends with a measured trace row. For each pass:
 //     - every home (scheduler) gives out its blocks: TakeBlock(b, step) for the blocks it owns
 //       (block b is owned by scheduler b mod S);
 //     - for each sub-round r: the aggregates are all-reduced (the barrier); every worker w gets
@@ -50,6 +49,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/status.h"
+#include "engine/app.h"
 #include "strads.pb.h"
 
 namespace strads {
@@ -117,12 +117,11 @@ class StaticHome {
   virtual void Output(std::vector<proto::OutputPiece>& out) const = 0;
 };
 
-class StaticApp {
+class StaticApp : public App {
  public:
-  virtual ~StaticApp() = default;
-  virtual std::string name() const = 0;
-  // Checks the app's parameters of `spec` (topics >= 1, alpha > 0, algorithm known, ...).
-  virtual Status Validate(const proto::JobSpec& spec) const = 0;
+  proto::Engine engine() const final { return proto::ENGINE_STATIC; }
+  const StaticApp* AsStatic() const final { return this; }
+
   virtual uint32_t NumAggregates(const proto::JobSpec& spec) const = 0;
   // Passes per iteration, >= 1; the last is the evaluation pass.
   virtual uint32_t PassesPerIteration(const proto::JobSpec& spec) const = 0;
@@ -145,6 +144,8 @@ class StaticApp {
   // The headline number for status lines, and its name ("loglik_per_token", "objective").
   virtual double Objective(const std::map<std::string, double>& metrics) const = 0;
   virtual std::string ObjectiveName() const = 0;
+  // What a work unit is, plural, for progress lines ("tokens", "ratings").
+  virtual std::string WorkUnit() const = 0;
   // Builds the result files (besides trace.csv, subrounds.csv and summary.json, which the engine
   // writes) from every member's pieces.
   virtual Result<std::vector<proto::ResultFile>> Assemble(
@@ -153,8 +154,5 @@ class StaticApp {
   virtual void Summarize(const std::map<std::string, double>& metrics,
                          nlohmann::ordered_json& summary) const {}
 };
-
-// The static app registered under `name` ("lda", "mf"), or NotFound.
-Result<const StaticApp*> FindStaticApp(const std::string& name);
 
 }  // namespace strads

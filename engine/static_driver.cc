@@ -14,7 +14,8 @@ Result<StaticLocalResult> RunStaticLocally(const StaticApp& app, const proto::Jo
   if (options.workers == 0 || options.schedulers == 0) {
     return Status::InvalidArgument("RunStaticLocally needs at least one worker and one scheduler");
   }
-  const RotationPlan plan(options.workers, std::max<uint32_t>(1, spec.blocks_per_worker()));
+  const RotationPlan plan(options.workers,
+                          std::max<uint32_t>(1, spec.static_engine().blocks_per_worker()));
   const uint32_t P = plan.workers(), S = options.schedulers, B = plan.blocks();
 
   std::vector<std::unique_ptr<StaticShard>> shards;
@@ -47,8 +48,9 @@ Result<StaticLocalResult> RunStaticLocally(const StaticApp& app, const proto::Jo
   const uint32_t passes = app.PassesPerIteration(spec);
   std::vector<double> delta(A), next(A);
 
-  for (uint64_t iteration = 0; iteration <= spec.iterations(); ++iteration) {
-    const bool evaluates = EvaluatesIn(iteration, spec.iterations(), spec.eval_every());
+  for (uint64_t iteration = 0; iteration <= spec.static_engine().iterations(); ++iteration) {
+    const bool evaluates = EvaluatesIn(iteration, spec.static_engine().iterations(),
+                                       spec.static_engine().eval_every());
     const uint32_t first_pass = iteration == 0 ? passes - 1 : 0;
     const uint32_t end_pass = evaluates ? passes : passes - 1;
     for (uint32_t pass = first_pass; pass < end_pass; ++pass) {

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/static_app.h"
 #include "common/status.h"
+#include "engine/static_app.h"
 
 namespace strads {
 
@@ -35,8 +35,8 @@ struct StaticLocalResult {
   std::vector<double> aggregates;                      // final aggregates
 };
 
-// Runs spec.iterations() iterations of `app` with options.workers shards and options.schedulers
-// homes, K = spec.blocks_per_worker() (0 = 1).
+// Runs spec.static_engine().iterations() iterations of `app` with options.workers shards and
+// options.schedulers homes, K = spec.static_engine().blocks_per_worker() (0 = 1).
 Result<StaticLocalResult> RunStaticLocally(const StaticApp& app, const proto::JobSpec& spec,
                                            const StaticLocalOptions& options);
 

@@ -19,8 +19,10 @@ MemberIdentity AsScheduler(MemberIdentity identity) {
 
 }  // namespace
 
-Scheduler::Scheduler(Transport& transport, MemberIdentity identity, Logger log)
+Scheduler::Scheduler(Transport& transport, MemberIdentity identity, const AppRegistry& apps,
+                     Logger log)
     : transport_(transport),
+      apps_(apps),
       log_(log),
       session_(transport, AsScheduler(std::move(identity)), log) {}
 
@@ -90,7 +92,7 @@ void Scheduler::HandleJobStart(const proto::Envelope& e) {
   job->num_schedulers = start.num_schedulers();
   job->num_workers = start.num_workers();
   job->worker_ids.assign(start.worker_ids().begin(), start.worker_ids().end());
-  auto app = FindDynamicApp(start.spec().app());
+  auto app = apps_.FindDynamic(start.spec().app());
   if (!app.ok()) {
     auto reply = MakeEnvelope(transport_.id(), job->id);
     reply.mutable_ready()->set_error(app.status().message());
@@ -112,7 +114,7 @@ void Scheduler::HandleJobStart(const proto::Envelope& e) {
 Result<Scheduler::Partition> Scheduler::LoadPartition(const proto::JobSpec& spec, uint32_t rank,
                                                       uint32_t parts) {
   try {
-    DataSource source{spec.data_path(), spec.data_format(), spec.labels_path()};
+    DataSource source{spec.data_path(), spec.dynamic().data_format(), spec.dynamic().labels_path()};
     auto data = LoadDataset(source, RowRange{});
     if (!data.ok()) return data.status();
     const SparseColMatrix& x = data->x;
@@ -148,11 +150,12 @@ void Scheduler::FinishLoading(Result<Partition> loaded) {
   job_->part = std::move(loaded).value();
   const Partition& p = job_->part;
   ChordPolicy policy;
-  policy.schedule = job_->spec.schedule();
-  policy.chord_size = job_->spec.chord_size();
-  policy.candidates = std::max(job_->spec.candidates(), job_->spec.chord_size());
-  policy.rho = job_->spec.rho();
-  policy.eta = job_->spec.eta();
+  policy.schedule = job_->spec.dynamic().schedule();
+  policy.chord_size = job_->spec.dynamic().chord_size();
+  policy.candidates =
+      std::max(job_->spec.dynamic().candidates(), job_->spec.dynamic().chord_size());
+  policy.rho = job_->spec.dynamic().rho();
+  policy.eta = job_->spec.dynamic().eta();
   policy.seed = job_->spec.seed() * 1000003 + job_->rank;
   job_->builder = std::make_unique<ChordBuilder>(*p.store, policy);
   job_->values.assign(p.end - p.first, 0.0);
@@ -173,7 +176,7 @@ void Scheduler::HandleChordRequest(const proto::Envelope& e) {
   chord->set_scheduler_rank(job_->rank);
   chord->set_exhausted(ids.empty() && job_->builder->in_flight() == 0);
   chord->set_min_applied(job_->applied_through);
-  if (job_->spec.dual_pipeline()) chord->set_fresh_count((chord->ids_size() + 1) / 2);
+  if (job_->spec.dynamic().dual_pipeline()) chord->set_fresh_count((chord->ids_size() + 1) / 2);
   chord->mutable_ids()->Assign(ids.begin(), ids.end());
   for (uint64_t j : ids) {
     chord->add_values(job_->values[j - first]);
@@ -274,7 +277,7 @@ uint64_t Scheduler::CurrentJobId() const {
 
 bool Scheduler::RouteStatic(const proto::Envelope& e) {
   if (e.body_case() != proto::Envelope::kJobStart) return static_job_.Route(e, log_);
-  auto app = FindStaticApp(e.job_start().spec().app());
+  auto app = apps_.FindStatic(e.job_start().spec().app());
   if (!app.ok()) return false;  // a dynamic-engine job
   if (job_) EndJob("replaced by job " + std::to_string(e.job_id()));
   static_job_.Replace(

@@ -20,11 +20,12 @@
 #include <string>
 #include <vector>
 
-#include "engine/dynamic_app.h"
 #include "common/background_load.h"
 #include "common/event_loop.h"
-#include "engine/job_slot.h"
 #include "common/member_session.h"
+#include "engine/app_registry.h"
+#include "engine/dynamic_app.h"
+#include "engine/job_slot.h"
 #include "scheduler/chord_builder.h"
 #include "scheduler/static_home_job.h"
 
@@ -33,7 +34,8 @@ namespace strads {
 class Scheduler : public Actor {
  public:
   // `identity.role` is set to ROLE_SCHEDULER.
-  Scheduler(Transport& transport, MemberIdentity identity, Logger log);
+  // `apps` must outlive the scheduler: the app of each JobStart is found in it.
+  Scheduler(Transport& transport, MemberIdentity identity, const AppRegistry& apps, Logger log);
   ~Scheduler() override;
 
   void OnMessage(const proto::Envelope& envelope, Clock::time_point now) override;
@@ -91,6 +93,7 @@ class Scheduler : public Actor {
   uint64_t CurrentJobId() const;
 
   Transport& transport_;
+  const AppRegistry& apps_;
   Logger log_;
   MemberSession session_;
   std::unique_ptr<Job> job_;

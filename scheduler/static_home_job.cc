@@ -4,8 +4,8 @@
 
 #include <fmt/format.h>
 
-#include "engine/static_wire.h"
 #include "common/protocol.h"
+#include "engine/static_wire.h"
 
 namespace strads {
 
@@ -22,7 +22,7 @@ StaticHomeJob::StaticHomeJob(Transport& transport, MemberSession& session, Logge
       num_schedulers_(std::max<uint32_t>(1, start.num_schedulers())),
       worker_ids_(start.worker_ids().begin(), start.worker_ids().end()),
       plan_(std::max<uint32_t>(1, start.num_workers()),
-            std::max<uint32_t>(1, start.spec().blocks_per_worker())),
+            std::max<uint32_t>(1, start.spec().static_engine().blocks_per_worker())),
       passes_(app->PassesPerIteration(start.spec())) {
   for (uint32_t b = rank_; b < plan_.blocks(); b += num_schedulers_) owned_.push_back(b);
   for (int w = 0; w < start.worker_ids_size() && w < start.worker_endpoints_size(); ++w) {

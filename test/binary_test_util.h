@@ -102,15 +102,21 @@ inline proto::JobSpec BaseSpec(const std::string& app, const std::string& path, 
   proto::JobSpec s;
   s.set_app(app);
   s.set_data_path(path);
-  s.set_lambda(lambda);
-  s.set_chord_size(8);
-  s.set_candidates(16);
-  s.set_rho(0.1);
-  s.set_eta(1e-6);
-  s.set_tolerance(1e-9);
-  s.set_pipeline_depth(1);
+  if (app == "logistic") {
+    s.mutable_logistic()->set_lambda(lambda);
+  } else if (app == "svm") {
+    s.mutable_svm()->set_lambda(lambda);
+  } else {
+    s.mutable_lasso()->set_lambda(lambda);
+  }
+  s.mutable_dynamic()->set_chord_size(8);
+  s.mutable_dynamic()->set_candidates(16);
+  s.mutable_dynamic()->set_rho(0.1);
+  s.mutable_dynamic()->set_eta(1e-6);
+  s.mutable_dynamic()->set_tolerance(1e-9);
+  s.mutable_dynamic()->set_pipeline_depth(1);
   s.set_seed(3);
-  s.set_schedule(proto::SCHEDULE_DYNAMIC);
+  s.mutable_dynamic()->set_schedule(proto::SCHEDULE_DYNAMIC);
   s.set_max_seconds(30);  // a bound: a run that does not converge fails the test, never hangs it
   return s;
 }

@@ -45,15 +45,15 @@ proto::JobSpec LassoSpec(double lambda) {
   proto::JobSpec s;
   s.set_app("lasso");
   s.set_data_path(ProblemPath());
-  s.set_lambda(lambda);
-  s.set_chord_size(16);
-  s.set_candidates(32);
-  s.set_rho(0.1);
-  s.set_eta(1e-6);
-  s.set_tolerance(1e-9);
-  s.set_pipeline_depth(1);
+  s.mutable_lasso()->set_lambda(lambda);
+  s.mutable_dynamic()->set_chord_size(16);
+  s.mutable_dynamic()->set_candidates(32);
+  s.mutable_dynamic()->set_rho(0.1);
+  s.mutable_dynamic()->set_eta(1e-6);
+  s.mutable_dynamic()->set_tolerance(1e-9);
+  s.mutable_dynamic()->set_pipeline_depth(1);
   s.set_seed(3);
-  s.set_schedule(proto::SCHEDULE_DYNAMIC);
+  s.mutable_dynamic()->set_schedule(proto::SCHEDULE_DYNAMIC);
   s.set_max_seconds(60);  // a bound: a run that does not converge fails the test, never hangs it
   return s;
 }
@@ -142,9 +142,10 @@ TEST_CASE("pipelined engine (depth 2, 4, 8) converges to the same optimum on cor
       CAPTURE(depth, seed);
       EmbeddedCluster cluster(2, 2, FastOptions());
       auto spec = LassoSpec(lambda);
-      spec.set_pipeline_depth(depth);
+      spec.mutable_dynamic()->set_pipeline_depth(depth);
       spec.set_seed(seed);
-      spec.set_dual_pipeline(seed == 3);  // one seed of each depth with the dual pipeline
+      spec.mutable_dynamic()->set_dual_pipeline(
+          seed == 3);  // one seed of each depth with the dual pipeline
       auto job = RunJob(cluster, spec, "test-client");
       REQUIRE(job.info.state() == proto::JOB_SUCCEEDED);
       CHECK(job.info.converged());
@@ -181,7 +182,7 @@ TEST_CASE("every scheduling policy converges to the optimum on a well-conditione
     EmbeddedCluster cluster(1, 2, FastOptions());
     auto spec = LassoSpec(lambda);
     spec.set_data_path(path);
-    spec.set_schedule(schedule);
+    spec.mutable_dynamic()->set_schedule(schedule);
     auto job = RunJob(cluster, spec, "test-client");
     REQUIRE(job.info.state() == proto::JOB_SUCCEEDED);
     CHECK(job.info.converged());
@@ -201,13 +202,14 @@ TEST_CASE("lambda above lambda_max gives the all-zero model at once", "[cluster]
 TEST_CASE("a limit stops the job before convergence and says so", "[cluster]") {
   EmbeddedCluster cluster(1, 1, FastOptions());
   auto spec = LassoSpec(0.01 * LambdaMax());
-  spec.set_tolerance(1e-14);
-  spec.set_max_updates(200);
+  spec.mutable_dynamic()->set_tolerance(1e-14);
+  spec.mutable_dynamic()->set_max_updates(200);
   auto job = RunJob(cluster, spec, "test-client");
   REQUIRE(job.info.state() == proto::JOB_SUCCEEDED);
   CHECK_FALSE(job.info.converged());
   CHECK(job.info.updates() >= 200);
-  CHECK(job.info.updates() < 200 + 2 * spec.chord_size() * std::max(1u, spec.pipeline_depth()));
+  CHECK(job.info.updates() <
+        200 + 2 * spec.dynamic().chord_size() * std::max(1u, spec.dynamic().pipeline_depth()));
 }
 
 TEST_CASE("a missing data file fails the job with the file's name; the next job runs",
@@ -241,7 +243,7 @@ TEST_CASE("invalid specs are refused at submit with a clear message", "[cluster]
   REQUIRE_FALSE(r2.ok());
   CHECK_THAT(r2.status().message(), Catch::Contains("unknown app 'nosuchapp'"));
   auto zero_depth = LassoSpec(1.0);
-  zero_depth.set_pipeline_depth(0);
+  zero_depth.mutable_dynamic()->set_pipeline_depth(0);
   CHECK_FALSE(submit(zero_depth).ok());
 }
 
@@ -249,7 +251,8 @@ TEST_CASE("a worker that dies mid-job fails the job naming it; the next job runs
           "[cluster][faults]") {
   EmbeddedCluster cluster(1, 3, FastOptions());
   auto spec = LassoSpec(0.001 * LambdaMax());
-  spec.set_check_every(uint64_t{1} << 50);  // never checks, so never converges: runs until stopped
+  spec.mutable_dynamic()->set_check_every(
+      uint64_t{1} << 50);  // never checks, so never converges: runs until stopped
   spec.set_max_seconds(30);
   auto job = RunJob(cluster, spec, "client-a", [&](Client&, uint64_t) {
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
@@ -265,7 +268,8 @@ TEST_CASE("a worker that dies mid-job fails the job naming it; the next job runs
 TEST_CASE("cancel mid-job ends it as CANCELLED and frees the members", "[cluster][faults]") {
   EmbeddedCluster cluster(1, 2, FastOptions());
   auto spec = LassoSpec(0.001 * LambdaMax());
-  spec.set_check_every(uint64_t{1} << 50);  // never checks, so never converges: runs until stopped
+  spec.mutable_dynamic()->set_check_every(
+      uint64_t{1} << 50);  // never checks, so never converges: runs until stopped
   spec.set_max_seconds(30);
   auto job = RunJob(cluster, spec, "client-a", [&](Client& c, uint64_t id) {
     std::this_thread::sleep_for(std::chrono::milliseconds(300));

@@ -36,10 +36,10 @@ proto::JobSpec Spec(const std::string& data, uint32_t topics, uint32_t iteration
   proto::JobSpec spec;
   spec.set_app("lda");
   spec.set_data_path(data);
-  spec.set_topics(topics);
-  spec.set_alpha(0.1);
-  spec.set_beta(0.01);
-  spec.set_iterations(iterations);
+  spec.mutable_lda()->set_topics(topics);
+  spec.mutable_lda()->set_alpha(0.1);
+  spec.mutable_lda()->set_beta(0.01);
+  spec.mutable_static_engine()->set_iterations(iterations);
   spec.set_seed(7);
   return spec;
 }
@@ -78,7 +78,7 @@ TEST_CASE("lda_app: every sub-round leaves doc-topic, word-topic and topic total
   const auto docs = PlantedDocs(1, 4, 15, 60, 30);
   proto::JobSpec spec = Spec(dir.Write("docword.txt", Docword(60, docs)), 6, 3);
   for (uint32_t per_worker : {1u, 2u}) {
-    spec.set_blocks_per_worker(per_worker);
+    spec.mutable_static_engine()->set_blocks_per_worker(per_worker);
     int checks = 0;
     StaticLocalOptions options;
     options.after_sub_round = [&](const StaticStep&, const std::vector<StaticShard*>& shards,
@@ -213,7 +213,7 @@ TEST_CASE("lda_app: output files are byte for byte the reference writers' files 
   std::string vocab;
   for (int w = 0; w < 21; ++w) vocab += "word" + std::to_string(w) + "\n";
   proto::JobSpec spec = Spec(path, 4, 0);  // iterations 0: the initial state, known exactly
-  spec.set_vocab_path(dir.Write("vocab.txt", vocab));
+  spec.mutable_lda()->set_vocab_path(dir.Write("vocab.txt", vocab));
   auto r = Run(spec, 3, 2);
   REQUIRE(r.ok());
 
@@ -237,7 +237,7 @@ TEST_CASE("lda_app: output files are byte for byte the reference writers' files 
       if (n[k] > 0) state.doc_topic[d].push_back({k, n[k]});
     }
   }
-  Result<std::vector<std::string>> words = LoadVocab(spec.vocab_path(), 21);
+  Result<std::vector<std::string>> words = LoadVocab(spec.lda().vocab_path(), 21);
   REQUIRE(words.ok());
   REQUIRE(WriteDocTopicMtx(dir.Path("d.mtx"), *corpus, state).ok());
   REQUIRE(WriteWordTopicMtx(dir.Path("w.mtx"), *corpus, state).ok());
@@ -274,7 +274,7 @@ TEST_CASE("lda_app: a seed and P determine the run, and work and uniform balance
       doc.push_back(static_cast<uint32_t>((rng() % 50) * (rng() % 50) / 50));
   }
   proto::JobSpec spec = Spec(dir.Write("docword.txt", Docword(50, docs)), 5, 4);
-  spec.set_blocks_per_worker(2);
+  spec.mutable_static_engine()->set_blocks_per_worker(2);
   auto a = Run(spec, 2, 2);
   auto b = Run(spec, 2, 2);
   REQUIRE(a.ok());
@@ -288,7 +288,7 @@ TEST_CASE("lda_app: a seed and P determine the run, and work and uniform balance
   REQUIRE(other.ok());
   CHECK(File(*other, "doc_topic.mtx") != File(*a, "doc_topic.mtx"));
   spec.set_seed(7);
-  spec.set_balance("uniform");
+  spec.mutable_static_engine()->set_balance("uniform");
   auto uniform = Run(spec, 2, 2);
   REQUIRE(uniform.ok());
   CHECK(uniform->work == a->work);
@@ -305,22 +305,22 @@ TEST_CASE("lda_app: bad parameters are rejected naming the flag", "[lda_app]") {
     CHECK_THAT(st.message(), Catch::Contains(flag));
   };
   proto::JobSpec bad = spec;
-  bad.set_topics(0);
+  bad.mutable_lda()->set_topics(0);
   rejects(bad, "--topics");
-  bad.set_topics(4294967295u);  // what --topics -1 parses as
+  bad.mutable_lda()->set_topics(4294967295u);  // what --topics -1 parses as
   rejects(bad, "--topics");
-  bad.set_topics(LdaApp::kMaxTopics);
+  bad.mutable_lda()->set_topics(LdaApp::kMaxTopics);
   CHECK(app.Validate(bad).ok());
   bad = spec;
-  bad.set_alpha(0);
+  bad.mutable_lda()->set_alpha(0);
   rejects(bad, "--alpha");
-  bad.set_alpha(-1);
+  bad.mutable_lda()->set_alpha(-1);
   rejects(bad, "--alpha");
   bad = spec;
-  bad.set_beta(std::nan(""));
+  bad.mutable_lda()->set_beta(std::nan(""));
   rejects(bad, "--beta");
   bad = spec;
-  bad.set_balance("even");
+  bad.mutable_static_engine()->set_balance("even");
   rejects(bad, "--balance");
   bad = spec;
   bad.set_data_path("");
@@ -342,7 +342,7 @@ TEST_CASE("lda_app: a docword file that disagrees with itself fails LoadShard na
   auto home = app.LoadHome(Spec(bad_word, 2, 1), 0, 1, 1, 1);
   REQUIRE_FALSE(home.ok());
   proto::JobSpec with_vocab = Spec(dir.Write("ok.txt", "2\n3\n2\n1 1 2\n2 3 1\n"), 2, 1);
-  with_vocab.set_vocab_path(dir.Write("vocab.txt", "a\nb\n"));
+  with_vocab.mutable_lda()->set_vocab_path(dir.Write("vocab.txt", "a\nb\n"));
   auto no_vocab = app.LoadHome(with_vocab, 0, 1, 1, 1);
   REQUIRE_FALSE(no_vocab.ok());
   CHECK_THAT(no_vocab.status().message(), Catch::Contains("vocab.txt"));

@@ -62,12 +62,12 @@ proto::JobSpec MhSpec(const std::string& data, uint32_t topics, uint32_t iterati
   proto::JobSpec spec;
   spec.set_app("lda");
   spec.set_data_path(data);
-  spec.set_topics(topics);
-  spec.set_alpha(0.1);
-  spec.set_beta(0.01);
-  spec.set_iterations(iterations);
+  spec.mutable_lda()->set_topics(topics);
+  spec.mutable_lda()->set_alpha(0.1);
+  spec.mutable_lda()->set_beta(0.01);
+  spec.mutable_static_engine()->set_iterations(iterations);
   spec.set_seed(7);
-  spec.set_sampler("mh");
+  spec.mutable_lda()->set_sampler("mh");
   return spec;
 }
 
@@ -181,7 +181,7 @@ TEST_CASE("lda_mh: every engine sub-round leaves doc-topic, word-topic and topic
       MhSpec(dir.Write("docword.txt", Docword(60, PlantedDocs(1, 4, 15, 60, 30))), 6, 3);
   for (uint32_t per_worker : {1u, 2u}) {
     proto::JobSpec s = spec;
-    s.set_blocks_per_worker(per_worker);
+    s.mutable_static_engine()->set_blocks_per_worker(per_worker);
     int checks = 0;
     StaticLocalOptions options;
     options.workers = 3;
@@ -232,7 +232,7 @@ TEST_CASE("lda_mh: the engine recovers planted topics, reproducibly, near Sparse
   REQUIRE(again.ok());
   CHECK(Trajectory(*again) == Trajectory(*r));
   // The SparseLDA engine run of the same spec ends at the same level (measured: within 0.01).
-  spec.set_sampler("sparse");
+  spec.mutable_lda()->set_sampler("sparse");
   auto sparse = RunStaticLocally(LdaApp(), spec, options);
   REQUIRE(sparse.ok());
   CHECK(Trajectory(*r).back() == Approx(Trajectory(*sparse).back()).margin(0.03));
@@ -241,9 +241,9 @@ TEST_CASE("lda_mh: the engine recovers planted topics, reproducibly, near Sparse
 TEST_CASE("lda_mh: a --sampler other than sparse or mh is rejected", "[lda_app][mh]") {
   proto::JobSpec spec = MhSpec("/nonexistent/docword.txt", 5, 1);
   CHECK(LdaApp().Validate(spec).ok());
-  spec.set_sampler("sparse");
+  spec.mutable_lda()->set_sampler("sparse");
   CHECK(LdaApp().Validate(spec).ok());
-  spec.set_sampler("gibbs");
+  spec.mutable_lda()->set_sampler("gibbs");
   const Status s = LdaApp().Validate(spec);
   CHECK(s.code() == StatusCode::kInvalidArgument);
   CHECK(s.message().find("--sampler must be sparse or mh") != std::string::npos);

@@ -4,8 +4,9 @@
 
 #include <catch2/catch.hpp>
 
+#include "apps/builtin_apps.h"
 #include "apps/logistic/logistic_reference.h"
-#include "cli/job_options.h"
+#include "engine/job_spec.h"
 #include "test/binary_test_util.h"
 
 namespace strads {
@@ -120,9 +121,10 @@ TEST_CASE("logistic: negative lambda and --penalty l2 are refused at submit",
   CHECK_THAT(SubmitError(cluster, BaseSpec("logistic", path, -1.0)),
              Catch::Contains("logistic: --lambda must be a finite number >= 0"));
   auto l2 = BaseSpec("logistic", path, 1.0);
-  l2.set_penalty("l2");
+  l2.mutable_logistic()->set_penalty("l2");
   CHECK_THAT(SubmitError(cluster, l2), Catch::Contains("only --penalty l1"));
-  auto cli = ParseJobSpec("logistic", {"--data", path, "--lambda", "-0.5"}, {}, nullptr);
+  auto cli =
+      ParseJobSpec(BuiltinApps(), "logistic", {"--data", path, "--lambda", "-0.5"}, {}, nullptr);
   REQUIRE_FALSE(cli.ok());
   CHECK_THAT(cli.status().message(), Catch::Contains("--lambda"));
 }

@@ -55,25 +55,25 @@ proto::JobSpec Spec(const std::string& data, const std::string& algorithm, uint3
   proto::JobSpec spec;
   spec.set_app("mf");
   spec.set_data_path(data);
-  spec.set_algorithm(algorithm);
-  spec.set_rank(4);
-  spec.set_lambda(0.1);
-  spec.set_iterations(iterations);
+  spec.mutable_mf()->set_algorithm(algorithm);
+  spec.mutable_mf()->set_rank(4);
+  spec.mutable_mf()->set_lambda(0.1);
+  spec.mutable_static_engine()->set_iterations(iterations);
   spec.set_seed(7);
-  spec.set_learning_rate(0.02);
-  spec.set_decay(0.1);
+  spec.mutable_mf()->set_learning_rate(0.02);
+  spec.mutable_mf()->set_decay(0.1);
   return spec;
 }
 
 MfOptions Options(const proto::JobSpec& spec) {
   MfOptions o;
-  o.rank = spec.rank();
-  o.lambda = spec.lambda();
-  o.iterations = spec.iterations();
+  o.rank = spec.mf().rank();
+  o.lambda = spec.mf().lambda();
+  o.iterations = spec.static_engine().iterations();
   o.seed = spec.seed();
-  o.learning_rate = spec.learning_rate();
-  o.decay = spec.decay();
-  o.ccd_inner = std::max<uint32_t>(1, spec.inner_iterations());
+  o.learning_rate = spec.mf().learning_rate();
+  o.decay = spec.mf().decay();
+  o.ccd_inner = std::max<uint32_t>(1, spec.mf().inner_iterations());
   return o;
 }
 
@@ -130,12 +130,13 @@ void ExpectCcdMatchesReference(const proto::JobSpec& spec, uint32_t workers, uin
       *ratings, Options(spec), [&](const MfTracePoint& p) { objectives.push_back(p.objective); });
   REQUIRE(reference.ok());
   const StaticLocalResult run = Run(spec, workers, schedulers);
-  REQUIRE(run.metrics.size() == spec.iterations() + 1);
+  REQUIRE(run.metrics.size() == spec.static_engine().iterations() + 1);
   for (size_t i = 0; i < objectives.size(); ++i) {
     INFO("iteration " << i);
     CHECK(Relative(Objective(run, i), objectives[i]) <= tolerance);
   }
-  CHECK(Relative(Objective(run, spec.iterations()), reference->objective) <= tolerance);
+  CHECK(Relative(Objective(run, spec.static_engine().iterations()), reference->objective) <=
+        tolerance);
   CHECK(RelativeDiff(File(dir, run, "W.mtx"), reference->model.W) <= tolerance);
   CHECK(RelativeDiff(File(dir, run, "H.mtx"), reference->model.H) <= tolerance);
 }
@@ -145,8 +146,8 @@ TEST_CASE("mf ccd at one worker equals SolveCcdReference to 1e-9 after 3 iterati
   proto::JobSpec spec = Spec(dir.Write("a.mtx", PlantedMtx(1, 40, 30, 3, 0.3)), "ccd", 3);
   SECTION("one inner alternation") { ExpectCcdMatchesReference(spec, 1, 1, 1e-9); }
   SECTION("two inner alternations, four blocks") {
-    spec.set_inner_iterations(2);
-    spec.set_blocks_per_worker(4);
+    spec.mutable_mf()->set_inner_iterations(2);
+    spec.mutable_static_engine()->set_blocks_per_worker(4);
     ExpectCcdMatchesReference(spec, 1, 1, 1e-9);
   }
 }
@@ -154,11 +155,11 @@ TEST_CASE("mf ccd at one worker equals SolveCcdReference to 1e-9 after 3 iterati
 TEST_CASE("mf ccd at 2 and 3 workers and 2 schedulers matches the reference to 1e-9") {
   TempDir dir;
   proto::JobSpec spec = Spec(dir.Write("a.mtx", PlantedMtx(2, 45, 37, 3, 0.3)), "ccd", 3);
-  spec.set_inner_iterations(2);
+  spec.mutable_mf()->set_inner_iterations(2);
   for (uint32_t workers : {2u, 3u}) {
     for (uint32_t k : {1u, 2u}) {
       INFO("P = " << workers << ", K = " << k);
-      spec.set_blocks_per_worker(k);
+      spec.mutable_static_engine()->set_blocks_per_worker(k);
       ExpectCcdMatchesReference(spec, workers, 2, 1e-9);
     }
   }
@@ -167,7 +168,7 @@ TEST_CASE("mf ccd at 2 and 3 workers and 2 schedulers matches the reference to 1
 TEST_CASE("mf ccd objective never increases") {
   TempDir dir;
   proto::JobSpec spec = Spec(dir.Write("a.mtx", PlantedMtx(3, 50, 40, 3, 0.2)), "ccd", 6);
-  spec.set_blocks_per_worker(2);
+  spec.mutable_static_engine()->set_blocks_per_worker(2);
   const StaticLocalResult run = Run(spec, 3, 2);
   for (size_t i = 1; i < run.metrics.size(); ++i) {
     INFO("iteration " << i);
@@ -209,9 +210,10 @@ TEST_CASE("mf reports the test RMSE when a test file is given, and only then") {
   CHECK(without.trace.back().back() == ',');
   CHECK(without.metrics.back().count("test_ratings") == 0);
 
-  spec.set_test_path(dir.Write("t.mtx",
-                               "%%MatrixMarket matrix coordinate real general\n30 20 3\n"
-                               "1 2 0.5\n17 5 1.5\n30 20 0.25\n"));
+  spec.mutable_mf()->set_test_path(
+      dir.Write("t.mtx",
+                "%%MatrixMarket matrix coordinate real general\n30 20 3\n"
+                "1 2 0.5\n17 5 1.5\n30 20 0.25\n"));
   const StaticLocalResult with = Run(spec, 2);
   const auto& m = with.metrics.back();
   CHECK(m.at("test_ratings") == 3);
@@ -229,7 +231,7 @@ TEST_CASE("mf reports the test RMSE when a test file is given, and only then") {
   CHECK(summary["objective"].get<double>() == MfApp().Objective(m));
 
   // The test matrix's size line must match the training matrix.
-  spec.set_test_path(
+  spec.mutable_mf()->set_test_path(
       dir.Write("bad.mtx", "%%MatrixMarket matrix coordinate real general\n31 20 1\n1 1 1\n"));
   const Status st = RunStatus(spec);
   CHECK(st.message().find("bad.mtx:2:") != std::string::npos);
@@ -238,7 +240,7 @@ TEST_CASE("mf reports the test RMSE when a test file is given, and only then") {
 TEST_CASE("mf runs are reproducible for a seed") {
   TempDir dir;
   proto::JobSpec spec = Spec(dir.Write("a.mtx", PlantedMtx(6, 30, 25, 2, 0.3)), "sgd", 3);
-  spec.set_blocks_per_worker(2);
+  spec.mutable_static_engine()->set_blocks_per_worker(2);
   const StaticLocalResult a = Run(spec, 2), b = Run(spec, 2);
   REQUIRE(a.files.size() == 2);
   CHECK(a.files[0].content() == b.files[0].content());
@@ -252,15 +254,15 @@ TEST_CASE("mf runs are reproducible for a seed") {
 TEST_CASE("mf balance uniform and work both run and agree for ccd") {
   TempDir dir;
   proto::JobSpec spec = Spec(dir.Write("a.mtx", PlantedMtx(7, 40, 60, 2, 0.2)), "ccd", 2);
-  spec.set_balance("uniform");
+  spec.mutable_static_engine()->set_balance("uniform");
   const StaticLocalResult uniform = Run(spec, 3);
-  spec.set_balance("work");
+  spec.mutable_static_engine()->set_balance("work");
   const StaticLocalResult work = Run(spec, 3);
   CHECK(Relative(Objective(uniform, 2), Objective(work, 2)) <= 1e-9);
-  spec.set_algorithm("sgd");
-  spec.set_balance("uniform");
+  spec.mutable_mf()->set_algorithm("sgd");
+  spec.mutable_static_engine()->set_balance("uniform");
   CHECK(Run(spec, 3).metrics.size() == 3);
-  spec.set_balance("even");
+  spec.mutable_static_engine()->set_balance("even");
   const Status st = RunStatus(spec);
   CHECK(st.code() == StatusCode::kInvalidArgument);
   CHECK(st.message().find("--balance") != std::string::npos);
@@ -295,22 +297,22 @@ TEST_CASE("mf rejects bad parameters naming the flag") {
     CHECK_THAT(st.message(), Catch::Contains(text));
   };
   proto::JobSpec bad = spec;
-  bad.set_algorithm("als");
+  bad.mutable_mf()->set_algorithm("als");
   expect(bad, "unknown --algorithm 'als' (ccd or sgd)");
   bad = spec;
-  bad.set_rank(0);
+  bad.mutable_mf()->set_rank(0);
   expect(bad, "--rank");
   bad = spec;
-  bad.set_lambda(-1);
+  bad.mutable_mf()->set_lambda(-1);
   expect(bad, "--lambda");
-  bad.set_lambda(std::nan(""));
+  bad.mutable_mf()->set_lambda(std::nan(""));
   expect(bad, "--lambda");
   bad = spec;
-  bad.set_algorithm("sgd");
-  bad.set_learning_rate(0);
+  bad.mutable_mf()->set_algorithm("sgd");
+  bad.mutable_mf()->set_learning_rate(0);
   expect(bad, "--learning-rate");
-  bad.set_learning_rate(0.1);
-  bad.set_decay(-0.5);
+  bad.mutable_mf()->set_learning_rate(0.1);
+  bad.mutable_mf()->set_decay(-0.5);
   expect(bad, "--decay");
   bad = spec;
   bad.set_data_path("");
@@ -379,10 +381,10 @@ TEST_CASE("mf rejects malformed blocks instead of crashing") {
 
 TEST_CASE("mf passes per iteration: k (2T + 1) + 1 for ccd, 2 for sgd") {
   proto::JobSpec spec = Spec("a.mtx", "ccd", 1);
-  spec.set_rank(5);
-  spec.set_inner_iterations(3);
+  spec.mutable_mf()->set_rank(5);
+  spec.mutable_mf()->set_inner_iterations(3);
   CHECK(MfApp().PassesPerIteration(spec) == 5 * 7 + 1);
-  spec.set_algorithm("sgd");
+  spec.mutable_mf()->set_algorithm("sgd");
   CHECK(MfApp().PassesPerIteration(spec) == 2);
 }
 

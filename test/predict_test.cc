@@ -109,15 +109,15 @@ TEST_CASE("predict: lasso round trip through an embedded job matches the job's o
   proto::JobSpec spec;
   spec.set_app("lasso");
   spec.set_data_path(problem.path.string());
-  spec.set_lambda(lambda);
-  spec.set_chord_size(8);
-  spec.set_candidates(16);
-  spec.set_rho(0.1);
-  spec.set_eta(1e-6);
-  spec.set_tolerance(1e-10);
-  spec.set_pipeline_depth(1);
+  spec.mutable_lasso()->set_lambda(lambda);
+  spec.mutable_dynamic()->set_chord_size(8);
+  spec.mutable_dynamic()->set_candidates(16);
+  spec.mutable_dynamic()->set_rho(0.1);
+  spec.mutable_dynamic()->set_eta(1e-6);
+  spec.mutable_dynamic()->set_tolerance(1e-10);
+  spec.mutable_dynamic()->set_pipeline_depth(1);
   spec.set_seed(3);
-  spec.set_schedule(proto::SCHEDULE_DYNAMIC);
+  spec.mutable_dynamic()->set_schedule(proto::SCHEDULE_DYNAMIC);
   spec.set_max_seconds(60);  // a bound: never hang the test
 
   CoordinatorOptions options;
@@ -377,7 +377,7 @@ fs::path WriteMfModel(const std::string& name, const Eigen::MatrixXd& w, const E
     return p;
   };
   proto::JobSpec spec;
-  spec.set_rank(static_cast<uint32_t>(w.cols()));
+  spec.mutable_mf()->set_rank(static_cast<uint32_t>(w.cols()));
   const std::vector<proto::OutputPiece> pieces = {piece("W", w, 1, w.rows() - 1),
                                                   piece("H", h, 0, h.rows()), piece("W", w, 0, 1)};
   auto files = mf::MfApp().Assemble(spec, pieces);

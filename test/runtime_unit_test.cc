@@ -9,6 +9,7 @@
 
 #include <thread>
 
+#include "apps/builtin_apps.h"
 #include "common/background_load.h"
 #include "common/event_loop.h"
 #include "common/inproc_transport.h"
@@ -20,6 +21,8 @@ namespace strads {
 namespace {
 
 using std::chrono::milliseconds;
+
+const AppRegistry apps = BuiltinApps();
 
 }  // namespace
 
@@ -173,13 +176,13 @@ TEST_CASE("a worker never computes round t before it has applied every commit up
     InProcTransport worker_transport(hub, "worker-0");
     MemberIdentity identity;
     identity.host = "test";
-    Worker worker(worker_transport, identity, MakeLogger("worker", "test", "off"));
+    Worker worker(worker_transport, identity, apps, MakeLogger("worker", "test", "off"));
     auto deliver = [&](const proto::Envelope& e) { worker.OnMessage(e, Clock::now()); };
 
     auto start = MakeEnvelope("coordinator", 1);
     start.mutable_job_start()->mutable_spec()->set_app("lasso");
     start.mutable_job_start()->mutable_spec()->set_data_path(data);
-    start.mutable_job_start()->mutable_spec()->set_pipeline_depth(depth);
+    start.mutable_job_start()->mutable_spec()->mutable_dynamic()->set_pipeline_depth(depth);
     start.mutable_job_start()->set_num_workers(1);
     deliver(start);
     std::optional<proto::Envelope> ready;
@@ -241,12 +244,12 @@ TEST_CASE("dual pipeline: a chord's fresh head waits for every earlier commit, i
   InProcHub hub;
   InProcTransport coordinator(hub, "coordinator");
   InProcTransport worker_transport(hub, "worker-0");
-  Worker worker(worker_transport, MemberIdentity{}, MakeLogger("worker", "test", "off"));
+  Worker worker(worker_transport, MemberIdentity{}, apps, MakeLogger("worker", "test", "off"));
   auto deliver = [&](const proto::Envelope& e) { worker.OnMessage(e, Clock::now()); };
   auto start = MakeEnvelope("coordinator", 1);
   start.mutable_job_start()->mutable_spec()->set_app("lasso");
   start.mutable_job_start()->mutable_spec()->set_data_path(data);
-  start.mutable_job_start()->mutable_spec()->set_pipeline_depth(3);
+  start.mutable_job_start()->mutable_spec()->mutable_dynamic()->set_pipeline_depth(3);
   start.mutable_job_start()->set_num_workers(1);
   deliver(start);
   bool ready = false;
@@ -293,7 +296,7 @@ TEST_CASE("a commit out of round order is refused, not applied", "[worker][pipel
   InProcHub hub;
   InProcTransport coordinator(hub, "coordinator");
   InProcTransport worker_transport(hub, "worker-0");
-  Worker worker(worker_transport, MemberIdentity{}, MakeLogger("worker", "test", "off"));
+  Worker worker(worker_transport, MemberIdentity{}, apps, MakeLogger("worker", "test", "off"));
   // Without a job every job message is dropped; nothing crashes on garbage.
   auto commit = MakeEnvelope("coordinator", 9, 3);
   commit.mutable_commit()->add_ids(1);

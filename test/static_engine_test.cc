@@ -15,13 +15,15 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "apps/builtin_apps.h"
 #include "apps/mf/array_mtx.h"
 #include "apps/mf/mf_reference.h"
 #include "apps/mf/ratings.h"
-#include "engine/static_driver.h"
 #include "cli/client.h"
 #include "cli/embedded_cluster.h"
 #include "common/protocol.h"
+#include "engine/job_spec.h"
+#include "engine/static_driver.h"
 #include "temp_dir.h"
 
 namespace strads {
@@ -68,15 +70,15 @@ proto::JobSpec MfSpec(const std::string& data, const std::string& algorithm) {
   proto::JobSpec s;
   s.set_app("mf");
   s.set_data_path(data);
-  s.set_algorithm(algorithm);
-  s.set_rank(4);
-  s.set_lambda(0.05);
-  s.set_iterations(3);
+  s.mutable_mf()->set_algorithm(algorithm);
+  s.mutable_mf()->set_rank(4);
+  s.mutable_mf()->set_lambda(0.05);
+  s.mutable_static_engine()->set_iterations(3);
   s.set_seed(5);
-  s.set_learning_rate(0.02);
-  s.set_decay(0.1);
-  s.set_inner_iterations(1);
-  s.set_balance("work");
+  s.mutable_mf()->set_learning_rate(0.02);
+  s.mutable_mf()->set_decay(0.1);
+  s.mutable_mf()->set_inner_iterations(1);
+  s.mutable_static_engine()->set_balance("work");
   return s;
 }
 
@@ -84,12 +86,12 @@ proto::JobSpec LdaSpec(const std::string& data) {
   proto::JobSpec s;
   s.set_app("lda");
   s.set_data_path(data);
-  s.set_topics(4);
-  s.set_alpha(0.1);
-  s.set_beta(0.01);
-  s.set_iterations(5);
+  s.mutable_lda()->set_topics(4);
+  s.mutable_lda()->set_alpha(0.1);
+  s.mutable_lda()->set_beta(0.01);
+  s.mutable_static_engine()->set_iterations(5);
   s.set_seed(9);
-  s.set_balance("work");
+  s.mutable_static_engine()->set_balance("work");
   return s;
 }
 
@@ -194,11 +196,12 @@ TEST_CASE("the distributed engine computes exactly what the one-process schedule
   };
   std::vector<Case> cases = {{MfSpec(ratings, "sgd"), {"W.mtx", "H.mtx"}},
                              {LdaSpec(corpus), {"doc_topic.mtx", "word_topic.mtx", "topics.txt"}}};
+  const AppRegistry apps = BuiltinApps();
   for (auto& c : cases) {
-    c.spec.set_blocks_per_worker(2);
+    c.spec.mutable_static_engine()->set_blocks_per_worker(2);
     const uint32_t schedulers = 2, workers = 2;
     CAPTURE(c.spec.app());
-    auto app = FindStaticApp(c.spec.app());
+    auto app = apps.FindStatic(c.spec.app());
     REQUIRE(app.ok());
     StaticLocalOptions options;
     options.workers = workers;
@@ -225,8 +228,8 @@ TEST_CASE("lda on the engine: counts add up and the planted topics come out", "[
   TempDir dir;
   const auto corpus = dir.Write("docword.txt", DocwordText(80, 4));
   auto spec = LdaSpec(corpus);
-  spec.set_iterations(30);
-  spec.set_eval_every(10);
+  spec.mutable_static_engine()->set_iterations(30);
+  spec.mutable_static_engine()->set_eval_every(10);
   auto run = RunOnCluster(spec, 1, 2);
   REQUIRE(run.info.state() == proto::JOB_SUCCEEDED);
   CHECK(run.info.objective_name() == "loglik_per_token");
@@ -296,13 +299,13 @@ TEST_CASE("static jobs fail cleanly on bad input, a dead worker and cancel", "[s
   SECTION("an unknown algorithm is refused at submit") {
     const auto data = dir.Write("r.mtx", RatingsText(20, 10, 3, 1));
     auto spec = MfSpec(data, "als");
-    CHECK_FALSE(ValidateJobSpec(spec).ok());
-    CHECK_THAT(ValidateJobSpec(spec).message(), Catch::Contains("als"));
+    CHECK_FALSE(ValidateJobSpec(BuiltinApps(), spec).ok());
+    CHECK_THAT(ValidateJobSpec(BuiltinApps(), spec).message(), Catch::Contains("als"));
   }
   SECTION("a worker that dies mid-job fails the job, naming it") {
     const auto corpus = dir.Write("docword.txt", DocwordText(400, 5));
     auto spec = LdaSpec(corpus);
-    spec.set_iterations(100000);
+    spec.mutable_static_engine()->set_iterations(100000);
     auto run = RunOnCluster(spec, 1, 2, [](EmbeddedCluster& cluster, Client& c, uint64_t id) {
       std::atomic<bool> never{false};
       for (int i = 0; i < 200; ++i) {
@@ -323,7 +326,7 @@ TEST_CASE("static jobs fail cleanly on bad input, a dead worker and cancel", "[s
   SECTION("cancel mid-job") {
     const auto corpus = dir.Write("docword.txt", DocwordText(200, 6));
     auto spec = LdaSpec(corpus);
-    spec.set_iterations(100000);
+    spec.mutable_static_engine()->set_iterations(100000);
     auto run = RunOnCluster(spec, 1, 2, [](EmbeddedCluster&, Client& c, uint64_t id) {
       std::this_thread::sleep_for(std::chrono::milliseconds(300));
       auto req = MakeEnvelope("test-client", id);

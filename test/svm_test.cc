@@ -4,8 +4,9 @@
 
 #include <catch2/catch.hpp>
 
+#include "apps/builtin_apps.h"
 #include "apps/svm/svm_reference.h"
-#include "cli/job_options.h"
+#include "engine/job_spec.h"
 #include "test/binary_test_util.h"
 
 namespace strads {
@@ -35,7 +36,7 @@ svm::SvmReferenceResult Reference(const Dataset& d, double lambda, svm::Penalty 
 
 proto::JobSpec Spec(const std::string& path, double lambda, const std::string& penalty) {
   auto s = BaseSpec("svm", path, lambda);
-  s.set_penalty(penalty);
+  s.mutable_svm()->set_penalty(penalty);
   return s;
 }
 
@@ -136,20 +137,22 @@ TEST_CASE("svm: negative lambda and --loss hinge and unknown penalties are refus
   CHECK_THAT(SubmitError(cluster, Spec(path, -1.0, "l1")),
              Catch::Contains("svm: --lambda must be a finite number >= 0"));
   auto hinge = Spec(path, 1.0, "l1");
-  hinge.set_loss("hinge");
+  hinge.mutable_svm()->set_loss("hinge");
   CHECK(SubmitError(cluster, hinge) ==
         "svm: --loss hinge is not supported; use --loss squared-hinge");
   CHECK_THAT(SubmitError(cluster, Spec(path, 1.0, "l3")), Catch::Contains("l1 or l2"));
   // The same through the command-line parser.
-  auto cli = ParseJobSpec("svm", {"--data", path, "--lambda", "1", "--loss", "hinge"}, {}, nullptr);
+  auto cli = ParseJobSpec(BuiltinApps(), "svm",
+                          {"--data", path, "--lambda", "1", "--loss", "hinge"}, {}, nullptr);
   REQUIRE_FALSE(cli.ok());
   CHECK(cli.status().message() == "svm: --loss hinge is not supported; use --loss squared-hinge");
-  auto ok = ParseJobSpec("svm", {"--data", path, "--lambda", "1", "--penalty", "l2"}, {}, nullptr);
+  auto ok = ParseJobSpec(BuiltinApps(), "svm", {"--data", path, "--lambda", "1", "--penalty", "l2"},
+                         {}, nullptr);
   REQUIRE(ok.ok());
-  CHECK(ok->penalty() == "l2");
-  CHECK(ok->loss().empty());
-  auto lasso =
-      ParseJobSpec("lasso", {"--data", path, "--lambda", "1", "--penalty", "l2"}, {}, nullptr);
+  CHECK(ok->svm().penalty() == "l2");
+  CHECK(ok->svm().loss().empty());
+  auto lasso = ParseJobSpec(BuiltinApps(), "lasso",
+                            {"--data", path, "--lambda", "1", "--penalty", "l2"}, {}, nullptr);
   REQUIRE_FALSE(lasso.ok());
   CHECK_THAT(lasso.status().message(), Catch::Contains("lasso: only --penalty l1"));
 }

@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "engine/static_wire.h"
 #include "common/protocol.h"
+#include "engine/static_wire.h"
 
 namespace strads {
 
@@ -24,7 +24,7 @@ StaticWorkerJob::StaticWorkerJob(Transport& transport, MemberSession& session, L
       num_schedulers_(start.num_schedulers()),
       worker_ids_(start.worker_ids().begin(), start.worker_ids().end()),
       plan_(std::max<uint32_t>(1, start.num_workers()),
-            std::max<uint32_t>(1, start.spec().blocks_per_worker())),
+            std::max<uint32_t>(1, start.spec().static_engine().blocks_per_worker())),
       passes_(app->PassesPerIteration(start.spec())) {
   for (int w = 0; w < start.worker_ids_size() && w < start.worker_endpoints_size(); ++w) {
     if (start.worker_ids(w) == transport_.id()) continue;

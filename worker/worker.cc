@@ -9,7 +9,7 @@ namespace strads {
 namespace {
 
 Result<Dataset> LoadShard(const proto::JobSpec& spec, uint32_t rank, uint32_t parts) {
-  DataSource source{spec.data_path(), spec.data_format(), spec.labels_path()};
+  DataSource source{spec.data_path(), spec.dynamic().data_format(), spec.dynamic().labels_path()};
   auto total = CountRows(source);
   if (!total.ok()) return total.status();
   if (*total < parts) {
@@ -31,8 +31,11 @@ static MemberIdentity AsWorker(MemberIdentity identity) {
   return identity;
 }
 
-Worker::Worker(Transport& transport, MemberIdentity identity, Logger log)
-    : transport_(transport), log_(log), session_(transport, AsWorker(std::move(identity)), log) {}
+Worker::Worker(Transport& transport, MemberIdentity identity, const AppRegistry& apps, Logger log)
+    : transport_(transport),
+      apps_(apps),
+      log_(log),
+      session_(transport, AsWorker(std::move(identity)), log) {}
 
 Worker::~Worker() = default;
 
@@ -81,7 +84,7 @@ void Worker::HandleJobStart(const proto::Envelope& e) {
   job->spec = start.spec();
   job->rank = start.rank();
   job->num_workers = start.num_workers();
-  auto app = FindDynamicApp(start.spec().app());
+  auto app = apps_.FindDynamic(start.spec().app());
   job_ = std::move(job);
   if (!app.ok()) {
     auto reply = MakeEnvelope(transport_.id(), job_->id);
@@ -141,7 +144,7 @@ void Worker::HandleChord(const proto::Envelope& e) {
 }
 
 void Worker::ComputeEligibleChords() {
-  const uint64_t depth = std::max<uint32_t>(1, job_->spec.pipeline_depth());
+  const uint64_t depth = std::max<uint32_t>(1, job_->spec.dynamic().pipeline_depth());
   for (auto it = job_->pending.begin(); it != job_->pending.end();) {
     const uint64_t t = it->first;
     const proto::Chord& chord = it->second.chord;
@@ -248,7 +251,7 @@ uint64_t Worker::CurrentJobId() const {
 
 bool Worker::RouteStatic(const proto::Envelope& e) {
   if (e.body_case() != proto::Envelope::kJobStart) return static_job_.Route(e, log_);
-  auto app = FindStaticApp(e.job_start().spec().app());
+  auto app = apps_.FindStatic(e.job_start().spec().app());
   if (!app.ok()) return false;  // a dynamic-engine job
   if (job_) EndJob("replaced by job " + std::to_string(e.job_id()));
   static_job_.Replace(std::make_unique<StaticWorkerJob>(transport_, session_, log_, e.job_id(),

@@ -22,13 +22,14 @@
 #include <string>
 #include <vector>
 
-#include "engine/dynamic_app.h"
 #include "common/background_load.h"
 #include "common/event_loop.h"
-#include "engine/job_slot.h"
 #include "common/logging.h"
 #include "common/member_session.h"
 #include "common/transport.h"
+#include "engine/app_registry.h"
+#include "engine/dynamic_app.h"
+#include "engine/job_slot.h"
 #include "worker/static_worker.h"
 
 namespace strads {
@@ -36,7 +37,8 @@ namespace strads {
 class Worker : public Actor {
  public:
   // `identity.role` is set to ROLE_WORKER.
-  Worker(Transport& transport, MemberIdentity identity, Logger log);
+  // `apps` must outlive the worker: the app of each JobStart is found in it.
+  Worker(Transport& transport, MemberIdentity identity, const AppRegistry& apps, Logger log);
   ~Worker() override;
 
   void OnMessage(const proto::Envelope& envelope, Clock::time_point now) override;
@@ -85,6 +87,7 @@ class Worker : public Actor {
   uint64_t CurrentJobId() const;
 
   Transport& transport_;
+  const AppRegistry& apps_;
   Logger log_;
   MemberSession session_;
   std::unique_ptr<Job> job_;

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "apps/lasso/lasso_update.h"
+#include "apps/linear_model_options.h"
 
 namespace strads {
 namespace {
@@ -60,17 +61,32 @@ class LassoShard : public ShardModel {
 
 }  // namespace
 
+std::string LassoApp::summary() const { return "least squares + lambda ||beta||_1 (Lasso)"; }
+
+boost::program_options::options_description LassoApp::Options() const {
+  return LinearModelOptions("lasso", "l1 only");
+}
+
+Status LassoApp::FromOptions(const boost::program_options::variables_map& options,
+                             proto::JobSpec& spec) const {
+  auto flags = LinearModelFromOptions(options);
+  if (!flags.ok()) return flags.status();
+  spec.mutable_lasso()->set_lambda(flags->lambda);
+  spec.mutable_lasso()->set_penalty(flags->penalty);
+  return Status::Ok();
+}
+
+std::vector<std::string> LassoApp::OutputFiles() const { return {"coefficients.tsv"}; }
+
 Status LassoApp::Validate(const proto::JobSpec& spec) const {
-  if (!(spec.lambda() >= 0.0) || !std::isfinite(spec.lambda())) {
+  if (!spec.has_lasso()) return Status::InvalidArgument("lasso: the spec has no lasso parameters");
+  if (!(spec.lasso().lambda() >= 0.0) || !std::isfinite(spec.lasso().lambda())) {
     return Status::InvalidArgument("lasso: --lambda must be a finite number >= 0, got " +
-                                   std::to_string(spec.lambda()));
+                                   std::to_string(spec.lasso().lambda()));
   }
-  if (!spec.penalty().empty() && spec.penalty() != "l1") {
-    return Status::InvalidArgument("lasso: only --penalty l1 is supported, got '" + spec.penalty() +
-                                   "'");
-  }
-  if (!spec.loss().empty()) {
-    return Status::InvalidArgument("lasso: --loss does not apply (the loss is squared error)");
+  if (!spec.lasso().penalty().empty() && spec.lasso().penalty() != "l1") {
+    return Status::InvalidArgument("lasso: only --penalty l1 is supported, got '" +
+                                   spec.lasso().penalty() + "'");
   }
   return Status::Ok();
 }
@@ -82,16 +98,16 @@ Result<std::unique_ptr<ShardModel>> LassoApp::MakeShard(Dataset shard,
 
 double LassoApp::Pull(std::span<const double> stats, double sq_norm, double value,
                       const proto::JobSpec& spec) const {
-  return lasso::CoordinateUpdate(stats[0], sq_norm, value, spec.lambda());
+  return lasso::CoordinateUpdate(stats[0], sq_norm, value, spec.lasso().lambda());
 }
 
 double LassoApp::Violation(double gradient, double value, const proto::JobSpec& spec) const {
   // lasso::Violation takes g = x_j^T r, which is minus the loss gradient.
-  return lasso::Violation(-gradient, value, spec.lambda());
+  return lasso::Violation(-gradient, value, spec.lasso().lambda());
 }
 
 double LassoApp::Penalty(double value, const proto::JobSpec& spec) const {
-  return spec.lambda() * std::abs(value);
+  return spec.lasso().lambda() * std::abs(value);
 }
 
 }  // namespace strads

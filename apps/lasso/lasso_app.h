@@ -12,6 +12,11 @@ namespace strads {
 class LassoApp : public DynamicApp {
  public:
   std::string name() const override { return "lasso"; }
+  std::string summary() const override;
+  boost::program_options::options_description Options() const override;
+  Status FromOptions(const boost::program_options::variables_map& options,
+                     proto::JobSpec& spec) const override;
+  std::vector<std::string> OutputFiles() const override;
   uint32_t stats_per_param() const override { return 1; }
   Status Validate(const proto::JobSpec& spec) const override;
   Result<std::unique_ptr<ShardModel>> MakeShard(Dataset shard,

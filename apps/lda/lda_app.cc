@@ -109,34 +109,68 @@ double Get(const std::map<std::string, double>& metrics, const std::string& key)
 
 }  // namespace
 
+std::string LdaApp::summary() const {
+  return "topic model (LDA), collapsed Gibbs: SparseLDA or LightLDA MH";
+}
+
+boost::program_options::options_description LdaApp::Options() const {
+  namespace po = boost::program_options;
+  po::options_description d("lda");
+  d.add_options()("vocab", po::value<std::string>()->default_value(""),
+                  "vocabulary, one word per line (for topics.txt; default: word ids)")(
+      "topics", po::value<uint32_t>()->default_value(100), "K: number of topics (at most 1000000)")(
+      "alpha", po::value<double>()->default_value(0.1, "0.1"), "document-topic prior (per topic)")(
+      "beta", po::value<double>()->default_value(0.01, "0.01"), "topic-word prior (per word)")(
+      "sampler", po::value<std::string>()->default_value("sparse"),
+      "sparse (SparseLDA Gibbs) | mh (LightLDA Metropolis-Hastings, alias tables)");
+  return d;
+}
+
+Status LdaApp::FromOptions(const boost::program_options::variables_map& vm,
+                           proto::JobSpec& spec) const {
+  proto::LdaSpec& lda = *spec.mutable_lda();
+  lda.set_vocab_path(AbsolutePath(vm["vocab"].as<std::string>()));
+  lda.set_topics(vm["topics"].as<uint32_t>());
+  lda.set_alpha(vm["alpha"].as<double>());
+  lda.set_beta(vm["beta"].as<double>());
+  lda.set_sampler(vm["sampler"].as<std::string>());
+  return Status::Ok();
+}
+
+std::vector<std::string> LdaApp::OutputFiles() const {
+  return {"doc_topic.mtx", "word_topic.mtx", "topics.txt"};
+}
+
 Status LdaApp::Validate(const proto::JobSpec& spec) const {
+  if (!spec.has_lda()) return Status::InvalidArgument("lda: the spec has no lda parameters");
   if (spec.data_path().empty()) return Status::InvalidArgument("lda: --data FILE is required");
   // The topic totals go dense in every SubRoundStart and SubRoundDone, and the coordinator holds
   // them before any member loads: a K of billions (--topics -1 parses as 2^32 - 1) would fail
   // there, not here.
-  if (spec.topics() == 0 || spec.topics() > kMaxTopics) {
+  if (spec.lda().topics() == 0 || spec.lda().topics() > kMaxTopics) {
     return Status::InvalidArgument(
-        fmt::format("lda: --topics must be in [1, {}], got {}", kMaxTopics, spec.topics()));
+        fmt::format("lda: --topics must be in [1, {}], got {}", kMaxTopics, spec.lda().topics()));
   }
-  if (!(std::isfinite(spec.alpha()) && spec.alpha() > 0)) {
+  if (!(std::isfinite(spec.lda().alpha()) && spec.lda().alpha() > 0)) {
     return Status::InvalidArgument("lda: --alpha must be a finite number > 0");
   }
-  if (!(std::isfinite(spec.beta()) && spec.beta() > 0)) {
+  if (!(std::isfinite(spec.lda().beta()) && spec.lda().beta() > 0)) {
     return Status::InvalidArgument("lda: --beta must be a finite number > 0");
   }
-  if (!spec.sampler().empty() && spec.sampler() != "sparse" && spec.sampler() != "mh") {
-    return Status::InvalidArgument("lda: --sampler must be sparse or mh, not '" + spec.sampler() +
-                                   "'");
+  if (!spec.lda().sampler().empty() && spec.lda().sampler() != "sparse" &&
+      spec.lda().sampler() != "mh") {
+    return Status::InvalidArgument("lda: --sampler must be sparse or mh, not '" +
+                                   spec.lda().sampler() + "'");
   }
-  if (!spec.balance().empty()) {
-    const Result<Balance> balance = ParseBalance(spec.balance());
+  if (!spec.static_engine().balance().empty()) {
+    const Result<Balance> balance = ParseBalance(spec.static_engine().balance());
     if (!balance.ok())
       return Status::InvalidArgument("lda: --balance: " + balance.status().message());
   }
   return Status::Ok();
 }
 
-uint32_t LdaApp::NumAggregates(const proto::JobSpec& spec) const { return spec.topics(); }
+uint32_t LdaApp::NumAggregates(const proto::JobSpec& spec) const { return spec.lda().topics(); }
 
 uint32_t LdaApp::PassesPerIteration(const proto::JobSpec& spec) const { return 2; }
 
@@ -164,8 +198,9 @@ Result<std::unique_ptr<StaticHome>> LdaApp::LoadHome(const proto::JobSpec& spec,
   Result<StaticLayout> layout = LoadStaticLayout(spec, 1, blocks);
   if (!layout.ok()) return layout.status();
   std::vector<std::string> vocab;
-  if (!spec.vocab_path().empty()) {
-    Result<std::vector<std::string>> loaded = LoadVocab(spec.vocab_path(), layout->corpus.words);
+  if (!spec.lda().vocab_path().empty()) {
+    Result<std::vector<std::string>> loaded =
+        LoadVocab(spec.lda().vocab_path(), layout->corpus.words);
     if (!loaded.ok()) return loaded.status();
     vocab = std::move(loaded).value();
   }
@@ -194,7 +229,7 @@ Result<std::vector<proto::ResultFile>> LdaApp::Assemble(
       return Status::Internal("lda: unknown output piece '" + p.name() + "'");
     }
   }
-  const uint32_t topics = spec.topics();
+  const uint32_t topics = spec.lda().topics();
   std::vector<proto::ResultFile> files;
   for (const char* name : {"doc_topic", "word_topic"}) {
     auto table = GatherTable(pieces, name, topics);

@@ -13,6 +13,11 @@ class LdaApp final : public StaticApp {
   static constexpr uint32_t kMaxTopics = 1000000;
 
   std::string name() const override { return "lda"; }
+  std::string summary() const override;
+  boost::program_options::options_description Options() const override;
+  Status FromOptions(const boost::program_options::variables_map& options,
+                     proto::JobSpec& spec) const override;
+  std::vector<std::string> OutputFiles() const override;
   Status Validate(const proto::JobSpec& spec) const override;
   uint32_t NumAggregates(const proto::JobSpec& spec) const override;
   uint32_t PassesPerIteration(const proto::JobSpec& spec) const override;
@@ -26,6 +31,7 @@ class LdaApp final : public StaticApp {
                        const std::map<std::string, double>& metrics) const override;
   double Objective(const std::map<std::string, double>& metrics) const override;
   std::string ObjectiveName() const override;
+  std::string WorkUnit() const override { return "tokens"; }
   Result<std::vector<proto::ResultFile>> Assemble(
       const proto::JobSpec& spec, const std::vector<proto::OutputPiece>& pieces) const override;
   void Summarize(const std::map<std::string, double>& metrics,

@@ -50,7 +50,8 @@ uint32_t InitialTopic(uint64_t seed, uint64_t token, uint32_t topics) {
 
 Result<StaticLayout> LoadStaticLayout(const proto::JobSpec& spec, uint32_t workers,
                                       uint32_t blocks) {
-  const Result<Balance> balance = ParseBalance(spec.balance().empty() ? "work" : spec.balance());
+  const Result<Balance> balance = ParseBalance(
+      spec.static_engine().balance().empty() ? "work" : spec.static_engine().balance());
   if (!balance.ok()) return Status::InvalidArgument("--balance: " + balance.status().message());
   Result<Corpus> corpus = LoadUciBagOfWords(spec.data_path());
   if (!corpus.ok()) return corpus.status();
@@ -144,16 +145,16 @@ Status BlockCodec::Decode(const StaticBlock& block, std::vector<std::vector<Topi
 
 LdaShard::LdaShard(const proto::JobSpec& spec, const StaticLayout& layout, uint32_t rank)
     : rank_(rank),
-      topics_(spec.topics()),
-      alpha_(spec.alpha()),
-      beta_(spec.beta()),
+      topics_(spec.lda().topics()),
+      alpha_(spec.lda().alpha()),
+      beta_(spec.lda().beta()),
       seed_(spec.seed()),
       first_doc_(layout.doc_bounds[rank]),
       words_in_corpus_(layout.corpus.words),
-      codec_(layout, spec.topics()),
-      sampler_(spec.topics(), spec.alpha(), spec.beta(), layout.corpus.words),
-      seen_(spec.topics(), 0),
-      totals_(spec.topics(), 0) {
+      codec_(layout, spec.lda().topics()),
+      sampler_(spec.lda().topics(), spec.lda().alpha(), spec.lda().beta(), layout.corpus.words),
+      seen_(spec.lda().topics(), 0),
+      totals_(spec.lda().topics(), 0) {
   const Corpus& c = layout.corpus;
   const uint64_t end_doc = layout.doc_bounds[rank + 1];
   const uint32_t blocks = codec_.blocks();
@@ -170,7 +171,7 @@ LdaShard::LdaShard(const proto::JobSpec& spec, const StaticLayout& layout, uint3
   words_.resize(end_token - first_token);
   z_.resize(words_.size());
   std::vector<uint32_t> token_doc(words_.size());
-  const bool mh = spec.sampler() == "mh";
+  const bool mh = spec.lda().sampler() == "mh";
   if (mh) {
     mh_ = std::make_unique<MhSampler>(topics_, alpha_, beta_, c.words);
     doc_z_.resize(words_.size());
@@ -359,11 +360,11 @@ LdaHome::LdaHome(const proto::JobSpec& spec, const StaticLayout& layout, uint32_
                  uint32_t schedulers, std::vector<std::string> vocab)
     : rank_(rank),
       schedulers_(schedulers),
-      codec_(layout, spec.topics()),
+      codec_(layout, spec.lda().topics()),
       vocab_(std::move(vocab)),
       blocks_(codec_.blocks()) {
   const Corpus& c = layout.corpus;
-  const uint32_t topics = spec.topics();
+  const uint32_t topics = spec.lda().topics();
   // The owned words' tokens, grouped by word (a counting sort), then counted per word.
   std::vector<uint64_t> start(c.words + 1, 0);
   std::vector<bool> owned(c.words, false);

@@ -29,8 +29,8 @@
 #include "apps/lda/corpus.h"
 #include "apps/lda/mh_sampler.h"
 #include "apps/lda/sparse_sampler.h"
-#include "engine/static_app.h"
 #include "common/status.h"
+#include "engine/static_app.h"
 
 namespace strads::lda {
 
@@ -46,7 +46,7 @@ struct StaticLayout {
 };
 
 // Loads spec.data_path() (errors name file:line) and cuts it for `workers` shards and `blocks`
-// blocks by spec.balance(). REQUIRES: workers >= 1, blocks >= 1.
+// blocks by spec.static_engine().balance(). REQUIRES: workers >= 1, blocks >= 1.
 Result<StaticLayout> LoadStaticLayout(const proto::JobSpec& spec, uint32_t workers,
                                       uint32_t blocks);
 
@@ -90,9 +90,9 @@ class BlockCodec {
 //     collapsed Gibbs; with P > 1 other shards' changes of the same sub-round are seen one
 //     sub-round later), the block is encoded back, and the changes to the totals go to `delta`.
 //     Randomness comes from a generator seeded by (seed, iteration, rank, block). With
-//     spec.sampler() == "mh" the MhSampler (LightLDA) replaces the SparseSampler: its word tables
-//     (dense counts of the block's words, alias tables) are built on each block visit, and the
-//     shard keeps a copy of every document's token topics in document order for its doc
+//     spec.lda().sampler() == "mh" the MhSampler (LightLDA) replaces the SparseSampler: its word
+//     tables (dense counts of the block's words, alias tables) are built on each block visit, and
+//     the shard keeps a copy of every document's token topics in document order for its doc
 //     proposal.
 //   evaluation: Σ log Σ_k θ_dk φ_kw over the tokens (lda_reference.h's definition), added to the
 //     shard's loglik_sum for this iteration; nothing changes.
@@ -139,7 +139,7 @@ class LdaShard final : public StaticShard {
   const uint64_t seed_, first_doc_, words_in_corpus_;
   BlockCodec codec_;
   SparseSampler sampler_;
-  std::unique_ptr<MhSampler> mh_;                  // set iff spec.sampler() == "mh"
+  std::unique_ptr<MhSampler> mh_;                  // set iff spec.lda().sampler() == "mh"
   std::vector<uint64_t> doc_len_;                  // per local document
   std::vector<std::vector<TopicCount>> doc_rows_;  // per local document, sorted by topic
   std::vector<uint32_t> words_;                    // per token, grouped as described above

@@ -3,23 +3,40 @@
 #include <cmath>
 
 #include "apps/lasso/lasso_update.h"
+#include "apps/linear_model_options.h"
 #include "apps/logistic/logistic_update.h"
 #include "apps/margin_model.h"
 
 namespace strads {
 
+std::string LogisticApp::summary() const { return "logistic loss + lambda ||w||_1"; }
+
+boost::program_options::options_description LogisticApp::Options() const {
+  return LinearModelOptions("logistic", "l1 only");
+}
+
+Status LogisticApp::FromOptions(const boost::program_options::variables_map& options,
+                                proto::JobSpec& spec) const {
+  auto flags = LinearModelFromOptions(options);
+  if (!flags.ok()) return flags.status();
+  spec.mutable_logistic()->set_lambda(flags->lambda);
+  spec.mutable_logistic()->set_penalty(flags->penalty);
+  return Status::Ok();
+}
+
+std::vector<std::string> LogisticApp::OutputFiles() const { return {"coefficients.tsv"}; }
+
 Status LogisticApp::Validate(const proto::JobSpec& spec) const {
-  if (!(spec.lambda() >= 0.0) || !std::isfinite(spec.lambda())) {
+  if (!spec.has_logistic()) {
+    return Status::InvalidArgument("logistic: the spec has no logistic parameters");
+  }
+  if (!(spec.logistic().lambda() >= 0.0) || !std::isfinite(spec.logistic().lambda())) {
     return Status::InvalidArgument("logistic: --lambda must be a finite number >= 0, got " +
-                                   std::to_string(spec.lambda()));
+                                   std::to_string(spec.logistic().lambda()));
   }
-  if (!spec.loss().empty() && spec.loss() != "logistic") {
-    return Status::InvalidArgument("logistic: --loss does not apply (the loss is logistic), got '" +
-                                   spec.loss() + "'");
-  }
-  if (!spec.penalty().empty() && spec.penalty() != "l1") {
+  if (!spec.logistic().penalty().empty() && spec.logistic().penalty() != "l1") {
     return Status::InvalidArgument("logistic: only --penalty l1 is supported, got '" +
-                                   spec.penalty() + "'");
+                                   spec.logistic().penalty() + "'");
   }
   return Status::Ok();
 }
@@ -31,15 +48,15 @@ Result<std::unique_ptr<ShardModel>> LogisticApp::MakeShard(Dataset shard,
 
 double LogisticApp::Pull(std::span<const double> stats, double sq_norm, double value,
                          const proto::JobSpec& spec) const {
-  return logistic::CoordinateUpdate(stats[0], stats[1], sq_norm, value, spec.lambda());
+  return logistic::CoordinateUpdate(stats[0], stats[1], sq_norm, value, spec.logistic().lambda());
 }
 
 double LogisticApp::Violation(double gradient, double value, const proto::JobSpec& spec) const {
-  return lasso::Violation(-gradient, value, spec.lambda());
+  return lasso::Violation(-gradient, value, spec.logistic().lambda());
 }
 
 double LogisticApp::Penalty(double value, const proto::JobSpec& spec) const {
-  return spec.lambda() * std::abs(value);
+  return spec.logistic().lambda() * std::abs(value);
 }
 
 void LogisticApp::Summarize(const std::map<std::string, double>& metrics,

@@ -19,6 +19,11 @@ namespace strads {
 class LogisticApp : public DynamicApp {
  public:
   std::string name() const override { return "logistic"; }
+  std::string summary() const override;
+  boost::program_options::options_description Options() const override;
+  Status FromOptions(const boost::program_options::variables_map& options,
+                     proto::JobSpec& spec) const override;
+  std::vector<std::string> OutputFiles() const override;
   uint32_t stats_per_param() const override { return 2; }
   Status Validate(const proto::JobSpec& spec) const override;
   Result<std::unique_ptr<ShardModel>> MakeShard(Dataset shard,

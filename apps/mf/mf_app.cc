@@ -72,39 +72,40 @@ struct Params {
 
 Result<Params> ParseParams(const proto::JobSpec& spec) {
   Params p;
-  if (spec.algorithm() == "sgd") {
+  if (spec.mf().algorithm() == "sgd") {
     p.algorithm = Algorithm::kSgd;
-  } else if (spec.algorithm() != "ccd" && !spec.algorithm().empty()) {
-    return Status::InvalidArgument("mf: unknown --algorithm '" + spec.algorithm() +
+  } else if (spec.mf().algorithm() != "ccd" && !spec.mf().algorithm().empty()) {
+    return Status::InvalidArgument("mf: unknown --algorithm '" + spec.mf().algorithm() +
                                    "' (ccd or sgd)");
   }
-  if (spec.rank() == 0) return Status::InvalidArgument("mf: --rank must be >= 1");
-  p.rank = spec.rank();
-  if (!(spec.lambda() >= 0.0) || !std::isfinite(spec.lambda())) {
+  if (spec.mf().rank() == 0) return Status::InvalidArgument("mf: --rank must be >= 1");
+  p.rank = spec.mf().rank();
+  if (!(spec.mf().lambda() >= 0.0) || !std::isfinite(spec.mf().lambda())) {
     return Status::InvalidArgument(
-        fmt::format("mf: --lambda must be finite and >= 0, got {}", spec.lambda()));
+        fmt::format("mf: --lambda must be finite and >= 0, got {}", spec.mf().lambda()));
   }
-  p.lambda = spec.lambda();
-  p.inner = std::max<uint32_t>(1, spec.inner_iterations());
+  p.lambda = spec.mf().lambda();
+  p.inner = std::max<uint32_t>(1, spec.mf().inner_iterations());
   if (p.algorithm == Algorithm::kCcd &&
       uint64_t{p.rank} * (2 * uint64_t{p.inner} + 1) + 1 > std::numeric_limits<uint32_t>::max()) {
     return Status::InvalidArgument(
         "mf ccd: --rank x (2 --inner-iterations + 1) passes per iteration exceed 2^32 - 1");
   }
   if (p.algorithm == Algorithm::kSgd) {
-    if (!(spec.learning_rate() > 0.0) || !std::isfinite(spec.learning_rate())) {
+    if (!(spec.mf().learning_rate() > 0.0) || !std::isfinite(spec.mf().learning_rate())) {
       return Status::InvalidArgument(fmt::format(
-          "mf sgd: --learning-rate must be finite and > 0, got {}", spec.learning_rate()));
+          "mf sgd: --learning-rate must be finite and > 0, got {}", spec.mf().learning_rate()));
     }
-    if (!(spec.decay() >= 0.0) || !std::isfinite(spec.decay())) {
+    if (!(spec.mf().decay() >= 0.0) || !std::isfinite(spec.mf().decay())) {
       return Status::InvalidArgument(
-          fmt::format("mf sgd: --decay must be finite and >= 0, got {}", spec.decay()));
+          fmt::format("mf sgd: --decay must be finite and >= 0, got {}", spec.mf().decay()));
     }
   }
-  p.learning_rate = spec.learning_rate();
-  p.decay = spec.decay();
+  p.learning_rate = spec.mf().learning_rate();
+  p.decay = spec.mf().decay();
   p.seed = spec.seed();
-  Result<Balance> balance = ParseBalance(spec.balance().empty() ? "work" : spec.balance());
+  Result<Balance> balance = ParseBalance(
+      spec.static_engine().balance().empty() ? "work" : spec.static_engine().balance());
   if (!balance.ok()) return Status::InvalidArgument("mf: --balance: " + balance.status().message());
   p.balance = *balance;
   if (spec.data_path().empty()) return Status::InvalidArgument("mf: --data FILE is required");
@@ -632,7 +633,44 @@ double TestRmse(const std::map<std::string, double>& m) {
 
 }  // namespace
 
-Status MfApp::Validate(const proto::JobSpec& spec) const { return ParseParams(spec).status(); }
+std::string MfApp::summary() const { return "matrix factorisation, CCD++ or stratified SGD"; }
+
+boost::program_options::options_description MfApp::Options() const {
+  namespace po = boost::program_options;
+  po::options_description d("mf");
+  d.add_options()("algorithm", po::value<std::string>()->default_value("ccd"),
+                  "ccd (CCD++) | sgd (stratified SGD)")(
+      "test", po::value<std::string>()->default_value(""),
+      "held-out ratings (MatrixMarket coordinate) for test_rmse")(
+      "rank", po::value<uint32_t>()->default_value(10), "k: rank of the factors")(
+      "lambda", po::value<double>()->default_value(0.1, "0.1"), "regularisation lambda >= 0")(
+      "learning-rate", po::value<double>()->default_value(0.01, "0.01"),
+      "sgd: eta_0; epoch t uses eta_0 / (1 + decay * t)")(
+      "decay", po::value<double>()->default_value(0.1, "0.1"), "sgd: learning-rate decay >= 0")(
+      "inner-iterations", po::value<uint32_t>()->default_value(1),
+      "ccd: inner alternations per rank-one subproblem");
+  return d;
+}
+
+Status MfApp::FromOptions(const boost::program_options::variables_map& vm,
+                          proto::JobSpec& spec) const {
+  proto::MfSpec& mf = *spec.mutable_mf();
+  mf.set_algorithm(vm["algorithm"].as<std::string>());
+  mf.set_test_path(AbsolutePath(vm["test"].as<std::string>()));
+  mf.set_rank(vm["rank"].as<uint32_t>());
+  mf.set_lambda(vm["lambda"].as<double>());
+  mf.set_learning_rate(vm["learning-rate"].as<double>());
+  mf.set_decay(vm["decay"].as<double>());
+  mf.set_inner_iterations(vm["inner-iterations"].as<uint32_t>());
+  return Status::Ok();
+}
+
+std::vector<std::string> MfApp::OutputFiles() const { return {"W.mtx", "H.mtx"}; }
+
+Status MfApp::Validate(const proto::JobSpec& spec) const {
+  if (!spec.has_mf()) return Status::InvalidArgument("mf: the spec has no mf parameters");
+  return ParseParams(spec).status();
+}
 
 uint32_t MfApp::NumAggregates(const proto::JobSpec&) const { return 0; }
 
@@ -653,8 +691,8 @@ Result<std::unique_ptr<StaticShard>> MfApp::LoadShard(const proto::JobSpec& spec
     Result<Ratings> train = LoadTrain(spec);
     if (!train.ok()) return train.status();
     std::optional<Ratings> test;
-    if (!spec.test_path().empty()) {
-      Result<Ratings> loaded = LoadRatingsLike(spec.test_path(), *train);
+    if (!spec.mf().test_path().empty()) {
+      Result<Ratings> loaded = LoadRatingsLike(spec.mf().test_path(), *train);
       if (!loaded.ok()) return loaded.status();
       test = std::move(loaded).value();
     }
@@ -706,7 +744,7 @@ std::string MfApp::ObjectiveName() const { return "objective"; }
 
 Result<std::vector<proto::ResultFile>> MfApp::Assemble(
     const proto::JobSpec& spec, const std::vector<proto::OutputPiece>& pieces) const {
-  if (spec.rank() == 0) return Status::InvalidArgument("mf: --rank must be >= 1");
+  if (spec.mf().rank() == 0) return Status::InvalidArgument("mf: --rank must be >= 1");
   for (const auto& piece : pieces) {
     if (piece.name() != "W" && piece.name() != "H") {
       return Status::InvalidArgument("mf: unexpected output piece '" + piece.name() + "'");
@@ -714,7 +752,7 @@ Result<std::vector<proto::ResultFile>> MfApp::Assemble(
   }
   std::vector<proto::ResultFile> files;
   for (const char* name : {"W", "H"}) {
-    Result<Eigen::MatrixXd> m = Join(pieces, name, spec.rank());
+    Result<Eigen::MatrixXd> m = Join(pieces, name, spec.mf().rank());
     if (!m.ok()) return m.status();
     proto::ResultFile& file = files.emplace_back();
     file.set_name(std::string(name) + ".mtx");

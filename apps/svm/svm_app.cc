@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "apps/linear_model_options.h"
 #include "apps/margin_model.h"
 #include "apps/svm/svm_update.h"
 
@@ -10,24 +11,49 @@ namespace {
 
 // Validate has accepted the spec: empty means the default, l1.
 svm::Penalty PenaltyOf(const proto::JobSpec& spec) {
-  return spec.penalty() == "l2" ? svm::Penalty::kL2 : svm::Penalty::kL1;
+  return spec.svm().penalty() == "l2" ? svm::Penalty::kL2 : svm::Penalty::kL1;
 }
 
 }  // namespace
 
+std::string SvmApp::summary() const {
+  return "linear SVM: squared hinge loss + lambda ||w||_1 or lambda/2 ||w||^2";
+}
+
+boost::program_options::options_description SvmApp::Options() const {
+  return LinearModelOptions("svm", "l1 (default) | l2",
+                            "squared-hinge (the default; hinge is not supported)");
+}
+
+Status SvmApp::FromOptions(const boost::program_options::variables_map& options,
+                           proto::JobSpec& spec) const {
+  auto flags = LinearModelFromOptions(options);
+  if (!flags.ok()) return flags.status();
+  spec.mutable_svm()->set_lambda(flags->lambda);
+  spec.mutable_svm()->set_penalty(flags->penalty);
+  spec.mutable_svm()->set_loss(flags->loss);
+  return Status::Ok();
+}
+
+std::vector<std::string> SvmApp::OutputFiles() const { return {"coefficients.tsv"}; }
+
 Status SvmApp::Validate(const proto::JobSpec& spec) const {
-  if (!(spec.lambda() >= 0.0) || !std::isfinite(spec.lambda())) {
+  if (!spec.has_svm()) return Status::InvalidArgument("svm: the spec has no svm parameters");
+  if (!(spec.svm().lambda() >= 0.0) || !std::isfinite(spec.svm().lambda())) {
     return Status::InvalidArgument("svm: --lambda must be a finite number >= 0, got " +
-                                   std::to_string(spec.lambda()));
+                                   std::to_string(spec.svm().lambda()));
   }
-  if (spec.loss() == "hinge") {
+  if (spec.svm().loss() == "hinge") {
     return Status::InvalidArgument("svm: --loss hinge is not supported; use --loss squared-hinge");
   }
-  if (!spec.loss().empty() && spec.loss() != "squared-hinge") {
-    return Status::InvalidArgument("svm: --loss must be squared-hinge, got '" + spec.loss() + "'");
+  if (!spec.svm().loss().empty() && spec.svm().loss() != "squared-hinge") {
+    return Status::InvalidArgument("svm: --loss must be squared-hinge, got '" + spec.svm().loss() +
+                                   "'");
   }
-  if (!spec.penalty().empty() && spec.penalty() != "l1" && spec.penalty() != "l2") {
-    return Status::InvalidArgument("svm: --penalty must be l1 or l2, got '" + spec.penalty() + "'");
+  if (!spec.svm().penalty().empty() && spec.svm().penalty() != "l1" &&
+      spec.svm().penalty() != "l2") {
+    return Status::InvalidArgument("svm: --penalty must be l1 or l2, got '" + spec.svm().penalty() +
+                                   "'");
   }
   return Status::Ok();
 }
@@ -39,15 +65,16 @@ Result<std::unique_ptr<ShardModel>> SvmApp::MakeShard(Dataset shard,
 
 double SvmApp::Pull(std::span<const double> stats, double sq_norm, double value,
                     const proto::JobSpec& spec) const {
-  return svm::CoordinateUpdate(stats[0], stats[1], sq_norm, value, spec.lambda(), PenaltyOf(spec));
+  return svm::CoordinateUpdate(stats[0], stats[1], sq_norm, value, spec.svm().lambda(),
+                               PenaltyOf(spec));
 }
 
 double SvmApp::Violation(double gradient, double value, const proto::JobSpec& spec) const {
-  return svm::Violation(gradient, value, spec.lambda(), PenaltyOf(spec));
+  return svm::Violation(gradient, value, spec.svm().lambda(), PenaltyOf(spec));
 }
 
 double SvmApp::Penalty(double value, const proto::JobSpec& spec) const {
-  return svm::PenaltyTerm(value, spec.lambda(), PenaltyOf(spec));
+  return svm::PenaltyTerm(value, spec.svm().lambda(), PenaltyOf(spec));
 }
 
 void SvmApp::Summarize(const std::map<std::string, double>& metrics,

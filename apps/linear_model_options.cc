@@ -1,0 +1,25 @@
+#include "apps/linear_model_options.h"
+
+namespace strads {
+
+namespace po = boost::program_options;
+
+po::options_description LinearModelOptions(const std::string& app, const std::string& penalties,
+                                           const std::string& loss_help) {
+  po::options_description d(app);
+  d.add_options()("lambda", po::value<double>(), "regularisation strength lambda >= 0 (required)")(
+      "penalty", po::value<std::string>(), ("penalty: " + penalties).c_str());
+  if (!loss_help.empty()) d.add_options()("loss", po::value<std::string>(), loss_help.c_str());
+  return d;
+}
+
+Result<LinearModelFlags> LinearModelFromOptions(const po::variables_map& vm) {
+  if (!vm.count("lambda")) return Status::InvalidArgument("--lambda is required");
+  LinearModelFlags flags;
+  flags.lambda = vm["lambda"].as<double>();
+  if (vm.count("penalty")) flags.penalty = vm["penalty"].as<std::string>();
+  if (vm.count("loss")) flags.loss = vm["loss"].as<std::string>();
+  return flags;
+}
+
+}  // namespace strads

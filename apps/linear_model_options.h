@@ -1,0 +1,29 @@
+// The job options of the linear models on the dynamic engine (lasso, logistic, svm): --lambda
+// (required), --penalty and, where the app has a choice of loss, --loss. Each app keeps its own
+// message (LassoSpec, LogisticSpec, SvmSpec); this is only the flag parsing they share.
+#pragma once
+
+#include <string>
+
+#include <boost/program_options.hpp>
+
+#include "common/status.h"
+
+namespace strads {
+
+struct LinearModelFlags {
+  double lambda = 0;
+  std::string penalty;  // as given; empty = the default (l1)
+  std::string loss;     // as given; empty = the default
+};
+
+// --lambda and --penalty (help: `penalties`, e.g. "l1 only"), and --loss when `loss_help` is not
+// empty, under the caption `app`.
+boost::program_options::options_description LinearModelOptions(const std::string& app,
+                                                               const std::string& penalties,
+                                                               const std::string& loss_help = "");
+
+// The flags from options parsed with LinearModelOptions; InvalidArgument without --lambda.
+Result<LinearModelFlags> LinearModelFromOptions(const boost::program_options::variables_map& vm);
+
+}  // namespace strads

@@ -1,0 +1,100 @@
+#include "engine/dynamic_spec.h"
+
+#include <cmath>
+
+#include "engine/app.h"
+
+namespace strads {
+
+namespace po = boost::program_options;
+
+po::options_description DynamicEngineOptions() {
+  po::options_description d("dynamic engine (SAP)");
+  d.add_options()("format", po::value<std::string>()->default_value(""),
+                  "libsvm or mm (default: .mtx/.mm is mm, else libsvm)")(
+      "labels", po::value<std::string>()->default_value(""),
+      "MatrixMarket only: label file, one label per line")(
+      "chord-size", po::value<uint32_t>()->default_value(32),
+      "B: at most this many parameters updated in parallel per round")(
+      "candidates", po::value<uint32_t>()->default_value(0),
+      "P': candidates drawn per round (0 = 2 x chord-size)")(
+      "rho", po::value<double>()->default_value(0.1, "0.1"),
+      "dependency threshold: chord members have |corr| <= rho")(
+      "eta", po::value<double>()->default_value(1e-6, "1e-6"),
+      "priority floor in p(j) ∝ |dbeta_j| + eta")(
+      "schedule", po::value<std::string>()->default_value("dynamic"),
+      "dynamic (SAP) | random (Shotgun) | cyclic | static")(
+      "tolerance", po::value<double>()->default_value(1e-6, "1e-6"),
+      "converged when max_j KKT violation <= tolerance * lambda_max")(
+      "max-updates", po::value<uint64_t>()->default_value(0),
+      "stop after this many updates (0 = none)")("pipeline-depth",
+                                                 po::value<uint32_t>()->default_value(2),
+                                                 "D: rounds in flight; 1 = fully synchronous")(
+      "check-every", po::value<uint64_t>()->default_value(0),
+      "updates between full optimality checks (0 = number of features)")(
+      "dual-pipeline", po::bool_switch(),
+      "dynamic schedule with D > 1: the more impactful half of every chord waits for fresh "
+      "values, the rest is computed ahead");
+  return d;
+}
+
+Status DynamicSpecFromOptions(const po::variables_map& vm, proto::JobSpec& spec) {
+  proto::DynamicEngineSpec& d = *spec.mutable_dynamic();
+  d.set_data_format(vm["format"].as<std::string>());
+  d.set_labels_path(AbsolutePath(vm["labels"].as<std::string>()));
+  d.set_chord_size(vm["chord-size"].as<uint32_t>());
+  const uint32_t candidates = vm["candidates"].as<uint32_t>();
+  d.set_candidates(candidates ? candidates : 2 * d.chord_size());
+  d.set_rho(vm["rho"].as<double>());
+  d.set_eta(vm["eta"].as<double>());
+  const std::string schedule = vm["schedule"].as<std::string>();
+  if (schedule == "dynamic") {
+    d.set_schedule(proto::SCHEDULE_DYNAMIC);
+  } else if (schedule == "random") {
+    d.set_schedule(proto::SCHEDULE_RANDOM);
+  } else if (schedule == "cyclic") {
+    d.set_schedule(proto::SCHEDULE_CYCLIC);
+  } else if (schedule == "static") {
+    d.set_schedule(proto::SCHEDULE_STATIC);
+  } else {
+    return Status::InvalidArgument("--schedule must be dynamic, random, cyclic or static");
+  }
+  d.set_tolerance(vm["tolerance"].as<double>());
+  d.set_max_updates(vm["max-updates"].as<uint64_t>());
+  d.set_pipeline_depth(vm["pipeline-depth"].as<uint32_t>());
+  d.set_check_every(vm["check-every"].as<uint64_t>());
+  d.set_dual_pipeline(vm["dual-pipeline"].as<bool>());
+  return Status::Ok();
+}
+
+Status ValidateDynamicSpec(const proto::JobSpec& spec) {
+  if (!spec.has_dynamic()) {
+    return Status::InvalidArgument(spec.app() + ": the spec has no dynamic-engine parameters");
+  }
+  const proto::DynamicEngineSpec& d = spec.dynamic();
+  const std::string& f = d.data_format();
+  if (!f.empty() && f != "libsvm" && f != "mm") {
+    return Status::InvalidArgument("--format must be libsvm or mm, got '" + f + "'");
+  }
+  if (d.chord_size() < 1 || d.chord_size() > 100000) {
+    return Status::InvalidArgument("--chord-size must be in [1, 100000]");
+  }
+  if (d.candidates() < 1 || d.candidates() > 1000000) {
+    return Status::InvalidArgument("--candidates must be in [1, 1000000]");
+  }
+  if (!(d.rho() >= 0) || !std::isfinite(d.rho())) {
+    return Status::InvalidArgument("--rho must be a finite number >= 0");
+  }
+  if (!(d.eta() >= 0) || !std::isfinite(d.eta())) {
+    return Status::InvalidArgument("--eta must be a finite number >= 0");
+  }
+  if (!(d.tolerance() > 0) || !std::isfinite(d.tolerance())) {
+    return Status::InvalidArgument("--tolerance must be a finite number > 0");
+  }
+  if (d.pipeline_depth() < 1 || d.pipeline_depth() > 64) {
+    return Status::InvalidArgument("--pipeline-depth must be in [1, 64]");
+  }
+  return Status::Ok();
+}
+
+}  // namespace strads

@@ -1,0 +1,25 @@
+// The dynamic engine's part of a job spec (JobSpec.dynamic, proto/strads.proto): its options,
+// how they fill the message, and its validation. Used through engine/job_spec.h for every app
+// whose engine is ENGINE_DYNAMIC.
+#pragma once
+
+#include <boost/program_options.hpp>
+
+#include "common/status.h"
+#include "strads.pb.h"
+
+namespace strads {
+
+// --format, --labels, --chord-size, --candidates, --rho, --eta, --schedule, --tolerance,
+// --max-updates, --pipeline-depth, --check-every, --dual-pipeline, with defaults and help.
+boost::program_options::options_description DynamicEngineOptions();
+
+// Sets spec.dynamic() from options parsed with DynamicEngineOptions() (paths made absolute).
+// Errors: InvalidArgument for an unknown --schedule.
+Status DynamicSpecFromOptions(const boost::program_options::variables_map& options,
+                              proto::JobSpec& spec);
+
+// Checks spec.dynamic(): present, format known, sizes and thresholds in range.
+Status ValidateDynamicSpec(const proto::JobSpec& spec);
+
+}  // namespace strads

@@ -1,0 +1,116 @@
+#include "engine/job_spec.h"
+
+#include <fmt/format.h>
+
+#include "engine/dynamic_spec.h"
+#include "engine/static_spec.h"
+
+namespace strads {
+
+namespace po = boost::program_options;
+
+namespace {
+
+po::options_description EngineOptions(proto::Engine engine) {
+  return engine == proto::ENGINE_DYNAMIC ? DynamicEngineOptions() : StaticEngineOptions();
+}
+
+// `group` without the options `into` already has (apps share names such as --lambda), under
+// `caption`.
+po::options_description Unlisted(const po::options_description& group,
+                                 const po::options_description& into, const std::string& caption) {
+  po::options_description rest(caption);
+  for (const auto& option : group.options()) {
+    if (!into.find_nothrow(option->long_name(), false)) rest.add(option);
+  }
+  return rest;
+}
+
+// The value of a parsed option as text, for summary.json's flags.
+std::string OptionText(const boost::any& value) {
+  if (auto* s = boost::any_cast<std::string>(&value)) return *s;
+  if (auto* d = boost::any_cast<double>(&value)) return fmt::format("{}", *d);
+  if (auto* u = boost::any_cast<uint32_t>(&value)) return std::to_string(*u);
+  if (auto* b = boost::any_cast<bool>(&value)) return *b ? "true" : "false";
+  if (auto* u64 = boost::any_cast<uint64_t>(&value)) return std::to_string(*u64);
+  return "";
+}
+
+}  // namespace
+
+po::options_description CommonJobOptions() {
+  po::options_description d("job options (every app)");
+  d.add_options()("data", po::value<std::string>(),
+                  "data file: libsvm/svmlight or MatrixMarket (lasso, logistic, svm); UCI "
+                  "docword.txt (lda); MatrixMarket coordinate ratings (mf)")(
+      "max-seconds", po::value<double>()->default_value(0),
+      "stop after this long (0 = no limit; static apps stop at the next iteration end)")(
+      "schedulers", po::value<uint32_t>()->default_value(0), "schedulers to use (0 = all)")(
+      "workers", po::value<uint32_t>()->default_value(0), "workers to use (0 = all)")(
+      "seed", po::value<uint64_t>()->default_value(1), "random seed");
+  return d;
+}
+
+po::options_description JobOptionsDescription(const AppRegistry& apps, const std::string& app) {
+  po::options_description d;
+  d.add(CommonJobOptions());
+  if (auto found = apps.Find(app); found.ok()) {
+    d.add(EngineOptions((*found)->engine())).add((*found)->Options());
+    return d;
+  }
+  d.add(DynamicEngineOptions()).add(StaticEngineOptions());
+  for (const auto& each : apps.apps()) d.add(Unlisted(each->Options(), d, each->name()));
+  return d;
+}
+
+Result<proto::JobSpec> ParseJobSpec(const AppRegistry& apps, const std::string& app,
+                                    const std::vector<std::string>& args,
+                                    const po::options_description& extra,
+                                    po::variables_map* extra_values) {
+  auto found = apps.Find(app);
+  if (!found.ok()) return found.status();
+  const App& the_app = **found;
+  const auto described = JobOptionsDescription(apps, app);
+  po::options_description all;
+  all.add(described).add(extra);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(all).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    return Status::InvalidArgument(std::string(e.what()) + " (for app " + app + ")");
+  }
+  if (extra_values) *extra_values = vm;
+  if (!vm.count("data")) return Status::InvalidArgument("--data FILE is required");
+  proto::JobSpec spec;
+  spec.set_app(app);
+  spec.set_data_path(AbsolutePath(vm["data"].as<std::string>()));
+  spec.set_max_seconds(vm["max-seconds"].as<double>());
+  spec.set_schedulers(vm["schedulers"].as<uint32_t>());
+  spec.set_workers(vm["workers"].as<uint32_t>());
+  spec.set_seed(vm["seed"].as<uint64_t>());
+  STRADS_RETURN_IF_ERROR(the_app.engine() == proto::ENGINE_DYNAMIC
+                             ? DynamicSpecFromOptions(vm, spec)
+                             : StaticSpecFromOptions(vm, spec));
+  STRADS_RETURN_IF_ERROR(the_app.FromOptions(vm, spec));
+  for (const auto& option : described.options()) {
+    const std::string& name = option->long_name();
+    if (vm.count(name)) (*spec.mutable_flags())[name] = OptionText(vm[name].value());
+  }
+  STRADS_RETURN_IF_ERROR(ValidateJobSpec(apps, spec));
+  return spec;
+}
+
+Status ValidateJobSpec(const AppRegistry& apps, const proto::JobSpec& spec) {
+  auto app = apps.Find(spec.app());
+  if (!app.ok()) return app.status();
+  if (spec.data_path().empty()) return Status::InvalidArgument("--data is required");
+  STRADS_RETURN_IF_ERROR((*app)->engine() == proto::ENGINE_DYNAMIC ? ValidateDynamicSpec(spec)
+                                                                   : ValidateStaticSpec(spec));
+  STRADS_RETURN_IF_ERROR((*app)->Validate(spec));
+  if (spec.workers() > 4096) return Status::InvalidArgument("--workers must be at most 4096");
+  if (!(spec.max_seconds() >= 0)) return Status::InvalidArgument("--max-seconds must be >= 0");
+  return Status::Ok();
+}
+
+}  // namespace strads

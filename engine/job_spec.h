@@ -1,0 +1,40 @@
+// A job spec from command-line words, and its validation: the options every job has, plus its
+// engine's (engine/dynamic_spec.h, engine/static_spec.h), plus its app's (App::Options), all
+// learned from an AppRegistry. `strads run|submit` parse with it; the coordinator validates every
+// submitted spec with it (a spec may come from any client, not only this parser).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <boost/program_options.hpp>
+
+#include "common/status.h"
+#include "engine/app_registry.h"
+#include "strads.pb.h"
+
+namespace strads {
+
+// The options every job has: --data, --max-seconds, --schedulers, --workers, --seed.
+boost::program_options::options_description CommonJobOptions();
+
+// The options of a job of `app` (common, its engine's, its own) with defaults and help texts;
+// for an empty or unknown app, every group of every app, each option listed once.
+boost::program_options::options_description JobOptionsDescription(const AppRegistry& apps,
+                                                                  const std::string& app = "");
+
+// Parses `args` (the words after the app name) into a spec for `app`. Unknown apps, unknown flags
+// (a flag of another app among them), bad values and missing required flags give InvalidArgument
+// with the reason; the spec is validated (ValidateJobSpec). Paths are made absolute; the flags as
+// given are recorded in spec.flags. Options not in JobOptionsDescription(app) are allowed only
+// when listed in `extra` (they are parsed by the caller), e.g. --output, --wait.
+Result<proto::JobSpec> ParseJobSpec(const AppRegistry& apps, const std::string& app,
+                                    const std::vector<std::string>& args,
+                                    const boost::program_options::options_description& extra,
+                                    boost::program_options::variables_map* extra_values);
+
+// Checks a spec: a known app, --data, the options every job has, the engine's parameters and the
+// app's (App::Validate). InvalidArgument with the first problem found.
+Status ValidateJobSpec(const AppRegistry& apps, const proto::JobSpec& spec);
+
+}  // namespace strads
