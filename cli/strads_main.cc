@@ -12,6 +12,7 @@
 #include <zmq.hpp>
 
 #include "cli/client.h"
+#include "cli/cluster_command.h"
 #include "cli/embedded_cluster.h"
 #include "cli/job_options.h"
 #include "cli/predictor.h"
@@ -42,6 +43,8 @@ commands:
                      apply a lasso/logistic/svm job's model to labelled data (RMSE or
                      accuracy), or an mf job's W.mtx/H.mtx to MatrixMarket ratings (RMSE);
                      writes predictions (exit 1 on a missing or malformed file)
+  cluster plan|wait  the logic of deploy/strads-cluster (hostfile, start plan, waiting for
+                     registration); run deploy/strads-cluster --help
 apps: lasso, logistic, svm (dynamic engine); lda, mf (static engine)
       (`strads run APP --help` lists the job options of APP)
 
@@ -433,6 +436,18 @@ int main(int argc, char** argv) {
     }
     if (command == "shutdown") return ShutdownCommand(endpoint, timeout_s);
     if (command == "predict") return PredictCommand(rest);
+    if (command == "cluster") {
+      std::unique_ptr<Remote> remote;  // connected on the first status request
+      auto ask = [&]() -> Result<proto::StatusReply> {
+        if (!remote) remote = Connect(endpoint, std::min(timeout_s, 1.0));
+        auto req = MakeEnvelope(remote->transport->id());
+        req.mutable_status_request();
+        auto reply = remote->client->Call(req);
+        if (!reply.ok()) return reply.status();
+        return reply->status_reply();
+      };
+      return ClusterCommand(rest, ClusterEnvironment::FromProcess(), ask);
+    }
   } catch (const std::exception& e) {
     std::cerr << "strads: " << e.what() << "\n";
     return kExitJobFailed;
