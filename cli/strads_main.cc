@@ -383,8 +383,9 @@ int main(int argc, char** argv) {
   if (const char* env = std::getenv("STRADS_COORDINATOR")) endpoint = env;
   if (endpoint.empty()) endpoint = "tcp://127.0.0.1:" + std::to_string(kDefaultControlPort);
   double timeout_s = 5;
-  // Global options may stand anywhere.
-  for (size_t i = 0; i < args.size();) {
+  // Global options may stand anywhere, except after `cluster`, whose arguments are the launcher's
+  // own (its --timeout bounds the start).
+  for (size_t i = 0; i < args.size() && args[i] != "cluster";) {
     auto take = [&](const std::string& name, std::string* value) -> int {
       if (args[i] == name) {
         if (i + 1 >= args.size()) return -1;

@@ -69,6 +69,13 @@ int main(int argc, char** argv) {
     std::cerr << "fake coordinator: " << bound.status().message() << "\n";
     return 1;
   }
+  // Like the real coordinator, a second socket for status requests (the CLI connects to it as a
+  // separate peer).
+  auto status_bound = transport.Bind(TcpEndpoint("127.0.0.1", 0));
+  if (!status_bound.ok()) {
+    std::cerr << "fake coordinator: " << status_bound.status().message() << "\n";
+    return 1;
+  }
   {
     std::ofstream(endpoint_file + ".tmp") << *bound << "\n";
     fs::rename(endpoint_file + ".tmp", endpoint_file);
@@ -82,6 +89,7 @@ int main(int argc, char** argv) {
         << (msg->has_shutdown_cluster() ? "shutdown" : "status") << "\n";
     if (msg->has_status_request()) {
       *reply.mutable_status_reply() = Members(state, hide);
+      reply.mutable_status_reply()->set_status_endpoint(*status_bound);
     } else if (msg->has_shutdown_cluster()) {
       reply.mutable_shutdown_cluster();
       if (!ignore_shutdown) std::ofstream(state / "shutdown").flush();

@@ -294,7 +294,7 @@ case_cleans_stale_pid_file() {
   local dead
   dead=$(sh -c 'echo $$') # a process that has exited by now
   echo "$dead" >"$RUN/pids/worker-127.0.0.1-7.pid"
-  run start --hostfile hosts.txt --run-dir "$RUN" --bin-dir "$BIN" --timeout 10
+  run start --hostfile hosts.txt --run-dir "$RUN" --bin-dir "$BIN" --port 0 --timeout 10
   assert_rc 0
   assert_err_has "removing stale pid file"
   assert_err_has "worker-127.0.0.1-7.pid"
@@ -427,7 +427,7 @@ case_start_reports_dead_daemon_with_log_tail() {
   make_stubs
   cd "$TMP"
   hostfile hosts.txt '127.0.0.1 coordinator scheduler worker=2'
-  STUB_FAIL=worker run start --hostfile hosts.txt --run-dir "$RUN" --bin-dir "$BIN" --timeout 10
+  STUB_FAIL=worker run start --hostfile hosts.txt --run-dir "$RUN" --bin-dir "$BIN" --port 0 --timeout 10
   assert_rc 1
   assert_err_has "not running: worker on 127.0.0.1"
   assert_err_has "simulated failure"
@@ -442,9 +442,10 @@ case_start_reports_unregistered_daemons() {
   make_stubs
   cd "$TMP"
   hostfile hosts.txt '127.0.0.1 coordinator scheduler worker=2'
-  STUB_HIDE=worker run start --hostfile hosts.txt --run-dir "$RUN" --bin-dir "$BIN" --timeout 2
+  STUB_HIDE=worker run start --hostfile hosts.txt --run-dir "$RUN" --bin-dir "$BIN" --port 0 --timeout 2
   assert_rc 1
   assert_err_has "1/1 schedulers and 0/2 workers"
+  assert_err_has "not registered: 2 of 2 workers on 127.0.0.1"
   assert_err_has "stub coordinator up"
   run stop --run-dir "$RUN" --bin-dir "$BIN"
   assert_rc 0
