@@ -13,6 +13,7 @@
 
 #include "apps/builtin_apps.h"
 #include "cli/client.h"
+#include "cli/cluster_command.h"
 #include "cli/embedded_cluster.h"
 #include "cli/predictor.h"
 #include "common/daemon.h"
@@ -43,6 +44,9 @@ commands:
                      apply a lasso/logistic/svm job's model to labelled data (RMSE or
                      accuracy), or an mf job's W.mtx/H.mtx to MatrixMarket ratings (RMSE);
                      writes predictions (exit 1 on a missing or malformed file)
+  cluster plan|wait  the logic of deploy/strads-cluster (hostfile, start plan, waiting for
+                     registration); run deploy/strads-cluster --help
+
 global options:
   --coordinator ENDPOINT   control endpoint (default: $STRADS_COORDINATOR or tcp://127.0.0.1:7700)
   --timeout SECONDS        how long to wait for the coordinator to answer (default 5)
@@ -396,8 +400,9 @@ int main(int argc, char** argv) {
   if (const char* env = std::getenv("STRADS_COORDINATOR")) endpoint = env;
   if (endpoint.empty()) endpoint = "tcp://127.0.0.1:" + std::to_string(kDefaultControlPort);
   double timeout_s = 5;
-  // Global options may stand anywhere.
-  for (size_t i = 0; i < args.size();) {
+  // Global options may stand anywhere, except after `cluster`, whose arguments are the launcher's
+  // own (its --timeout bounds the start).
+  for (size_t i = 0; i < args.size() && args[i] != "cluster";) {
     auto take = [&](const std::string& name, std::string* value) -> int {
       if (args[i] == name) {
         if (i + 1 >= args.size()) return -1;
@@ -449,6 +454,18 @@ int main(int argc, char** argv) {
     }
     if (command == "shutdown") return ShutdownCommand(endpoint, timeout_s);
     if (command == "predict") return PredictCommand(rest);
+    if (command == "cluster") {
+      std::unique_ptr<Remote> remote;  // connected on the first status request
+      auto ask = [&]() -> Result<proto::StatusReply> {
+        if (!remote) remote = Connect(endpoint, std::min(timeout_s, 1.0));
+        auto req = MakeEnvelope(remote->transport->id());
+        req.mutable_status_request();
+        auto reply = remote->client->Call(req);
+        if (!reply.ok()) return reply.status();
+        return reply->status_reply();
+      };
+      return ClusterCommand(rest, ClusterEnvironment::FromProcess(), ask);
+    }
   } catch (const std::exception& e) {
     std::cerr << "strads: " << e.what() << "\n";
     return kExitJobFailed;

@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
 # Tests of deploy/strads-cluster, one case per CTest test: `launcher_test.sh CASE`.
 #
-# None needs the real daemons: hostfile errors and --dry-run need no executables, and the
-# start/stop flows run stub daemons (tiny bash scripts written here into a bin dir whose path has
-# a space) that write the endpoint file, register by leaving a file in a state dir, and exit when
-# the stub CLI's `shutdown` drops a file there. Exit 0 = pass, 1 = fail, 77 = skipped.
+# The launcher's logic runs in the freshly built `strads` ($STRADS_TEST_CLI, set by CTest; else
+# build/bin/strads). None needs the real daemons: hostfile errors and --dry-run need no
+# executables, and the start/stop flows run stub daemons written here into a bin dir whose path
+# has a space: members (tiny bash scripts) register by leaving a file in a state dir and exit once
+# a shutdown file appears there; the coordinator is strads_fake_coordinator, which answers the
+# real `strads status`/`shutdown`/`cluster wait` from those files and drops the shutdown file on
+# a ShutdownCluster request. Exit 0 = pass, 1 = fail, 77 = skipped.
 set -euo pipefail
 
 HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd -P)
 LAUNCHER="$HERE/../deploy/strads-cluster"
+export STRADS_CLI=${STRADS_TEST_CLI:-$HERE/../build/bin/strads}
+FAKE_COORDINATOR=${STRADS_FAKE_COORDINATOR:-$HERE/../build/test/strads_fake_coordinator}
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/strads launcher.XXXXXX")
 export HOME="$TMP/home" # the launcher's defaults must never touch the real ~/.strads
@@ -75,32 +80,22 @@ hostfile() {
 alive() { [[ -d /proc/$1 ]] && [[ $(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) != Z ]]; }
 
 make_stubs() {
+  [[ -x $FAKE_COORDINATOR ]] || fail "no fake coordinator at $FAKE_COORDINATOR (build strads_fake_coordinator)"
   mkdir -p "$BIN"
-  cat >"$BIN/strads-coordinator" <<'EOF'
+  cat >"$BIN/strads-coordinator" <<EOF
 #!/usr/bin/env bash
-# Stub coordinator: records its arguments, writes the endpoint file, waits for shutdown.
-set -eu
-epfile="" port=""
-printf '%s\n' "$@" >"$STUB_STATE/coordinator.args"
-while (($#)); do
-  case $1 in
-    --endpoint-file) epfile=$2; shift ;;
-    --port) port=$2; shift ;;
-  esac
-  shift
-done
-[[ $port != 0 ]] || port=45678
-touch "$STUB_STATE/coordinator.ran"
+# Stub coordinator: records its arguments, then runs the fake coordinator.
+printf '%s\n' "\$@" >"\$STUB_STATE/coordinator.args"
+touch "\$STUB_STATE/coordinator.ran"
 echo "stub coordinator up"
-printf 'tcp://127.0.0.1:%s\n' "$port" >"$epfile.tmp"
-mv "$epfile.tmp" "$epfile"
-while [[ ! -e $STUB_STATE/shutdown ]]; do sleep 0.1; done
+exec $(printf '%q' "$FAKE_COORDINATOR") "\$@"
 EOF
   local role
   for role in scheduler worker; do
     cat >"$BIN/strads-$role" <<EOF
 #!/usr/bin/env bash
-# Stub $role: registers with a file in the state dir, waits for shutdown.
+# Stub $role: registers with a file (holding its --advertise-host) in the state dir, waits for
+# shutdown.
 set -eu
 role=$role
 EOF
@@ -110,43 +105,22 @@ if [[ ${STUB_FAIL:-} == "$role" ]]; then
   echo "stub $role: cannot reach the coordinator (simulated failure)"
   exit 1
 fi
+host=unknown prev=""
+for a in "$@"; do
+  [[ $prev != --advertise-host ]] || host=$a
+  prev=$a
+done
 echo "stub $role up"
-touch "$STUB_STATE/member.$role.$$"
+printf '%s\n' "$host" >"$STUB_STATE/member.$role.$$"
 trap 'rm -f "$STUB_STATE/member.$role.$$"' EXIT
 while [[ ! -e $STUB_STATE/shutdown ]]; do sleep 0.1; done
 EOF
   done
-  cat >"$BIN/strads" <<'EOF'
-#!/usr/bin/env bash
-# Stub CLI: status [--json] from the registration files, shutdown drops the shutdown file.
-set -eu
-printf '%s\n' "$*" >>"$STUB_STATE/cli.log"
-[[ $1 == --coordinator ]] && shift 2
-count() {
-  local n=0 f
-  for f in "$STUB_STATE"/member."$1".*; do [[ -e $f ]] && n=$((n + 1)); done
-  echo "$n"
-}
-case $1 in
-  status)
-    s=$(count scheduler) w=$(count worker)
-    [[ ${STUB_HIDE:-} != worker ]] || w=0
-    if [[ ${2:-} == --json ]]; then
-      printf '{"coordinator": {"state": "up"}, "schedulers": ['
-      for ((i = 0; i < s; i++)); do printf '%s{"id": %d, "state": "alive"}' "$([[ $i == 0 ]] || echo ,)" "$i"; done
-      printf '], "workers": ['
-      for ((i = 0; i < w; i++)); do printf '%s{"id": %d, "state": "alive"}' "$([[ $i == 0 ]] || echo ,)" "$i"; done
-      printf ']}\n'
-    else
-      echo "stub status: $s schedulers, $w workers"
-    fi
-    ;;
-  shutdown) touch "$STUB_STATE/shutdown" ;;
-  *) exit 2 ;;
-esac
-EOF
   chmod +x "$BIN"/*
 }
+
+# The requests the fake coordinator answered, one kind per line.
+requests() { cat -- "$STUB_STATE/requests.log" 2>/dev/null || true; }
 
 # ---------------------------------------------------------------------------------------------
 # Hostfile errors: FILE:LINE: message on stderr, exit 2.
@@ -260,7 +234,7 @@ case_dry_run_sums_totals_and_runs_nothing() {
   [[ $coord == *"--endpoint-file '$RUN/coordinator.endpoint'"* ]] || fail "endpoint file: $coord"
   [[ $(grep -c "strads-scheduler' --coordinator" <<<"$OUT") == 3 ]] || fail "expected 3 scheduler commands"
   [[ $(grep -c "strads-worker' --coordinator" <<<"$OUT") == 8 ]] || fail "expected 8 worker commands"
-  assert_out_has "status --json"
+  assert_out_has "cluster wait start --hostfile hosts.txt"
   assert_out_lacks "ssh "
   sleep 0.5
   [[ ! -e $RUN ]] || fail "dry run created the run dir"
@@ -320,7 +294,7 @@ case_cleans_stale_pid_file() {
   local dead
   dead=$(sh -c 'echo $$') # a process that has exited by now
   echo "$dead" >"$RUN/pids/worker-127.0.0.1-7.pid"
-  run start --hostfile hosts.txt --run-dir "$RUN" --bin-dir "$BIN" --timeout 10
+  run start --hostfile hosts.txt --run-dir "$RUN" --bin-dir "$BIN" --port 0 --timeout 10
   assert_rc 0
   assert_err_has "removing stale pid file"
   assert_err_has "worker-127.0.0.1-7.pid"
@@ -402,7 +376,7 @@ case_start_status_stop_with_stub_daemons() {
   assert_out_has "coordinator"
   assert_out_has "alive"
   assert_out_has "$RUN/logs/worker-localhost-0.log"
-  assert_out_has "stub status: 2 schedulers, 2 workers"
+  assert_out_has "4 member(s)"
 
   run start --hostfile hosts.txt --run-dir "$RUN" --bin-dir "$BIN" --port 7811 --timeout 15
   assert_rc 1
@@ -412,13 +386,13 @@ case_start_status_stop_with_stub_daemons() {
   assert_rc 0
   assert_out_has "--coordinator tcp://127.0.0.1:7811 shutdown"
   assert_out_has "kill -TERM ${pids[0]}"
-  ! grep -q shutdown "$STUB_STATE/cli.log" || fail "stop --dry-run called strads shutdown"
+  [[ $(requests) != *shutdown* ]] || fail "stop --dry-run called strads shutdown"
   for n in "${pids[@]}"; do alive "$n" || fail "stop --dry-run stopped daemon $n"; done
   [[ $(find "$RUN/pids" -name '*.pid' | wc -l) == 5 ]] || fail "stop --dry-run removed pid files"
 
   run stop --run-dir "$RUN" --bin-dir "$BIN"
   assert_rc 0
-  grep -q "tcp://127.0.0.1:7811 shutdown" "$STUB_STATE/cli.log" || fail "stop did not call strads shutdown"
+  [[ $(requests) == *shutdown* ]] || fail "stop did not call strads shutdown"
   for n in "${pids[@]}"; do ! alive "$n" || fail "daemon $n still running after stop"; done
   [[ -z $(find "$RUN/pids" -name '*.pid') ]] || fail "pid files left after stop"
 
@@ -432,18 +406,19 @@ case_start_status_stop_with_stub_daemons() {
 
 case_stop_signals_daemons_that_ignore_shutdown() {
   make_stubs
-  rm -f "$BIN/strads" # no CLI: no shutdown request, no registration check
+  export STUB_IGNORE_SHUTDOWN=1 # the coordinator answers 'strads shutdown' but nothing stops
   cd "$TMP"
   hostfile hosts.txt '127.0.0.1 coordinator scheduler worker'
   run start --hostfile hosts.txt --run-dir "$RUN" --bin-dir "$BIN" --port 0 --timeout 15
   assert_rc 0
-  assert_err_has "CLI was not found"
-  assert_out_has "export STRADS_COORDINATOR=tcp://127.0.0.1:45678"
+  [[ $OUT =~ export\ STRADS_COORDINATOR=tcp://127\.0\.0\.1:([0-9]+) ]] || fail "no endpoint"
+  [[ ${BASH_REMATCH[1]} != 0 && ${BASH_REMATCH[1]} != 7700 ]] || fail "--port 0 did not pick a free port"
   local -a pids=()
   local f n
   for f in "$RUN"/pids/*.pid; do pids+=("$(head -n 1 "$f")"); done
   STRADS_STOP_GRACE=1 run stop --run-dir "$RUN" --bin-dir "$BIN"
   assert_rc 0
+  [[ $(requests) == *shutdown* ]] || fail "stop did not ask the coordinator to shut down first"
   assert_err_has "SIGTERM"
   for n in "${pids[@]}"; do ! alive "$n" || fail "daemon $n still running after stop"; done
 }
@@ -452,7 +427,7 @@ case_start_reports_dead_daemon_with_log_tail() {
   make_stubs
   cd "$TMP"
   hostfile hosts.txt '127.0.0.1 coordinator scheduler worker=2'
-  STUB_FAIL=worker run start --hostfile hosts.txt --run-dir "$RUN" --bin-dir "$BIN" --timeout 10
+  STUB_FAIL=worker run start --hostfile hosts.txt --run-dir "$RUN" --bin-dir "$BIN" --port 0 --timeout 10
   assert_rc 1
   assert_err_has "not running: worker on 127.0.0.1"
   assert_err_has "simulated failure"
@@ -467,9 +442,10 @@ case_start_reports_unregistered_daemons() {
   make_stubs
   cd "$TMP"
   hostfile hosts.txt '127.0.0.1 coordinator scheduler worker=2'
-  STUB_HIDE=worker run start --hostfile hosts.txt --run-dir "$RUN" --bin-dir "$BIN" --timeout 2
+  STUB_HIDE=worker run start --hostfile hosts.txt --run-dir "$RUN" --bin-dir "$BIN" --port 0 --timeout 2
   assert_rc 1
   assert_err_has "1/1 schedulers and 0/2 workers"
+  assert_err_has "not registered: 2 of 2 workers on 127.0.0.1"
   assert_err_has "stub coordinator up"
   run stop --run-dir "$RUN" --bin-dir "$BIN"
   assert_rc 0
@@ -497,20 +473,21 @@ EOF
   export PATH="$TMP/fake path:$PATH"
   cd "$TMP"
   hostfile hosts.txt 'node-a.example coordinator' '127.0.0.1 scheduler' 'node-b.example worker=2'
-  run start --hostfile hosts.txt --run-dir "$RUN" --bin-dir "$BIN" --timeout 15
+  export STUB_IGNORE_SHUTDOWN=1 # stop must signal over ssh
+  run start --hostfile hosts.txt --run-dir "$RUN" --bin-dir "$BIN" --port 0 --timeout 15
   assert_rc 0
-  assert_out_has "export STRADS_COORDINATOR=tcp://127.0.0.1:7700"
+  [[ $OUT =~ export\ STRADS_COORDINATOR=tcp://127\.0\.0\.1:[1-9][0-9]* ]] || fail "no endpoint"
+  local ep=${OUT##*STRADS_COORDINATOR=}
   grep -q '^node-a.example cd ' "$STUB_STATE/ssh.log" || fail "coordinator not started over ssh"
   [[ $(grep -c '^node-b.example cd ' "$STUB_STATE/ssh.log") == 2 ]] || fail "workers not started over ssh"
   grep -qx 'node-b.example:[0-9]*' "$RUN/pids/worker-node-b.example-1.pid" || fail "remote pid not HOST:PID"
-  [[ $(head -n 1 "$RUN/coordinator.endpoint") == tcp://127.0.0.1:7700 ]] || fail "endpoint file"
+  [[ $(head -n 1 "$RUN/coordinator.endpoint") == "$ep" ]] || fail "endpoint file"
 
   run status --run-dir "$RUN" --bin-dir "$BIN"
   assert_rc 0
   assert_out_has "node-b.example:$RUN/logs/worker-node-b.example-0.log"
   [[ $(grep -c ' alive ' <<<"$OUT") == 4 ]] || fail "expected 4 alive daemons"
 
-  rm -f -- "$BIN/strads" # no shutdown request: stop must signal over ssh
   local -a pids=()
   local f n
   for f in "$RUN"/pids/*.pid; do pids+=("$(head -n 1 "$f")"); done

@@ -1,0 +1,126 @@
+#include "cli/cluster_plan.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "cli/shell_words.h"
+#include "common/protocol.h"
+
+namespace strads {
+
+std::vector<std::string> SshCommand(const std::string& host, const std::string& remote_command) {
+  return {"ssh", "-n", "-o", "BatchMode=yes", "-o", "ConnectTimeout=5", host, remote_command};
+}
+
+ClusterPlan::ClusterPlan(const Hostfile& hostfile, const LauncherOptions& options,
+                         const LocalHost& local, std::string cwd, bool has_setsid)
+    : hostfile_(hostfile),
+      options_(options),
+      local_(local),
+      cwd_(std::move(cwd)),
+      has_setsid_(has_setsid) {
+  const int port = options_.port;
+  coordinator_ =
+      Make(proto::ROLE_COORDINATOR, hostfile_.coordinator, 0,
+           {"--port", std::to_string(port), "--status-port",
+            std::to_string(port == 0 ? 0 : port + 1), "--expect-schedulers",
+            std::to_string(schedulers()), "--expect-workers", std::to_string(workers()),
+            "--work-dir", options_.run_dir + "/coordinator", "--endpoint-file", endpoint_file(),
+            "--advertise-host", hostfile_.coordinator, "--log-level", options_.log_level});
+}
+
+std::string ClusterPlan::Bin(const std::string& program) const {
+  return options_.bin_dir.empty() ? program : options_.bin_dir + "/" + program;
+}
+
+DaemonLaunch ClusterPlan::Make(proto::Role role, const std::string& host, int index,
+                               std::vector<std::string> args) const {
+  DaemonLaunch d;
+  d.role = role;
+  d.host = host;
+  d.index = index;
+  d.local = local_.Contains(host);
+  d.name = fmt::format("{}-{}-{}", RoleName(role), host, index);
+  d.log = options_.run_dir + "/logs/" + d.name + ".log";
+  d.pid_file = options_.run_dir + "/pids/" + d.name + ".pid";
+  d.argv = {Bin("strads-" + RoleName(role))};
+  d.argv.insert(d.argv.end(), args.begin(), args.end());
+  if (d.local) {
+    if (has_setsid_) d.command.push_back("setsid");
+    d.command.push_back("nohup");
+    d.command.insert(d.command.end(), d.argv.begin(), d.argv.end());
+  } else {
+    std::vector<std::string> dirs = {options_.run_dir + "/logs"};
+    if (role == proto::ROLE_COORDINATOR) dirs.push_back(options_.run_dir + "/coordinator");
+    d.command = SshCommand(
+        host, fmt::format("cd {} || exit 1; mkdir -p {} || exit 1; nohup {} > {} 2>&1 < "
+                          "/dev/null & echo $!",
+                          ShellQuote(cwd_), ShellJoin(dirs), ShellJoin(d.argv), ShellQuote(d.log)));
+  }
+  return d;
+}
+
+std::vector<DaemonLaunch> ClusterPlan::Members(const std::string& endpoint) const {
+  std::vector<DaemonLaunch> members;
+  std::map<std::pair<proto::Role, std::string>, int> seen;
+  auto add = [&](proto::Role role, const std::vector<std::string>& hosts) {
+    for (const auto& host : hosts) {
+      members.push_back(Make(role, host, seen[{role, host}]++,
+                             {"--coordinator", endpoint, "--advertise-host", host, "--log-level",
+                              options_.log_level}));
+    }
+  };
+  add(proto::ROLE_SCHEDULER, hostfile_.schedulers);
+  add(proto::ROLE_WORKER, hostfile_.workers);
+  return members;
+}
+
+ExpectedMembers ClusterPlan::Expected() const {
+  ExpectedMembers expected;
+  for (const auto& h : hostfile_.schedulers) ++expected[{proto::ROLE_SCHEDULER, h}];
+  for (const auto& h : hostfile_.workers) ++expected[{proto::ROLE_WORKER, h}];
+  return expected;
+}
+
+std::vector<std::string> ClusterPlan::NeededPrograms() const {
+  std::vector<std::string> needed;
+  auto need = [&](const std::string& p) {
+    if (std::find(needed.begin(), needed.end(), p) == needed.end()) needed.push_back(p);
+  };
+  auto visit = [&](const DaemonLaunch& d) { need(d.local ? "strads-" + RoleName(d.role) : "ssh"); };
+  visit(coordinator_);
+  for (const auto& m : Members(kEndpointPlaceholder)) visit(m);
+  return needed;
+}
+
+std::string ClusterPlan::DryRun(const std::string& cli) const {
+  const std::string& run = options_.run_dir;
+  auto launch = [](const DaemonLaunch& d) {
+    if (d.local) {
+      return fmt::format("{} > {} 2>&1 < /dev/null & echo \"$!\" > {}\n", ShellJoin(d.command),
+                         ShellQuote(d.log), ShellQuote(d.pid_file));
+    }
+    return fmt::format("{} > {}\n", ShellJoin(d.command), ShellQuote(d.pid_file));
+  };
+  std::string out = fmt::format(
+      "# strads-cluster start: 1 coordinator, {} schedulers, {} workers; run dir {}\n"
+      "# {} = first line of {}, written by the coordinator once bound\n",
+      schedulers(), workers(), ShellQuote(run), kEndpointPlaceholder, ShellQuote(endpoint_file()));
+  out += ShellJoin({"mkdir", "-p", run + "/logs", run + "/pids", run + "/coordinator"}) + "\n";
+  out += ShellJoin({"rm", "-f", endpoint_file()}) + "\n";
+  out += launch(coordinator_);
+  out += fmt::format("# wait up to {} s for {}\n", options_.timeout_s, ShellQuote(endpoint_file()));
+  for (const auto& m : Members(kEndpointPlaceholder)) out += launch(m);
+  out += fmt::format(
+      "# wait until the coordinator lists {} schedulers and {} workers, each from its host (up to "
+      "{} s)\n",
+      schedulers(), workers(), options_.timeout_s);
+  out += ShellJoin({cli, "--coordinator", kEndpointPlaceholder, "cluster", "wait", "start",
+                    "--hostfile", options_.hostfile, "--run-dir", run, "--timeout",
+                    std::to_string(options_.timeout_s)}) +
+         "\n";
+  return out;
+}
+
+}  // namespace strads

@@ -1,0 +1,157 @@
+#include "cli/launcher_options.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace strads {
+namespace {
+
+constexpr const char* kLogLevels[] = {"trace", "debug", "info",     "warn", "warning",
+                                      "err",   "error", "critical", "off"};
+
+// The value of a number of at most `digits` decimal digits, or -1.
+long Digits(const std::string& s, size_t digits) {
+  if (s.empty() || s.size() > digits) return -1;
+  long n = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return -1;
+    n = n * 10 + (c - '0');
+  }
+  return n;
+}
+
+}  // namespace
+
+Result<LauncherOptions> ParseLauncherOptions(const std::vector<std::string>& args,
+                                             const std::string& default_run_dir) {
+  LauncherOptions o;
+  std::string port = "7700", timeout = "30";
+  bool bin_dir_given = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string arg = args[i];
+    if (arg == "-h" || arg == "--help") {
+      o.help = true;
+      return o;
+    }
+    if (arg == "--dry-run") {
+      o.dry_run = true;
+      continue;
+    }
+    const std::string name = arg.substr(0, arg.find('='));
+    std::string* target = name == "--hostfile"    ? &o.hostfile
+                          : name == "--run-dir"   ? &o.run_dir
+                          : name == "--port"      ? &port
+                          : name == "--bin-dir"   ? &o.bin_dir
+                          : name == "--log-level" ? &o.log_level
+                          : name == "--timeout"   ? &timeout
+                          : name == "--endpoint"  ? &o.endpoint
+                                                  : nullptr;
+    if (target != nullptr) {
+      if (name != arg) {
+        *target = arg.substr(name.size() + 1);
+      } else if (i + 1 < args.size()) {
+        *target = args[++i];
+      } else {
+        return Status::InvalidArgument("option " + arg + " needs a value");
+      }
+      bin_dir_given = bin_dir_given || name == "--bin-dir";
+      continue;
+    }
+    if (arg == "--") return Status::InvalidArgument("unexpected '--'");
+    if (arg.rfind('-', 0) == 0) return Status::InvalidArgument("unknown option '" + arg + "'");
+    if (!o.command.empty()) {
+      return Status::InvalidArgument(
+          fmt::format("unexpected argument '{}' (command is already '{}')", arg, o.command));
+    }
+    if (arg != "start" && arg != "stop" && arg != "status") {
+      return Status::InvalidArgument(
+          fmt::format("unknown command '{}' (expected start, stop or status)", arg));
+    }
+    o.command = arg;
+  }
+  if (o.command.empty()) {
+    return Status::InvalidArgument("no command given (expected start, stop or status)");
+  }
+  if (o.command == "start" && o.hostfile.empty()) {
+    return Status::InvalidArgument("start needs --hostfile FILE");
+  }
+  o.port = static_cast<int>(Digits(port, 5));
+  if (o.port < 0 || o.port > 65534) {
+    return Status::InvalidArgument(
+        fmt::format("bad --port '{}' (expected 0 for any free port, or 1..65534)", port));
+  }
+  o.timeout_s = static_cast<int>(Digits(timeout, 6));
+  if (o.timeout_s <= 0) {
+    return Status::InvalidArgument(
+        fmt::format("bad --timeout '{}' (expected a positive number of seconds)", timeout));
+  }
+  if (std::find(std::begin(kLogLevels), std::end(kLogLevels), o.log_level) ==
+      std::end(kLogLevels)) {
+    return Status::InvalidArgument(fmt::format("bad --log-level '{}' (expected one of: {})",
+                                               o.log_level, fmt::join(kLogLevels, " ")));
+  }
+  if (bin_dir_given && o.bin_dir.empty()) {
+    return Status::InvalidArgument("--bin-dir needs a non-empty value");
+  }
+  std::error_code ec;
+  const auto run_dir = std::filesystem::absolute(o.run_dir.empty() ? default_run_dir : o.run_dir);
+  o.run_dir = std::filesystem::weakly_canonical(run_dir, ec).lexically_normal().string();
+  if (ec) o.run_dir = run_dir.lexically_normal().string();
+  if (o.run_dir.size() > 1 && o.run_dir.back() == '/') o.run_dir.pop_back();
+  return o;
+}
+
+std::string LauncherUsage(const std::string& default_run_dir) {
+  return fmt::format(R"(Usage: strads-cluster start  --hostfile FILE [options]
+       strads-cluster stop   [--hostfile FILE] [options]
+       strads-cluster status [--hostfile FILE] [options]
+       strads-cluster --help
+
+Commands:
+  start    start the coordinator, then every scheduler and worker of the hostfile; wait until the
+           coordinator has registered all of them; print the control endpoint and an
+           'export STRADS_COORDINATOR=...' line (on stdout; progress goes to stderr)
+  stop     ask the coordinator to shut down ('strads shutdown'), wait, then SIGTERM and SIGKILL
+           what is left; remove the pid files (exit 0 when nothing is running)
+  status   list every recorded daemon (role, host, pid, alive/dead, log), then 'strads status'
+           (exit 0 when every recorded daemon is alive, 1 otherwise)
+
+Options:
+  --hostfile FILE     cluster description (required for start), lines of
+                        HOST ROLE[=COUNT] [ROLE[=COUNT]...]
+                      roles: coordinator (exactly one in the file), scheduler, worker;
+                      '#' starts a comment; see deploy/hosts.example
+  --run-dir DIR       pid files, logs, endpoint file (default ${{STRADS_RUN_DIR:-$HOME/.strads/run}},
+                      here: {})
+  --port PORT         coordinator control port (default 7700; status port is PORT+1);
+                      0 = any free port for both
+  --bin-dir DIR       where strads-coordinator, strads-scheduler, strads-worker and strads are
+                      (default: the directory of the strads binary, ../build/bin beside
+                      deploy/strads-cluster when it exists)
+  --log-level LVL     daemon log level: {} (default info)
+  --timeout SECONDS   bound on each wait during start: endpoint file, registration (default 30)
+  --dry-run           print every command that start/stop would run, one per line; run nothing
+  -h, --help          this text
+
+Hosts that are this machine (127.0.0.1, localhost, ::1, its host name and canonical name, the
+addresses of its network interfaces) are started directly; others with ssh -o BatchMode=yes, from
+the same working directory, with logs on that host at the same run-dir path.
+
+The hostfile, the options and the start plan are checked by 'strads cluster plan', registration
+is awaited by 'strads cluster wait' (a typed status request to the coordinator); this script
+starts and signals the processes and keeps their pid files.
+
+Environment: STRADS_RUN_DIR (default run dir), STRADS_CLI (the strads binary to use),
+STRADS_STOP_GRACE (seconds stop waits after 'strads shutdown', default 10), STRADS_SETTLE
+(seconds start waits before checking that the daemons are alive, default 1).
+
+Exit status: 0 success, 1 failure (daemons did not come up, double start, ...), 2 bad usage or
+bad hostfile (reported as FILE:LINE: message).
+)",
+                     default_run_dir, fmt::join(kLogLevels, " "));
+}
+
+}  // namespace strads

@@ -1,0 +1,39 @@
+// LauncherOptions: the command line of deploy/strads-cluster, which hands it verbatim to
+// `strads cluster plan|wait`, parsed and validated in one place.
+//
+//   start|stop|status [--hostfile FILE] [--run-dir DIR] [--port PORT] [--bin-dir DIR]
+//                     [--log-level LVL] [--timeout SECONDS] [--dry-run] [-h|--help]
+//
+// Options take their value as the next word or after '='. Errors are InvalidArgument with the
+// message the launcher prints above its usage text (exit 2).
+// Thread-compatibility: plain values.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+
+namespace strads {
+
+struct LauncherOptions {
+  bool help = false;     // -h/--help was given: print the usage, nothing else
+  std::string command;   // start, stop or status
+  std::string hostfile;  // required for start
+  std::string run_dir;   // absolute, symlinks resolved where they exist
+  int port = 7700;       // coordinator control port; 0 = any free port
+  std::string bin_dir;   // where the daemons are; empty = not given
+  std::string log_level = "info";
+  int timeout_s = 30;  // bound on each wait of start
+  bool dry_run = false;
+  std::string endpoint;  // --endpoint (plan only): the control endpoint members connect to
+};
+
+// Parses `args`; `default_run_dir` is used when --run-dir is absent.
+Result<LauncherOptions> ParseLauncherOptions(const std::vector<std::string>& args,
+                                             const std::string& default_run_dir);
+
+// The usage text of deploy/strads-cluster; `default_run_dir` is shown as the default.
+std::string LauncherUsage(const std::string& default_run_dir);
+
+}  // namespace strads

@@ -1,0 +1,253 @@
+// Unit tests of the launcher's logic (cli/hostfile, launcher_options, cluster_plan,
+// registration_waiter, shell_words, local_host): no sockets, no processes.
+#include <catch2/catch.hpp>
+
+#include "cli/cluster_plan.h"
+#include "cli/hostfile.h"
+#include "cli/launcher_options.h"
+#include "cli/local_host.h"
+#include "cli/registration_waiter.h"
+#include "cli/shell_words.h"
+
+using namespace strads;
+
+namespace {
+
+Hostfile Parse(const std::string& text) {
+  auto hf = ParseHostfile(text, "hosts.txt");
+  REQUIRE(hf.ok());
+  return *hf;
+}
+
+std::string Errors(const std::string& text) {
+  auto hf = ParseHostfile(text, "hosts.txt");
+  REQUIRE_FALSE(hf.ok());
+  return hf.status().message();
+}
+
+LauncherOptions Options(std::vector<std::string> args) {
+  auto o = ParseLauncherOptions(args, "/tmp/default-run");
+  REQUIRE(o.ok());
+  return *o;
+}
+
+std::string OptionError(std::vector<std::string> args) {
+  auto o = ParseLauncherOptions(args, "/tmp/default-run");
+  REQUIRE_FALSE(o.ok());
+  return o.status().message();
+}
+
+proto::StatusReply Listing(const std::vector<std::pair<proto::Role, std::string>>& members) {
+  proto::StatusReply r;
+  for (const auto& [role, host] : members) {
+    auto* m = r.add_members();
+    m->set_role(role);
+    m->set_host(host);
+  }
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("a hostfile lists one host per daemon, comments and CRs ignored", "[hostfile]") {
+  const auto hf = Parse(
+      "# cluster\n\n127.0.0.1 coordinator scheduler=2  # front\r\n"
+      "node1\tworker=3 scheduler\nnode2 worker");
+  CHECK(hf.coordinator == "127.0.0.1");
+  CHECK(hf.schedulers == std::vector<std::string>{"127.0.0.1", "127.0.0.1", "node1"});
+  CHECK(hf.workers == std::vector<std::string>{"node1", "node1", "node1", "node2"});
+}
+
+TEST_CASE("hostfile errors name the file and line, all of them at once", "[hostfile]") {
+  const auto e = Errors(
+      "127.0.0.1 coordinator scheduler\n127.0.0.1 wroker=2 worker=0\nnode1\n"
+      "-oProxyCommand=x worker\nworker node2\nnode3 coordinator=2\n");
+  CHECK_THAT(e, Catch::Contains("hosts.txt:2: unknown role 'wroker'"));
+  CHECK_THAT(e, Catch::Contains("hosts.txt:2: bad count '0' for role 'worker'"));
+  CHECK_THAT(e, Catch::Contains("hosts.txt:3: host 'node1' has no roles"));
+  CHECK_THAT(e, Catch::Contains("hosts.txt:4: bad host name '-oProxyCommand=x'"));
+  CHECK_THAT(e, Catch::Contains("hosts.txt:5: line starts with role 'worker'"));
+  CHECK_THAT(e, Catch::Contains("hosts.txt:6: coordinator count must be 1, got 2"));
+  CHECK_THAT(e, Catch::Contains("hosts.txt:6: second coordinator (the first is on line 1)"));
+  CHECK_THAT(e, Catch::Contains("hosts.txt: no worker"));
+}
+
+TEST_CASE("bad counts are refused whatever their form", "[hostfile]") {
+  for (std::string bad : {"two", "0", "-1", "1.5", "", "10000", "1=2"}) {
+    CHECK_THAT(Errors("127.0.0.1 coordinator scheduler\n127.0.0.1 worker=" + bad),
+               Catch::Contains("hosts.txt:2: bad count '" + bad + "' for role 'worker'"));
+  }
+  CHECK(Parse("127.0.0.1 coordinator scheduler worker=0002").workers.size() == 2);
+}
+
+TEST_CASE("a hostfile needs one coordinator, a scheduler and a worker", "[hostfile]") {
+  const auto e = Errors("# nothing\n");
+  CHECK_THAT(e, Catch::Contains("hosts.txt: no coordinator"));
+  CHECK_THAT(e, Catch::Contains("hosts.txt: no scheduler"));
+  CHECK_THAT(e, Catch::Contains("hosts.txt: no worker"));
+  CHECK(ReadHostfile("/nonexistent/hosts").status().message() ==
+        "/nonexistent/hosts: no such hostfile");
+}
+
+TEST_CASE("launcher options: values, defaults and the errors users see", "[options]") {
+  const auto o = Options({"start", "--hostfile=h", "--port", "0", "--run-dir", "/tmp/x/../r",
+                          "--dry-run", "--timeout", "007"});
+  CHECK(o.command == "start");
+  CHECK(o.hostfile == "h");
+  CHECK(o.port == 0);
+  CHECK(o.run_dir == "/tmp/r");
+  CHECK(o.dry_run);
+  CHECK(o.timeout_s == 7);
+  CHECK(Options({"stop"}).run_dir == "/tmp/default-run");
+  CHECK(Options({"--help", "--bogus"}).help);
+  CHECK(OptionError({"start", "--bogus"}) == "unknown option '--bogus'");
+  CHECK(OptionError({"restart"}) == "unknown command 'restart' (expected start, stop or status)");
+  CHECK(OptionError({"--dry-run"}) == "no command given (expected start, stop or status)");
+  CHECK(OptionError({"start"}) == "start needs --hostfile FILE");
+  CHECK(OptionError({"stop", "--timeout"}) == "option --timeout needs a value");
+  CHECK_THAT(OptionError({"stop", "--port", "65535"}), Catch::StartsWith("bad --port '65535'"));
+  CHECK_THAT(OptionError({"stop", "--timeout", "0"}), Catch::StartsWith("bad --timeout '0'"));
+  CHECK_THAT(OptionError({"stop", "--log-level", "loud"}), Catch::StartsWith("bad --log-level"));
+  CHECK(OptionError({"stop", "--bin-dir="}) == "--bin-dir needs a non-empty value");
+  CHECK(OptionError({"stop", "start"}) ==
+        "unexpected argument 'start' (command is already 'stop')");
+}
+
+TEST_CASE("shell quoting leaves safe words alone and survives quotes", "[shell]") {
+  CHECK(ShellQuote("tcp://127.0.0.1:7700") == "tcp://127.0.0.1:7700");
+  CHECK(ShellQuote("") == "''");
+  CHECK(ShellQuote("a b") == "'a b'");
+  CHECK(ShellQuote("it's") == "'it'\\''s'");
+  CHECK(ShellJoin({"echo", "$HOME"}) == "echo '$HOME'");
+}
+
+TEST_CASE("local hosts: loopback, the given names, case and brackets ignored", "[local]") {
+  const LocalHost local({"Node0", "10.0.0.5", "fe80::1"});
+  CHECK(local.Contains("127.0.0.1"));
+  CHECK(local.Contains("LOCALHOST"));
+  CHECK(local.Contains("[::1]"));
+  CHECK(local.Contains("node0"));
+  CHECK(local.Contains("10.0.0.5"));
+  CHECK(local.Contains("[FE80::1]"));
+  CHECK_FALSE(local.Contains("node1"));
+  CHECK_FALSE(local.Contains("10.0.0.50"));
+}
+
+TEST_CASE("the start plan: coordinator flags, one member per hostfile entry", "[plan]") {
+  const auto hf = Parse("127.0.0.1 coordinator scheduler=2 worker\nnode1 worker=2\n");
+  auto o = Options({"start", "--hostfile", "h", "--run-dir", "/r", "--port", "9100"});
+  o.bin_dir = "/b";
+  const LocalHost local({});
+  const ClusterPlan plan(hf, o, local, "/work", /*has_setsid=*/true);
+  const auto& c = plan.coordinator();
+  CHECK(c.name == "coordinator-127.0.0.1-0");
+  CHECK(c.local);
+  CHECK(ShellJoin(c.command) ==
+        "setsid nohup /b/strads-coordinator --port 9100 --status-port 9101 --expect-schedulers 2 "
+        "--expect-workers 3 --work-dir /r/coordinator --endpoint-file /r/coordinator.endpoint "
+        "--advertise-host 127.0.0.1 --log-level info");
+  const auto members = plan.Members("tcp://h:1");
+  REQUIRE(members.size() == 5);
+  CHECK(members[1].name == "scheduler-127.0.0.1-1");
+  CHECK(members[1].pid_file == "/r/pids/scheduler-127.0.0.1-1.pid");
+  CHECK(members[4].name == "worker-node1-1");
+  CHECK_FALSE(members[4].local);
+  CHECK(members[4].command[0] == "ssh");
+  CHECK(members[4].command[6] == "node1");
+  CHECK(members[4].command[7] ==
+        "cd /work || exit 1; mkdir -p /r/logs || exit 1; nohup /b/strads-worker --coordinator "
+        "tcp://h:1 --advertise-host node1 --log-level info > /r/logs/worker-node1-1.log 2>&1 < "
+        "/dev/null & echo $!");
+  CHECK(plan.NeededPrograms() ==
+        std::vector<std::string>{"strads-coordinator", "strads-scheduler", "strads-worker", "ssh"});
+  const ExpectedMembers expected = {{{proto::ROLE_SCHEDULER, "127.0.0.1"}, 2},
+                                    {{proto::ROLE_WORKER, "127.0.0.1"}, 1},
+                                    {{proto::ROLE_WORKER, "node1"}, 2}};
+  CHECK(plan.Expected() == expected);
+}
+
+TEST_CASE("port 0 asks for free ports for both coordinator sockets", "[plan]") {
+  auto o = Options({"start", "--hostfile", "h", "--run-dir", "/r", "--port", "0"});
+  const LocalHost local({});
+  const ClusterPlan plan(Parse("localhost coordinator scheduler worker"), o, local, "/", false);
+  CHECK_THAT(ShellJoin(plan.coordinator().command),
+             Catch::StartsWith("nohup strads-coordinator --port 0 --status-port 0 "));
+  CHECK_THAT(plan.DryRun("strads"), Catch::Contains("cluster wait start --hostfile h"));
+}
+
+namespace {
+
+// A clock that advances only when the waiter pauses.
+struct FakeTime {
+  RegistrationWaiter::Clock::time_point now{};
+  int pauses = 0;
+  RegistrationWaiter Waiter(ExpectedMembers expected) {
+    return RegistrationWaiter(
+        std::move(expected), [this] { return now; },
+        [this](std::chrono::milliseconds d) {
+          now += d;
+          ++pauses;
+        });
+  }
+};
+
+const ExpectedMembers kTwoWorkers = {{{proto::ROLE_SCHEDULER, "a"}, 1},
+                                     {{proto::ROLE_WORKER, "b"}, 2}};
+
+auto NoneExited() {
+  return []() -> std::optional<std::string> { return std::nullopt; };
+}
+
+}  // namespace
+
+TEST_CASE("registration: done as soon as every member is listed from its host", "[waiter]") {
+  FakeTime t;
+  int asked = 0;
+  auto ask = [&]() -> Result<proto::StatusReply> {
+    ++asked;
+    if (asked < 3) return Listing({{proto::ROLE_SCHEDULER, "a"}, {proto::ROLE_WORKER, "b"}});
+    return Listing(
+        {{proto::ROLE_SCHEDULER, "a"}, {proto::ROLE_WORKER, "b"}, {proto::ROLE_WORKER, "b"}});
+  };
+  const auto out = t.Waiter(kTwoWorkers).Wait(ask, NoneExited(), std::chrono::seconds(10));
+  CHECK(out.status.ok());
+  CHECK(asked == 3);
+  CHECK(t.pauses == 2);
+}
+
+TEST_CASE("registration: a member from the wrong host does not count", "[waiter]") {
+  FakeTime t;
+  auto ask = []() -> Result<proto::StatusReply> {
+    return Listing(
+        {{proto::ROLE_SCHEDULER, "a"}, {proto::ROLE_WORKER, "b"}, {proto::ROLE_WORKER, "c"}});
+  };
+  const auto out = t.Waiter(kTwoWorkers).Wait(ask, NoneExited(), std::chrono::seconds(2));
+  CHECK(out.status.code() == StatusCode::kDeadlineExceeded);
+  CHECK(out.status.message() ==
+        "after 2 s the coordinator lists 1/1 schedulers and 2/2 workers; not registered: 1 of 2 "
+        "workers on b");
+  CHECK(out.missing == std::vector<std::string>{"worker"});
+  CHECK(t.now - RegistrationWaiter::Clock::time_point{} >= std::chrono::seconds(2));
+}
+
+TEST_CASE("registration: an exited daemon ends the wait at once, named", "[waiter]") {
+  FakeTime t;
+  auto ask = []() -> Result<proto::StatusReply> { return Listing({}); };
+  auto exited = []() -> std::optional<std::string> { return "worker on b (pid 7)"; };
+  const auto out = t.Waiter(kTwoWorkers).Wait(ask, exited, std::chrono::seconds(30));
+  CHECK(out.status.code() == StatusCode::kFailedPrecondition);
+  CHECK(out.status.message() == "worker on b (pid 7) exited");
+  CHECK(out.missing == std::vector<std::string>{"scheduler", "worker"});
+  CHECK(t.pauses == 0);
+}
+
+TEST_CASE("registration: a coordinator that never answers is a clear timeout", "[waiter]") {
+  FakeTime t;
+  auto ask = []() -> Result<proto::StatusReply> {
+    return Status::Unavailable("coordinator unreachable: no answer within 1000 ms");
+  };
+  const auto out = t.Waiter(kTwoWorkers).Wait(ask, NoneExited(), std::chrono::seconds(1));
+  CHECK(out.status.message() ==
+        "after 1 s the coordinator did not answer: coordinator unreachable: no answer within "
+        "1000 ms");
+}
