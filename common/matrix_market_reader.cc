@@ -210,7 +210,6 @@ bool MatrixMarketReader::NextCoordinate(uint64_t* i, uint64_t* j) {
   if (!NextBodyLine(&line)) return false;
   const MatrixMarketHeader& h = header_;
   const bool pattern = h.field == MatrixMarketHeader::Field::kPattern;
-  const std::string shape = std::string(pattern ? "'i j'" : "'i j v'");
   std::string_view rest = line;
   int64_t si, sj;
   bool ok = TakeIndices(&rest, &si, &sj);
@@ -220,8 +219,8 @@ bool MatrixMarketReader::NextCoordinate(uint64_t* i, uint64_t* j) {
     ok = (pattern || TakeValueToken(&rest, &value_, &token)) && NextToken(&rest).empty();
   }
   if (!ok) {
-    return FailAt("expected " + options_.entry_name + " " + shape + ", got '" + Excerpt(line) +
-                  "'");
+    return FailAt("expected " + options_.entry_name + (pattern ? " 'i j'" : " 'i j v'") +
+                  ", got '" + Excerpt(line) + "'");
   }
   if (si < 1 || sj < 1 || static_cast<uint64_t>(si) > h.rows ||
       static_cast<uint64_t>(sj) > h.cols) {
