@@ -12,8 +12,8 @@
 #include <iostream>
 #include <string>
 
-#include <boost/program_options.hpp>
 #include <fmt/format.h>
+#include <boost/program_options.hpp>
 
 #include "apps/lasso/lasso_reference.h"
 #include "common/data_loader.h"
@@ -46,7 +46,7 @@ int main(int argc, char** argv) {
   po::options_description desc(
       "strads-lasso-reference: sequential reference Lasso solver (cyclic coordinate descent)");
   desc.add_options()("help,h", "show this help")("data", po::value(&data_path),
-                                                  "data file (libsvm/svmlight or MatrixMarket)")(
+                                                 "data file (libsvm/svmlight or MatrixMarket)")(
       "format", po::value(&format)->default_value(""),
       "libsvm or mm (default: .mtx/.mm is mm, else libsvm)")(
       "labels", po::value(&labels)->default_value(""), "MatrixMarket only: label file")(
@@ -91,8 +91,8 @@ int main(int argc, char** argv) {
   options.max_seconds = max_seconds;
   options.max_sweeps = max_sweeps;
   std::string trace = "seconds,updates,objective\n";
-  strads::Result<strads::lasso::LassoReferenceResult> result = strads::lasso::SolveLassoReference(
-      *data, options, [&](const strads::lasso::TracePoint& p) {
+  strads::Result<strads::lasso::LassoReferenceResult> result =
+      strads::lasso::SolveLassoReference(*data, options, [&](const strads::lasso::TracePoint& p) {
         trace += fmt::format("{:.6f},{},{:.17g}\n", p.seconds, p.updates, p.objective);
       });
   if (!result.ok()) {
