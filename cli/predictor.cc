@@ -115,6 +115,16 @@ Result<Eigen::MatrixXd> ReadFactor(const std::string& dir, const std::string& na
   return mf::ReadArrayMtx(path);
 }
 
+// Writes `text` to `path`, replacing it. IoError naming `path`.
+Status WriteText(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) return Status::IoError(path + ": cannot open for writing");
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
+  out.close();
+  if (!out) return Status::IoError(path + ": cannot write");
+  return Status::Ok();
+}
+
 // σ(s) without overflow for large |s|.
 double Sigmoid(double s) {
   if (s >= 0) return 1.0 / (1.0 + std::exp(-s));
@@ -239,12 +249,7 @@ Status WritePredictions(const Predictions& p, const std::string& path) {
       fmt::format_to(std::back_inserter(text), "{}\n", s >= 0 ? "1" : negative);
     }
   }
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) return Status::IoError(path + ": cannot open for writing");
-  out.write(text.data(), static_cast<std::streamsize>(text.size()));
-  out.close();
-  if (!out) return Status::IoError(path + ": cannot write");
-  return Status::Ok();
+  return WriteText(path, text);
 }
 
 Result<FactorModel> LoadFactorModel(const std::string& dir) {
@@ -304,12 +309,7 @@ Status WriteRatingPredictions(const RatingPredictions& p, const std::string& pat
   std::string text;
   text.reserve(p.values.size() * 24);
   for (double v : p.values) fmt::format_to(std::back_inserter(text), "{:.17g}\n", v);
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) return Status::IoError(path + ": cannot open for writing");
-  out.write(text.data(), static_cast<std::streamsize>(text.size()));
-  out.close();
-  if (!out) return Status::IoError(path + ": cannot write");
-  return Status::Ok();
+  return WriteText(path, text);
 }
 
 namespace {

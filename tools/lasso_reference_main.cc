@@ -17,6 +17,7 @@
 
 #include "apps/lasso/lasso_reference.h"
 #include "common/data_loader.h"
+#include "tools/tool_flags.h"
 
 namespace po = boost::program_options;
 
@@ -57,16 +58,9 @@ int main(int argc, char** argv) {
       "max-sweeps", po::value(&max_sweeps)->default_value(0), "full-sweep limit (0 = none)")(
       "output", po::value(&output), "directory for trace.csv and summary.json (required)");
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(argc, argv).options(desc).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::cerr << "strads-lasso-reference: " << e.what() << "\n(see --help)\n";
-    return 2;
-  }
-  if (vm.count("help")) {
-    std::cout << desc << "\n";
-    return 0;
+  if (auto exit_code = strads::tools::ParseToolFlags(argc, argv, desc, "strads-lasso-reference",
+                                                     "--help", &vm)) {
+    return *exit_code;
   }
   if (data_path.empty() || !vm.count("lambda") || output.empty()) {
     std::cerr << "strads-lasso-reference: --data, --lambda and --output are required\n";
