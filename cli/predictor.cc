@@ -23,10 +23,6 @@ namespace {
 namespace fs = std::filesystem;
 namespace po = boost::program_options;
 
-Status LineError(const std::string& path, uint64_t line, const std::string& what) {
-  return Status::InvalidArgument(path + ":" + std::to_string(line) + ": " + what);
-}
-
 Result<std::string> ReadApp(const std::string& path) {
   std::error_code ec;
   if (!fs::exists(path, ec)) {
@@ -117,6 +113,16 @@ Result<Eigen::MatrixXd> ReadFactor(const std::string& dir, const std::string& na
     return Status::NotFound(path + ": no such file (an mf model directory holds W.mtx and H.mtx)");
   }
   return mf::ReadArrayMtx(path);
+}
+
+// Writes `text` to `path`, replacing it. IoError naming `path`.
+Status WriteText(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) return Status::IoError(path + ": cannot open for writing");
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
+  out.close();
+  if (!out) return Status::IoError(path + ": cannot write");
+  return Status::Ok();
 }
 
 // σ(s) without overflow for large |s|.
@@ -243,12 +249,7 @@ Status WritePredictions(const Predictions& p, const std::string& path) {
       fmt::format_to(std::back_inserter(text), "{}\n", s >= 0 ? "1" : negative);
     }
   }
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) return Status::IoError(path + ": cannot open for writing");
-  out.write(text.data(), static_cast<std::streamsize>(text.size()));
-  out.close();
-  if (!out) return Status::IoError(path + ": cannot write");
-  return Status::Ok();
+  return WriteText(path, text);
 }
 
 Result<FactorModel> LoadFactorModel(const std::string& dir) {
@@ -269,57 +270,32 @@ Result<FactorModel> LoadFactorModel(const std::string& dir) {
 }
 
 Result<RatingPredictions> PredictRatings(const FactorModel& model, const std::string& path) {
-  Result<MatrixMarketHeader> header = ReadMatrixMarketHeader(path);
-  if (!header.ok()) return header.status();
-  const MatrixMarketHeader& h = *header;
-  if (h.field == MatrixMarketHeader::Field::kPattern) {
+  MatrixMarketReader::Options options;
+  options.entry_name = "a rating";
+  options.whole_entry_errors = true;
+  Result<MatrixMarketReader> reader = MatrixMarketReader::Open(path, options);
+  if (!reader.ok()) return reader.status();
+  if (reader->header().field == MatrixMarketHeader::Field::kPattern) {
     return LineError(path, 1, "a 'pattern' matrix has no rating values (need real or integer)");
   }
-  Result<LineReader> reader = LineReader::Open(path);
-  if (!reader.ok()) return reader.status();
-  std::string_view line;
-  while (reader->line_number() < h.size_line && reader->Next(&line)) {
-  }
-  STRADS_RETURN_IF_ERROR(reader->status());
   const auto rows = static_cast<uint64_t>(model.W.rows());
   const auto cols = static_cast<uint64_t>(model.H.rows());
   RatingPredictions p;
   double sq = 0.0;
-  while (reader->Next(&line)) {
-    if (!IsDataLine(line, '%')) continue;
-    const uint64_t line_no = reader->line_number();
-    if (p.values.size() == h.nnz) {
-      return LineError(
-          path, line_no,
-          fmt::format("more entries than the {} declared on line {}", h.nnz, h.size_line));
-    }
-    std::string_view rest = line;
-    int64_t i, j;
-    double v;
-    if (!ParseInt64(NextToken(&rest), &i) || !ParseInt64(NextToken(&rest), &j) ||
-        !ParseFiniteDouble(NextToken(&rest), &v) || !NextToken(&rest).empty()) {
-      return LineError(path, line_no, "expected a rating 'i j v', got '" + Excerpt(line) + "'");
-    }
-    if (i < 1 || j < 1 || static_cast<uint64_t>(i) > h.rows || static_cast<uint64_t>(j) > h.cols) {
-      return LineError(
-          path, line_no,
-          fmt::format("entry ({}, {}) is outside the {} x {} matrix", i, j, h.rows, h.cols));
-    }
-    if (static_cast<uint64_t>(i) > rows || static_cast<uint64_t>(j) > cols) {
-      return LineError(path, line_no,
+  uint64_t i, j;
+  double v;
+  while (reader->Next(&i, &j, &v)) {
+    if (i > rows || j > cols) {
+      return LineError(path, reader->line_number(),
                        fmt::format("entry ({}, {}) is outside the model's {} rows x {} columns", i,
                                    j, rows, cols));
     }
-    const double predicted = model.W.row(i - 1).dot(model.H.row(j - 1));
+    const double predicted = model.W.row(static_cast<Eigen::Index>(i - 1))
+                                 .dot(model.H.row(static_cast<Eigen::Index>(j - 1)));
     sq += (v - predicted) * (v - predicted);
     p.values.push_back(predicted);
   }
   STRADS_RETURN_IF_ERROR(reader->status());
-  if (p.values.size() != h.nnz) {
-    return LineError(
-        path, h.size_line,
-        fmt::format("declares {} entries but the file has {}", h.nnz, p.values.size()));
-  }
   if (p.values.empty()) return Status::InvalidArgument(path + ": no ratings");
   p.rmse = std::sqrt(sq / static_cast<double>(p.values.size()));
   return p;
@@ -333,12 +309,7 @@ Status WriteRatingPredictions(const RatingPredictions& p, const std::string& pat
   std::string text;
   text.reserve(p.values.size() * 24);
   for (double v : p.values) fmt::format_to(std::back_inserter(text), "{:.17g}\n", v);
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) return Status::IoError(path + ": cannot open for writing");
-  out.write(text.data(), static_cast<std::streamsize>(text.size()));
-  out.close();
-  if (!out) return Status::IoError(path + ": cannot write");
-  return Status::Ok();
+  return WriteText(path, text);
 }
 
 namespace {

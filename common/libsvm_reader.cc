@@ -22,10 +22,6 @@ struct CsrBuilder {
   std::vector<int64_t> scratch;
 };
 
-Status LineError(const std::string& path, uint64_t line, const std::string& what) {
-  return Status::InvalidArgument(path + ":" + std::to_string(line) + ": " + what);
-}
-
 // Parses a feature token `id:value` the careful way, for tokens the fast path did not accept:
 // either it still is one (e.g. "+3:+1.5") or this says precisely what is wrong with it.
 Status ParseFeatureToken(std::string_view token, const std::string& path, uint64_t line_no,

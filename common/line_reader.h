@@ -108,6 +108,16 @@ inline bool ParseInt64(std::string_view s, int64_t* out) {
   return ec == std::errc() && end == s.data() + s.size();
 }
 
+// The error for a malformed line: InvalidArgument "PATH:LINE: what".
+inline Status LineError(const std::string& path, uint64_t line, std::string_view what) {
+  return Status::InvalidArgument(path + ":" + std::to_string(line) + ": " + std::string(what));
+}
+
+// LineError for the line `reader` returned last (line 0 before the first).
+inline Status LineError(const LineReader& reader, std::string_view what) {
+  return LineError(reader.path(), reader.line_number(), what);
+}
+
 // `s` cut to at most `max` characters for an error message.
 inline std::string Excerpt(std::string_view s, size_t max = 40) {
   if (s.size() <= max) return std::string(s);

@@ -15,10 +15,6 @@
 namespace strads {
 namespace {
 
-Status LineError(const std::string& path, uint64_t line, const std::string& what) {
-  return Status::InvalidArgument(path + ":" + std::to_string(line) + ": " + what);
-}
-
 std::string Lower(std::string_view s) {
   std::string out(s);
   for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -45,71 +41,22 @@ bool TakeNumber(std::string_view* rest, T* out) {
   return true;
 }
 
-// Reads the banner and the size line from `reader`, leaving it positioned on the first entry.
-Result<MatrixMarketHeader> ParseHeader(LineReader* reader) {
-  const std::string& path = reader->path();
-  std::string_view line;
-  if (!reader->Next(&line)) {
-    STRADS_RETURN_IF_ERROR(reader->status());
-    return LineError(path, 1, "empty file, expected a '%%MatrixMarket' banner");
+// Takes the indices `i j` off the front of *rest: the fast path, else the careful one.
+bool TakeIndices(std::string_view* rest, int64_t* i, int64_t* j) {
+  std::string_view fast = *rest;
+  if (TakeNumber(&fast, i) && TakeNumber(&fast, j)) {
+    *rest = fast;
+    return true;
   }
-  std::string_view rest = line;
-  const std::string banner = Lower(NextToken(&rest));
-  const std::string object = Lower(NextToken(&rest));
-  const std::string format = Lower(NextToken(&rest));
-  const std::string field = Lower(NextToken(&rest));
-  const std::string symmetry = Lower(NextToken(&rest));
-  if (banner != "%%matrixmarket") {
-    return LineError(path, 1, "expected a '%%MatrixMarket' banner, got '" + Excerpt(line) + "'");
-  }
-  if (object != "matrix" || format != "coordinate") {
-    return LineError(path, 1, "only 'matrix coordinate' is supported, got '" + Excerpt(line) + "'");
-  }
-  MatrixMarketHeader h;
-  if (field == "real") {
-    h.field = MatrixMarketHeader::Field::kReal;
-  } else if (field == "integer") {
-    h.field = MatrixMarketHeader::Field::kInteger;
-  } else if (field == "pattern") {
-    h.field = MatrixMarketHeader::Field::kPattern;
-  } else {
-    return LineError(path, 1, "field '" + field + "' is not one of real, integer, pattern");
-  }
-  if (symmetry != "general") {
-    return LineError(path, 1, "symmetry '" + symmetry + "' is not supported (only general)");
-  }
-  if (!NextToken(&rest).empty()) {
-    return LineError(path, 1, "unexpected text after the banner");
-  }
+  return ParseInt64(NextToken(rest), i) && ParseInt64(NextToken(rest), j);
+}
 
-  while (reader->Next(&line)) {
-    if (!IsMatrixMarketDataLine(line)) continue;
-    rest = line;
-    int64_t dims[3];
-    for (int64_t& d : dims) {
-      std::string_view token = NextToken(&rest);
-      if (!ParseInt64(token, &d) || d < 0) {
-        return LineError(path, reader->line_number(),
-                         "expected a size line 'rows cols nnz', got '" + Excerpt(line) + "'");
-      }
-    }
-    if (!NextToken(&rest).empty()) {
-      return LineError(path, reader->line_number(),
-                       "expected a size line 'rows cols nnz', got '" + Excerpt(line) + "'");
-    }
-    h.rows = static_cast<uint64_t>(dims[0]);
-    h.cols = static_cast<uint64_t>(dims[1]);
-    h.nnz = static_cast<uint64_t>(dims[2]);
-    h.size_line = reader->line_number();
-    if (h.cols > kMaxMatrixMarketCols) {
-      return LineError(path, h.size_line,
-                       std::to_string(h.cols) + " columns exceed the supported " +
-                           std::to_string(kMaxMatrixMarketCols));
-    }
-    return h;
-  }
-  STRADS_RETURN_IF_ERROR(reader->status());
-  return LineError(path, reader->line_number() + 1, "missing size line 'rows cols nnz'");
+// Takes a value off the front of *rest: the fast path, else the careful one, which leaves the
+// token it looked at in *token.
+bool TakeValueToken(std::string_view* rest, double* v, std::string_view* token) {
+  if (TakeNumber(rest, v)) return true;
+  *token = NextToken(rest);
+  return ParseFiniteDouble(*token, v);
 }
 
 // Reads the labels of rows [begin, end) from `labels_path`, checking there are exactly
@@ -147,10 +94,175 @@ Result<std::vector<double>> ReadLabels(const std::string& labels_path, uint64_t 
 
 }  // namespace
 
-Result<MatrixMarketHeader> ReadMatrixMarketHeader(const std::string& path) {
+Result<MatrixMarketReader> MatrixMarketReader::Open(const std::string& path, Options options) {
   Result<LineReader> opened = LineReader::Open(path);
   if (!opened.ok()) return opened.status();
-  return ParseHeader(&opened.value());
+  MatrixMarketReader reader(std::move(opened.value()), std::move(options));
+  STRADS_RETURN_IF_ERROR(reader.ParseHeader());
+  return reader;
+}
+
+Status MatrixMarketReader::ParseHeader() {
+  const std::string& file = path();
+  const bool array = options_.format == MatrixMarketFormat::kArray;
+  std::string_view line;
+  if (!lines_.Next(&line)) {
+    STRADS_RETURN_IF_ERROR(lines_.status());
+    return LineError(file, 1, "empty file, expected a '%%MatrixMarket' banner");
+  }
+  std::string_view rest = line;
+  const std::string banner = Lower(NextToken(&rest));
+  const std::string object = Lower(NextToken(&rest));
+  const std::string format = Lower(NextToken(&rest));
+  const std::string field = Lower(NextToken(&rest));
+  const std::string symmetry = Lower(NextToken(&rest));
+  if (banner != "%%matrixmarket") {
+    return LineError(file, 1, "expected a '%%MatrixMarket' banner, got '" + Excerpt(line) + "'");
+  }
+  const char* const wanted = array ? "array" : "coordinate";
+  if (object != "matrix" || format != wanted) {
+    return LineError(
+        file, 1,
+        std::string("only 'matrix ") + wanted + "' is supported, got '" + Excerpt(line) + "'");
+  }
+  MatrixMarketHeader& h = header_;
+  h.format = options_.format;
+  if (field == "real") {
+    h.field = MatrixMarketHeader::Field::kReal;
+  } else if (field == "integer") {
+    h.field = MatrixMarketHeader::Field::kInteger;
+  } else if (field == "pattern" && !array) {
+    h.field = MatrixMarketHeader::Field::kPattern;
+  } else {
+    return LineError(
+        file, 1, "field '" + field + "' is not one of real, integer" + (array ? "" : ", pattern"));
+  }
+  if (symmetry != "general") {
+    return LineError(file, 1, "symmetry '" + symmetry + "' is not supported (only general)");
+  }
+  if (!NextToken(&rest).empty()) return LineError(file, 1, "unexpected text after the banner");
+
+  const char* const size_line = array ? "'rows cols'" : "'rows cols nnz'";
+  while (lines_.Next(&line)) {
+    if (!IsMatrixMarketDataLine(line)) continue;
+    rest = line;
+    int64_t dims[3] = {0, 0, 0};
+    for (int k = 0; k < (array ? 2 : 3); ++k) {
+      if (!ParseInt64(NextToken(&rest), &dims[k]) || dims[k] < 0) {
+        return LineError(lines_, std::string("expected a size line ") + size_line + ", got '" +
+                                     Excerpt(line) + "'");
+      }
+    }
+    if (!NextToken(&rest).empty()) {
+      return LineError(lines_, std::string("expected a size line ") + size_line + ", got '" +
+                                   Excerpt(line) + "'");
+    }
+    h.rows = static_cast<uint64_t>(dims[0]);
+    h.cols = static_cast<uint64_t>(dims[1]);
+    h.nnz = static_cast<uint64_t>(dims[2]);
+    h.size_line = lines_.line_number();
+    if (array) {
+      if (h.rows != 0 && h.cols > UINT64_MAX / h.rows) {
+        return LineError(lines_, "a " + std::to_string(h.rows) + " x " + std::to_string(h.cols) +
+                                     " array has too many values");
+      }
+      h.nnz = h.rows * h.cols;
+    } else if (h.cols > kMaxMatrixMarketCols) {
+      return LineError(lines_, std::to_string(h.cols) + " columns exceed the supported " +
+                                   std::to_string(kMaxMatrixMarketCols));
+    }
+    return Status::Ok();
+  }
+  STRADS_RETURN_IF_ERROR(lines_.status());
+  return LineError(file, lines_.line_number() + 1, std::string("missing size line ") + size_line);
+}
+
+bool MatrixMarketReader::Fail(Status st) {
+  status_ = std::move(st);
+  return false;
+}
+
+bool MatrixMarketReader::NextBodyLine(std::string_view* line) {
+  if (!status_.ok()) return false;
+  const bool array = header_.format == MatrixMarketFormat::kArray;
+  const char* const what = array ? " values" : " entries";
+  while (lines_.Next(line)) {
+    if (!IsMatrixMarketDataLine(*line)) continue;
+    if (seen_ == header_.nnz) {
+      return FailAt(std::string(array ? "more than the " : "more entries than the ") +
+                    std::to_string(header_.nnz) + (array ? " values" : "") + " declared on line " +
+                    std::to_string(header_.size_line));
+    }
+    ++seen_;
+    return true;
+  }
+  if (!lines_.status().ok()) return Fail(lines_.status());
+  if (seen_ != header_.nnz) {
+    return Fail(LineError(path(), header_.size_line,
+                          "declares " + std::to_string(header_.nnz) + what + " but the file has " +
+                              std::to_string(seen_)));
+  }
+  return false;
+}
+
+bool MatrixMarketReader::NextCoordinate(uint64_t* i, uint64_t* j) {
+  std::string_view line;
+  if (!NextBodyLine(&line)) return false;
+  const MatrixMarketHeader& h = header_;
+  const bool pattern = h.field == MatrixMarketHeader::Field::kPattern;
+  std::string_view rest = line;
+  int64_t si, sj;
+  bool ok = TakeIndices(&rest, &si, &sj);
+  if (ok && options_.whole_entry_errors) {
+    std::string_view token;
+    value_ = 1.0;
+    ok = (pattern || TakeValueToken(&rest, &value_, &token)) && NextToken(&rest).empty();
+  }
+  if (!ok) {
+    return FailAt("expected " + options_.entry_name + (pattern ? " 'i j'" : " 'i j v'") +
+                  ", got '" + Excerpt(line) + "'");
+  }
+  if (si < 1 || sj < 1 || static_cast<uint64_t>(si) > h.rows ||
+      static_cast<uint64_t>(sj) > h.cols) {
+    return FailAt("entry (" + std::to_string(si) + ", " + std::to_string(sj) + ") is outside the " +
+                  std::to_string(h.rows) + " x " + std::to_string(h.cols) + " matrix");
+  }
+  *i = static_cast<uint64_t>(si);
+  *j = static_cast<uint64_t>(sj);
+  rest_ = rest;
+  return true;
+}
+
+bool MatrixMarketReader::TakeValue(double* v) {
+  if (!status_.ok()) return false;
+  if (options_.whole_entry_errors) {
+    *v = value_;
+    return true;
+  }
+  *v = 1.0;
+  if (header_.field != MatrixMarketHeader::Field::kPattern) {
+    std::string_view token;
+    if (!TakeValueToken(&rest_, v, &token)) return FailAt("bad value '" + Excerpt(token) + "'");
+  }
+  if (!NextToken(&rest_).empty()) return FailAt("unexpected text after the entry");
+  return true;
+}
+
+bool MatrixMarketReader::NextValue(double* v) {
+  std::string_view line;
+  if (!NextBodyLine(&line)) return false;
+  std::string_view rest = line;
+  std::string_view token;
+  if (!TakeValueToken(&rest, v, &token) || !NextToken(&rest).empty()) {
+    return FailAt("expected one value, got '" + Excerpt(line) + "'");
+  }
+  return true;
+}
+
+Result<MatrixMarketHeader> ReadMatrixMarketHeader(const std::string& path) {
+  Result<MatrixMarketReader> reader = MatrixMarketReader::Open(path);
+  if (!reader.ok()) return reader.status();
+  return reader->header();
 }
 
 Result<Dataset> ReadMatrixMarket(const std::string& path, const std::string& labels_path,
@@ -160,16 +272,13 @@ Result<Dataset> ReadMatrixMarket(const std::string& path, const std::string& lab
                                    std::to_string(rows.end) + ") is inverted");
   }
   try {
-    Result<LineReader> opened = LineReader::Open(path);
+    Result<MatrixMarketReader> opened = MatrixMarketReader::Open(path);
     if (!opened.ok()) return opened.status();
-    LineReader& reader = opened.value();
-    Result<MatrixMarketHeader> header = ParseHeader(&reader);
-    if (!header.ok()) return header.status();
-    const MatrixMarketHeader& h = header.value();
+    MatrixMarketReader& reader = opened.value();
+    const MatrixMarketHeader& h = reader.header();
     const uint64_t begin = std::min(rows.begin, h.rows);
     const uint64_t end = std::min(rows.end, h.rows);
     const auto n = static_cast<int64_t>(end - begin);
-    const bool pattern = h.field == MatrixMarketHeader::Field::kPattern;
 
     // Entries of the loaded rows, as (local row, column, value).
     std::vector<int64_t> entry_rows;
@@ -192,61 +301,23 @@ Result<Dataset> ReadMatrixMarket(const std::string& path, const std::string& lab
     // Whether the entries came sorted by (column, row), as most writers produce them; then they
     // already are the compressed columns.
     bool column_major = true;
-    uint64_t seen = 0;
-    std::string_view line;
-    while (reader.Next(&line)) {
-      if (!IsMatrixMarketDataLine(line)) continue;
-      const uint64_t line_no = reader.line_number();
-      if (seen == h.nnz) {
-        return LineError(path, line_no,
-                         "more entries than the " + std::to_string(h.nnz) + " declared on line " +
-                             std::to_string(h.size_line));
-      }
-      ++seen;
-      std::string_view rest = line;
-      int64_t i, j;
-      if (!TakeNumber(&rest, &i) || !TakeNumber(&rest, &j)) {
-        rest = line;
-        if (!ParseInt64(NextToken(&rest), &i) || !ParseInt64(NextToken(&rest), &j)) {
-          return LineError(path, line_no,
-                           "expected an entry 'i j" + std::string(pattern ? "" : " v") +
-                               "', got '" + Excerpt(line) + "'");
-        }
-      }
-      if (i < 1 || j < 1 || static_cast<uint64_t>(i) > h.rows ||
-          static_cast<uint64_t>(j) > h.cols) {
-        return LineError(path, line_no,
-                         "entry (" + std::to_string(i) + ", " + std::to_string(j) +
-                             ") is outside the " + std::to_string(h.rows) + " x " +
-                             std::to_string(h.cols) + " matrix");
-      }
-      const uint64_t row = static_cast<uint64_t>(i) - 1;
+    uint64_t i, j;
+    while (reader.NextCoordinate(&i, &j)) {
+      const uint64_t row = i - 1;
       if (row < begin || row >= end) continue;
-      double v = 1.0;
-      if (!pattern && !TakeNumber(&rest, &v)) {
-        std::string_view v_token = NextToken(&rest);
-        if (!ParseFiniteDouble(v_token, &v)) {
-          return LineError(path, line_no, "bad value '" + Excerpt(v_token) + "'");
-        }
-      }
-      if (!NextToken(&rest).empty()) {
-        return LineError(path, line_no, "unexpected text after the entry");
-      }
+      double v;
+      if (!reader.TakeValue(&v)) break;
       const auto local_row = static_cast<int64_t>(row - begin);
-      if (!entry_cols.empty() && (j - 1 < entry_cols.back() ||
-                                  (j - 1 == entry_cols.back() && local_row <= entry_rows.back()))) {
+      const auto col = static_cast<int64_t>(j - 1);
+      if (!entry_cols.empty() && (col < entry_cols.back() ||
+                                  (col == entry_cols.back() && local_row <= entry_rows.back()))) {
         column_major = false;
       }
       entry_rows.push_back(local_row);
-      entry_cols.push_back(j - 1);
+      entry_cols.push_back(col);
       entry_values.push_back(v);
     }
     STRADS_RETURN_IF_ERROR(reader.status());
-    if (seen != h.nnz) {
-      return LineError(path, h.size_line,
-                       "declares " + std::to_string(h.nnz) + " entries but the file has " +
-                           std::to_string(seen));
-    }
 
     Result<std::vector<double>> labels = ReadLabels(labels_path, h.rows, begin, end, path);
     if (!labels.ok()) return labels.status();

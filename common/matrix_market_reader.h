@@ -1,45 +1,122 @@
-// Reading a MatrixMarket coordinate file of X plus a separate file of labels.
+// Reading MatrixMarket files: the one parser of the format in STRADS.
 //
-// The matrix file is `%%MatrixMarket matrix coordinate real|integer|pattern general` (keywords
-// case-insensitive), then `%` comment lines, a size line `rows cols nnz`, and `nnz` entries
-// `i j v` with 1-based i and j (`i j` for pattern, whose values are 1). Entries may come in any
-// order but must not repeat. The labels file has one number per non-blank line, one per matrix
-// row, in row order.
+// Two formats are read, each with its own banner:
+//   `%%MatrixMarket matrix coordinate real|integer|pattern general`: a size line `rows cols nnz`,
+//     then `nnz` entries `i j v` (`i j` for pattern, whose values are 1) with 1-based i and j;
+//   `%%MatrixMarket matrix array real|integer general`: a size line `rows cols`, then rows * cols
+//     values, one per line, in column-major order.
+// Keywords are case-insensitive; `%` comment lines and blank lines may stand anywhere after the
+// banner. Errors are InvalidArgument "FILE:LINE: what is wrong", NotFound for a missing file and
+// IoError for a failed read.
 //
-// A shard reads only the entries of its rows, but the whole body is scanned: the entry count and
-// the (i, j) bounds are checked for every entry, values only for the rows loaded. Errors are
-// InvalidArgument "FILE:LINE: what is wrong", NotFound for a missing file.
+// MatrixMarketReader streams the body, one entry or value at a time, so a caller keeps only what
+// it needs (a shard its rows, `strads predict` nothing but running sums). ReadMatrixMarket loads
+// the rows of a coordinate matrix X with the labels of a separate file (one number per non-blank
+// line, one per matrix row, in row order): a shard reads only the entries of its rows, but the
+// whole body is scanned: the entry count and the (i, j) bounds are checked for every entry, values
+// only for the rows loaded.
 //
-// The functions are free of shared state and safe to call from several threads at once.
+// A MatrixMarketReader is movable, not copyable, and used by one thread at a time; the free
+// functions share no state and are safe to call from several threads at once.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "common/dataset.h"
+#include "common/line_reader.h"
 #include "common/status.h"
 
 namespace strads {
 
-// What the banner and size line of a MatrixMarket coordinate file declare.
+enum class MatrixMarketFormat { kCoordinate, kArray };
+
+// What the banner and size line of a MatrixMarket file declare.
 struct MatrixMarketHeader {
   enum class Field { kReal, kInteger, kPattern };
+  MatrixMarketFormat format = MatrixMarketFormat::kCoordinate;
   Field field = Field::kReal;
   uint64_t rows = 0;
   uint64_t cols = 0;
-  uint64_t nnz = 0;
-  uint64_t size_line = 0;  // 1-based line number of the size line; entries follow it
+  uint64_t nnz = 0;        // coordinate: the entries declared; array: rows * cols
+  uint64_t size_line = 0;  // 1-based line number of the size line; the body follows it
 };
 
-// The most columns a MatrixMarket matrix may declare (a bound on what gets allocated).
+// The most columns a MatrixMarket coordinate matrix may declare (a bound on what gets allocated).
 inline constexpr uint64_t kMaxMatrixMarketCols = 2147483647;
 
-// Reads and checks the banner and size line of `path`.
+class MatrixMarketReader {
+ public:
+  struct Options {
+    // The format the caller reads; a file of the other one is an error at line 1.
+    MatrixMarketFormat format = MatrixMarketFormat::kCoordinate;
+    // What a coordinate entry is called in "expected an entry 'i j v', got '...'".
+    std::string entry_name = "an entry";
+    // Off: a malformed entry is reported by its first bad field ("bad value 'x'", "unexpected
+    // text after the entry"), and its value is only parsed when asked for (TakeValue). On: the
+    // whole entry is parsed at once and any malformed one is "expected <entry_name> 'i j v', got
+    // '...'" (bounds are checked after the shape).
+    bool whole_entry_errors = false;
+  };
+
+  // Opens `path` and reads its banner and size line, leaving the reader on the body.
+  // Errors: NotFound, IoError, InvalidArgument for a banner of another format, an unsupported
+  // field or symmetry, a missing or malformed size line, a coordinate matrix of more than
+  // kMaxMatrixMarketCols columns, or an array of more than 2^64 - 1 values.
+  static Result<MatrixMarketReader> Open(const std::string& path, Options options);
+  static Result<MatrixMarketReader> Open(const std::string& path) { return Open(path, Options()); }
+
+  MatrixMarketReader(MatrixMarketReader&&) = default;
+  MatrixMarketReader& operator=(MatrixMarketReader&&) = default;
+
+  const MatrixMarketHeader& header() const { return header_; }
+  const std::string& path() const { return lines_.path(); }
+  // The line of the entry or value last returned.
+  uint64_t line_number() const { return lines_.line_number(); }
+
+  // Coordinate files. Sets the next entry's 1-based *i and *j (within rows x cols) and returns
+  // true; returns false at the end of the body or on an error, and then status() says which: Ok
+  // when the body held exactly the declared entries, else the first error ("more entries than",
+  // "declares N entries but the file has M", a malformed or out-of-range entry).
+  bool NextCoordinate(uint64_t* i, uint64_t* j);
+  // The value of the entry NextCoordinate returned last (1 for pattern), checking that nothing
+  // follows it on the line. Returns false on an error (status() says which). An entry whose value
+  // is never taken is not checked past its j (unless whole_entry_errors).
+  bool TakeValue(double* v);
+  // NextCoordinate and TakeValue in one.
+  bool Next(uint64_t* i, uint64_t* j, double* v) { return NextCoordinate(i, j) && TakeValue(v); }
+
+  // Array files: the next value in column-major order. Returns false at the end of the body or
+  // on an error (status(): Ok when there were exactly rows * cols values).
+  bool NextValue(double* v);
+
+  const Status& status() const { return status_; }
+
+ private:
+  MatrixMarketReader(LineReader lines, Options options)
+      : lines_(std::move(lines)), options_(std::move(options)) {}
+  Status ParseHeader();
+  // The next non-comment line of the body, checking the count; false at its end or on an error.
+  bool NextBodyLine(std::string_view* line);
+  bool Fail(Status st);
+  bool FailAt(std::string_view what) { return Fail(LineError(lines_, what)); }
+
+  LineReader lines_;
+  Options options_;
+  MatrixMarketHeader header_;
+  uint64_t seen_ = 0;      // body lines read
+  std::string_view rest_;  // the current entry after its j
+  double value_ = 0;       // the current entry's value, with whole_entry_errors
+  Status status_;
+};
+
+// Reads and checks the banner and size line of the coordinate file `path`.
 Result<MatrixMarketHeader> ReadMatrixMarketHeader(const std::string& path);
 
-// Loads rows [rows.begin, rows.end) (clipped to the header's row count) of the matrix in `path`
-// with their labels from `labels_path`. x has the header's column count; total_rows is the
-// header's row count; first_row = min(rows.begin, total_rows).
+// Loads rows [rows.begin, rows.end) (clipped to the header's row count) of the coordinate matrix
+// in `path` with their labels from `labels_path`. x has the header's column count; total_rows is
+// the header's row count; first_row = min(rows.begin, total_rows).
 // Errors: NotFound, IoError, InvalidArgument for a bad header, a bad or out-of-range entry, an
 // entry count that disagrees with the header, a repeated entry, a bad label, a label count that
 // differs from the row count, or rows.begin > rows.end.

@@ -18,6 +18,7 @@ PACKAGES=(
   libspdlog-dev
   nlohmann-json3-dev
   catch2
+  clang-format
   gnuplot-nox
   python3
   openssh-client

@@ -6,7 +6,6 @@
 
 #include <unistd.h>
 
-#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -23,6 +22,7 @@
 #include "cli/embedded_cluster.h"
 #include "common/data_loader.h"
 #include "common/protocol.h"
+#include "test/cluster_test_util.h"
 
 namespace strads::testing {
 
@@ -90,14 +90,6 @@ inline Eigen::VectorXd Gradient(const Dataset& d, const Eigen::VectorXd& w,
   return d.x.transpose() * r;
 }
 
-inline CoordinatorOptions FastOptions() {
-  CoordinatorOptions o;
-  o.heartbeat_interval_s = 0.1;
-  o.heartbeat_timeout_s = 1.0;
-  o.register_timeout_s = 5;
-  return o;
-}
-
 inline proto::JobSpec BaseSpec(const std::string& app, const std::string& path, double lambda) {
   proto::JobSpec s;
   s.set_app(app);
@@ -130,16 +122,9 @@ struct JobOutcome {
 inline JobOutcome RunJob(EmbeddedCluster& cluster, const proto::JobSpec& spec) {
   InProcTransport transport(cluster.hub(), "test-client");
   Client c(transport, kCoordinatorId, kCoordinatorId, std::chrono::seconds(5));
-  auto req = MakeEnvelope("test-client");
-  *req.mutable_submit()->mutable_spec() = spec;
-  auto reply = c.Call(req);
-  REQUIRE(reply.ok());
-  const uint64_t id = reply->submit_reply().job_id();
-  std::atomic<bool> never{false};
-  auto info = c.Wait(id, never, /*quiet=*/true);
-  REQUIRE(info.ok());
-  JobOutcome out{*info, {}};
-  if (info->state() == proto::JOB_SUCCEEDED) {
+  const uint64_t id = SubmitJob(c, "test-client", spec);
+  JobOutcome out{WaitForJob(c, id), {}};
+  if (out.info.state() == proto::JOB_SUCCEEDED) {
     const auto dir = TestDir() / ("out-" + std::to_string(id));
     REQUIRE(c.FetchResults(id, dir.string()).ok());
     std::ifstream in(dir / "summary.json");

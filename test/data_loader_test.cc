@@ -371,6 +371,108 @@ TEST_CASE("data: mm: malformed banners, size lines and entries are errors at FIL
   }
 }
 
+// The status that ends reading the body of `text` (a coordinate file) with `options`, taking
+// every value.
+Status ReadAllEntries(const TempDir& dir, const std::string& text,
+                      MatrixMarketReader::Options options) {
+  Result<MatrixMarketReader> reader = MatrixMarketReader::Open(dir.Write("r.mtx", text), options);
+  if (!reader.ok()) return reader.status();
+  uint64_t i, j;
+  double v;
+  while (reader->Next(&i, &j, &v)) {
+  }
+  return reader->status();
+}
+
+TEST_CASE("data: mm reader: entries stream in file order; values are checked when taken",
+          "[data]") {
+  TempDir dir;
+  const std::string path = dir.Write("m.mtx",
+                                     "%%MatrixMarket matrix coordinate integer general\n% note\n"
+                                     "3 2 3\n3 1 7\n\n1 2 x\n2 2 +4\n");
+  Result<MatrixMarketReader> reader = MatrixMarketReader::Open(path);
+  REQUIRE(reader.ok());
+  CHECK(reader->header().field == MatrixMarketHeader::Field::kInteger);
+  CHECK(reader->header().size_line == 3);
+  uint64_t i = 0, j = 0;
+  double v = 0;
+  REQUIRE(reader->Next(&i, &j, &v));
+  CHECK((i == 3 && j == 1 && v == 7));
+  CHECK(reader->line_number() == 4);
+  REQUIRE(reader->NextCoordinate(&i, &j));  // "1 2 x": the bad value is not looked at
+  CHECK((i == 1 && j == 2));
+  REQUIRE(reader->Next(&i, &j, &v));
+  CHECK((i == 2 && j == 2 && v == 4));
+  CHECK_FALSE(reader->Next(&i, &j, &v));
+  CHECK(reader->status().ok());
+
+  const std::string header = "%%MatrixMarket matrix coordinate real general\n2 2 1\n";
+  MatrixMarketReader::Options whole;
+  whole.entry_name = "a rating";
+  whole.whole_entry_errors = true;
+  CHECK(ReadAllEntries(dir, header + "1 1 x\n", {}).message() ==
+        dir.Path("r.mtx") + ":3: bad value 'x'");
+  CHECK(ReadAllEntries(dir, header + "1 1 x\n", whole).message() ==
+        dir.Path("r.mtx") + ":3: expected a rating 'i j v', got '1 1 x'");
+  CHECK(ReadAllEntries(dir, header + "1 1 1 2\n", whole).message() ==
+        dir.Path("r.mtx") + ":3: expected a rating 'i j v', got '1 1 1 2'");
+  CHECK(ReadAllEntries(dir, header + "3 1 1\n", whole).message() ==
+        dir.Path("r.mtx") + ":3: entry (3, 1) is outside the 2 x 2 matrix");
+  CHECK(ReadAllEntries(dir, header + "1 1 1\n", whole).ok());
+}
+
+TEST_CASE("data: mm reader: array files, values in column-major order, errors at FILE:LINE",
+          "[data]") {
+  TempDir dir;
+  MatrixMarketReader::Options array;
+  array.format = MatrixMarketFormat::kArray;
+  const std::string ok =
+      dir.Write("a.mtx", "%%MatrixMarket matrix array real general\n% c\n2 2\n1\n2.5\n\n-3\n4e1\n");
+  Result<MatrixMarketReader> reader = MatrixMarketReader::Open(ok, array);
+  REQUIRE(reader.ok());
+  CHECK((reader->header().rows == 2 && reader->header().cols == 2 && reader->header().nnz == 4));
+  std::vector<double> values;
+  double v;
+  while (reader->NextValue(&v)) values.push_back(v);
+  CHECK(reader->status().ok());
+  CHECK(values == std::vector<double>{1, 2.5, -3, 40});
+
+  struct Case {
+    const char* text;
+    const char* what;  // ":LINE: what"
+  };
+  const std::vector<Case> cases = {
+      {"%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 1\n",
+       ":1: only 'matrix array' is supported"},
+      {"%%MatrixMarket matrix array pattern general\n1 1\n",
+       ":1: field 'pattern' is not one of real, integer"},
+      {"%%MatrixMarket matrix array real general\n", ":2: missing size line 'rows cols'"},
+      {"%%MatrixMarket matrix array real general\n1 1 1\n", ":2: expected a size line 'rows cols'"},
+      {"%%MatrixMarket matrix array real general\n4294967296 4294967296\n",
+       ":2: a 4294967296 x 4294967296 array has too many values"},
+      {"%%MatrixMarket matrix array real general\n1 1\nnan\n", ":3: expected one value"},
+      {"%%MatrixMarket matrix array real general\n1 1\n1 2\n", ":3: expected one value"},
+      {"%%MatrixMarket matrix array real general\n1 1\n1\n2\n",
+       ":4: more than the 1 values declared on line 2"},
+      {"%%MatrixMarket matrix array real general\n1 2\n1\n",
+       ":2: declares 2 values but the file has 1"},
+  };
+  for (const Case& c : cases) {
+    INFO("file: " << c.text);
+    const std::string path = dir.Write("bad.mtx", c.text);
+    Status st = [&] {
+      Result<MatrixMarketReader> r = MatrixMarketReader::Open(path, array);
+      if (!r.ok()) return r.status();
+      double x;
+      while (r->NextValue(&x)) {
+      }
+      return r->status();
+    }();
+    CHECK(st.code() == StatusCode::kInvalidArgument);
+    CHECK_THAT(st.message(), Catch::StartsWith(path + c.what));
+  }
+}
+
 TEST_CASE("data: mm: a repeated entry is rejected", "[data]") {
   TempDir dir;
   const std::string y = dir.Write("y.txt", "1\n2\n");

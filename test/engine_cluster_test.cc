@@ -14,12 +14,14 @@
 #include "cli/embedded_cluster.h"
 #include "common/data_loader.h"
 #include "common/protocol.h"
+#include "test/cluster_test_util.h"
 #include "tools/synthetic_lasso.h"
 
 namespace strads {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::FastOptions;
 
 // A correlated synthetic problem written once per test binary.
 const std::string& ProblemPath() {
@@ -68,17 +70,10 @@ Submitted RunJob(EmbeddedCluster& cluster, const proto::JobSpec& spec, const std
                  std::function<void(Client&, uint64_t)> while_running = {}) {
   InProcTransport transport(cluster.hub(), client);
   Client c(transport, kCoordinatorId, kCoordinatorId, std::chrono::seconds(5));
-  auto req = MakeEnvelope(client);
-  *req.mutable_submit()->mutable_spec() = spec;
-  auto reply = c.Call(req);
-  REQUIRE(reply.ok());
-  const uint64_t id = reply->submit_reply().job_id();
+  const uint64_t id = testing::SubmitJob(c, client, spec);
   if (while_running) while_running(c, id);
-  std::atomic<bool> never{false};
-  auto info = c.Wait(id, never, /*quiet=*/true);
-  REQUIRE(info.ok());
-  Submitted out{*info, ""};
-  if (info->state() == proto::JOB_SUCCEEDED) {
+  Submitted out{testing::WaitForJob(c, id), ""};
+  if (out.info.state() == proto::JOB_SUCCEEDED) {
     auto dir = fs::temp_directory_path() / ("strads-engine-out-" + client);
     auto fetched = c.FetchResults(id, dir.string());
     REQUIRE(fetched.ok());
@@ -106,14 +101,6 @@ double LambdaMax() {
   auto data = LoadDataset(DataSource{ProblemPath(), "", ""}, RowRange{});
   REQUIRE(data.ok());
   return (data->x.transpose() * data->y).cwiseAbs().maxCoeff();
-}
-
-CoordinatorOptions FastOptions() {
-  CoordinatorOptions o;
-  o.heartbeat_interval_s = 0.1;
-  o.heartbeat_timeout_s = 1.0;
-  o.register_timeout_s = 5;
-  return o;
 }
 
 }  // namespace

@@ -19,6 +19,7 @@
 #include "cli/predictor.h"
 #include "common/data_loader.h"
 #include "common/protocol.h"
+#include "test/cluster_test_util.h"
 
 namespace strads {
 namespace {
@@ -120,28 +121,18 @@ TEST_CASE("predict: lasso round trip through an embedded job matches the job's o
   spec.mutable_dynamic()->set_schedule(proto::SCHEDULE_DYNAMIC);
   spec.set_max_seconds(60);  // a bound: never hang the test
 
-  CoordinatorOptions options;
-  options.heartbeat_interval_s = 0.1;
-  options.heartbeat_timeout_s = 1.0;
-  options.register_timeout_s = 5;
   const auto model_dir = dir / "model";
   double objective = 0;
   {
-    EmbeddedCluster cluster(1, 2, options);
+    EmbeddedCluster cluster(1, 2, testing::FastOptions());
     InProcTransport transport(cluster.hub(), "predict-test");
     Client client(transport, kCoordinatorId, kCoordinatorId, std::chrono::seconds(5));
-    auto req = MakeEnvelope("predict-test");
-    *req.mutable_submit()->mutable_spec() = spec;
-    auto reply = client.Call(req);
-    REQUIRE(reply.ok());
-    const uint64_t id = reply->submit_reply().job_id();
-    std::atomic<bool> never{false};
-    auto info = client.Wait(id, never, /*quiet=*/true);
-    REQUIRE(info.ok());
-    REQUIRE(info->state() == proto::JOB_SUCCEEDED);
-    CHECK(info->converged());
+    const uint64_t id = testing::SubmitJob(client, "predict-test", spec);
+    const proto::JobInfo info = testing::WaitForJob(client, id);
+    REQUIRE(info.state() == proto::JOB_SUCCEEDED);
+    CHECK(info.converged());
     REQUIRE(client.FetchResults(id, model_dir.string()).ok());
-    objective = info->objective();
+    objective = info.objective();
   }
 
   auto model = LoadLinearModel(model_dir.string());

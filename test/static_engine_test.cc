@@ -24,12 +24,16 @@
 #include "common/protocol.h"
 #include "engine/job_spec.h"
 #include "engine/static_driver.h"
-#include "temp_dir.h"
+#include "test/cluster_test_util.h"
+#include "test/temp_dir.h"
 
 namespace strads {
 namespace {
 
+using testing::FastOptions;
+using testing::SubmitJob;
 using testing::TempDir;
+using testing::WaitForJob;
 
 // A low-rank-plus-noise ratings matrix with power-law row and column popularity.
 std::string RatingsText(uint32_t rows, uint32_t cols, uint32_t per_row, uint64_t seed) {
@@ -95,14 +99,6 @@ proto::JobSpec LdaSpec(const std::string& data) {
   return s;
 }
 
-CoordinatorOptions FastOptions() {
-  CoordinatorOptions o;
-  o.heartbeat_interval_s = 0.1;
-  o.heartbeat_timeout_s = 1.0;
-  o.register_timeout_s = 5;
-  return o;
-}
-
 struct Outcome {
   proto::JobInfo info;
   std::map<std::string, std::string> files;
@@ -121,17 +117,10 @@ Outcome RunOnCluster(const proto::JobSpec& spec, uint32_t schedulers, uint32_t w
   EmbeddedCluster cluster(schedulers, workers, FastOptions());
   InProcTransport transport(cluster.hub(), "test-client");
   Client c(transport, kCoordinatorId, kCoordinatorId, std::chrono::seconds(5));
-  auto req = MakeEnvelope("test-client");
-  *req.mutable_submit()->mutable_spec() = spec;
-  auto reply = c.Call(req);
-  REQUIRE(reply.ok());
-  const uint64_t id = reply->submit_reply().job_id();
+  const uint64_t id = SubmitJob(c, "test-client", spec);
   if (while_running) while_running(cluster, c, id);
-  std::atomic<bool> never{false};
-  auto info = c.Wait(id, never, /*quiet=*/true);
-  REQUIRE(info.ok());
-  Outcome out{*info, {}};
-  if (info->state() == proto::JOB_SUCCEEDED) {
+  Outcome out{WaitForJob(c, id), {}};
+  if (out.info.state() == proto::JOB_SUCCEEDED) {
     TempDir dir;
     REQUIRE(c.FetchResults(id, dir.Path("out")).ok());
     for (const auto& entry : std::filesystem::directory_iterator(dir.Path("out"))) {

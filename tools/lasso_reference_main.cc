@@ -12,11 +12,12 @@
 #include <iostream>
 #include <string>
 
-#include <boost/program_options.hpp>
 #include <fmt/format.h>
+#include <boost/program_options.hpp>
 
 #include "apps/lasso/lasso_reference.h"
 #include "common/data_loader.h"
+#include "tools/tool_flags.h"
 
 namespace po = boost::program_options;
 
@@ -46,7 +47,7 @@ int main(int argc, char** argv) {
   po::options_description desc(
       "strads-lasso-reference: sequential reference Lasso solver (cyclic coordinate descent)");
   desc.add_options()("help,h", "show this help")("data", po::value(&data_path),
-                                                  "data file (libsvm/svmlight or MatrixMarket)")(
+                                                 "data file (libsvm/svmlight or MatrixMarket)")(
       "format", po::value(&format)->default_value(""),
       "libsvm or mm (default: .mtx/.mm is mm, else libsvm)")(
       "labels", po::value(&labels)->default_value(""), "MatrixMarket only: label file")(
@@ -57,16 +58,9 @@ int main(int argc, char** argv) {
       "max-sweeps", po::value(&max_sweeps)->default_value(0), "full-sweep limit (0 = none)")(
       "output", po::value(&output), "directory for trace.csv and summary.json (required)");
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(argc, argv).options(desc).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::cerr << "strads-lasso-reference: " << e.what() << "\n(see --help)\n";
-    return 2;
-  }
-  if (vm.count("help")) {
-    std::cout << desc << "\n";
-    return 0;
+  if (auto exit_code = strads::tools::ParseToolFlags(argc, argv, desc, "strads-lasso-reference",
+                                                     "--help", &vm)) {
+    return *exit_code;
   }
   if (data_path.empty() || !vm.count("lambda") || output.empty()) {
     std::cerr << "strads-lasso-reference: --data, --lambda and --output are required\n";
@@ -91,8 +85,8 @@ int main(int argc, char** argv) {
   options.max_seconds = max_seconds;
   options.max_sweeps = max_sweeps;
   std::string trace = "seconds,updates,objective\n";
-  strads::Result<strads::lasso::LassoReferenceResult> result = strads::lasso::SolveLassoReference(
-      *data, options, [&](const strads::lasso::TracePoint& p) {
+  strads::Result<strads::lasso::LassoReferenceResult> result =
+      strads::lasso::SolveLassoReference(*data, options, [&](const strads::lasso::TracePoint& p) {
         trace += fmt::format("{:.6f},{},{:.17g}\n", p.seconds, p.updates, p.objective);
       });
   if (!result.ok()) {

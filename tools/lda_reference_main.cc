@@ -16,6 +16,7 @@
 
 #include "apps/lda/corpus.h"
 #include "apps/lda/lda_reference.h"
+#include "tools/tool_flags.h"
 
 namespace po = boost::program_options;
 
@@ -37,16 +38,9 @@ int main(int argc, char** argv) {
       "dense (O(K))")("trace", po::value(&trace_path), "trace CSV to write (required)")(
       "topics-output", po::value(&topics_path), "topics.txt: top 20 words of every topic");
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(argc, argv).options(desc).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::cerr << "strads-lda-reference: " << e.what() << "\n(see --help)\n";
-    return 2;
-  }
-  if (vm.count("help")) {
-    std::cout << desc << "\n";
-    return 0;
+  if (auto exit_code =
+          strads::tools::ParseToolFlags(argc, argv, desc, "strads-lda-reference", "--help", &vm)) {
+    return *exit_code;
   }
   if (data.empty() || trace_path.empty() ||
       (sampler != "sparse" && sampler != "dense" && sampler != "mh") ||

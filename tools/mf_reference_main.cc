@@ -16,6 +16,7 @@
 
 #include "apps/mf/mf_reference.h"
 #include "apps/mf/ratings.h"
+#include "tools/tool_flags.h"
 
 namespace po = boost::program_options;
 
@@ -40,16 +41,9 @@ int main(int argc, char** argv) {
       "seed", po::value(&options.seed)->default_value(options.seed), "random seed")(
       "trace", po::value(&trace_path), "trace CSV to write (required)");
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(argc, argv).options(desc).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::cerr << "strads-mf-reference: " << e.what() << "\n(see --help)\n";
-    return 2;
-  }
-  if (vm.count("help")) {
-    std::cout << desc << "\n";
-    return 0;
+  if (auto exit_code =
+          strads::tools::ParseToolFlags(argc, argv, desc, "strads-mf-reference", "--help", &vm)) {
+    return *exit_code;
   }
   if (data.empty() || trace_path.empty() || (algorithm != "ccd" && algorithm != "sgd")) {
     std::cerr << "strads-mf-reference: --data and --trace are required, --algorithm is ccd or "

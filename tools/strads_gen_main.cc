@@ -13,6 +13,7 @@
 #include "common/logging.h"
 #include "tools/synthetic_lasso.h"
 #include "tools/synthetic_ratings.h"
+#include "tools/tool_flags.h"
 
 namespace po = boost::program_options;
 
@@ -41,16 +42,9 @@ int RatingsMain(int argc, char** argv) {
       "output,o", po::value(&output), "training MatrixMarket file (required)")(
       "test-output", po::value(&test_output), "test MatrixMarket file (default: none written)");
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(argc, argv).options(desc).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::cerr << "strads-gen ratings: " << e.what() << "\n(see strads-gen ratings --help)\n";
-    return 2;
-  }
-  if (vm.count("help")) {
-    std::cout << desc << "\n";
-    return 0;
+  if (auto exit_code = strads::tools::ParseToolFlags(argc, argv, desc, "strads-gen ratings",
+                                                     "strads-gen ratings --help", &vm)) {
+    return *exit_code;
   }
   if (output.empty()) {
     std::cerr << "strads-gen ratings: --output is required\n";
@@ -123,16 +117,9 @@ int LassoMain(int argc, char** argv) {
       "output,o", po::value(&output), "libsvm file to write (required)");
 
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(argc, argv).options(desc).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::cerr << "strads-gen: " << e.what() << "\n(see strads-gen --help)\n";
-    return 2;
-  }
-  if (vm.count("help")) {
-    std::cout << desc << "\n";
-    return 0;
+  if (auto exit_code =
+          strads::tools::ParseToolFlags(argc, argv, desc, "strads-gen", "strads-gen --help", &vm)) {
+    return *exit_code;
   }
   if (output.empty()) {
     std::cerr << "strads-gen: --output is required\n(see strads-gen --help)\n";

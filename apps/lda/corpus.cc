@@ -8,8 +8,6 @@
 namespace strads::lda {
 namespace {
 
-std::string Where(const LineReader& r) { return r.path() + ":" + std::to_string(r.line_number()); }
-
 // The next non-blank line, or false at the end of the file (or on a read error).
 bool NextNonBlank(LineReader* r, std::string_view* line) {
   while (r->Next(line)) {
@@ -23,19 +21,19 @@ Status ReadHeaderValue(LineReader* r, const char* name, uint64_t max, uint64_t* 
   std::string_view line;
   if (!NextNonBlank(r, &line)) {
     STRADS_RETURN_IF_ERROR(r->status());
-    return Status::InvalidArgument(Where(*r) + ": missing header line " + name +
-                                   " (a UCI docword file starts with D, W and NNZ lines)");
+    return LineError(*r, std::string("missing header line ") + name +
+                             " (a UCI docword file starts with D, W and NNZ lines)");
   }
   std::string_view rest = line;
   const std::string_view token = NextToken(&rest);
   int64_t v = 0;
   if (!ParseInt64(token, &v) || !NextToken(&rest).empty()) {
-    return Status::InvalidArgument(Where(*r) + ": header " + name + " is not an integer: '" +
-                                   Excerpt(line) + "'");
+    return LineError(*r,
+                     std::string("header ") + name + " is not an integer: '" + Excerpt(line) + "'");
   }
   if (v < 1 || static_cast<uint64_t>(v) > max) {
-    return Status::InvalidArgument(Where(*r) + ": header " + name + " = " + std::to_string(v) +
-                                   " is out of range 1.." + std::to_string(max));
+    return LineError(*r, std::string("header ") + name + " = " + std::to_string(v) +
+                             " is out of range 1.." + std::to_string(max));
   }
   *out = static_cast<uint64_t>(v);
   return Status::Ok();
@@ -88,37 +86,33 @@ Result<Corpus> LoadUciBagOfWords(const std::string& docword_path) {
   std::string_view line;
   while (NextNonBlank(&r, &line)) {
     if (entries.size() == nnz) {
-      return Status::InvalidArgument(
-          Where(r) + ": more body lines than the header's NNZ = " + std::to_string(nnz));
+      return LineError(r, "more body lines than the header's NNZ = " + std::to_string(nnz));
     }
     std::string_view rest = line;
     int64_t v[3];
     for (int64_t& x : v) {
       if (!ParseInt64(NextToken(&rest), &x)) {
-        return Status::InvalidArgument(Where(r) +
-                                       ": expected 'docID wordID count' (three integers), got '" +
-                                       Excerpt(line) + "'");
+        return LineError(
+            r, "expected 'docID wordID count' (three integers), got '" + Excerpt(line) + "'");
       }
     }
     if (!NextToken(&rest).empty()) {
-      return Status::InvalidArgument(Where(r) + ": expected 'docID wordID count', got '" +
-                                     Excerpt(line) + "' (extra fields)");
+      return LineError(r,
+                       "expected 'docID wordID count', got '" + Excerpt(line) + "' (extra fields)");
     }
     if (v[0] < 1 || static_cast<uint64_t>(v[0]) > docs) {
-      return Status::InvalidArgument(Where(r) + ": docID " + std::to_string(v[0]) +
-                                     " is out of range 1.." + std::to_string(docs));
+      return LineError(
+          r, "docID " + std::to_string(v[0]) + " is out of range 1.." + std::to_string(docs));
     }
     if (v[1] < 1 || static_cast<uint64_t>(v[1]) > words) {
-      return Status::InvalidArgument(Where(r) + ": wordID " + std::to_string(v[1]) +
-                                     " is out of range 1.." + std::to_string(words));
+      return LineError(
+          r, "wordID " + std::to_string(v[1]) + " is out of range 1.." + std::to_string(words));
     }
     if (v[2] < 1) {
-      return Status::InvalidArgument(Where(r) + ": count " + std::to_string(v[2]) +
-                                     " must be at least 1");
+      return LineError(r, "count " + std::to_string(v[2]) + " must be at least 1");
     }
     if (static_cast<uint64_t>(v[2]) > kMaxCorpusTokens - tokens) {
-      return Status::InvalidArgument(Where(r) + ": the corpus exceeds " +
-                                     std::to_string(kMaxCorpusTokens) + " tokens");
+      return LineError(r, "the corpus exceeds " + std::to_string(kMaxCorpusTokens) + " tokens");
     }
     tokens += static_cast<uint64_t>(v[2]);
     entries.push_back({static_cast<uint32_t>(v[0] - 1), static_cast<uint32_t>(v[1] - 1),
@@ -126,9 +120,8 @@ Result<Corpus> LoadUciBagOfWords(const std::string& docword_path) {
   }
   STRADS_RETURN_IF_ERROR(r.status());
   if (entries.size() != nnz) {
-    return Status::InvalidArgument(Where(r) + ": the header's NNZ = " + std::to_string(nnz) +
-                                   " but the body has " + std::to_string(entries.size()) +
-                                   " lines");
+    return LineError(r, "the header's NNZ = " + std::to_string(nnz) + " but the body has " +
+                            std::to_string(entries.size()) + " lines");
   }
   return Assemble(docs, words, entries, tokens);
 }
@@ -143,23 +136,20 @@ Result<std::vector<std::string>> LoadVocab(const std::string& vocab_path, uint64
     std::string_view rest = line;
     const std::string_view word = NextToken(&rest);
     if (word.empty()) {
-      return Status::InvalidArgument(Where(r) + ": empty line in a vocabulary (one word a line)");
+      return LineError(r, "empty line in a vocabulary (one word a line)");
     }
     if (!NextToken(&rest).empty()) {
-      return Status::InvalidArgument(Where(r) + ": more than one word on a line: '" +
-                                     Excerpt(line) + "'");
+      return LineError(r, "more than one word on a line: '" + Excerpt(line) + "'");
     }
     if (vocab.size() == expected_words) {
-      return Status::InvalidArgument(
-          Where(r) + ": more words than the corpus's W = " + std::to_string(expected_words));
+      return LineError(r, "more words than the corpus's W = " + std::to_string(expected_words));
     }
     vocab.emplace_back(word);
   }
   STRADS_RETURN_IF_ERROR(r.status());
   if (vocab.size() != expected_words) {
-    return Status::InvalidArgument(
-        Where(r) + ": " + std::to_string(vocab.size()) +
-        " words but the corpus has W = " + std::to_string(expected_words));
+    return LineError(r, std::to_string(vocab.size()) +
+                            " words but the corpus has W = " + std::to_string(expected_words));
   }
   return vocab;
 }

@@ -1,27 +1,17 @@
 #include "apps/mf/array_mtx.h"
 
-#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <memory>
-#include <string_view>
+#include <new>
+#include <vector>
 
-#include "common/line_reader.h"
+#include "common/matrix_market_reader.h"
 
 namespace strads::mf {
 namespace {
-
-Status LineError(const std::string& path, uint64_t line, const std::string& what) {
-  return Status::InvalidArgument(path + ":" + std::to_string(line) + ": " + what);
-}
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 struct FileCloser {
   void operator()(std::FILE* f) const { std::fclose(f); }
@@ -61,68 +51,22 @@ Status WriteArrayMtx(const Eigen::MatrixXd& m, const std::string& path) {
 }
 
 Result<Eigen::MatrixXd> ReadArrayMtx(const std::string& path) {
-  Result<LineReader> opened = LineReader::Open(path);
-  if (!opened.ok()) return opened.status();
-  LineReader& reader = opened.value();
-  std::string_view line;
-  if (!reader.Next(&line)) {
-    STRADS_RETURN_IF_ERROR(reader.status());
-    return LineError(path, 1, "empty file, expected a '%%MatrixMarket' banner");
-  }
-  {
-    std::string_view rest = line;
-    const std::string banner = Lower(NextToken(&rest));
-    const std::string object = Lower(NextToken(&rest));
-    const std::string format = Lower(NextToken(&rest));
-    const std::string field = Lower(NextToken(&rest));
-    const std::string symmetry = Lower(NextToken(&rest));
-    if (banner != "%%matrixmarket" || object != "matrix" || format != "array" ||
-        (field != "real" && field != "integer") || symmetry != "general" ||
-        !NextToken(&rest).empty()) {
-      return LineError(
-          path, 1,
-          "expected '%%MatrixMarket matrix array real general', got '" + Excerpt(line) + "'");
-    }
-  }
-  int64_t rows = -1, cols = -1;
-  while (reader.Next(&line)) {
-    if (!IsDataLine(line, '%')) continue;
-    std::string_view rest = line;
-    if (!ParseInt64(NextToken(&rest), &rows) || !ParseInt64(NextToken(&rest), &cols) || rows < 0 ||
-        cols < 0 || !NextToken(&rest).empty()) {
-      return LineError(path, reader.line_number(),
-                       "expected a size line 'rows cols', got '" + Excerpt(line) + "'");
-    }
-    break;
-  }
-  STRADS_RETURN_IF_ERROR(reader.status());
-  if (rows < 0) return LineError(path, reader.line_number() + 1, "missing size line 'rows cols'");
-  const uint64_t size_line = reader.line_number();
-  const uint64_t expected = static_cast<uint64_t>(rows) * static_cast<uint64_t>(cols);
-  std::vector<double> values;
-  while (reader.Next(&line)) {
-    if (!IsDataLine(line, '%')) continue;
-    std::string_view rest = line;
-    std::string_view token = NextToken(&rest);
+  try {
+    MatrixMarketReader::Options options;
+    options.format = MatrixMarketFormat::kArray;
+    Result<MatrixMarketReader> opened = MatrixMarketReader::Open(path, options);
+    if (!opened.ok()) return opened.status();
+    MatrixMarketReader& reader = opened.value();
+    std::vector<double> values;
     double v;
-    if (!ParseFiniteDouble(token, &v) || !NextToken(&rest).empty()) {
-      return LineError(path, reader.line_number(),
-                       "expected one value, got '" + Excerpt(line) + "'");
-    }
-    if (values.size() == expected) {
-      return LineError(path, reader.line_number(),
-                       "more than the " + std::to_string(expected) + " values declared on line " +
-                           std::to_string(size_line));
-    }
-    values.push_back(v);
+    while (reader.NextValue(&v)) values.push_back(v);
+    STRADS_RETURN_IF_ERROR(reader.status());
+    const MatrixMarketHeader& h = reader.header();
+    return Eigen::MatrixXd(Eigen::Map<const Eigen::MatrixXd>(
+        values.data(), static_cast<Eigen::Index>(h.rows), static_cast<Eigen::Index>(h.cols)));
+  } catch (const std::bad_alloc&) {
+    return Status::Internal(path + ": out of memory while loading");
   }
-  STRADS_RETURN_IF_ERROR(reader.status());
-  if (values.size() != expected) {
-    return LineError(path, size_line,
-                     "declares " + std::to_string(expected) + " values but the file has " +
-                         std::to_string(values.size()));
-  }
-  return Eigen::MatrixXd(Eigen::Map<const Eigen::MatrixXd>(values.data(), rows, cols));
 }
 
 }  // namespace strads::mf

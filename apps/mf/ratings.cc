@@ -14,10 +14,6 @@ namespace {
 
 constexpr uint64_t kMaxId = std::numeric_limits<uint32_t>::max();
 
-Status LineError(const std::string& path, uint64_t line, const std::string& what) {
-  return Status::InvalidArgument(path + ":" + std::to_string(line) + ": " + what);
-}
-
 // "source: " or "source:LINE: " for the entry at `e` (file order) when lines are known.
 std::string Where(const std::string& source, const std::vector<uint64_t>* lines, uint64_t e) {
   std::string s = source.empty() ? std::string("ratings") : source;
@@ -125,9 +121,10 @@ Result<Ratings> Build(uint64_t rows, uint64_t cols, std::vector<uint32_t> row,
 // Reads `path`; when `like` is set its dimensions must match.
 Result<Ratings> Load(const std::string& path, EmptyLines empty, const Ratings* like) {
   try {
-    Result<MatrixMarketHeader> header = ReadMatrixMarketHeader(path);
-    if (!header.ok()) return header.status();
-    const MatrixMarketHeader& h = header.value();
+    Result<MatrixMarketReader> opened = MatrixMarketReader::Open(path);
+    if (!opened.ok()) return opened.status();
+    MatrixMarketReader& reader = opened.value();
+    const MatrixMarketHeader& h = reader.header();
     if (h.field == MatrixMarketHeader::Field::kPattern) {
       return LineError(path, 1, "a 'pattern' matrix has no rating values (need real or integer)");
     }
@@ -143,56 +140,18 @@ Result<Ratings> Load(const std::string& path, EmptyLines empty, const Ratings* l
                            " matrix exceeds the 2^32 - 1 id limit");
     }
 
-    Result<LineReader> opened = LineReader::Open(path);
-    if (!opened.ok()) return opened.status();
-    LineReader& reader = opened.value();
-    std::string_view line;
-    while (reader.line_number() < h.size_line && reader.Next(&line)) {
-    }
-    STRADS_RETURN_IF_ERROR(reader.status());
-
     std::vector<uint32_t> row, col;
     std::vector<double> value;
     std::vector<uint64_t> lines;
-    while (reader.Next(&line)) {
-      if (!IsDataLine(line, '%')) continue;
-      const uint64_t line_no = reader.line_number();
-      if (value.size() == h.nnz) {
-        return LineError(path, line_no,
-                         "more entries than the " + std::to_string(h.nnz) + " declared on line " +
-                             std::to_string(h.size_line));
-      }
-      std::string_view rest = line;
-      int64_t i, j;
-      double v;
-      if (!ParseInt64(NextToken(&rest), &i) || !ParseInt64(NextToken(&rest), &j)) {
-        return LineError(path, line_no, "expected an entry 'i j v', got '" + Excerpt(line) + "'");
-      }
-      if (i < 1 || j < 1 || static_cast<uint64_t>(i) > h.rows ||
-          static_cast<uint64_t>(j) > h.cols) {
-        return LineError(path, line_no,
-                         "entry (" + std::to_string(i) + ", " + std::to_string(j) +
-                             ") is outside the " + std::to_string(h.rows) + " x " +
-                             std::to_string(h.cols) + " matrix");
-      }
-      std::string_view v_token = NextToken(&rest);
-      if (!ParseFiniteDouble(v_token, &v)) {
-        return LineError(path, line_no, "bad value '" + Excerpt(v_token) + "'");
-      }
-      if (!NextToken(&rest).empty()) {
-        return LineError(path, line_no, "unexpected text after the entry");
-      }
+    uint64_t i, j;
+    double v;
+    while (reader.Next(&i, &j, &v)) {
       row.push_back(static_cast<uint32_t>(i - 1));
       col.push_back(static_cast<uint32_t>(j - 1));
       value.push_back(v);
-      lines.push_back(line_no);
+      lines.push_back(reader.line_number());
     }
     STRADS_RETURN_IF_ERROR(reader.status());
-    if (value.size() != h.nnz) {
-      return LineError(path, h.size_line,
-                       "declares " + std::to_string(h.nnz) + " entries but the file has " +
-                           std::to_string(value.size()));
-    }
     return Build(h.rows, h.cols, std::move(row), std::move(col), std::move(value), empty, path,
                  &lines, h.size_line);
   } catch (const std::bad_alloc&) {

@@ -7,8 +7,8 @@
 // entries of column j are col_entry[col_start[j] .. col_start[j + 1]), in ascending row order.
 // Per-entry state kept by a solver (a residual, say) is indexed by e in both views.
 //
-// Input format: `%%MatrixMarket matrix coordinate real|integer general` (the banner and size line
-// are read by strads::ReadMatrixMarketHeader, common/matrix_market_reader.h), then `nnz` entries
+// Input format: `%%MatrixMarket matrix coordinate real|integer general` (read by
+// strads::MatrixMarketReader, common/matrix_market_reader.h), then `nnz` entries
 // `i j v` with 1-based i and j, in any order, never repeated. `pattern` files are rejected: a
 // rating needs a value. Ids must fit in 32 bits. Errors are InvalidArgument "FILE:LINE: what is
 // wrong" (NotFound for a missing file, IoError for a failed read).
