@@ -14,8 +14,8 @@ EmbeddedCluster::EmbeddedCluster(uint32_t schedulers, uint32_t workers, Coordina
   auto coordinator = std::make_unique<Node>();
   coordinator->transport = std::make_unique<InProcTransport>(hub_, kCoordinatorId);
   coordinator->log = MakeLogger("coordinator", kCoordinatorId, log_level);
-  coordinator->actor =
-      std::make_unique<Coordinator>(*coordinator->transport, options, coordinator->log);
+  coordinator->actor = std::make_unique<Coordinator>(*coordinator->transport, options,
+                                                     coordinator->log, Clock::now());
   nodes_.push_back(std::move(coordinator));
   auto add_member = [&](const std::string& role, uint32_t i) {
     auto node = std::make_unique<Node>();

@@ -67,8 +67,12 @@ Status ValidateJobSpec(const proto::JobSpec& spec) {
   return Status::Ok();
 }
 
-Coordinator::Coordinator(Transport& transport, CoordinatorOptions options, Logger log)
-    : transport_(transport), options_(std::move(options)), log_(std::move(log)) {}
+Coordinator::Coordinator(Transport& transport, CoordinatorOptions options, Logger log,
+                         Clock::time_point started)
+    : transport_(transport),
+      options_(std::move(options)),
+      log_(std::move(log)),
+      started_(started) {}
 
 void Coordinator::Reply(const proto::Envelope& request, proto::Envelope reply) {
   if (Status st = transport_.Send(request.sender(), reply); !st.ok()) {
@@ -335,7 +339,7 @@ void Coordinator::TryStartNext(Clock::time_point now) {
   }
   running_id_ = id;
   record.info.set_state(proto::JOB_LOADING);
-  running_->Start();
+  running_->Start(now);
   if (running_->done() && !running_->unreachable().empty()) {
     // A member we believed alive is gone: drop it and start the job again on the others (it
     // waits for members like any queued job). Bounded: each retry drops at least one member.

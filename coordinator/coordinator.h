@@ -49,7 +49,9 @@ Status ValidateJobSpec(const proto::JobSpec& spec);
 
 class Coordinator : public Actor {
  public:
-  Coordinator(Transport& transport, CoordinatorOptions options, Logger log);
+  // `started` is the time the coordinator came up (status reports uptime from it).
+  Coordinator(Transport& transport, CoordinatorOptions options, Logger log,
+              Clock::time_point started);
 
   void OnMessage(const proto::Envelope& envelope, Clock::time_point now) override;
   void OnTick(Clock::time_point now) override;
@@ -91,7 +93,7 @@ class Coordinator : public Actor {
   Transport& transport_;
   CoordinatorOptions options_;
   Logger log_;
-  Clock::time_point started_ = Clock::now();
+  const Clock::time_point started_;
   bool finished_ = false;
 
   std::map<std::string, Member> members_;

@@ -92,7 +92,7 @@ int main(int argc, char** argv) {
     }
     std::filesystem::rename(tmp, endpoint_file);
   }
-  Coordinator coordinator(transport, options, log);
+  Coordinator coordinator(transport, options, log, Clock::now());
   std::atomic<bool> stop{false};
   StopOnSignals(&stop);
   RunEventLoop(transport, coordinator, stop, log);
