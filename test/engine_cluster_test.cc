@@ -247,14 +247,16 @@ TEST_CASE("invalid specs are refused at submit with a clear message", "[cluster]
 
 TEST_CASE("a worker that dies mid-job fails the job naming it; the next job runs",
           "[cluster][faults]") {
-  EmbeddedCluster cluster(1, 3, FastOptions());
+  // Worker 1 dies right after sending the partials of its 20th round: mid-job, every run alike.
+  EmbeddedCluster cluster(1, 3, FastOptions(), "warn",
+                          [](const std::string& id, FaultInjectingTransport& t) {
+                            if (id == "worker-1") t.KillAt(SendsOf(proto::Envelope::kPartials), 20);
+                          });
   auto spec = LassoSpec(0.001 * LambdaMax());
   spec.set_check_every(uint64_t{1} << 50);  // never checks, so never converges: runs until stopped
   spec.set_max_seconds(30);
-  auto job = RunJob(cluster, spec, "client-a", [&](Client&, uint64_t) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    cluster.KillWorker(1);
-  });
+  auto job = RunJob(cluster, spec, "client-a");
+  CHECK(cluster.faults(cluster.worker_id(1))->killed());
   CHECK(job.info.state() == proto::JOB_FAILED);
   CHECK_THAT(job.info.error(), Catch::Contains(cluster.worker_id(1)));
   auto next = RunJob(cluster, LassoSpec(0.1 * LambdaMax()), "client-b");
