@@ -14,6 +14,7 @@
 #include "cli/embedded_cluster.h"
 #include "common/data_loader.h"
 #include "common/protocol.h"
+#include "temp_dir.h"
 #include "tools/synthetic_lasso.h"
 
 namespace strads {
@@ -79,12 +80,20 @@ Submitted RunJob(EmbeddedCluster& cluster, const proto::JobSpec& spec, const std
   REQUIRE(info.ok());
   Submitted out{*info, ""};
   if (info->state() == proto::JOB_SUCCEEDED) {
-    auto dir = fs::temp_directory_path() / ("strads-engine-out-" + client);
+    // A fresh directory: files left by an earlier job or run must not stand in for this one's.
+    testing::TempDir out_dir;
+    const fs::path dir = out_dir.Path("out");
     auto fetched = c.FetchResults(id, dir.string());
     REQUIRE(fetched.ok());
-    std::ifstream in(dir / "coefficients.tsv");
+    // Checked: an empty model must be an empty file, not a missing or unreadable one.
+    const auto path = dir / "coefficients.tsv";
+    INFO(path.string());
+    REQUIRE(fs::is_regular_file(path));
+    std::ifstream in(path);
+    REQUIRE(in.is_open());
     std::stringstream ss;
     ss << in.rdbuf();
+    REQUIRE_FALSE(in.bad());
     out.coefficients = ss.str();
   }
   return out;
