@@ -35,6 +35,13 @@ class ActorHarness {
     return now_;
   }
 
+  // Hands `e` to `actor` as a message of job `job_id` from `from`, at now().
+  void Deliver(Actor& actor, const std::string& from, uint64_t job_id, proto::Envelope e) {
+    e.set_sender(from);
+    e.set_job_id(job_id);
+    actor.OnMessage(e, now_);
+  }
+
   // Everything delivered to `peer` so far, oldest first (and removed from its mailbox).
   std::vector<proto::Envelope> Inbox(const std::string& peer) {
     std::vector<proto::Envelope> out;

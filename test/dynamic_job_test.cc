@@ -35,11 +35,13 @@ constexpr uint64_t kJob = 7;
 
 class DynamicJobFixture {
  public:
-  explicit DynamicJobFixture(uint32_t depth = 3) : h_("coordinator", Everyone()) {
+  // By default no check comes while the tests drive rounds.
+  explicit DynamicJobFixture(uint32_t depth = 3, uint64_t check_every = 1000)
+      : h_("coordinator", Everyone()) {
     spec_.set_app("stub");
     spec_.set_pipeline_depth(depth);
     spec_.set_tolerance(1e-3);
-    spec_.set_check_every(1000);  // no check while the tests drive rounds
+    spec_.set_check_every(check_every);
     JobDeadlines deadlines;
     deadlines.load_s = 100;
     deadlines.stall_s = 10;
@@ -57,9 +59,7 @@ class DynamicJobFixture {
   }
 
   void Deliver(const std::string& from, proto::Envelope e) {
-    e.set_sender(from);
-    e.set_job_id(kJob);
-    job_->OnMessage(e, h_.now());
+    h_.Deliver(*job_, from, kJob, std::move(e));
   }
 
   // Both schedulers own half of 10 parameters; each worker's shard starts with loss 5.
@@ -121,6 +121,12 @@ class DynamicJobFixture {
     e.mutable_partials()->add_sums(sum);
     e.mutable_partials()->set_loss(loss);
     Deliver(worker, e);
+  }
+  // Round t complete: its chord (parameter `param`) and both workers' partials.
+  void CompleteRound(uint64_t t, uint64_t param, double sum0, double sum1) {
+    SendChord(t, param);
+    SendPartials("worker-0", t, sum0);
+    SendPartials("worker-1", t, sum1);
   }
 
   // The rounds of the messages of `kind` in `peer`'s inbox.
@@ -194,14 +200,10 @@ TEST_CASE("DynamicJob: at depth D, D chord requests are in flight, round-robin o
   CHECK(f.Rounds("scheduler-0", Kind::kChordRequest) == std::vector<uint64_t>{0, 2});
   CHECK(f.Rounds("scheduler-1", Kind::kChordRequest) == std::vector<uint64_t>{1});
   // Round 1 completing first opens no slot: the window is counted from the oldest uncommitted.
-  f.SendChord(1, 6);
-  f.SendPartials("worker-0", 1, 0.5);
-  f.SendPartials("worker-1", 1, 0.5);
+  f.CompleteRound(1, 6, 0.5, 0.5);
   CHECK(f.Rounds("scheduler-1", Kind::kChordRequest).empty());
   // Committing rounds 0 and 1 opens two slots: rounds 3 and 4.
-  f.SendChord(0, 0);
-  f.SendPartials("worker-0", 0, 0.5);
-  f.SendPartials("worker-1", 0, 0.25);
+  f.CompleteRound(0, 0, 0.5, 0.25);
   CHECK(f.Rounds("scheduler-1", Kind::kChordRequest) == std::vector<uint64_t>{3});
   CHECK(f.Rounds("scheduler-0", Kind::kChordRequest) == std::vector<uint64_t>{4});
 }
@@ -334,22 +336,12 @@ TEST_CASE(
 
 TEST_CASE("DynamicJob: after check_every updates the pipeline drains and a check follows",
           "[dynamic_job][check]") {
-  DynamicJobFixture f(2);
-  f.spec_.set_check_every(1);
-  std::vector<JobMember> s, w;
-  for (const auto& id : kSchedulers) s.push_back({id, "inproc://" + id});
-  for (const auto& id : kWorkers) w.push_back({id, "inproc://" + id});
-  f.job_ = std::make_unique<DynamicJob>(f.h_.transport(), kJob, f.spec_, &f.app_, s, w, f.h_.log(),
-                                        f.h_.now(), JobDeadlines{});
+  DynamicJobFixture f(/*depth=*/2, /*check_every=*/1);
   f.StartRunning();
-  f.SendChord(0, 1);
-  f.SendPartials("worker-0", 0, 1);
-  f.SendPartials("worker-1", 0, 1);
+  f.CompleteRound(0, 1, 1, 1);
   // Round 1 is still in flight: no check before it is committed.
   CHECK(f.Rounds("worker-0", Kind::kCheckRequest).empty());
-  f.SendChord(1, 6);
-  f.SendPartials("worker-0", 1, 1);
-  f.SendPartials("worker-1", 1, 1);
+  f.CompleteRound(1, 6, 1, 1);
   const auto rounds = f.Rounds("worker-1", Kind::kCheckRequest);
   CHECK(rounds == std::vector<uint64_t>{2});  // stamped with the next round: after every commit
   CHECK(f.Rounds("scheduler-0", Kind::kChordRequest).empty());

@@ -63,9 +63,7 @@ class StaticJobFixture {
   }
 
   void Deliver(const std::string& from, proto::Envelope e) {
-    e.set_sender(from);
-    e.set_job_id(kJob);
-    job_->OnMessage(e, h_.now());
+    h_.Deliver(*job_, from, kJob, std::move(e));
   }
 
   // Each worker starts with aggregates {1, 2}.
