@@ -35,11 +35,12 @@ class ActorHarness {
     return now_;
   }
 
-  // Hands `e` to `actor` as a message of job `job_id` from `from`, at now().
-  void Deliver(Actor& actor, const std::string& from, uint64_t job_id, proto::Envelope e) {
+  // Hands `e` to `target` (an Actor or a Job) as a message of job `job_id` from `from`, at now().
+  template <typename Target>
+  void Deliver(Target& target, const std::string& from, uint64_t job_id, proto::Envelope e) {
     e.set_sender(from);
     e.set_job_id(job_id);
-    actor.OnMessage(e, now_);
+    target.OnMessage(e, now_);
   }
 
   // Everything delivered to `peer` so far, oldest first (and removed from its mailbox).
