@@ -16,6 +16,7 @@
 #include "common/protocol.h"
 #include "temp_dir.h"
 #include "tools/synthetic_lasso.h"
+#include "wait_until.h"
 
 namespace strads {
 namespace {
@@ -274,12 +275,17 @@ TEST_CASE("a worker that dies mid-job fails the job naming it; the next job runs
 }
 
 TEST_CASE("cancel mid-job ends it as CANCELLED and frees the members", "[cluster][faults]") {
-  EmbeddedCluster cluster(1, 2, FastOptions());
+  // Worker 0's partials are held: the job stops mid-job at its first round, every run alike.
+  EmbeddedCluster cluster(1, 2, FastOptions(), "warn",
+                          [](const std::string& id, FaultInjectingTransport& t) {
+                            if (id == "worker-0") t.Delay(SendsOf(proto::Envelope::kPartials));
+                          });
+  FaultInjectingTransport& worker0 = *cluster.faults("worker-0");
   auto spec = LassoSpec(0.001 * LambdaMax());
   spec.set_check_every(uint64_t{1} << 50);  // never checks, so never converges: runs until stopped
   spec.set_max_seconds(30);
   auto job = RunJob(cluster, spec, "client-a", [&](Client& c, uint64_t id) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    REQUIRE(testing::WaitUntil([&] { return worker0.held() > 0; }));
     auto req = MakeEnvelope("client-a", id);
     req.mutable_cancel();
     auto reply = c.Call(req);
@@ -288,6 +294,8 @@ TEST_CASE("cancel mid-job ends it as CANCELLED and frees the members", "[cluster
   });
   INFO(DescribeJob(job.info));
   CHECK(job.info.state() == proto::JOB_CANCELLED);
+  worker0.ClearRules();
+  worker0.Release();  // the held partials are of the cancelled job: the coordinator ignores them
   auto next = RunJob(cluster, LassoSpec(0.1 * LambdaMax()), "client-b");
   CHECK(next.info.state() == proto::JOB_SUCCEEDED);
 }

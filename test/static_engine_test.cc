@@ -23,6 +23,7 @@
 #include "common/protocol.h"
 #include "engine/static_driver.h"
 #include "temp_dir.h"
+#include "wait_until.h"
 
 namespace strads {
 namespace {
@@ -316,12 +317,19 @@ TEST_CASE("static jobs fail cleanly on bad input, a dead worker and cancel", "[s
     const auto corpus = dir.Write("docword.txt", DocwordText(200, 6));
     auto spec = LdaSpec(corpus);
     spec.set_iterations(100000);
-    auto run = RunOnCluster(spec, 1, 2, [](EmbeddedCluster&, Client& c, uint64_t id) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(300));
-      auto req = MakeEnvelope("test-client", id);
-      req.mutable_cancel();
-      REQUIRE(c.Call(req).ok());
-    });
+    // Worker 0's first SubRoundDone is held: the job stops at its first barrier, every run
+    // alike, and is cancelled there.
+    auto run = RunOnCluster(
+        spec, 1, 2,
+        [](EmbeddedCluster& cluster, Client& c, uint64_t id) {
+          REQUIRE(testing::WaitUntil([&] { return cluster.faults("worker-0")->held() > 0; }));
+          auto req = MakeEnvelope("test-client", id);
+          req.mutable_cancel();
+          REQUIRE(c.Call(req).ok());
+        },
+        [](const std::string& id, FaultInjectingTransport& t) {
+          if (id == "worker-0") t.Delay(SendsOf(proto::Envelope::kSubRoundDone));
+        });
     CHECK(run.info.state() == proto::JOB_CANCELLED);
   }
 }
