@@ -8,20 +8,28 @@
 namespace strads {
 
 EmbeddedCluster::EmbeddedCluster(uint32_t schedulers, uint32_t workers, CoordinatorOptions options,
-                                 const std::string& log_level)
+                                 const std::string& log_level, FaultScript faults)
     : apps_(BuiltinApps()), schedulers_(schedulers) {
   options.expect_schedulers = schedulers;
   options.expect_workers = workers;
   auto coordinator = std::make_unique<Node>();
-  coordinator->transport = std::make_unique<InProcTransport>(hub_, kCoordinatorId);
+  coordinator->hub_transport = std::make_unique<InProcTransport>(hub_, kCoordinatorId);
+  coordinator->transport = coordinator->hub_transport.get();
   coordinator->log = MakeLogger("coordinator", kCoordinatorId, log_level);
-  coordinator->actor =
-      std::make_unique<Coordinator>(*coordinator->transport, options, apps_, coordinator->log);
+  coordinator->actor = std::make_unique<Coordinator>(*coordinator->transport, options, apps_,
+                                                     coordinator->log, Clock::now());
   nodes_.push_back(std::move(coordinator));
   auto add_member = [&](const std::string& role, uint32_t i) {
     auto node = std::make_unique<Node>();
     const std::string id = role + "-" + std::to_string(i);
-    node->transport = std::make_unique<InProcTransport>(hub_, id);
+    node->id = id;
+    node->hub_transport = std::make_unique<InProcTransport>(hub_, id);
+    node->transport = node->hub_transport.get();
+    if (faults) {
+      node->faults = std::make_unique<FaultInjectingTransport>(*node->hub_transport);
+      faults(id, *node->faults);
+      node->transport = node->faults.get();
+    }
     node->log = MakeLogger(role, id, log_level);
     MemberIdentity identity;
     identity.host = "embedded";
@@ -45,12 +53,21 @@ void EmbeddedCluster::Launch(Node& node) {
   });
 }
 
+FaultInjectingTransport* EmbeddedCluster::faults(const std::string& id) {
+  for (auto& node : nodes_) {
+    if (node->id == id) return node->faults.get();
+  }
+  return nullptr;
+}
+
 void EmbeddedCluster::KillWorker(uint32_t i) {
   Node& node = *nodes_[1 + schedulers_ + i];
   node.stop = true;
   if (node.thread.joinable()) node.thread.join();
   node.actor.reset();
-  node.transport.reset();  // unregisters: sends to it now fail, like a dead peer
+  node.transport = nullptr;
+  node.faults.reset();
+  node.hub_transport.reset();  // unregisters: sends to it now fail, like a dead peer
 }
 
 EmbeddedCluster::~EmbeddedCluster() {

@@ -5,11 +5,13 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "common/fault_injecting_transport.h"
 #include "common/inproc_transport.h"
 #include "common/logging.h"
 #include "coordinator/coordinator.h"
@@ -17,11 +19,17 @@
 
 namespace strads {
 
+// Scripts the faults of one member (tests): called with the member's node id and its transport
+// before the member starts, e.g. to kill "worker-1" at its tenth message.
+using FaultScript = std::function<void(const std::string& id, FaultInjectingTransport& transport)>;
+
 class EmbeddedCluster {
  public:
   // Starts every member; they register at once. `log_level` applies to every member's logger.
+  // With a `faults` script, every scheduler and worker talks through a FaultInjectingTransport
+  // that the script may program; without one, members use the hub directly.
   EmbeddedCluster(uint32_t schedulers, uint32_t workers, CoordinatorOptions options,
-                  const std::string& log_level = "warn");
+                  const std::string& log_level = "warn", FaultScript faults = {});
   // Stops every member and joins the threads.
   ~EmbeddedCluster();
 
@@ -31,12 +39,19 @@ class EmbeddedCluster {
   // Node ids, e.g. "worker-1".
   std::string worker_id(uint32_t i) const { return "worker-" + std::to_string(i); }
 
+  // The fault-injecting transport of member `id`; nullptr without a fault script or for the
+  // coordinator.
+  FaultInjectingTransport* faults(const std::string& id);
+
   // Stops worker i's thread abruptly, as if its process died (no goodbye message).
   void KillWorker(uint32_t i);
 
  private:
   struct Node {
-    std::unique_ptr<InProcTransport> transport;
+    std::string id;
+    std::unique_ptr<InProcTransport> hub_transport;
+    std::unique_ptr<FaultInjectingTransport> faults;  // only with a fault script
+    Transport* transport = nullptr;                   // what the actor uses: one of the above
     std::unique_ptr<Actor> actor;
     std::atomic<bool> stop{false};
     std::thread thread;

@@ -10,9 +10,9 @@ MemberSession::MemberSession(Transport& transport, MemberIdentity identity, Logg
 Status MemberSession::SendToCoordinator(const proto::Envelope& envelope) {
   Status st = transport_.Send(identity_.coordinator_id, envelope);
   if (!st.ok()) {
-    auto now = Clock::now();
-    if (now - last_warning_ > std::chrono::seconds(5)) {
-      last_warning_ = now;
+    // Rate-limited by the time of the last tick: the session reads no clock of its own.
+    if (!last_warning_ || last_tick_ - *last_warning_ > std::chrono::seconds(5)) {
+      last_warning_ = last_tick_;
       log_->warn("cannot reach the coordinator: {}", st.message());
     }
   }
@@ -20,6 +20,7 @@ Status MemberSession::SendToCoordinator(const proto::Envelope& envelope) {
 }
 
 void MemberSession::OnTick(Clock::time_point now, uint64_t job_id) {
+  last_tick_ = now;
   if (!registered_) {
     if (now - last_register_ < std::chrono::seconds(1)) return;
     last_register_ = now;

@@ -7,6 +7,7 @@
 // up. Thread-compatibility: used by the member's event loop only.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "common/event_loop.h"
@@ -33,7 +34,8 @@ class MemberSession {
   // Consumes RegisterAck, ErrorReply and Shutdown; returns false for every other message.
   bool OnMessage(const proto::Envelope& envelope);
 
-  // Sends to the coordinator; a failure is logged (rate-limited) and returned.
+  // Sends to the coordinator; a failure is logged (at most once per 5 s of tick time) and
+  // returned.
   Status SendToCoordinator(const proto::Envelope& envelope);
 
   bool registered() const { return registered_; }
@@ -49,7 +51,8 @@ class MemberSession {
   double heartbeat_interval_s_ = 0.5;
   Clock::time_point last_register_{};
   Clock::time_point last_heartbeat_{};
-  Clock::time_point last_warning_{};
+  Clock::time_point last_tick_{};  // the `now` of the last OnTick
+  std::optional<Clock::time_point> last_warning_;
 };
 
 }  // namespace strads

@@ -18,8 +18,12 @@ double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).coun
 }  // namespace
 
 Coordinator::Coordinator(Transport& transport, CoordinatorOptions options, const AppRegistry& apps,
-                         Logger log)
-    : transport_(transport), options_(std::move(options)), apps_(apps), log_(std::move(log)) {}
+                         Logger log, Clock::time_point started)
+    : transport_(transport),
+      options_(std::move(options)),
+      apps_(apps),
+      log_(std::move(log)),
+      started_(started) {}
 
 void Coordinator::Reply(const proto::Envelope& request, proto::Envelope reply) {
   if (Status st = transport_.Send(request.sender(), reply); !st.ok()) {
@@ -288,7 +292,7 @@ void Coordinator::TryStartNext(Clock::time_point now) {
   }
   running_id_ = id;
   record.info.set_state(proto::JOB_LOADING);
-  running_->Start();
+  running_->Start(now);
   if (running_->done() && !running_->unreachable().empty()) {
     // A member we believed alive is gone: drop it and start the job again on the others (it
     // waits for members like any queued job). Bounded: each retry drops at least one member.

@@ -48,9 +48,10 @@ struct CoordinatorOptions {
 class Coordinator : public Actor {
  public:
   // `apps` must outlive the coordinator: submitted specs are validated against it and a job's
-  // engine is the engine of its app.
+  // engine is the engine of its app. `started` is the time the coordinator came up (status
+  // reports uptime from it).
   Coordinator(Transport& transport, CoordinatorOptions options, const AppRegistry& apps,
-              Logger log);
+              Logger log, Clock::time_point started);
 
   void OnMessage(const proto::Envelope& envelope, Clock::time_point now) override;
   void OnTick(Clock::time_point now) override;
@@ -93,7 +94,7 @@ class Coordinator : public Actor {
   CoordinatorOptions options_;
   const AppRegistry& apps_;
   Logger log_;
-  Clock::time_point started_ = Clock::now();
+  const Clock::time_point started_;
   bool finished_ = false;
 
   std::map<std::string, Member> members_;

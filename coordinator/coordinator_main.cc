@@ -94,7 +94,7 @@ int main(int argc, char** argv) {
     std::filesystem::rename(tmp, endpoint_file);
   }
   const AppRegistry apps = BuiltinApps();
-  Coordinator coordinator(transport, options, apps, log);
+  Coordinator coordinator(transport, options, apps, log, Clock::now());
   std::atomic<bool> stop{false};
   StopOnSignals(&stop);
   RunEventLoop(transport, coordinator, stop, log);

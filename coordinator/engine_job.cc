@@ -57,8 +57,7 @@ void EngineJob::Broadcast(const std::vector<JobMember>& to, const proto::Envelop
   for (const auto& m : to) SendTo(m.id, e, now);
 }
 
-void EngineJob::Start() {
-  const auto now = Clock::now();
+void EngineJob::Start(Clock::time_point now) {
   log_->info("job {}: starting {} on {} scheduler(s) and {} worker(s)", id_, spec_.app(),
              schedulers_.size(), workers_.size());
   for (const auto* group : {&schedulers_, &workers_}) {

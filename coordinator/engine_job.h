@@ -25,7 +25,7 @@ class EngineJob : public Job {
             Clock::time_point now, JobDeadlines deadlines);
 
   // Sends JobStart (spec, rank, the workers' ids and endpoints) to every scheduler and worker.
-  void Start() override;
+  void Start(Clock::time_point now) override;
   // Fails the job when it has waited longer than the deadline of its phase (Loading(): load_s,
   // else stall_s) for the members Waiting() names.
   void OnTick(Clock::time_point now) override;

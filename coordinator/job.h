@@ -28,8 +28,8 @@ struct JobDeadlines {
 class Job {
  public:
   virtual ~Job() = default;
-  // Sends JobStart to every member.
-  virtual void Start() = 0;
+  // Sends JobStart to every member; `now` is the time of the start.
+  virtual void Start(Clock::time_point now) = 0;
   // A message of this job from one of its members.
   virtual void OnMessage(const proto::Envelope& envelope, Clock::time_point now) = 0;
   virtual void OnTick(Clock::time_point now) = 0;

@@ -40,9 +40,9 @@ std::string StaticJob::Waiting() const {
   return out;
 }
 
-void StaticJob::Start() {
+void StaticJob::Start(Clock::time_point now) {
   log_->info("job {}: {} blocks, {} passes per iteration", id_, plan_.blocks(), passes_);
-  EngineJob::Start();
+  EngineJob::Start(now);
 }
 
 void StaticJob::OnMessage(const proto::Envelope& e, Clock::time_point now) {

@@ -48,7 +48,7 @@ class StaticJob final : public EngineJob {
             std::vector<JobMember> schedulers, std::vector<JobMember> workers, Logger log,
             Clock::time_point now, JobDeadlines deadlines = {});
 
-  void Start() override;
+  void Start(Clock::time_point now) override;
   void OnMessage(const proto::Envelope& envelope, Clock::time_point now) override;
   proto::JobInfo Info(Clock::time_point now) const override;
   std::vector<proto::ResultFile> ResultFiles() const override;

@@ -15,7 +15,9 @@
 #include "common/data_loader.h"
 #include "common/protocol.h"
 #include "test/cluster_test_util.h"
+#include "test/temp_dir.h"
 #include "tools/synthetic_lasso.h"
+#include "wait_until.h"
 
 namespace strads {
 namespace {
@@ -74,12 +76,20 @@ Submitted RunJob(EmbeddedCluster& cluster, const proto::JobSpec& spec, const std
   if (while_running) while_running(c, id);
   Submitted out{testing::WaitForJob(c, id), ""};
   if (out.info.state() == proto::JOB_SUCCEEDED) {
-    auto dir = fs::temp_directory_path() / ("strads-engine-out-" + client);
+    // A fresh directory: files left by an earlier job or run must not stand in for this one's.
+    testing::TempDir out_dir;
+    const fs::path dir = out_dir.Path("out");
     auto fetched = c.FetchResults(id, dir.string());
     REQUIRE(fetched.ok());
-    std::ifstream in(dir / "coefficients.tsv");
+    // Checked: an empty model must be an empty file, not a missing or unreadable one.
+    const auto path = dir / "coefficients.tsv";
+    INFO(path.string());
+    REQUIRE(fs::is_regular_file(path));
+    std::ifstream in(path);
+    REQUIRE(in.is_open());
     std::stringstream ss;
     ss << in.rdbuf();
+    REQUIRE_FALSE(in.bad());
     out.coefficients = ss.str();
   }
   return out;
@@ -236,15 +246,17 @@ TEST_CASE("invalid specs are refused at submit with a clear message", "[cluster]
 
 TEST_CASE("a worker that dies mid-job fails the job naming it; the next job runs",
           "[cluster][faults]") {
-  EmbeddedCluster cluster(1, 3, FastOptions());
+  // Worker 1 dies right after sending the partials of its 20th round: mid-job, every run alike.
+  EmbeddedCluster cluster(1, 3, FastOptions(), "warn",
+                          [](const std::string& id, FaultInjectingTransport& t) {
+                            if (id == "worker-1") t.KillAt(SendsOf(proto::Envelope::kPartials), 20);
+                          });
   auto spec = LassoSpec(0.001 * LambdaMax());
   spec.mutable_dynamic()->set_check_every(
       uint64_t{1} << 50);  // never checks, so never converges: runs until stopped
   spec.set_max_seconds(30);
-  auto job = RunJob(cluster, spec, "client-a", [&](Client&, uint64_t) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    cluster.KillWorker(1);
-  });
+  auto job = RunJob(cluster, spec, "client-a");
+  CHECK(cluster.faults(cluster.worker_id(1))->killed());
   CHECK(job.info.state() == proto::JOB_FAILED);
   CHECK_THAT(job.info.error(), Catch::Contains(cluster.worker_id(1)));
   auto next = RunJob(cluster, LassoSpec(0.1 * LambdaMax()), "client-b");
@@ -253,13 +265,18 @@ TEST_CASE("a worker that dies mid-job fails the job naming it; the next job runs
 }
 
 TEST_CASE("cancel mid-job ends it as CANCELLED and frees the members", "[cluster][faults]") {
-  EmbeddedCluster cluster(1, 2, FastOptions());
+  // Worker 0's partials are held: the job stops mid-job at its first round, every run alike.
+  EmbeddedCluster cluster(1, 2, FastOptions(), "warn",
+                          [](const std::string& id, FaultInjectingTransport& t) {
+                            if (id == "worker-0") t.Delay(SendsOf(proto::Envelope::kPartials));
+                          });
+  FaultInjectingTransport& worker0 = *cluster.faults("worker-0");
   auto spec = LassoSpec(0.001 * LambdaMax());
   spec.mutable_dynamic()->set_check_every(
       uint64_t{1} << 50);  // never checks, so never converges: runs until stopped
   spec.set_max_seconds(30);
   auto job = RunJob(cluster, spec, "client-a", [&](Client& c, uint64_t id) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    REQUIRE(testing::WaitUntil([&] { return worker0.held() > 0; }));
     auto req = MakeEnvelope("client-a", id);
     req.mutable_cancel();
     auto reply = c.Call(req);
@@ -268,6 +285,8 @@ TEST_CASE("cancel mid-job ends it as CANCELLED and frees the members", "[cluster
   });
   INFO(DescribeJob(job.info));
   CHECK(job.info.state() == proto::JOB_CANCELLED);
+  worker0.ClearRules();
+  worker0.Release();  // the held partials are of the cancelled job: the coordinator ignores them
   auto next = RunJob(cluster, LassoSpec(0.1 * LambdaMax()), "client-b");
   CHECK(next.info.state() == proto::JOB_SUCCEEDED);
 }

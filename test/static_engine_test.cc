@@ -26,6 +26,7 @@
 #include "engine/static_driver.h"
 #include "test/cluster_test_util.h"
 #include "test/temp_dir.h"
+#include "test/wait_until.h"
 
 namespace strads {
 namespace {
@@ -113,8 +114,9 @@ std::string Slurp(const std::filesystem::path& p) {
 
 // Submits `spec` to an embedded cluster of S schedulers and P workers and waits for the end.
 Outcome RunOnCluster(const proto::JobSpec& spec, uint32_t schedulers, uint32_t workers,
-                     std::function<void(EmbeddedCluster&, Client&, uint64_t)> while_running = {}) {
-  EmbeddedCluster cluster(schedulers, workers, FastOptions());
+                     std::function<void(EmbeddedCluster&, Client&, uint64_t)> while_running = {},
+                     FaultScript faults = {}) {
+  EmbeddedCluster cluster(schedulers, workers, FastOptions(), "warn", std::move(faults));
   InProcTransport transport(cluster.hub(), "test-client");
   Client c(transport, kCoordinatorId, kCoordinatorId, std::chrono::seconds(5));
   const uint64_t id = SubmitJob(c, "test-client", spec);
@@ -295,33 +297,31 @@ TEST_CASE("static jobs fail cleanly on bad input, a dead worker and cancel", "[s
     const auto corpus = dir.Write("docword.txt", DocwordText(400, 5));
     auto spec = LdaSpec(corpus);
     spec.mutable_static_engine()->set_iterations(100000);
-    auto run = RunOnCluster(spec, 1, 2, [](EmbeddedCluster& cluster, Client& c, uint64_t id) {
-      std::atomic<bool> never{false};
-      for (int i = 0; i < 200; ++i) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-        auto req = MakeEnvelope("test-client");
-        req.mutable_status_request();
-        auto s = c.Call(req);
-        if (s.ok() && s->status_reply().jobs_size() > 0 &&
-            s->status_reply().jobs(0).iteration() >= 2) {
-          break;
-        }
-      }
-      cluster.KillWorker(1);
+    // Worker 1 dies right after reporting its 6th sub-round: mid-job, every run alike.
+    auto run = RunOnCluster(spec, 1, 2, {}, [](const std::string& id, FaultInjectingTransport& t) {
+      if (id == "worker-1") t.KillAt(SendsOf(proto::Envelope::kSubRoundDone), 6);
     });
     CHECK(run.info.state() == proto::JOB_FAILED);
+    CHECK(run.info.iteration() >= 1);
     CHECK_THAT(run.info.error(), Catch::Contains("worker-1"));
   }
   SECTION("cancel mid-job") {
     const auto corpus = dir.Write("docword.txt", DocwordText(200, 6));
     auto spec = LdaSpec(corpus);
     spec.mutable_static_engine()->set_iterations(100000);
-    auto run = RunOnCluster(spec, 1, 2, [](EmbeddedCluster&, Client& c, uint64_t id) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(300));
-      auto req = MakeEnvelope("test-client", id);
-      req.mutable_cancel();
-      REQUIRE(c.Call(req).ok());
-    });
+    // Worker 0's first SubRoundDone is held: the job stops at its first barrier, every run
+    // alike, and is cancelled there.
+    auto run = RunOnCluster(
+        spec, 1, 2,
+        [](EmbeddedCluster& cluster, Client& c, uint64_t id) {
+          REQUIRE(testing::WaitUntil([&] { return cluster.faults("worker-0")->held() > 0; }));
+          auto req = MakeEnvelope("test-client", id);
+          req.mutable_cancel();
+          REQUIRE(c.Call(req).ok());
+        },
+        [](const std::string& id, FaultInjectingTransport& t) {
+          if (id == "worker-0") t.Delay(SendsOf(proto::Envelope::kSubRoundDone));
+        });
     CHECK(run.info.state() == proto::JOB_CANCELLED);
   }
 }

@@ -1,0 +1,140 @@
+// ChordBuilder (scheduler/chord_builder.h): the SAP policy over a scheduler's partition. The
+// design matrix is built so every correlation is known: columns 2k and 2k + 1 are identical
+// (|corr| = 1), columns of different pairs have disjoint rows (corr = 0). The builder owns the
+// partition [4, 20): 8 pairs.
+#include <algorithm>
+#include <set>
+
+#include <catch2/catch.hpp>
+
+#include "scheduler/chord_builder.h"
+
+namespace strads {
+namespace {
+
+constexpr uint64_t kFirst = 4, kEnd = 20;
+
+SparseColMatrix PairedColumns() {
+  SparseColMatrix x(40, 20);
+  for (int64_t j = 0; j < 20; ++j) {
+    const int64_t row = 2 * (j / 2);
+    x.insert(row, j) = 1.0;
+    x.insert(row + 1, j) = 1.0;
+  }
+  x.makeCompressed();
+  return x;
+}
+
+uint64_t Partner(uint64_t j) { return j ^ 1; }
+
+struct Fixture {
+  explicit Fixture(ChordPolicy policy) : store(x, kFirst, kEnd), builder(store, policy) {}
+  SparseColMatrix x = PairedColumns();
+  ColumnStore store;
+  ChordBuilder builder;
+};
+
+ChordPolicy Policy(uint32_t chord_size, uint32_t candidates) {
+  ChordPolicy p;
+  p.chord_size = chord_size;
+  p.candidates = candidates;
+  p.rho = 0.1;
+  p.eta = 1e-12;
+  p.seed = 11;
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("ChordBuilder: a chord holds at most chord_size distinct parameters of the partition",
+          "[chord_builder]") {
+  Fixture f(Policy(3, 16));
+  for (int round = 0; round < 20; ++round) {
+    const auto chord = f.builder.Next();
+    CHECK(chord.size() == 3);  // 8 independent pairs: the filter never runs short
+    CHECK(std::set<uint64_t>(chord.begin(), chord.end()).size() == chord.size());
+    for (uint64_t j : chord) {
+      CHECK(j >= kFirst);
+      CHECK(j < kEnd);
+    }
+    for (uint64_t j : chord) f.builder.OnCommit(j, 0.5);
+  }
+}
+
+TEST_CASE("ChordBuilder: no two parameters of a chord are correlated above rho",
+          "[chord_builder]") {
+  Fixture f(Policy(8, 16));
+  for (int round = 0; round < 20; ++round) {
+    const auto chord = f.builder.Next();
+    for (size_t a = 0; a < chord.size(); ++a) {
+      for (size_t b = a + 1; b < chord.size(); ++b) {
+        CHECK(f.store.Correlation(chord[a], chord[b]) <= 0.1);
+      }
+    }
+    CHECK(chord.size() == 8);  // one of each pair
+    for (uint64_t j : chord) f.builder.OnCommit(j, 0.5);
+  }
+}
+
+TEST_CASE(
+    "ChordBuilder: parameters in flight, and those correlated with them, are not drawn "
+    "until committed",
+    "[chord_builder][pipeline]") {
+  Fixture f(Policy(3, 16));
+  std::set<uint64_t> flying;
+  std::vector<std::vector<uint64_t>> chords;
+  for (int round = 0; round < 4; ++round) {
+    const auto chord = f.builder.Next();
+    for (uint64_t j : chord) {
+      CHECK(flying.count(j) == 0);
+      CHECK(flying.count(Partner(j)) == 0);
+      flying.insert(j);
+    }
+    chords.push_back(chord);
+  }
+  CHECK(chords[2].size() == 2);  // 3 + 3 + 2 pairs: the partition is exhausted
+  CHECK(chords[3].empty());
+  CHECK(f.builder.in_flight() == 8);
+  // Committing frees exactly those pairs.
+  for (uint64_t j : chords[0]) f.builder.OnCommit(j, 0.5);
+  CHECK(f.builder.in_flight() == 5);
+  const auto next = f.builder.Next();
+  REQUIRE(next.size() == 3);
+  std::set<uint64_t> freed_pairs;
+  for (uint64_t j : chords[0]) freed_pairs.insert(j / 2);
+  for (uint64_t j : next) CHECK(freed_pairs.count(j / 2) == 1);
+}
+
+TEST_CASE("ChordBuilder: a prepared chord is in flight until dispatched or dropped",
+          "[chord_builder][pipeline]") {
+  Fixture f(Policy(3, 16));
+  f.builder.Prepare();
+  CHECK(f.builder.in_flight() == 3);
+  const auto other = f.builder.Next();  // Next hands out the prepared chord first
+  CHECK(other.size() == 3);
+  CHECK(f.builder.in_flight() == 3);
+  f.builder.Prepare();
+  CHECK(f.builder.in_flight() == 6);
+  f.builder.DropPrepared();
+  CHECK(f.builder.in_flight() == 3);
+}
+
+TEST_CASE("ChordBuilder: commits and checks set priorities, and sampling follows them",
+          "[chord_builder][priority]") {
+  Fixture f(Policy(1, 1));
+  // Every parameter measured optimal except 13, which should move by 4 / ||x||^2 = 2.
+  for (uint64_t j = kFirst; j < kEnd; ++j) f.builder.OnCheck(j, j == 13 ? 4.0 : 0.0);
+  CHECK(f.builder.Priority(13) == Approx(2.0));
+  CHECK(f.builder.Priority(5) == Approx(1e-12));
+  for (int round = 0; round < 5; ++round) {
+    const auto chord = f.builder.Next();
+    REQUIRE(chord == std::vector<uint64_t>{13});
+    f.builder.OnCommit(13, -3.0);  // moved by 3: priority |delta| + eta
+    CHECK(f.builder.Priority(13) == Approx(3.0));
+  }
+  f.builder.OnCommit(13, 0.0);
+  f.builder.OnCommit(6, 7.0);
+  CHECK(f.builder.Next() == std::vector<uint64_t>{6});
+}
+
+}  // namespace strads

@@ -1,0 +1,303 @@
+// Coordinator (coordinator/coordinator.h) as a unit: members and clients are mailboxes on an
+// in-process hub that the test writes from and reads, time is a fake clock. The jobs are the real
+// ones (a lasso spec); no member ever loads data, the tests only look at what the coordinator
+// says and sends.
+#include <catch2/catch.hpp>
+
+#include "actor_harness.h"
+#include "apps/builtin_apps.h"
+#include "coordinator/coordinator.h"
+
+namespace strads {
+namespace {
+
+using Kind = proto::Envelope::BodyCase;
+using testing::ActorHarness;
+
+// A spec the coordinator accepts; nothing reads the file in these tests.
+proto::JobSpec ValidSpec() {
+  proto::JobSpec s;
+  s.set_app("lasso");
+  s.set_data_path("/data/never-read.svm");
+  s.mutable_lasso()->set_lambda(0.1);
+  s.mutable_dynamic()->set_chord_size(4);
+  s.mutable_dynamic()->set_candidates(8);
+  s.mutable_dynamic()->set_tolerance(1e-6);
+  s.mutable_dynamic()->set_pipeline_depth(1);
+  return s;
+}
+
+class CoordinatorFixture {
+ public:
+  CoordinatorFixture()
+      : h_(kCoordinatorId, {"scheduler-0", "worker-0", "worker-1", "client"}),
+        coordinator_(h_.transport(), Options(), apps_, h_.log(), h_.now()) {}
+
+  static CoordinatorOptions Options() {
+    CoordinatorOptions o;
+    o.expect_schedulers = 1;
+    o.expect_workers = 2;
+    o.heartbeat_interval_s = 0.5;
+    o.heartbeat_timeout_s = 5;
+    o.register_timeout_s = 30;
+    o.status_endpoint = "tcp://status:1";
+    return o;
+  }
+
+  void Send(const std::string& from, proto::Envelope e) {
+    e.set_sender(from);
+    coordinator_.OnMessage(e, h_.now());
+  }
+  void Register(const std::string& id, proto::Role role) {
+    auto e = MakeEnvelope(id);
+    e.mutable_register_()->set_role(role);
+    e.mutable_register_()->set_host("host-" + id);
+    e.mutable_register_()->set_pid(42);
+    e.mutable_register_()->set_endpoint("inproc://" + id);
+    Send(id, e);
+  }
+  void RegisterAll() {
+    Register("scheduler-0", proto::ROLE_SCHEDULER);
+    Register("worker-0", proto::ROLE_WORKER);
+    Register("worker-1", proto::ROLE_WORKER);
+  }
+  void Heartbeat(const std::string& id) {
+    auto e = MakeEnvelope(id);
+    e.mutable_heartbeat();
+    Send(id, e);
+  }
+  // The client's request; returns the coordinator's one reply.
+  proto::Envelope Call(proto::Envelope request) {
+    Send("client", std::move(request));
+    auto inbox = h_.Inbox("client");
+    REQUIRE(inbox.size() == 1);
+    return inbox[0];
+  }
+  proto::Envelope Submit(const proto::JobSpec& spec) {
+    auto e = MakeEnvelope("client");
+    *e.mutable_submit()->mutable_spec() = spec;
+    return Call(e);
+  }
+  proto::StatusReply Status() {
+    auto e = MakeEnvelope("client");
+    e.mutable_status_request();
+    return Call(e).status_reply();
+  }
+  proto::JobInfo Job(uint64_t id) {
+    const auto status = Status();  // a named copy: jobs() refers into it
+    for (const auto& j : status.jobs()) {
+      if (j.job_id() == id) return j;
+    }
+    FAIL("no job " << id << " in the status");
+    return {};
+  }
+  void Tick() { coordinator_.OnTick(h_.now()); }
+
+  ActorHarness h_;
+  const AppRegistry apps_ = BuiltinApps();
+  Coordinator coordinator_;
+};
+
+}  // namespace
+
+TEST_CASE("Coordinator: a member that registers is acknowledged with the heartbeat interval",
+          "[coordinator]") {
+  CoordinatorFixture f;
+  f.Register("worker-0", proto::ROLE_WORKER);
+  auto inbox = f.h_.Inbox("worker-0");
+  REQUIRE(inbox.size() == 1);
+  CHECK(inbox[0].register_ack().heartbeat_interval_s() == 0.5);
+  const auto status = f.Status();
+  REQUIRE(status.members_size() == 1);
+  CHECK(status.members(0).id() == "worker-0");
+  CHECK(status.members(0).role() == proto::ROLE_WORKER);
+  CHECK(status.members(0).endpoint() == "inproc://worker-0");
+}
+
+TEST_CASE(
+    "Coordinator: only schedulers and workers may register; a stranger's heartbeat is "
+    "answered with an error",
+    "[coordinator]") {
+  CoordinatorFixture f;
+  auto e = MakeEnvelope("client");
+  e.mutable_register_()->set_role(proto::ROLE_COORDINATOR);
+  CHECK_THAT(f.Call(e).error().message(), Catch::Contains("only schedulers and workers"));
+  f.Heartbeat("worker-1");
+  auto inbox = f.h_.Inbox("worker-1");
+  REQUIRE(inbox.size() == 1);
+  CHECK(inbox[0].error().message() == "not registered");
+  CHECK(f.Status().members_size() == 0);
+}
+
+TEST_CASE(
+    "Coordinator: a submitted job is queued until its members register, then JobStart goes "
+    "to each",
+    "[coordinator]") {
+  CoordinatorFixture f;
+  const auto reply = f.Submit(ValidSpec());
+  REQUIRE(reply.has_submit_reply());
+  const uint64_t id = reply.submit_reply().job_id();
+  CHECK(id == 1);
+  CHECK(f.Job(id).state() == proto::JOB_QUEUED);
+  f.Register("scheduler-0", proto::ROLE_SCHEDULER);
+  f.Register("worker-0", proto::ROLE_WORKER);
+  CHECK(f.Job(id).state() == proto::JOB_QUEUED);  // the launcher announced two workers
+  f.Register("worker-1", proto::ROLE_WORKER);
+  CHECK(f.Job(id).state() == proto::JOB_LOADING);
+  for (const std::string member : {"scheduler-0", "worker-0", "worker-1"}) {
+    CAPTURE(member);
+    auto kinds = f.h_.Kinds(member);
+    CHECK(kinds == std::vector{Kind::kRegisterAck, Kind::kJobStart});
+  }
+  const auto status = f.Status();
+  for (const auto& m : status.members()) CHECK(m.busy());
+}
+
+TEST_CASE("Coordinator: a second job waits in FIFO order for the running one", "[coordinator]") {
+  CoordinatorFixture f;
+  f.RegisterAll();
+  const uint64_t first = f.Submit(ValidSpec()).submit_reply().job_id();
+  const uint64_t second = f.Submit(ValidSpec()).submit_reply().job_id();
+  CHECK(f.Job(first).state() == proto::JOB_LOADING);
+  CHECK(f.Job(second).state() == proto::JOB_QUEUED);
+  auto cancel = MakeEnvelope("client", first);
+  cancel.mutable_cancel();
+  CHECK(f.Call(cancel).cancel_reply().state() == proto::JOB_CANCELLED);
+  CHECK(f.Job(second).state() == proto::JOB_LOADING);
+}
+
+TEST_CASE("Coordinator: a member silent past the heartbeat timeout fails its job, naming it",
+          "[coordinator][faults]") {
+  CoordinatorFixture f;
+  f.RegisterAll();
+  const uint64_t id = f.Submit(ValidSpec()).submit_reply().job_id();
+  for (int i = 0; i < 6; ++i) {  // 6 s: worker-1 stays silent, the others keep beating
+    f.h_.Advance(1);
+    f.Heartbeat("scheduler-0");
+    f.Heartbeat("worker-0");
+    f.Tick();
+    if (i < 4) REQUIRE(f.Job(id).state() == proto::JOB_LOADING);  // within the 5 s timeout
+  }
+  const auto job = f.Job(id);
+  CHECK(job.state() == proto::JOB_FAILED);
+  CHECK_THAT(job.error(), Catch::Contains("worker worker-1 (host host-worker-1, pid 42) stopped "
+                                          "responding"));
+  const auto status = f.Status();
+  CHECK(status.members_size() == 2);  // dropped
+  for (const auto& m : status.members()) CHECK_FALSE(m.busy());
+  CHECK(f.h_.Kinds("worker-0").back() == Kind::kJobEnd);
+}
+
+TEST_CASE(
+    "Coordinator: a job that cannot get its members within the register timeout fails, "
+    "naming what is missing",
+    "[coordinator][faults]") {
+  CoordinatorFixture f;
+  f.Register("scheduler-0", proto::ROLE_SCHEDULER);
+  f.Register("worker-0", proto::ROLE_WORKER);
+  auto spec = ValidSpec();
+  spec.set_workers(2);
+  const uint64_t id = f.Submit(spec).submit_reply().job_id();
+  f.h_.Advance(29);
+  f.Heartbeat("scheduler-0");
+  f.Heartbeat("worker-0");
+  f.Tick();
+  REQUIRE(f.Job(id).state() == proto::JOB_QUEUED);
+  f.h_.Advance(2);
+  f.Heartbeat("scheduler-0");
+  f.Heartbeat("worker-0");
+  f.Tick();
+  const auto job = f.Job(id);
+  CHECK(job.state() == proto::JOB_FAILED);
+  CHECK_THAT(job.error(), Catch::Contains("available workers: worker-0") &&
+                              Catch::Contains("1 worker(s) never registered"));
+}
+
+TEST_CASE("Coordinator: cancel ends a running job, tells its members, and frees them",
+          "[coordinator]") {
+  CoordinatorFixture f;
+  f.RegisterAll();
+  const uint64_t id = f.Submit(ValidSpec()).submit_reply().job_id();
+  f.h_.ClearInboxes();
+  auto cancel = MakeEnvelope("client", id);
+  cancel.mutable_cancel();
+  CHECK(f.Call(cancel).cancel_reply().state() == proto::JOB_CANCELLED);
+  for (const std::string member : {"scheduler-0", "worker-0", "worker-1"}) {
+    auto inbox = f.h_.Inbox(member);
+    REQUIRE(inbox.size() == 1);
+    CHECK(inbox[0].job_end().reason() == "cancelled");
+  }
+  const auto status = f.Status();
+  for (const auto& m : status.members()) CHECK_FALSE(m.busy());
+  auto unknown = MakeEnvelope("client", 99);
+  unknown.mutable_cancel();
+  CHECK(f.Call(unknown).error().message() == "no job 99");
+}
+
+TEST_CASE("Coordinator: status reports uptime, members with heartbeat age, and every job",
+          "[coordinator]") {
+  CoordinatorFixture f;
+  f.h_.Advance(10);
+  f.RegisterAll();
+  f.Submit(ValidSpec());
+  f.h_.Advance(2.5);
+  f.Heartbeat("worker-0");
+  auto bad = ValidSpec();
+  bad.set_workers(3);  // queued behind the first
+  f.Submit(bad);
+  const auto s = f.Status();
+  CHECK(s.coordinator() == kCoordinatorId);
+  CHECK(s.uptime_s() == Approx(12.5));
+  CHECK(s.status_endpoint() == "tcp://status:1");
+  REQUIRE(s.members_size() == 3);
+  std::map<std::string, double> age;
+  for (const auto& m : s.members()) age[m.id()] = m.heartbeat_age_s();
+  CHECK(age["worker-0"] == Approx(0));
+  CHECK(age["worker-1"] == Approx(2.5));
+  REQUIRE(s.jobs_size() == 2);
+  CHECK(s.jobs(0).state() == proto::JOB_LOADING);
+  CHECK(s.jobs(0).app() == "lasso");
+  CHECK(s.jobs(0).workers() == 2);
+  CHECK(s.jobs(1).state() == proto::JOB_QUEUED);
+}
+
+TEST_CASE("Coordinator: a bad spec is answered with an ErrorReply and the coordinator stays up",
+          "[coordinator][faults]") {
+  CoordinatorFixture f;
+  auto unknown = ValidSpec();
+  unknown.set_app("nosuchapp");
+  CHECK_THAT(f.Submit(unknown).error().message(), Catch::Contains("unknown app 'nosuchapp'"));
+  auto depth = ValidSpec();
+  depth.mutable_dynamic()->set_pipeline_depth(0);
+  CHECK_THAT(f.Submit(depth).error().message(), Catch::Contains("--pipeline-depth"));
+  auto empty = MakeEnvelope("client");  // no body at all
+  CHECK(f.Call(empty).has_error());
+  CHECK_FALSE(f.coordinator_.Finished());
+  CHECK(f.Status().jobs_size() == 0);
+  CHECK(f.Submit(ValidSpec()).submit_reply().job_id() == 1);  // the next good one is accepted
+}
+
+TEST_CASE("Coordinator: results of a job that has not finished are refused with its state",
+          "[coordinator]") {
+  CoordinatorFixture f;
+  const uint64_t id = f.Submit(ValidSpec()).submit_reply().job_id();
+  auto req = MakeEnvelope("client", id);
+  req.mutable_result_request();
+  CHECK_THAT(f.Call(req).error().message(), Catch::Contains("is QUEUED"));
+}
+
+TEST_CASE("Coordinator: shutdown cancels the queue, tells every member and finishes",
+          "[coordinator]") {
+  CoordinatorFixture f;
+  f.Register("worker-0", proto::ROLE_WORKER);
+  const uint64_t id = f.Submit(ValidSpec()).submit_reply().job_id();
+  f.h_.ClearInboxes();
+  auto req = MakeEnvelope("client");
+  req.mutable_shutdown_cluster();
+  CHECK(f.Call(req).has_shutdown_cluster());
+  CHECK(f.h_.Kinds("worker-0") == std::vector{Kind::kShutdown});
+  CHECK(f.coordinator_.Finished());
+  CHECK(f.Job(id).state() == proto::JOB_CANCELLED);
+}
+
+}  // namespace strads

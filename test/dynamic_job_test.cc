@@ -1,0 +1,353 @@
+// DynamicJob (coordinator/dynamic_job.h) as a unit: the test plays 2 schedulers and 2 workers by
+// reading what the job sent them and answering by hand, on a fake clock. The app is a stub whose
+// pull adds the summed statistic to the old value, so every number is checkable by hand.
+#include <catch2/catch.hpp>
+
+#include "actor_harness.h"
+#include "app_stub.h"
+#include "coordinator/dynamic_job.h"
+
+namespace strads {
+namespace {
+
+using Kind = proto::Envelope::BodyCase;
+using testing::ActorHarness;
+
+// Pull: value + sum of the statistics; penalty: |value|.
+class StubApp final : public testing::AppStub<DynamicApp> {
+ public:
+  uint32_t stats_per_param() const override { return 1; }
+  Result<std::unique_ptr<ShardModel>> MakeShard(Dataset, const proto::JobSpec&) const override {
+    return Status::Internal("the coordinator never makes shards");
+  }
+  double Pull(std::span<const double> stats, double, double value,
+              const proto::JobSpec&) const override {
+    return value + stats[0];
+  }
+  double Violation(double, double, const proto::JobSpec&) const override { return 0; }
+  double Penalty(double value, const proto::JobSpec&) const override { return std::abs(value); }
+};
+
+const std::vector<std::string> kSchedulers = {"scheduler-0", "scheduler-1"};
+const std::vector<std::string> kWorkers = {"worker-0", "worker-1"};
+constexpr uint64_t kJob = 7;
+
+class DynamicJobFixture {
+ public:
+  // By default no check comes while the tests drive rounds.
+  explicit DynamicJobFixture(uint32_t depth = 3, uint64_t check_every = 1000)
+      : h_("coordinator", Everyone()) {
+    spec_.set_app("stub");
+    spec_.mutable_dynamic()->set_pipeline_depth(depth);
+    spec_.mutable_dynamic()->set_tolerance(1e-3);
+    spec_.mutable_dynamic()->set_check_every(check_every);
+    JobDeadlines deadlines;
+    deadlines.load_s = 100;
+    deadlines.stall_s = 10;
+    std::vector<JobMember> s, w;
+    for (const auto& id : kSchedulers) s.push_back({id, "inproc://" + id});
+    for (const auto& id : kWorkers) w.push_back({id, "inproc://" + id});
+    job_ = std::make_unique<DynamicJob>(h_.transport(), kJob, spec_, &app_, s, w, h_.log(),
+                                        h_.now(), deadlines);
+  }
+
+  static std::vector<std::string> Everyone() {
+    auto all = kSchedulers;
+    all.insert(all.end(), kWorkers.begin(), kWorkers.end());
+    return all;
+  }
+
+  void Deliver(const std::string& from, proto::Envelope e) {
+    h_.Deliver(*job_, from, kJob, std::move(e));
+  }
+
+  // Both schedulers own half of 10 parameters; each worker's shard starts with loss 5.
+  void LoadEveryone() {
+    job_->Start(h_.now());
+    for (size_t s = 0; s < kSchedulers.size(); ++s) {
+      auto e = MakeEnvelope("");
+      auto* r = e.mutable_ready();
+      r->set_num_features(10);
+      r->set_first_param(5 * s);
+      r->set_end_param(5 * (s + 1));
+      Deliver(kSchedulers[s], e);
+    }
+    for (const auto& w : kWorkers) {
+      auto e = MakeEnvelope("");
+      e.mutable_ready()->set_loss(5);
+      e.mutable_ready()->set_num_rows(50);
+      Deliver(w, e);
+    }
+  }
+
+  // Answers the check in progress: each worker reports `loss`, each scheduler `violation` with
+  // max gradient 10 and penalty `penalty`.
+  void AnswerCheck(double loss, double violation, double penalty, uint64_t round) {
+    for (const auto& w : kWorkers) {
+      auto e = MakeEnvelope("", 0, round);
+      e.mutable_loss_report()->set_loss(loss);
+      Deliver(w, e);
+    }
+    for (const auto& s : kSchedulers) {
+      auto e = MakeEnvelope("", 0, round);
+      auto* r = e.mutable_check_report();
+      r->set_max_violation(violation);
+      r->set_max_abs_gradient(10);
+      r->set_penalty(penalty);
+      Deliver(s, e);
+    }
+  }
+
+  // Loaded, first check answered (not converged): the job is issuing rounds.
+  void StartRunning() {
+    LoadEveryone();
+    AnswerCheck(5, 5, 0, 0);
+    h_.ClearInboxes();
+  }
+
+  // Scheduler t mod 2 answers round t with one parameter, id `param`, value 1.
+  void SendChord(uint64_t t, uint64_t param) {
+    auto e = MakeEnvelope("", 0, t);
+    auto* c = e.mutable_chord();
+    c->set_scheduler_rank(uint32_t(t % 2));
+    c->add_ids(param);
+    c->add_values(1.0);
+    c->add_sq_norms(1.0);
+    Deliver(kSchedulers[t % 2], e);
+  }
+  void SendPartials(const std::string& worker, uint64_t t, double sum, double loss = 4) {
+    auto e = MakeEnvelope("", 0, t);
+    e.mutable_partials()->add_sums(sum);
+    e.mutable_partials()->set_loss(loss);
+    Deliver(worker, e);
+  }
+  // Round t complete: its chord (parameter `param`) and both workers' partials.
+  void CompleteRound(uint64_t t, uint64_t param, double sum0, double sum1) {
+    SendChord(t, param);
+    SendPartials("worker-0", t, sum0);
+    SendPartials("worker-1", t, sum1);
+  }
+
+  // The rounds of the messages of `kind` in `peer`'s inbox.
+  std::vector<uint64_t> Rounds(const std::string& peer, Kind kind) {
+    std::vector<uint64_t> out;
+    for (const auto& e : h_.Inbox(peer)) {
+      if (e.body_case() == kind) out.push_back(e.round());
+    }
+    return out;
+  }
+
+  ActorHarness h_;
+  StubApp app_;
+  proto::JobSpec spec_;
+  std::unique_ptr<DynamicJob> job_;
+};
+
+}  // namespace
+
+TEST_CASE("DynamicJob: JobStart gives every member its rank and the workers' ids",
+          "[dynamic_job]") {
+  DynamicJobFixture f;
+  f.job_->Start(f.h_.now());
+  for (size_t w = 0; w < kWorkers.size(); ++w) {
+    auto inbox = f.h_.Inbox(kWorkers[w]);
+    REQUIRE(inbox.size() == 1);
+    CHECK(inbox[0].job_start().rank() == w);
+    CHECK(inbox[0].job_start().num_schedulers() == 2);
+    CHECK(inbox[0].job_start().worker_ids(1) == "worker-1");
+  }
+  CHECK(f.h_.Inbox("scheduler-1").at(0).job_start().rank() == 1);
+  CHECK(f.job_->Info(f.h_.now()).state() == proto::JOB_LOADING);
+}
+
+TEST_CASE("DynamicJob: once all are ready, workers get Begin and everyone the first check",
+          "[dynamic_job]") {
+  DynamicJobFixture f;
+  f.LoadEveryone();
+  CHECK(f.h_.Kinds("worker-0") == std::vector{Kind::kJobStart, Kind::kBegin, Kind::kCheckRequest});
+  CHECK(f.h_.Kinds("scheduler-1") == std::vector{Kind::kJobStart, Kind::kCheckRequest});
+  CHECK(f.job_->Info(f.h_.now()).state() == proto::JOB_RUNNING);
+}
+
+TEST_CASE("DynamicJob: schedulers whose ranges do not tile the parameters fail the job",
+          "[dynamic_job]") {
+  DynamicJobFixture f;
+  f.job_->Start(f.h_.now());
+  for (size_t s = 0; s < 2; ++s) {
+    auto e = MakeEnvelope("");
+    e.mutable_ready()->set_num_features(10);
+    e.mutable_ready()->set_first_param(4 * s);  // [0,4) and [4,8): 8 of 10
+    e.mutable_ready()->set_end_param(4 * (s + 1));
+    f.Deliver(kSchedulers[s], e);
+  }
+  for (const auto& w : kWorkers) {
+    auto e = MakeEnvelope("");
+    e.mutable_ready();
+    f.Deliver(w, e);
+  }
+  const auto info = f.job_->Info(f.h_.now());
+  CHECK(info.state() == proto::JOB_FAILED);
+  CHECK_THAT(info.error(), Catch::Contains("8 of 10"));
+}
+
+TEST_CASE("DynamicJob: at depth D, D chord requests are in flight, round-robin over schedulers",
+          "[dynamic_job][pipeline]") {
+  DynamicJobFixture f(/*depth=*/3);
+  f.LoadEveryone();
+  f.h_.ClearInboxes();
+  f.AnswerCheck(5, 5, 0, 0);  // not converged: rounds start
+  CHECK(f.Rounds("scheduler-0", Kind::kChordRequest) == std::vector<uint64_t>{0, 2});
+  CHECK(f.Rounds("scheduler-1", Kind::kChordRequest) == std::vector<uint64_t>{1});
+  // Round 1 completing first opens no slot: the window is counted from the oldest uncommitted.
+  f.CompleteRound(1, 6, 0.5, 0.5);
+  CHECK(f.Rounds("scheduler-1", Kind::kChordRequest).empty());
+  // Committing rounds 0 and 1 opens two slots: rounds 3 and 4.
+  f.CompleteRound(0, 0, 0.5, 0.25);
+  CHECK(f.Rounds("scheduler-1", Kind::kChordRequest) == std::vector<uint64_t>{3});
+  CHECK(f.Rounds("scheduler-0", Kind::kChordRequest) == std::vector<uint64_t>{4});
+}
+
+TEST_CASE(
+    "DynamicJob: commits go out strictly in round order, to every worker and the chord's "
+    "scheduler",
+    "[dynamic_job][pipeline]") {
+  DynamicJobFixture f(3);
+  f.StartRunning();
+  // Round 1 is complete before round 0: nothing may be committed yet.
+  f.SendChord(1, 6);
+  f.SendPartials("worker-0", 1, 1.0);
+  f.SendPartials("worker-1", 1, 2.0);
+  CHECK(f.Rounds("worker-0", Kind::kCommit).empty());
+  f.SendPartials("worker-0", 0, 0.5);
+  f.SendPartials("worker-1", 0, 0.25);
+  CHECK(f.Rounds("worker-1", Kind::kCommit).empty());  // round 0 still lacks its chord
+  f.SendChord(0, 2);
+  const auto inbox = f.h_.Inbox("worker-0");
+  std::vector<proto::Envelope> commits;
+  for (const auto& e : inbox) {
+    if (e.has_commit()) commits.push_back(e);
+  }
+  REQUIRE(commits.size() == 2);
+  CHECK(commits[0].round() == 0);
+  CHECK(commits[0].commit().ids(0) == 2);
+  CHECK(commits[0].commit().values(0) == Approx(1.75));  // 1 + 0.5 + 0.25
+  CHECK(commits[0].commit().deltas(0) == Approx(0.75));
+  CHECK(commits[1].round() == 1);
+  CHECK(commits[1].commit().values(0) == Approx(4.0));  // 1 + 1 + 2
+  CHECK(f.Rounds("scheduler-0", Kind::kCommit) == std::vector<uint64_t>{0});
+  CHECK(f.Rounds("scheduler-1", Kind::kCommit) == std::vector<uint64_t>{1});
+  CHECK(f.job_->Info(f.h_.now()).updates() == 2);
+  CHECK(f.job_->Info(f.h_.now()).round() == 2);
+}
+
+TEST_CASE("DynamicJob: a chord from a scheduler that does not own the round fails the job",
+          "[dynamic_job]") {
+  DynamicJobFixture f(3);
+  f.StartRunning();
+  auto e = MakeEnvelope("", 0, 1);
+  e.mutable_chord()->add_ids(1);
+  e.mutable_chord()->add_values(0);
+  e.mutable_chord()->add_sq_norms(1);
+  f.Deliver("scheduler-0", e);  // round 1 belongs to scheduler-1
+  CHECK(f.job_->Info(f.h_.now()).state() == proto::JOB_FAILED);
+  CHECK_THAT(f.job_->Info(f.h_.now()).error(), Catch::Contains("does not own"));
+  CHECK(f.h_.Kinds("worker-0") == std::vector{Kind::kJobEnd});
+}
+
+TEST_CASE("DynamicJob: a stall past the deadline fails the job naming who is silent",
+          "[dynamic_job][faults]") {
+  DynamicJobFixture f(1);
+  f.StartRunning();
+  f.SendChord(0, 1);
+  f.SendPartials("worker-0", 0, 0.5);
+  f.h_.Advance(9);
+  f.job_->OnTick(f.h_.now());
+  REQUIRE(f.job_->Info(f.h_.now()).state() == proto::JOB_RUNNING);  // within the 10 s deadline
+  f.h_.Advance(2);
+  f.job_->OnTick(f.h_.now());
+  const auto info = f.job_->Info(f.h_.now());
+  CHECK(info.state() == proto::JOB_FAILED);
+  CHECK_THAT(info.error(), Catch::Contains("worker-1 (partials 0)"));
+  CHECK_THAT(info.error(), !Catch::Contains("worker-0"));
+  CHECK_THAT(info.error(), !Catch::Contains("scheduler-0"));
+}
+
+TEST_CASE("DynamicJob: members silent while loading fail the job after the load deadline, named",
+          "[dynamic_job][faults]") {
+  DynamicJobFixture f;
+  f.job_->Start(f.h_.now());
+  auto e = MakeEnvelope("");
+  e.mutable_ready()->set_loss(1);
+  f.Deliver("worker-0", e);
+  f.h_.Advance(101);
+  f.job_->OnTick(f.h_.now());
+  const auto info = f.job_->Info(f.h_.now());
+  CHECK(info.state() == proto::JOB_FAILED);
+  CHECK_THAT(info.error(), Catch::Contains("loading") && Catch::Contains("scheduler-0") &&
+                               Catch::Contains("scheduler-1") && Catch::Contains("worker-1"));
+  CHECK_THAT(info.error(), !Catch::Contains("worker-0"));
+}
+
+TEST_CASE("DynamicJob: a member's error report fails the job with the member and its cause",
+          "[dynamic_job][faults]") {
+  DynamicJobFixture f;
+  f.job_->Start(f.h_.now());
+  auto e = MakeEnvelope("");
+  e.mutable_ready()->set_error("/data/x.svm:3: bad token");
+  f.Deliver("worker-1", e);
+  CHECK(f.job_->Info(f.h_.now()).error() == "worker-1: /data/x.svm:3: bad token");
+}
+
+TEST_CASE("DynamicJob: a converged check asks for the model and ends with the coefficients",
+          "[dynamic_job][check]") {
+  DynamicJobFixture f;
+  f.LoadEveryone();
+  // lambda_max is the first check's max gradient, 10; violation 0.005 / 10 <= 1e-3: converged.
+  f.AnswerCheck(/*loss=*/2, /*violation=*/0.005, /*penalty=*/0.5, 0);
+  CHECK(f.Rounds("scheduler-0", Kind::kModelRequest).size() == 1);
+  CHECK(f.Rounds("worker-0", Kind::kChordRequest).empty());
+  for (size_t s = 0; s < 2; ++s) {
+    auto e = MakeEnvelope("");
+    e.mutable_model_slice()->add_ids(5 * s + 1);
+    e.mutable_model_slice()->add_values(0.5 + s);
+    f.Deliver(kSchedulers[1 - s], e);  // out of order on purpose
+  }
+  const auto info = f.job_->Info(f.h_.now());
+  REQUIRE(info.state() == proto::JOB_SUCCEEDED);
+  CHECK(info.converged());
+  CHECK(info.objective() == Approx(2 * 2 + 2 * 0.5));  // losses of both workers + penalties
+  CHECK(f.job_->ResultFiles().at(0).name() == "coefficients.tsv");
+  CHECK(f.job_->ResultFiles().at(0).content() == "2\t0.5\n7\t1.5\n");  // 1-based, sorted
+}
+
+TEST_CASE(
+    "DynamicJob: between checks the objective is the workers' latest losses plus the "
+    "penalty of the commits",
+    "[dynamic_job][check]") {
+  DynamicJobFixture f(1);
+  f.StartRunning();  // the check measured loss 5 per worker, penalty 0
+  f.SendChord(0, 3);
+  f.SendPartials("worker-0", 0, 1.0, /*loss=*/3);
+  f.SendPartials("worker-1", 0, 1.0, /*loss=*/4);
+  // Committed value 1 + 2 = 3: penalty |3| - |1| = 2 added to the measured 0.
+  CHECK(f.job_->Info(f.h_.now()).objective() == Approx(3 + 4 + 2));
+}
+
+TEST_CASE("DynamicJob: after check_every updates the pipeline drains and a check follows",
+          "[dynamic_job][check]") {
+  DynamicJobFixture f(/*depth=*/2, /*check_every=*/1);
+  f.StartRunning();
+  f.CompleteRound(0, 1, 1, 1);
+  // Round 1 is still in flight: no check before it is committed.
+  CHECK(f.Rounds("worker-0", Kind::kCheckRequest).empty());
+  f.CompleteRound(1, 6, 1, 1);
+  const auto rounds = f.Rounds("worker-1", Kind::kCheckRequest);
+  CHECK(rounds == std::vector<uint64_t>{2});  // stamped with the next round: after every commit
+  CHECK(f.Rounds("scheduler-0", Kind::kChordRequest).empty());
+  // Not converged and parameters moved since the last check: rounds resume.
+  f.AnswerCheck(5, 5, 0, 2);
+  CHECK(f.job_->Info(f.h_.now()).state() == proto::JOB_RUNNING);
+  CHECK(f.Rounds("scheduler-0", Kind::kChordRequest) == std::vector<uint64_t>{2});
+}
+
+}  // namespace strads
