@@ -74,6 +74,7 @@ void EngineJob::Start() {
         start->add_worker_endpoints(w.endpoint);
       }
       start->set_coordinator_id(transport_.id());
+      start->set_engine(engine());
       SendTo((*group)[r].id, e, now);
     }
   }
