@@ -4,18 +4,18 @@
 
 #include <fmt/format.h>
 
-#include "engine/static_wire.h"
 #include "common/protocol.h"
+#include "engine/static_wire.h"
 
 namespace strads {
 
-StaticHomeJob::StaticHomeJob(Transport& transport, MemberSession& session, Logger log,
-                             uint64_t job_id, const proto::JobStart& start, const StaticApp* app)
-    : transport_(transport),
-      session_(session),
-      log_(std::move(log)),
+StaticHomeJob::StaticHomeJob(const MemberContext& context, uint64_t job_id,
+                             const proto::JobStart& start, const StaticApp* app)
+    : transport_(context.transport),
+      session_(context.session),
+      log_(context.log),
       id_(job_id),
-      errors_(session, transport.id(), job_id, log_),
+      errors_(context.session, context.transport.id(), job_id, context.log),
       spec_(start.spec()),
       app_(app),
       rank_(start.rank()),

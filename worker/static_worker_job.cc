@@ -1,23 +1,22 @@
-#include "worker/static_worker.h"
+#include "worker/static_worker_job.h"
 
 #include <algorithm>
 #include <chrono>
 
 #include <fmt/format.h>
 
-#include "engine/static_wire.h"
 #include "common/protocol.h"
+#include "engine/static_wire.h"
 
 namespace strads {
 
-StaticWorkerJob::StaticWorkerJob(Transport& transport, MemberSession& session, Logger log,
-                                 uint64_t job_id, const proto::JobStart& start,
-                                 const StaticApp* app)
-    : transport_(transport),
-      session_(session),
-      log_(std::move(log)),
+StaticWorkerJob::StaticWorkerJob(const MemberContext& context, uint64_t job_id,
+                                 const proto::JobStart& start, const StaticApp* app)
+    : transport_(context.transport),
+      session_(context.session),
+      log_(context.log),
       id_(job_id),
-      errors_(session, transport.id(), job_id, log_),
+      errors_(context.session, context.transport.id(), job_id, context.log),
       spec_(start.spec()),
       app_(app),
       rank_(start.rank()),
