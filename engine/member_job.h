@@ -17,6 +17,7 @@
 #include "common/member_session.h"
 #include "common/status.h"
 #include "common/transport.h"
+#include "engine/job_error_report.h"
 #include "strads.pb.h"
 
 namespace strads {
@@ -32,8 +33,10 @@ struct MemberContext {
 class MemberJob {
  public:
   virtual ~MemberJob() = default;
+  MemberJob(const MemberJob&) = delete;
+  MemberJob& operator=(const MemberJob&) = delete;
 
-  virtual uint64_t id() const = 0;
+  uint64_t id() const { return id_; }
   // A message of this job (the slot handles JobStart and JobEnd). Malformed or unexpected
   // messages are reported or logged, never fatal.
   virtual void OnMessage(const proto::Envelope& e) = 0;
@@ -47,6 +50,20 @@ class MemberJob {
   // True while the job waits for work on another thread that it polls in OnTick: the event loop
   // should then tick often.
   virtual bool Polling() const { return false; }
+
+ protected:
+  MemberJob(const MemberContext& context, uint64_t job_id)
+      : transport_(context.transport),
+        session_(context.session),
+        log_(context.log),
+        id_(job_id),
+        errors_(context.session, context.transport.id(), job_id, context.log) {}
+
+  Transport& transport_;
+  MemberSession& session_;
+  Logger log_;
+  const uint64_t id_;
+  JobErrorReport errors_;  // failures of this member's part go to the coordinator
 };
 
 // Builds a role's part of job `job_id` from its JobStart; an error (an engine or app this member

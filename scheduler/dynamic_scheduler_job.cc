@@ -13,11 +13,7 @@ namespace strads {
 
 DynamicSchedulerJob::DynamicSchedulerJob(const MemberContext& context, uint64_t job_id,
                                          const proto::JobStart& start, const DynamicApp* app)
-    : transport_(context.transport),
-      session_(context.session),
-      log_(context.log),
-      id_(job_id),
-      errors_(context.session, context.transport.id(), job_id, context.log),
+    : MemberJob(context, job_id),
       spec_(start.spec()),
       rank_(start.rank()),
       num_schedulers_(start.num_schedulers()),

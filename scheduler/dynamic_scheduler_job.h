@@ -23,7 +23,6 @@
 
 #include "common/background_load.h"
 #include "engine/dynamic_app.h"
-#include "engine/job_error_report.h"
 #include "engine/member_job.h"
 #include "scheduler/chord_builder.h"
 
@@ -36,7 +35,6 @@ class DynamicSchedulerJob final : public MemberJob {
                       const DynamicApp* app);
   ~DynamicSchedulerJob() override;
 
-  uint64_t id() const override { return id_; }
   void OnMessage(const proto::Envelope& e) override;
   void OnTick() override;
   void Abandon() override { load_.Abandon(); }
@@ -64,11 +62,6 @@ class DynamicSchedulerJob final : public MemberJob {
   // Evaluates the check once its request and every worker's slice are in.
   void MaybeFinishCheck();
 
-  Transport& transport_;
-  MemberSession& session_;
-  Logger log_;
-  uint64_t id_;
-  JobErrorReport errors_;  // failures of this member's part go to the coordinator
   proto::JobSpec spec_;
   uint32_t rank_;
   uint32_t num_schedulers_;

@@ -11,11 +11,7 @@ namespace strads {
 
 StaticHomeJob::StaticHomeJob(const MemberContext& context, uint64_t job_id,
                              const proto::JobStart& start, const StaticApp* app)
-    : transport_(context.transport),
-      session_(context.session),
-      log_(context.log),
-      id_(job_id),
-      errors_(context.session, context.transport.id(), job_id, context.log),
+    : MemberJob(context, job_id),
       spec_(start.spec()),
       app_(app),
       rank_(start.rank()),

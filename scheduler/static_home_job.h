@@ -15,7 +15,6 @@
 #include <vector>
 
 #include "common/background_load.h"
-#include "engine/job_error_report.h"
 #include "engine/member_job.h"
 #include "engine/rotation_plan.h"
 #include "engine/static_app.h"
@@ -29,7 +28,6 @@ class StaticHomeJob final : public MemberJob {
                 const StaticApp* app);
   ~StaticHomeJob() override;
 
-  uint64_t id() const override { return id_; }
   void OnTick() override;
   void OnMessage(const proto::Envelope& e) override;
   void Abandon() override { load_.Abandon(); }
@@ -43,11 +41,6 @@ class StaticHomeJob final : public MemberJob {
   void HandleModelRequest();
   void SendPassDone();
 
-  Transport& transport_;
-  MemberSession& session_;
-  Logger log_;
-  uint64_t id_;
-  JobErrorReport errors_;  // failures of this member's part go to the coordinator
   proto::JobSpec spec_;
   const StaticApp* app_;
   uint32_t rank_;

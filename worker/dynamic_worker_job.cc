@@ -29,11 +29,7 @@ Result<Dataset> LoadShard(const proto::JobSpec& spec, uint32_t rank, uint32_t pa
 
 DynamicWorkerJob::DynamicWorkerJob(const MemberContext& context, uint64_t job_id,
                                    const proto::JobStart& start, const DynamicApp* app)
-    : transport_(context.transport),
-      session_(context.session),
-      log_(context.log),
-      id_(job_id),
-      errors_(context.session, context.transport.id(), job_id, context.log),
+    : MemberJob(context, job_id),
       spec_(start.spec()),
       rank_(start.rank()),
       num_workers_(start.num_workers()),

@@ -24,7 +24,6 @@
 #include "common/background_load.h"
 #include "common/dataset.h"
 #include "engine/dynamic_app.h"
-#include "engine/job_error_report.h"
 #include "engine/member_job.h"
 
 namespace strads {
@@ -36,7 +35,6 @@ class DynamicWorkerJob final : public MemberJob {
                    const DynamicApp* app);
   ~DynamicWorkerJob() override;
 
-  uint64_t id() const override { return id_; }
   void OnMessage(const proto::Envelope& e) override;
   void OnTick() override;
   void Abandon() override { load_.Abandon(); }
@@ -60,11 +58,6 @@ class DynamicWorkerJob final : public MemberJob {
   void ComputeEligibleChords();
   void SendPartials(uint64_t round, const std::vector<double>& sums);
 
-  Transport& transport_;
-  MemberSession& session_;
-  Logger log_;
-  uint64_t id_;
-  JobErrorReport errors_;  // failures of this member's part go to the coordinator
   proto::JobSpec spec_;
   uint32_t rank_;
   uint32_t num_workers_;

@@ -23,7 +23,6 @@
 #include <vector>
 
 #include "common/background_load.h"
-#include "engine/job_error_report.h"
 #include "engine/member_job.h"
 #include "engine/rotation_plan.h"
 #include "engine/static_app.h"
@@ -37,7 +36,6 @@ class StaticWorkerJob final : public MemberJob {
                   const StaticApp* app);
   ~StaticWorkerJob() override;
 
-  uint64_t id() const override { return id_; }
   // Polls the background load (answers Ready when it is done) and the sub-round in progress.
   void OnTick() override;
   // True while a sub-round computes on its thread: the event loop should tick often.
@@ -74,11 +72,6 @@ class StaticWorkerJob final : public MemberJob {
   void SendBlock(const std::string& to, uint64_t iteration, uint32_t pass, uint32_t sub_round,
                  StaticBlock block);
 
-  Transport& transport_;
-  MemberSession& session_;
-  Logger log_;
-  uint64_t id_;
-  JobErrorReport errors_;  // failures of this member's part go to the coordinator
   proto::JobSpec spec_;
   const StaticApp* app_;
   uint32_t rank_;
