@@ -15,6 +15,7 @@
 
 #include "common/logging.h"
 #include "common/member_session.h"
+#include "common/protocol.h"
 #include "common/status.h"
 #include "common/transport.h"
 #include "engine/job_error_report.h"
@@ -58,6 +59,11 @@ class MemberJob {
         log_(context.log),
         id_(job_id),
         errors_(context.session, context.transport.id(), job_id, context.log) {}
+
+  // For a message the job has no use for: logged, never fatal.
+  void LogUnexpected(const proto::Envelope& e) const {
+    log_->warn("job {}: unexpected {} from {}", id_, BodyName(e), e.sender());
+  }
 
   Transport& transport_;
   MemberSession& session_;

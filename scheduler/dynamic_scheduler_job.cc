@@ -61,7 +61,7 @@ void DynamicSchedulerJob::OnMessage(const proto::Envelope& e) {
     case proto::Envelope::kModelRequest:
       return HandleModelRequest(e);
     default:
-      log_->warn("job {}: unexpected {} from {}", id_, BodyName(e), e.sender());
+      LogUnexpected(e);
   }
 }
 

@@ -62,7 +62,7 @@ void StaticHomeJob::OnMessage(const proto::Envelope& e) {
     case proto::Envelope::kModelRequest:
       return HandleModelRequest();
     default:
-      log_->warn("job {}: unexpected {} from {}", id_, BodyName(e), e.sender());
+      LogUnexpected(e);
   }
 }
 

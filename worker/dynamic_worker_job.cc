@@ -77,7 +77,7 @@ void DynamicWorkerJob::OnMessage(const proto::Envelope& e) {
     case proto::Envelope::kCheckRequest:
       return HandleCheck(e);
     default:
-      log_->warn("job {}: unexpected {} from {}", id_, BodyName(e), e.sender());
+      LogUnexpected(e);
   }
 }
 

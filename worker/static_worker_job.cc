@@ -66,7 +66,7 @@ void StaticWorkerJob::OnMessage(const proto::Envelope& e) {
     case proto::Envelope::kModelRequest:
       return HandleModelRequest();
     default:
-      log_->warn("job {}: unexpected {} from {}", id_, BodyName(e), e.sender());
+      LogUnexpected(e);
   }
 }
 
