@@ -50,8 +50,8 @@ class Coordinator : public Actor {
   // `apps` must outlive the coordinator: submitted specs are validated against it and a job's
   // engine is the engine of its app. `started` is the time the coordinator came up (status
   // reports uptime from it).
-  Coordinator(Transport& transport, CoordinatorOptions options, const AppRegistry& apps,
-              Logger log, Clock::time_point started);
+  Coordinator(Transport& transport, CoordinatorOptions options, const AppRegistry& apps, Logger log,
+              Clock::time_point started);
 
   void OnMessage(const proto::Envelope& envelope, Clock::time_point now) override;
   void OnTick(Clock::time_point now) override;

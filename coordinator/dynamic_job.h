@@ -29,11 +29,11 @@
 #include <string>
 #include <vector>
 
-#include "engine/dynamic_app.h"
 #include "common/event_loop.h"
 #include "common/logging.h"
 #include "common/transport.h"
 #include "coordinator/engine_job.h"
+#include "engine/dynamic_app.h"
 
 namespace strads {
 
@@ -57,6 +57,7 @@ class DynamicJob final : public EngineJob {
     uint32_t partials = 0;
     std::vector<char> seen;  // by worker rank
   };
+  proto::Engine engine() const override { return proto::ENGINE_DYNAMIC; }
   bool Loading() const override { return phase_ == Phase::kLoading; }
   // Who the job is waiting for right now, for the stall error.
   std::string Waiting() const override;

@@ -73,6 +73,7 @@ void EngineJob::Start(Clock::time_point now) {
         start->add_worker_endpoints(w.endpoint);
       }
       start->set_coordinator_id(transport_.id());
+      start->set_engine(engine());
       SendTo((*group)[r].id, e, now);
     }
   }

@@ -52,6 +52,8 @@ class EngineJob : public Job {
   nlohmann::ordered_json FlagsJson() const;
 
   // Engine hooks.
+  // The engine named in JobStart: the members build their part of the job for it.
+  virtual proto::Engine engine() const = 0;
   virtual bool Loading() const = 0;
   virtual std::string Waiting() const = 0;
   virtual void OnFinished(proto::JobState state, Clock::time_point now) {}

@@ -56,6 +56,7 @@ class StaticJob final : public EngineJob {
  private:
   enum class Phase { kLoading, kRunning, kModel, kDone };
 
+  proto::Engine engine() const override { return proto::ENGINE_STATIC; }
   bool Loading() const override { return phase_ == Phase::kLoading; }
   std::string Waiting() const override;
   void OnFinished(proto::JobState state, Clock::time_point now) override;

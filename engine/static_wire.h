@@ -1,5 +1,5 @@
 // The static engine's values on the wire: blocks and metrics to and from their protobuf messages,
-// shared by the members that send and receive them (worker/static_worker.h,
+// shared by the members that send and receive them (worker/static_worker_job.h,
 // scheduler/static_home_job.h).
 // Thread-safety: pure functions.
 #pragma once
@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/static_app.h"
 #include "common/protocol.h"
+#include "engine/static_app.h"
 
 namespace strads {
 
@@ -49,14 +49,6 @@ inline proto::Envelope OutputEnvelope(const std::string& sender, uint64_t job_id
   auto e = MakeEnvelope(sender, job_id);
   auto* output = e.mutable_static_output();  // set even when there are no pieces
   for (auto& piece : pieces) *output->add_pieces() = std::move(piece);
-  return e;
-}
-
-// A member's report that its part of job `job_id` failed: Ready with the error.
-inline proto::Envelope JobErrorEnvelope(const std::string& sender, uint64_t job_id,
-                                        const std::string& what) {
-  auto e = MakeEnvelope(sender, job_id);
-  e.mutable_ready()->set_error(what);
   return e;
 }
 

@@ -9,13 +9,9 @@
 
 namespace strads {
 
-StaticHomeJob::StaticHomeJob(Transport& transport, MemberSession& session, Logger log,
-                             uint64_t job_id, const proto::JobStart& start, const StaticApp* app)
-    : transport_(transport),
-      session_(session),
-      log_(std::move(log)),
-      id_(job_id),
-      errors_(session, transport.id(), job_id, log_),
+StaticHomeJob::StaticHomeJob(const MemberContext& context, uint64_t job_id,
+                             const proto::JobStart& start, const StaticApp* app)
+    : MemberJob(context, job_id),
       spec_(start.spec()),
       app_(app),
       rank_(start.rank()),
@@ -66,7 +62,7 @@ void StaticHomeJob::OnMessage(const proto::Envelope& e) {
     case proto::Envelope::kModelRequest:
       return HandleModelRequest();
     default:
-      log_->warn("job {}: unexpected {} from {}", id_, BodyName(e), e.sender());
+      LogUnexpected(e);
   }
 }
 

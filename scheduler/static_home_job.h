@@ -5,8 +5,8 @@
 // out every block it owns (StaticHome::TakeBlock) to the worker that first works on it in the pass
 // (engine/rotation_plan.h); blocks come back after their last visit of the pass
 // (StaticHome::ReturnBlock). With all of them home it answers PassDone — after the evaluation pass
-// with its metrics. On ModelRequest it sends its part of the outputs. Failures are reported to the
-// coordinator as Ready{error}; the scheduler stays up.
+// with its metrics. On ModelRequest it sends its part of the outputs. Failures are reported
+// through a JobErrorReport (to the coordinator, which fails the job); the scheduler stays up.
 // Thread-compatibility: used by the scheduler's event loop only.
 #pragma once
 
@@ -14,28 +14,25 @@
 #include <string>
 #include <vector>
 
-#include "engine/static_app.h"
 #include "common/background_load.h"
-#include "engine/job_error_report.h"
-#include "common/logging.h"
-#include "common/member_session.h"
-#include "common/transport.h"
+#include "engine/member_job.h"
 #include "engine/rotation_plan.h"
+#include "engine/static_app.h"
 
 namespace strads {
 
-class StaticHomeJob {
+class StaticHomeJob final : public MemberJob {
  public:
-  StaticHomeJob(Transport& transport, MemberSession& session, Logger log, uint64_t job_id,
-                const proto::JobStart& start, const StaticApp* app);
-  ~StaticHomeJob();
+  // Starts loading the home of scheduler start.rank() of start.num_schedulers().
+  StaticHomeJob(const MemberContext& context, uint64_t job_id, const proto::JobStart& start,
+                const StaticApp* app);
+  ~StaticHomeJob() override;
 
-  uint64_t id() const { return id_; }
-  void OnTick();
-  void OnMessage(const proto::Envelope& e);
-  void Abandon() { load_.Abandon(); }
+  void OnTick() override;
+  void OnMessage(const proto::Envelope& e) override;
+  void Abandon() override { load_.Abandon(); }
   // True while a load (abandoned or not) still runs.
-  bool Busy() { return load_.Busy(); }
+  bool Busy() override { return load_.Busy(); }
 
  private:
   void FinishLoading(Result<std::unique_ptr<StaticHome>> loaded);
@@ -44,11 +41,6 @@ class StaticHomeJob {
   void HandleModelRequest();
   void SendPassDone();
 
-  Transport& transport_;
-  MemberSession& session_;
-  Logger log_;
-  uint64_t id_;
-  JobErrorReport errors_;  // failures of this member's part go to the coordinator
   proto::JobSpec spec_;
   const StaticApp* app_;
   uint32_t rank_;

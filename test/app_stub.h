@@ -18,8 +18,7 @@ class AppStub : public EngineApp {
   boost::program_options::options_description Options() const override {
     return boost::program_options::options_description("stub");
   }
-  Status FromOptions(const boost::program_options::variables_map&,
-                     proto::JobSpec&) const override {
+  Status FromOptions(const boost::program_options::variables_map&, proto::JobSpec&) const override {
     return Status::Ok();
   }
   Status Validate(const proto::JobSpec&) const override { return Status::Ok(); }

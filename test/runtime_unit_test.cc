@@ -1,5 +1,5 @@
 // Unit tests of the runtime pieces without a cluster: the envelope, both transports, and the
-// worker's pipeline bound driven message by message over the in-process hub.
+// worker driven message by message over the in-process hub.
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -15,14 +15,14 @@
 #include "common/inproc_transport.h"
 #include "common/protocol.h"
 #include "common/zmq_transport.h"
+#include "temp_dir.h"
+#include "worker/dynamic_worker_job.h"
 #include "worker/worker.h"
 
 namespace strads {
 namespace {
 
 using std::chrono::milliseconds;
-
-const AppRegistry apps = BuiltinApps();
 
 }  // namespace
 
@@ -157,153 +157,86 @@ TEST_CASE("ZeroMQ send to an endpoint nobody listens on fails within the send ti
   CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(3));
 }
 
-TEST_CASE("a worker never computes round t before it has applied every commit up to t - D",
-          "[worker][pipeline]") {
-  // A 4-row shard with 3 features; the test plays coordinator and scheduler.
-  auto dir =
-      std::filesystem::temp_directory_path() / ("strads-worker-test-" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  const auto data = (dir / "tiny.svm").string();
-  {
-    std::ofstream out(data);
-    out << "1 1:1 2:0.5\n2 2:1 3:1\n-1 1:2\n0.5 3:-1\n";
-  }
-  for (uint32_t depth : {1u, 2u, 3u}) {
-    CAPTURE(depth);
-    InProcHub hub;
-    InProcTransport coordinator(hub, "coordinator");
-    InProcTransport scheduler(hub, "scheduler-0");
-    InProcTransport worker_transport(hub, "worker-0");
-    MemberIdentity identity;
-    identity.host = "test";
-    Worker worker(worker_transport, identity, apps, MakeLogger("worker", "test", "off"));
-    auto deliver = [&](const proto::Envelope& e) { worker.OnMessage(e, Clock::now()); };
+// The pipeline bound and the dual pipeline are tested on DynamicWorkerJob itself
+// (test/member_job_test.cc); here the worker as a whole, as the coordinator sees it.
 
-    auto start = MakeEnvelope("coordinator", 1);
-    start.mutable_job_start()->mutable_spec()->set_app("lasso");
-    start.mutable_job_start()->mutable_spec()->set_data_path(data);
-    start.mutable_job_start()->mutable_spec()->mutable_dynamic()->set_pipeline_depth(depth);
-    start.mutable_job_start()->set_num_workers(1);
-    deliver(start);
-    std::optional<proto::Envelope> ready;
-    for (int i = 0; i < 200 && !ready; ++i) {
+namespace {
+
+// A worker on an in-process hub with the test as its coordinator.
+struct WorkerBench {
+  InProcHub hub;
+  InProcTransport coordinator{hub, "coordinator"};
+  InProcTransport transport{hub, "worker-0"};
+  const AppRegistry apps = BuiltinApps();
+  Worker worker{transport, MemberIdentity{}, apps, MakeLogger("worker", "test", "off")};
+
+  void Deliver(const proto::Envelope& e) { worker.OnMessage(e, Clock::now()); }
+  // The next Ready the coordinator receives (ticking the worker meanwhile), or nullopt.
+  std::optional<proto::Ready> AwaitReady() {
+    for (int i = 0; i < 500; ++i) {
       worker.OnTick(Clock::now());
-      ready = coordinator.Receive(milliseconds(10));
-      if (ready && ready->body_case() != proto::Envelope::kReady) ready.reset();
+      auto e = coordinator.Receive(milliseconds(10));
+      if (e && e->body_case() == proto::Envelope::kReady) return e->ready();
     }
-    REQUIRE(ready);
-    REQUIRE(ready->ready().error().empty());
-
-    // Chords for rounds 0..5 arrive at once, no commit yet.
-    for (uint64_t t = 0; t < 6; ++t) {
-      auto chord = MakeEnvelope("scheduler-0", 1, t);
-      chord.mutable_chord()->add_ids(t % 3);
-      chord.mutable_chord()->add_values(0);
-      chord.mutable_chord()->add_sq_norms(1);
-      deliver(chord);
-    }
-    auto drain_partials = [&] {
-      std::vector<uint64_t> rounds;
-      while (auto e = coordinator.Receive(milliseconds(20))) {
-        if (e->body_case() == proto::Envelope::kPartials) {
-          // The bound itself: round t was computed with commits of rounds <= t - D applied.
-          CHECK(e->partials().applied_through() + depth > e->round());
-          rounds.push_back(e->round());
-        }
-      }
-      return rounds;
-    };
-    auto first = drain_partials();
-    REQUIRE(first.size() == depth);
-    CHECK(worker.pending_chords() == 6 - depth);
-    for (uint64_t t = 0; t < 6; ++t) {
-      auto commit = MakeEnvelope("coordinator", 1, t);
-      commit.mutable_commit()->add_ids(t % 3);
-      commit.mutable_commit()->add_values(0.1);
-      commit.mutable_commit()->add_deltas(0.1);
-      deliver(commit);
-      auto released = drain_partials();
-      const size_t expected = t + depth < 6 ? 1 : 0;
-      CHECK(released.size() == expected);
-      if (expected) CHECK(released[0] == t + depth);
-    }
-    CHECK(worker.applied_rounds() == 6);
+    return std::nullopt;
   }
-}
+};
 
-TEST_CASE("dual pipeline: a chord's fresh head waits for every earlier commit, its tail does not",
-          "[worker][pipeline]") {
-  auto dir = std::filesystem::temp_directory_path() /
-             ("strads-worker-dual-test-" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  const auto data = (dir / "tiny.svm").string();
-  {
-    std::ofstream out(data);
-    out << "1 1:1 2:0.5\n2 2:1 3:1\n-1 1:2\n0.5 3:-1\n";
-  }
-  InProcHub hub;
-  InProcTransport coordinator(hub, "coordinator");
-  InProcTransport worker_transport(hub, "worker-0");
-  Worker worker(worker_transport, MemberIdentity{}, apps, MakeLogger("worker", "test", "off"));
-  auto deliver = [&](const proto::Envelope& e) { worker.OnMessage(e, Clock::now()); };
-  auto start = MakeEnvelope("coordinator", 1);
-  start.mutable_job_start()->mutable_spec()->set_app("lasso");
+proto::Envelope JobStartEnvelope(uint64_t job, const std::string& app, proto::Engine engine,
+                                 const std::string& data) {
+  auto start = MakeEnvelope("coordinator", job);
+  start.mutable_job_start()->mutable_spec()->set_app(app);
   start.mutable_job_start()->mutable_spec()->set_data_path(data);
-  start.mutable_job_start()->mutable_spec()->mutable_dynamic()->set_pipeline_depth(3);
+  start.mutable_job_start()->set_engine(engine);
   start.mutable_job_start()->set_num_workers(1);
-  deliver(start);
-  bool ready = false;
-  for (int i = 0; i < 200 && !ready; ++i) {
-    worker.OnTick(Clock::now());
-    auto e = coordinator.Receive(milliseconds(10));
-    ready = e && e->body_case() == proto::Envelope::kReady;
-  }
-  REQUIRE(ready);
-  for (uint64_t t = 0; t < 3; ++t) {
-    auto chord = MakeEnvelope("scheduler-0", 1, t);
-    for (uint64_t j = 0; j < 2; ++j) {
-      chord.mutable_chord()->add_ids(j);
-      chord.mutable_chord()->add_values(0);
-      chord.mutable_chord()->add_sq_norms(1);
-    }
-    chord.mutable_chord()->set_fresh_count(1);
-    deliver(chord);
-  }
-  auto rounds = [&] {
-    std::vector<uint64_t> out;
-    while (auto e = coordinator.Receive(milliseconds(20))) {
-      if (e->body_case() == proto::Envelope::kPartials) {
-        CHECK(e->partials().applied_through() == e->round());  // the head saw every commit
-        CHECK(e->partials().sums_size() == 2);
-        out.push_back(e->round());
-      }
-    }
-    return out;
-  };
-  // D = 3 would allow rounds 0..2 at once; the fresh heads allow only round 0.
-  CHECK(rounds() == std::vector<uint64_t>{0});
-  for (uint64_t t = 0; t < 2; ++t) {
-    auto commit = MakeEnvelope("coordinator", 1, t);
-    commit.mutable_commit()->add_ids(0);
-    commit.mutable_commit()->add_values(0.1 * (t + 1));
-    commit.mutable_commit()->add_deltas(0.1);
-    deliver(commit);
-    CHECK(rounds() == std::vector<uint64_t>{t + 1});
-  }
+  return start;
 }
 
-TEST_CASE("a commit out of round order is refused, not applied", "[worker][pipeline]") {
-  InProcHub hub;
-  InProcTransport coordinator(hub, "coordinator");
-  InProcTransport worker_transport(hub, "worker-0");
-  Worker worker(worker_transport, MemberIdentity{}, apps, MakeLogger("worker", "test", "off"));
+}  // namespace
+
+TEST_CASE("a commit out of round order is refused, not applied, and reported", "[worker]") {
+  testing::TempDir dir;
+  const auto data = dir.Write("tiny.svm", "1 1:1 2:0.5\n2 2:1 3:1\n-1 1:2\n0.5 3:-1\n");
+  WorkerBench bench;
   // Without a job every job message is dropped; nothing crashes on garbage.
-  auto commit = MakeEnvelope("coordinator", 9, 3);
+  bench.Deliver(MakeEnvelope("coordinator", 9, 3));
+  bench.Deliver(proto::Envelope{});
+  CHECK(bench.worker.job() == nullptr);
+
+  bench.Deliver(JobStartEnvelope(1, "lasso", proto::ENGINE_DYNAMIC, data));
+  auto ready = bench.AwaitReady();
+  REQUIRE(ready);
+  REQUIRE(ready->error().empty());
+  auto* job = dynamic_cast<DynamicWorkerJob*>(bench.worker.job());
+  REQUIRE(job != nullptr);
+
+  auto commit = MakeEnvelope("coordinator", 1, 3);  // round 0 is expected
   commit.mutable_commit()->add_ids(1);
-  worker.OnMessage(commit, Clock::now());
-  proto::Envelope empty;
-  worker.OnMessage(empty, Clock::now());
-  CHECK(worker.applied_rounds() == 0);
+  commit.mutable_commit()->add_values(0.5);
+  commit.mutable_commit()->add_deltas(0.5);
+  bench.Deliver(commit);
+  auto refused = bench.AwaitReady();
+  REQUIRE(refused);
+  CHECK_THAT(refused->error(), Catch::Contains("commit of round 3"));
+  CHECK(job->applied_rounds() == 0);
+}
+
+TEST_CASE("a JobStart a member cannot build (unknown engine, unknown app) is the job's error",
+          "[worker]") {
+  WorkerBench bench;
+  SECTION("no engine named") {
+    bench.Deliver(JobStartEnvelope(2, "lasso", proto::ENGINE_UNSPECIFIED, "unused"));
+    auto ready = bench.AwaitReady();
+    REQUIRE(ready);
+    CHECK_THAT(ready->error(), Catch::Contains("engine"));
+  }
+  SECTION("an app of the other engine") {
+    bench.Deliver(JobStartEnvelope(2, "lda", proto::ENGINE_DYNAMIC, "unused"));
+    auto ready = bench.AwaitReady();
+    REQUIRE(ready);
+    CHECK_THAT(ready->error(), Catch::Contains("lda"));
+  }
+  CHECK(bench.worker.job() == nullptr);
 }
 
 }  // namespace strads

@@ -14,8 +14,7 @@ namespace strads::testing {
 class TempDir {
  public:
   TempDir() {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "strads_test_XXXXXX").string();
+    std::string pattern = (std::filesystem::temp_directory_path() / "strads_test_XXXXXX").string();
     REQUIRE(mkdtemp(pattern.data()) != nullptr);
     path_ = pattern;
   }

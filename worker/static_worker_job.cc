@@ -1,4 +1,4 @@
-#include "worker/static_worker.h"
+#include "worker/static_worker_job.h"
 
 #include <algorithm>
 #include <chrono>
@@ -10,14 +10,9 @@
 
 namespace strads {
 
-StaticWorkerJob::StaticWorkerJob(Transport& transport, MemberSession& session, Logger log,
-                                 uint64_t job_id, const proto::JobStart& start,
-                                 const StaticApp* app)
-    : transport_(transport),
-      session_(session),
-      log_(std::move(log)),
-      id_(job_id),
-      errors_(session, transport.id(), job_id, log_),
+StaticWorkerJob::StaticWorkerJob(const MemberContext& context, uint64_t job_id,
+                                 const proto::JobStart& start, const StaticApp* app)
+    : MemberJob(context, job_id),
       spec_(start.spec()),
       app_(app),
       rank_(start.rank()),
@@ -71,7 +66,7 @@ void StaticWorkerJob::OnMessage(const proto::Envelope& e) {
     case proto::Envelope::kModelRequest:
       return HandleModelRequest();
     default:
-      log_->warn("job {}: unexpected {} from {}", id_, BodyName(e), e.sender());
+      LogUnexpected(e);
   }
 }
 

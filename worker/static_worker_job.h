@@ -8,8 +8,8 @@
 // block's next visit in this pass, or home after its last visit — and reports SubRoundDone (its
 // aggregate changes, compute seconds and work units; after the evaluation pass also its metrics)
 // to the coordinator. On ModelRequest it sends its part of the outputs.
-// Any failure of its part (a load error, a malformed block, an unreachable peer) is reported to
-// the coordinator as Ready{error}, which fails the job; the worker stays up.
+// Any failure of its part (a load error, a malformed block, an unreachable peer) is reported
+// through a JobErrorReport (to the coordinator, which fails the job); the worker stays up.
 // Thread-compatibility: used by the worker's event loop only.
 #pragma once
 
@@ -22,34 +22,29 @@
 #include <tuple>
 #include <vector>
 
-#include "engine/static_app.h"
 #include "common/background_load.h"
-#include "engine/job_error_report.h"
-#include "common/logging.h"
-#include "common/member_session.h"
-#include "common/transport.h"
+#include "engine/member_job.h"
 #include "engine/rotation_plan.h"
+#include "engine/static_app.h"
 
 namespace strads {
 
-class StaticWorkerJob {
+class StaticWorkerJob final : public MemberJob {
  public:
   // Starts loading shard start.rank() of start.num_workers().
-  StaticWorkerJob(Transport& transport, MemberSession& session, Logger log, uint64_t job_id,
-                  const proto::JobStart& start, const StaticApp* app);
-  ~StaticWorkerJob();
+  StaticWorkerJob(const MemberContext& context, uint64_t job_id, const proto::JobStart& start,
+                  const StaticApp* app);
+  ~StaticWorkerJob() override;
 
-  uint64_t id() const { return id_; }
   // Polls the background load (answers Ready when it is done) and the sub-round in progress.
-  void OnTick();
+  void OnTick() override;
   // True while a sub-round computes on its thread: the event loop should tick often.
-  bool computing() const { return compute_.valid(); }
-  // A message of this job.
-  void OnMessage(const proto::Envelope& e);
+  bool Polling() const override { return compute_.valid(); }
+  void OnMessage(const proto::Envelope& e) override;
   // Drops the job's load (a load still running is abandoned, not waited for).
-  void Abandon() { load_.Abandon(); }
+  void Abandon() override { load_.Abandon(); }
   // True while a load (abandoned or not) or a sub-round still runs.
-  bool Busy() {
+  bool Busy() override {
     return load_.Busy() || (compute_.valid() && compute_.wait_for(std::chrono::seconds(0)) !=
                                                     std::future_status::ready);
   }
@@ -77,11 +72,6 @@ class StaticWorkerJob {
   void SendBlock(const std::string& to, uint64_t iteration, uint32_t pass, uint32_t sub_round,
                  StaticBlock block);
 
-  Transport& transport_;
-  MemberSession& session_;
-  Logger log_;
-  uint64_t id_;
-  JobErrorReport errors_;  // failures of this member's part go to the coordinator
   proto::JobSpec spec_;
   const StaticApp* app_;
   uint32_t rank_;

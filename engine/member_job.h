@@ -1,0 +1,82 @@
+// MemberJob: a member's part of one job, for either engine (dynamic, static) and either role
+// (scheduler, worker).
+//
+// A member runs one job at a time, held in its JobSlot (engine/job_slot.h) and built from the
+// job's JobStart by the role's factory (engine/member_job_factory.h). A job loads its data on a
+// background thread from its constructor on, answers Ready when it is loaded, and reports any
+// failure of its part through a JobErrorReport (engine/job_error_report.h): the first to the
+// coordinator, which fails the job; later ones are only logged.
+// Thread-compatibility: used by the member's event loop only.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+#include "common/logging.h"
+#include "common/member_session.h"
+#include "common/protocol.h"
+#include "common/status.h"
+#include "common/transport.h"
+#include "engine/app_registry.h"
+#include "engine/job_error_report.h"
+#include "strads.pb.h"
+
+namespace strads {
+
+// What a job uses of its member: the transport (to peers), the session (to the coordinator) and
+// the member's logger. The transport and the session outlive every job of the member.
+struct MemberContext {
+  Transport& transport;
+  MemberSession& session;
+  const AppRegistry& apps;  // where a JobStart's app is found
+  Logger log;
+};
+
+class MemberJob {
+ public:
+  virtual ~MemberJob() = default;
+  MemberJob(const MemberJob&) = delete;
+  MemberJob& operator=(const MemberJob&) = delete;
+
+  uint64_t id() const { return id_; }
+  // A message of this job (the slot handles JobStart and JobEnd). Malformed or unexpected
+  // messages are reported or logged, never fatal.
+  virtual void OnMessage(const proto::Envelope& e) = 0;
+  // Polls the work running on other threads (the data load, a sub-round).
+  virtual void OnTick() = 0;
+  // The job has ended: the result of a load still running is no longer wanted.
+  virtual void Abandon() = 0;
+  // True while work on another thread (abandoned or not) still runs: until then the job must not
+  // be destroyed.
+  virtual bool Busy() = 0;
+  // True while the job waits for work on another thread that it polls in OnTick: the event loop
+  // should then tick often.
+  virtual bool Polling() const { return false; }
+
+ protected:
+  MemberJob(const MemberContext& context, uint64_t job_id)
+      : transport_(context.transport),
+        session_(context.session),
+        log_(context.log),
+        id_(job_id),
+        errors_(context.session, context.transport.id(), job_id, context.log) {}
+
+  // For a message the job has no use for: logged, never fatal.
+  void LogUnexpected(const proto::Envelope& e) const {
+    log_->warn("job {}: unexpected {} from {}", id_, BodyName(e), e.sender());
+  }
+
+  Transport& transport_;
+  MemberSession& session_;
+  Logger log_;
+  const uint64_t id_;
+  JobErrorReport errors_;  // failures of this member's part go to the coordinator
+};
+
+// Builds a role's part of job `job_id` from its JobStart; an error (an engine or app this member
+// does not know) is the job's error.
+using MemberJobFactory = std::function<Result<std::unique_ptr<MemberJob>>(
+    const MemberContext& context, uint64_t job_id, const proto::JobStart& start)>;
+
+}  // namespace strads

@@ -1,0 +1,40 @@
+// MakeMemberJob<DynamicJob, StaticJob>: a role's MemberJobFactory (engine/member_job.h), keyed by
+// the engine named in JobStart.
+//
+// The role names its two job classes, each constructible as
+// Job(const MemberContext&, uint64_t job_id, const proto::JobStart&, const App*), App being
+// DynamicApp or StaticApp. This is the one place where a member looks the job's app up.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "engine/dynamic_app.h"
+#include "engine/member_job.h"
+#include "engine/static_app.h"
+
+namespace strads {
+
+template <typename DynamicJob, typename StaticJob>
+Result<std::unique_ptr<MemberJob>> MakeMemberJob(const MemberContext& context, uint64_t job_id,
+                                                 const proto::JobStart& start) {
+  const std::string& name = start.spec().app();
+  switch (start.engine()) {
+    case proto::ENGINE_DYNAMIC: {
+      auto app = context.apps.FindDynamic(name);
+      if (!app.ok()) return app.status();
+      return std::unique_ptr<MemberJob>(std::make_unique<DynamicJob>(context, job_id, start, *app));
+    }
+    case proto::ENGINE_STATIC: {
+      auto app = context.apps.FindStatic(name);
+      if (!app.ok()) return app.status();
+      return std::unique_ptr<MemberJob>(std::make_unique<StaticJob>(context, job_id, start, *app));
+    }
+    default:
+      return Status::InvalidArgument("job " + std::to_string(job_id) + " (app '" + name +
+                                     "') names no engine this member knows (engine " +
+                                     std::to_string(static_cast<int>(start.engine())) + ")");
+  }
+}
+
+}  // namespace strads

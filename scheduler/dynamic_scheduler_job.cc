@@ -1,0 +1,214 @@
+#include "scheduler/dynamic_scheduler_job.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "common/data_loader.h"
+#include "common/partitioner.h"
+#include "common/protocol.h"
+
+namespace strads {
+
+DynamicSchedulerJob::DynamicSchedulerJob(const MemberContext& context, uint64_t job_id,
+                                         const proto::JobStart& start, const DynamicApp* app)
+    : MemberJob(context, job_id),
+      spec_(start.spec()),
+      rank_(start.rank()),
+      num_schedulers_(start.num_schedulers()),
+      num_workers_(start.num_workers()),
+      app_(app),
+      worker_ids_(start.worker_ids().begin(), start.worker_ids().end()) {
+  for (int w = 0; w < start.worker_ids_size() && w < start.worker_endpoints_size(); ++w) {
+    if (Status st = transport_.Connect(start.worker_ids(w), start.worker_endpoints(w)); !st.ok()) {
+      log_->error("job {}: {}", id_, st.message());
+    }
+  }
+  log_->info("job {}: loading {} (scheduler {}/{})", id_, spec_.data_path(), rank_,
+             num_schedulers_);
+  load_.Start(LoadPartition, spec_, rank_, num_schedulers_);
+}
+
+DynamicSchedulerJob::~DynamicSchedulerJob() = default;
+
+void DynamicSchedulerJob::Send(const std::string& to, const proto::Envelope& e) {
+  if (Status st = transport_.Send(to, e); !st.ok()) {
+    errors_.Report("cannot send " + BodyName(e) + " to " + to + ": " + st.message());
+  }
+}
+
+void DynamicSchedulerJob::OnTick() {
+  if (auto loaded = load_.Poll()) FinishLoading(std::move(*loaded));
+}
+
+void DynamicSchedulerJob::OnMessage(const proto::Envelope& e) {
+  if (errors_.failed()) return;
+  if (!builder_) {
+    log_->debug("job {}: dropping {} (the partition is not loaded)", id_, BodyName(e));
+    return;
+  }
+  switch (e.body_case()) {
+    case proto::Envelope::kChordRequest:
+      return HandleChordRequest(e);
+    case proto::Envelope::kCommit:
+      return HandleCommit(e);
+    case proto::Envelope::kGradientSlice:
+      return HandleGradientSlice(e);
+    case proto::Envelope::kCheckRequest:
+      check_requested_ = e.round();
+      return MaybeFinishCheck();
+    case proto::Envelope::kModelRequest:
+      return HandleModelRequest(e);
+    default:
+      LogUnexpected(e);
+  }
+}
+
+Result<DynamicSchedulerJob::Partition> DynamicSchedulerJob::LoadPartition(
+    const proto::JobSpec& spec, uint32_t rank, uint32_t parts) {
+  try {
+    DataSource source{spec.data_path(), spec.dynamic().data_format(), spec.dynamic().labels_path()};
+    auto data = LoadDataset(source, RowRange{});
+    if (!data.ok()) return data.status();
+    const SparseColMatrix& x = data->x;
+    std::vector<uint64_t> weights(static_cast<size_t>(x.cols()));
+    for (int64_t j = 0; j < x.cols(); ++j) {
+      weights[j] = static_cast<uint64_t>(x.outerIndexPtr()[j + 1] - x.outerIndexPtr()[j]);
+    }
+    auto starts = PartitionByWeight(weights, parts);
+    Partition p;
+    p.num_rows = static_cast<uint64_t>(x.rows());
+    p.num_features = static_cast<uint64_t>(x.cols());
+    p.first = starts[rank];
+    p.end = starts[rank + 1];
+    for (uint64_t j = p.first; j < p.end; ++j) p.nonzeros += weights[j];
+    p.store = std::make_unique<ColumnStore>(x, p.first, p.end);
+    return p;
+  } catch (const std::exception& e) {
+    // E.g. bad_alloc for a file whose largest feature id implies an enormous partition.
+    return Status::Internal(spec.data_path() + ": cannot build the partition: " + e.what());
+  }
+}
+
+void DynamicSchedulerJob::FinishLoading(Result<Partition> loaded) {
+  if (!loaded.ok()) return errors_.Report(loaded.status().message());
+  part_ = std::move(loaded).value();
+  const Partition& p = part_;
+  ChordPolicy policy;
+  policy.schedule = spec_.dynamic().schedule();
+  policy.chord_size = spec_.dynamic().chord_size();
+  policy.candidates = std::max(spec_.dynamic().candidates(), spec_.dynamic().chord_size());
+  policy.rho = spec_.dynamic().rho();
+  policy.eta = spec_.dynamic().eta();
+  policy.seed = spec_.seed() * 1000003 + rank_;
+  builder_ = std::make_unique<ChordBuilder>(*p.store, policy);
+  values_.assign(p.end - p.first, 0.0);
+  auto reply = MakeEnvelope(transport_.id(), id_);
+  auto* ready = reply.mutable_ready();
+  ready->set_num_rows(p.num_rows);
+  ready->set_num_features(p.num_features);
+  ready->set_first_param(p.first);
+  ready->set_end_param(p.end);
+  ready->set_nonzeros(p.nonzeros);
+  log_->info("job {}: owns parameters [{}, {}) of {}", id_, p.first, p.end, p.num_features);
+  (void)session_.SendToCoordinator(reply);
+}
+
+void DynamicSchedulerJob::HandleChordRequest(const proto::Envelope& e) {
+  const uint64_t first = part_.first;
+  std::vector<uint64_t> ids = builder_->Next();
+  auto out = MakeEnvelope(transport_.id(), id_, e.round());
+  auto* chord = out.mutable_chord();
+  chord->set_scheduler_rank(rank_);
+  chord->set_exhausted(ids.empty() && builder_->in_flight() == 0);
+  chord->set_min_applied(applied_through_);
+  if (spec_.dynamic().dual_pipeline()) chord->set_fresh_count((chord->ids_size() + 1) / 2);
+  chord->mutable_ids()->Assign(ids.begin(), ids.end());
+  for (uint64_t j : ids) {
+    chord->add_values(values_[j - first]);
+    chord->add_sq_norms(part_.store->SquaredNorm(j));
+  }
+  for (const auto& w : worker_ids_) Send(w, out);
+  (void)session_.SendToCoordinator(out);
+  builder_->Prepare();  // the next request finds its chord ready
+}
+
+void DynamicSchedulerJob::HandleCommit(const proto::Envelope& e) {
+  const auto& c = e.commit();
+  if (c.values_size() != c.ids_size() || c.deltas_size() != c.ids_size()) {
+    return errors_.Report("malformed commit of round " + std::to_string(e.round()) + " from " +
+                          e.sender());
+  }
+  applied_through_ = std::max(applied_through_, e.round() + 1);
+  for (int k = 0; k < c.ids_size(); ++k) {
+    const uint64_t j = c.ids(k);
+    if (!part_.store->Contains(j)) {
+      return errors_.Report(
+          fmt::format("commit for parameter {} outside [{}, {})", j, part_.first, part_.end));
+    }
+    values_[j - part_.first] = c.values(k);
+    builder_->OnCommit(j, c.deltas(k));
+  }
+}
+
+void DynamicSchedulerJob::HandleGradientSlice(const proto::Envelope& e) {
+  const auto& slice = e.gradient_slice();
+  const size_t n = values_.size();
+  if (static_cast<size_t>(slice.values_size()) != n) {
+    return errors_.Report(fmt::format("gradient slice from {} has {} values, partition has {}",
+                                      e.sender(), slice.values_size(), n));
+  }
+  if (slices_ == 0) {
+    gradient_.assign(n, 0.0);
+    check_round_ = e.round();
+  } else if (e.round() != check_round_) {
+    return errors_.Report(
+        fmt::format("gradient slices of checks {} and {} mixed", check_round_, e.round()));
+  }
+  for (size_t i = 0; i < n; ++i) gradient_[i] += slice.values(static_cast<int>(i));
+  ++slices_;
+  MaybeFinishCheck();
+}
+
+void DynamicSchedulerJob::MaybeFinishCheck() {
+  if (slices_ < num_workers_ || check_requested_ != check_round_) return;
+  const size_t n = values_.size();
+  slices_ = 0;
+  check_requested_.reset();
+  builder_->DropPrepared();  // chosen with the old priorities
+
+  auto out = MakeEnvelope(transport_.id(), id_, check_round_);
+  auto* report = out.mutable_check_report();
+  double max_violation = 0, max_gradient = 0, penalty = 0;
+  uint64_t nonzeros = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t j = part_.first + i;
+    const double g = gradient_[i];
+    const double beta = values_[i];
+    const double v = app_->Violation(g, beta, spec_);
+    max_violation = std::max(max_violation, v);
+    max_gradient = std::max(max_gradient, std::abs(g));
+    penalty += app_->Penalty(beta, spec_);
+    nonzeros += beta != 0.0;
+    builder_->OnCheck(j, v);
+  }
+  report->set_max_violation(max_violation);
+  report->set_max_abs_gradient(max_gradient);
+  report->set_penalty(penalty);
+  report->set_nonzeros(nonzeros);
+  (void)session_.SendToCoordinator(out);
+}
+
+void DynamicSchedulerJob::HandleModelRequest(const proto::Envelope& e) {
+  auto out = MakeEnvelope(transport_.id(), id_, e.round());
+  auto* slice = out.mutable_model_slice();
+  for (size_t i = 0; i < values_.size(); ++i) {
+    if (values_[i] == 0.0) continue;
+    slice->add_ids(part_.first + i);
+    slice->add_values(values_[i]);
+  }
+  (void)session_.SendToCoordinator(out);
+}
+
+}  // namespace strads

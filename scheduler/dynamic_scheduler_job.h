@@ -1,0 +1,85 @@
+// DynamicSchedulerJob: a scheduler's part of a dynamic-engine job (lasso, logistic, svm): the
+// home of one disjoint partition of the parameters, and the source of the chords of the rounds t
+// with t mod S == its rank.
+//
+// From its construction it reads the whole data file on a background thread (it needs every row
+// of its columns for the dependency check and the columns' norms), derives the partition
+// [first, end) from the column weights (the same deterministic PartitionByWeight on every
+// scheduler), keeps only its own columns, and answers Ready. Then:
+//  - ChordRequest(t): the next chord from the ChordBuilder, with the parameters' current values
+//    and squared column norms, to every worker and to the coordinator;
+//  - Commit(t): new values, and the priorities of the committed parameters;
+//  - GradientSlice x P and CheckRequest: the optimality check of its partition (CheckReport to
+//    the coordinator), which also refreshes every priority;
+//  - ModelRequest: its nonzero parameters.
+// Failures of its part go to the coordinator through a JobErrorReport.
+// Thread-compatibility: used by the scheduler's event loop only.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/background_load.h"
+#include "engine/dynamic_app.h"
+#include "engine/member_job.h"
+#include "scheduler/chord_builder.h"
+
+namespace strads {
+
+class DynamicSchedulerJob final : public MemberJob {
+ public:
+  // Starts loading partition start.rank() of start.num_schedulers().
+  DynamicSchedulerJob(const MemberContext& context, uint64_t job_id, const proto::JobStart& start,
+                      const DynamicApp* app);
+  ~DynamicSchedulerJob() override;
+
+  void OnMessage(const proto::Envelope& e) override;
+  void OnTick() override;
+  void Abandon() override { load_.Abandon(); }
+  bool Busy() override { return load_.Busy(); }
+
+ private:
+  // What the background load produces.
+  struct Partition {
+    uint64_t num_rows = 0;
+    uint64_t num_features = 0;
+    uint64_t first = 0;
+    uint64_t end = 0;
+    uint64_t nonzeros = 0;
+    std::unique_ptr<ColumnStore> store;
+  };
+
+  // Reads the whole file and keeps the columns of partition `rank` of `parts` (background thread).
+  static Result<Partition> LoadPartition(const proto::JobSpec& spec, uint32_t rank, uint32_t parts);
+  void FinishLoading(Result<Partition> loaded);
+  void HandleChordRequest(const proto::Envelope& e);
+  void HandleCommit(const proto::Envelope& e);
+  void HandleGradientSlice(const proto::Envelope& e);
+  void HandleModelRequest(const proto::Envelope& e);
+  void Send(const std::string& to, const proto::Envelope& e);
+  // Evaluates the check once its request and every worker's slice are in.
+  void MaybeFinishCheck();
+
+  proto::JobSpec spec_;
+  uint32_t rank_;
+  uint32_t num_schedulers_;
+  uint32_t num_workers_;
+  const DynamicApp* app_;
+  std::vector<std::string> worker_ids_;
+  Partition part_;
+  std::unique_ptr<ChordBuilder> builder_;
+  std::vector<double> values_;    // by local index
+  std::vector<double> gradient_;  // check in progress: sum of slices received
+  uint32_t slices_ = 0;
+  uint64_t check_round_ = 0;
+  // The coordinator's CheckRequest travels behind the commits on one channel, the workers'
+  // slices on others: a check is evaluated only once both are in, so the values it reads
+  // reflect every commit before it.
+  std::optional<uint64_t> check_requested_;
+  uint64_t applied_through_ = 0;    // rounds < applied_through_: every commit sent here applied
+  BackgroundLoad<Partition> load_;  // last member: destroyed (waited for) first
+};
+
+}  // namespace strads

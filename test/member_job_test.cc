@@ -1,0 +1,495 @@
+// Unit tests of the four member jobs (engine/member_job.h), each driven message by message over
+// the in-process transport: no sockets, no coordinator, no threads of ours. The test plays the
+// coordinator and the peers. Fake apps keep the jobs' own logic in view: a dynamic shard whose
+// statistics are the deltas it has applied, and a static app whose blocks record the sub-rounds
+// they were worked on in.
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "app_stub.h"
+#include "common/inproc_transport.h"
+#include "common/member_session.h"
+#include "common/protocol.h"
+#include "engine/rotation_plan.h"
+#include "engine/static_wire.h"
+#include "scheduler/dynamic_scheduler_job.h"
+#include "scheduler/static_home_job.h"
+#include "temp_dir.h"
+#include "worker/dynamic_worker_job.h"
+#include "worker/static_worker_job.h"
+
+namespace strads {
+namespace {
+
+using std::chrono::milliseconds;
+
+// A shard whose statistic for a parameter is the sum of the deltas applied to it.
+class FakeShardModel : public ShardModel {
+ public:
+  void Push(std::span<const uint64_t> ids, std::vector<double>& out) const override {
+    for (uint64_t j : ids) out.push_back(j < applied_.size() ? applied_[j] : 0.0);
+  }
+  void Apply(std::span<const uint64_t> ids, std::span<const double> deltas) override {
+    for (size_t k = 0; k < ids.size(); ++k) {
+      if (ids[k] >= applied_.size()) applied_.resize(ids[k] + 1, 0.0);
+      applied_[ids[k]] += deltas[k];
+    }
+  }
+  double Loss() const override { return 0; }
+  double ExactLoss() override { return 0; }
+  void Gradient(uint64_t first, uint64_t end, std::span<double> out) const override {
+    for (auto& g : out) g = 1.0;
+  }
+
+ private:
+  std::vector<double> applied_;
+};
+
+class FakeDynamicApp : public testing::AppStub<DynamicApp> {
+ public:
+  std::string name() const override { return "fake-dynamic"; }
+  uint32_t stats_per_param() const override { return 1; }
+  Result<std::unique_ptr<ShardModel>> MakeShard(Dataset, const proto::JobSpec&) const override {
+    return std::unique_ptr<ShardModel>(std::make_unique<FakeShardModel>());
+  }
+  double Pull(std::span<const double>, double, double, const proto::JobSpec&) const override {
+    return 0;
+  }
+  double Violation(double gradient, double, const proto::JobSpec&) const override {
+    return std::abs(gradient);
+  }
+  double Penalty(double value, const proto::JobSpec&) const override { return std::abs(value); }
+};
+
+// Blocks record the sub-rounds they were worked on in (ints); homes the blocks that came back.
+class FakeStaticShard : public StaticShard {
+ public:
+  uint64_t rows() const override { return 1; }
+  uint64_t items() const override { return 1; }
+  uint64_t work() const override { return 1; }
+  std::vector<double> InitialAggregates() const override { return {0.0}; }
+  Result<uint64_t> Process(const StaticStep& step, std::span<const double>, StaticBlock& block,
+                           std::span<double> delta) override {
+    block.ints.push_back(step.sub_round);
+    delta[0] += 1;
+    return uint64_t{1};
+  }
+  void Metrics(std::map<std::string, double>&) const override {}
+  void Output(std::vector<proto::OutputPiece>&) const override {}
+};
+
+class FakeStaticHome : public StaticHome {
+ public:
+  Result<StaticBlock> TakeBlock(uint32_t block, const StaticStep&) override {
+    return StaticBlock{block, {}, {}};
+  }
+  Status ReturnBlock(StaticBlock, const StaticStep&) override { return Status::Ok(); }
+  void Metrics(std::map<std::string, double>&) const override {}
+  void Output(std::vector<proto::OutputPiece>&) const override {}
+};
+
+class FakeStaticApp : public testing::AppStub<StaticApp> {
+ public:
+  std::string name() const override { return "fake-static"; }
+  std::string WorkUnit() const override { return "units"; }
+  uint32_t NumAggregates(const proto::JobSpec&) const override { return 1; }
+  uint32_t PassesPerIteration(const proto::JobSpec&) const override { return 1; }
+  Result<std::unique_ptr<StaticShard>> LoadShard(const proto::JobSpec&, uint32_t, uint32_t,
+                                                 uint32_t) const override {
+    return std::unique_ptr<StaticShard>(std::make_unique<FakeStaticShard>());
+  }
+  Result<std::unique_ptr<StaticHome>> LoadHome(const proto::JobSpec&, uint32_t, uint32_t, uint32_t,
+                                               uint32_t) const override {
+    return std::unique_ptr<StaticHome>(std::make_unique<FakeStaticHome>());
+  }
+  std::string TraceHeader() const override { return ""; }
+  std::string TraceRow(double, uint64_t, uint64_t,
+                       const std::map<std::string, double>&) const override {
+    return "";
+  }
+  double Objective(const std::map<std::string, double>&) const override { return 0; }
+  std::string ObjectiveName() const override { return "none"; }
+  Result<std::vector<proto::ResultFile>> Assemble(
+      const proto::JobSpec&, const std::vector<proto::OutputPiece>&) const override {
+    return std::vector<proto::ResultFile>{};
+  }
+};
+
+const FakeDynamicApp kDynamicApp;
+const FakeStaticApp kStaticApp;
+constexpr uint64_t kJob = 1;
+
+// One member under test and everyone it talks to, on an in-process hub: the coordinator,
+// `schedulers` schedulers and `workers` workers (the member is one of them, `self`).
+struct Bench {
+  Bench(const std::string& self, uint32_t schedulers, uint32_t workers) {
+    auto add = [&](const std::string& id) {
+      auto transport = std::make_unique<InProcTransport>(hub, id);
+      if (id == self) member = transport.get();
+      nodes.emplace(id, std::move(transport));
+    };
+    add("coordinator");
+    for (uint32_t s = 0; s < schedulers; ++s) add("scheduler-" + std::to_string(s));
+    for (uint32_t w = 0; w < workers; ++w) {
+      add("worker-" + std::to_string(w));
+      start.add_worker_ids("worker-" + std::to_string(w));
+      start.add_worker_endpoints("inproc://worker-" + std::to_string(w));
+    }
+    start.set_num_schedulers(schedulers);
+    start.set_num_workers(workers);
+    session = std::make_unique<MemberSession>(*member, MemberIdentity{}, log);
+  }
+
+  // The jobs under test get their app directly; nothing is looked up.
+  MemberContext context() { return MemberContext{*member, *session, no_apps, log}; }
+  InProcTransport& node(const std::string& id) { return *nodes.at(id); }
+
+  // Every message `id` receives within a short while, of the kind `body`.
+  std::vector<proto::Envelope> Drain(const std::string& id, proto::Envelope::BodyCase body) {
+    std::vector<proto::Envelope> out;
+    while (auto e = node(id).Receive(milliseconds(20))) {
+      if (e->body_case() == body) out.push_back(*e);
+    }
+    return out;
+  }
+
+  // Ticks `job` until the coordinator has its Ready (the load is done); returns it.
+  proto::Ready AwaitReady(MemberJob& job) {
+    for (int i = 0; i < 500; ++i) {
+      job.OnTick();
+      auto e = node("coordinator").Receive(milliseconds(10));
+      if (e && e->body_case() == proto::Envelope::kReady) return e->ready();
+    }
+    FAIL("no Ready within 5 s");
+    return {};
+  }
+
+  // Ticks `job` until the coordinator has a message of kind `body` (a sub-round may run on its own
+  // thread), discarding others; nullopt after `ticks` ticks.
+  std::optional<proto::Envelope> Await(MemberJob& job, proto::Envelope::BodyCase body,
+                                       int ticks = 300) {
+    for (int i = 0; i < ticks; ++i) {
+      job.OnTick();
+      auto e = node("coordinator").Receive(milliseconds(10));
+      if (e && e->body_case() == body) return e;
+    }
+    return std::nullopt;
+  }
+
+  void Deliver(MemberJob& job, const proto::Envelope& e) { job.OnMessage(e); }
+
+  InProcHub hub;
+  std::map<std::string, std::unique_ptr<InProcTransport>> nodes;
+  InProcTransport* member = nullptr;
+  Logger log = MakeLogger("member", "test", "off");
+  std::unique_ptr<MemberSession> session;
+  const AppRegistry no_apps;
+  proto::JobStart start;
+};
+
+// A 4-row, 6-feature data file.
+std::string TinyData(const testing::TempDir& dir) {
+  return dir.Write("tiny.svm", "1 1:1 2:0.5 4:1\n2 2:1 3:1 5:2\n-1 1:2 6:1\n0.5 3:-1 4:0.5\n");
+}
+
+proto::Envelope ChordEnvelope(uint64_t round, std::vector<uint64_t> ids, uint32_t fresh = 0) {
+  auto e = MakeEnvelope("scheduler-0", kJob, round);
+  for (uint64_t j : ids) {
+    e.mutable_chord()->add_ids(j);
+    e.mutable_chord()->add_values(0);
+    e.mutable_chord()->add_sq_norms(1);
+  }
+  e.mutable_chord()->set_fresh_count(fresh);
+  return e;
+}
+
+proto::Envelope CommitEnvelope(uint64_t round, uint64_t id, double value, double delta) {
+  auto e = MakeEnvelope("coordinator", kJob, round);
+  e.mutable_commit()->add_ids(id);
+  e.mutable_commit()->add_values(value);
+  e.mutable_commit()->add_deltas(delta);
+  return e;
+}
+
+}  // namespace
+
+TEST_CASE("dynamic worker job: no push for round t before the commits of rounds <= t - D",
+          "[member_job][dynamic_worker]") {
+  testing::TempDir dir;
+  for (uint32_t depth : {1u, 2u, 3u}) {
+    CAPTURE(depth);
+    Bench bench("worker-0", 1, 1);
+    bench.start.mutable_spec()->set_data_path(TinyData(dir));
+    bench.start.mutable_spec()->mutable_dynamic()->set_pipeline_depth(depth);
+    DynamicWorkerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
+    REQUIRE(bench.AwaitReady(job).error().empty());
+
+    for (uint64_t t = 0; t < 6; ++t) bench.Deliver(job, ChordEnvelope(t, {t % 3}));
+    auto pushed = [&] {
+      std::vector<uint64_t> rounds;
+      for (const auto& e : bench.Drain("coordinator", proto::Envelope::kPartials)) {
+        // The bound itself: round t was computed with the commits of rounds <= t - D applied.
+        CHECK(e.partials().applied_through() + depth > e.round());
+        rounds.push_back(e.round());
+      }
+      return rounds;
+    };
+    CHECK(pushed().size() == depth);
+    CHECK(job.pending_chords() == 6 - depth);
+    for (uint64_t t = 0; t < 6; ++t) {
+      bench.Deliver(job, CommitEnvelope(t, t % 3, 0.1, 0.1));
+      if (t + depth < 6) {
+        CHECK(pushed() == std::vector<uint64_t>{t + depth});
+      } else {
+        CHECK(pushed().empty());
+      }
+    }
+    CHECK(job.applied_rounds() == 6);
+    CHECK(job.pending_chords() == 0);
+  }
+}
+
+TEST_CASE(
+    "dynamic worker job: dual pipeline pushes a chord's tail early, its fresh head only "
+    "after every earlier commit",
+    "[member_job][dynamic_worker]") {
+  testing::TempDir dir;
+  Bench bench("worker-0", 1, 1);
+  bench.start.mutable_spec()->set_data_path(TinyData(dir));
+  bench.start.mutable_spec()->mutable_dynamic()->set_pipeline_depth(3);
+  DynamicWorkerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
+  REQUIRE(bench.AwaitReady(job).error().empty());
+  // Head: parameter 0; tail: parameter 1.
+  for (uint64_t t = 0; t < 3; ++t) bench.Deliver(job, ChordEnvelope(t, {0, 1}, 1));
+  // D = 3 would allow rounds 0..2 at once; the fresh heads allow only round 0.
+  auto first = bench.Drain("coordinator", proto::Envelope::kPartials);
+  REQUIRE(first.size() == 1);
+  CHECK(first[0].round() == 0);
+  // Commits change both parameters; the head of round t + 1 sees them all, the tail (pushed when
+  // the chord arrived) none: the split is visible in the statistics.
+  for (uint64_t t = 0; t < 2; ++t) {
+    auto commit = CommitEnvelope(t, 0, 0, 1.0);
+    commit.mutable_commit()->add_ids(1);
+    commit.mutable_commit()->add_values(0);
+    commit.mutable_commit()->add_deltas(1.0);
+    bench.Deliver(job, commit);
+    auto released = bench.Drain("coordinator", proto::Envelope::kPartials);
+    REQUIRE(released.size() == 1);
+    const auto& p = released[0];
+    CHECK(p.round() == t + 1);
+    CHECK(p.partials().applied_through() == t + 1);  // the head saw every earlier commit
+    REQUIRE(p.partials().sums_size() == 2);
+    CHECK(p.partials().sums(0) == Approx(t + 1.0));  // head: every commit applied
+    CHECK(p.partials().sums(1) == 0.0);              // tail: pushed before any commit
+  }
+}
+
+TEST_CASE("dynamic worker job: a commit out of round order is refused and reported once",
+          "[member_job][dynamic_worker]") {
+  testing::TempDir dir;
+  Bench bench("worker-0", 1, 1);
+  bench.start.mutable_spec()->set_data_path(TinyData(dir));
+  DynamicWorkerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
+  REQUIRE(bench.AwaitReady(job).error().empty());
+  bench.Deliver(job, CommitEnvelope(3, 1, 0.5, 0.5));
+  bench.Deliver(job, CommitEnvelope(4, 1, 0.5, 0.5));
+  auto errors = bench.Drain("coordinator", proto::Envelope::kReady);
+  REQUIRE(errors.size() == 1);  // later failures are only logged
+  CHECK_THAT(errors[0].ready().error(), Catch::Contains("commit of round 3"));
+  CHECK(job.applied_rounds() == 0);
+}
+
+TEST_CASE(
+    "dynamic scheduler job: a ChordRequest gets a chord from its own partition, sent to "
+    "every worker and the coordinator",
+    "[member_job][dynamic_scheduler]") {
+  testing::TempDir dir;
+  Bench bench("scheduler-1", 2, 2);
+  bench.start.set_rank(1);
+  bench.start.mutable_spec()->set_data_path(TinyData(dir));
+  bench.start.mutable_spec()->mutable_dynamic()->set_chord_size(2);
+  DynamicSchedulerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
+  const proto::Ready ready = bench.AwaitReady(job);
+  REQUIRE(ready.error().empty());
+  REQUIRE(ready.first_param() < ready.end_param());
+  CHECK(ready.end_param() == ready.num_features());  // the last of the two partitions
+
+  for (uint64_t t : {1u, 3u}) {
+    auto request = MakeEnvelope("coordinator", kJob, t);
+    request.mutable_chord_request();
+    bench.Deliver(job, request);
+    for (const std::string to : {"coordinator", "worker-0", "worker-1"}) {
+      CAPTURE(t, to);
+      auto chords = bench.Drain(to, proto::Envelope::kChord);
+      REQUIRE(chords.size() == 1);
+      const auto& chord = chords[0].chord();
+      CHECK(chords[0].round() == t);
+      CHECK(chord.scheduler_rank() == 1);
+      REQUIRE(chord.ids_size() >= 1);
+      CHECK(chord.ids_size() <= 2);
+      CHECK(chord.values_size() == chord.ids_size());
+      for (uint64_t j : chord.ids()) {
+        CHECK(j >= ready.first_param());
+        CHECK(j < ready.end_param());
+      }
+    }
+  }
+}
+
+TEST_CASE(
+    "dynamic scheduler job: commits set the values it sends; one outside its partition is "
+    "reported",
+    "[member_job][dynamic_scheduler]") {
+  testing::TempDir dir;
+  Bench bench("scheduler-0", 1, 1);
+  bench.start.mutable_spec()->set_data_path(TinyData(dir));
+  DynamicSchedulerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
+  const proto::Ready ready = bench.AwaitReady(job);
+  REQUIRE(ready.error().empty());
+  bench.Deliver(job, CommitEnvelope(0, 2, 0.75, 0.75));
+  bench.Deliver(job, CommitEnvelope(1, 4, -1.5, -1.5));
+  auto request = MakeEnvelope("coordinator", kJob);
+  request.mutable_model_request();
+  bench.Deliver(job, request);
+  auto model = bench.Drain("coordinator", proto::Envelope::kModelSlice);
+  REQUIRE(model.size() == 1);
+  const auto& slice = model[0].model_slice();
+  CHECK(std::vector<uint64_t>(slice.ids().begin(), slice.ids().end()) ==
+        std::vector<uint64_t>{2, 4});
+  CHECK(std::vector<double>(slice.values().begin(), slice.values().end()) ==
+        std::vector<double>{0.75, -1.5});
+  auto chord_request = MakeEnvelope("coordinator", kJob, 2);
+  chord_request.mutable_chord_request();
+  bench.Deliver(job, chord_request);
+  auto chords = bench.Drain("coordinator", proto::Envelope::kChord);
+  REQUIRE(chords.size() == 1);
+  CHECK(chords[0].chord().min_applied() == 2);  // the workers must have applied rounds 0 and 1
+
+  bench.Deliver(job, CommitEnvelope(2, ready.end_param() + 5, 1, 1));
+  auto errors = bench.Drain("coordinator", proto::Envelope::kReady);
+  REQUIRE(errors.size() == 1);
+  CHECK_THAT(errors[0].ready().error(), Catch::Contains("outside"));
+}
+
+TEST_CASE(
+    "dynamic scheduler job: a check is evaluated only once its request and every worker's "
+    "slice are in",
+    "[member_job][dynamic_scheduler]") {
+  testing::TempDir dir;
+  Bench bench("scheduler-0", 1, 2);
+  bench.start.mutable_spec()->set_data_path(TinyData(dir));
+  DynamicSchedulerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
+  const proto::Ready ready = bench.AwaitReady(job);
+  REQUIRE(ready.error().empty());
+  const size_t n = ready.end_param() - ready.first_param();
+  auto slice = [&](uint32_t worker, double value) {
+    auto e = MakeEnvelope("worker-" + std::to_string(worker), kJob, 5);
+    e.mutable_gradient_slice()->set_worker_rank(worker);
+    for (size_t i = 0; i < n; ++i) e.mutable_gradient_slice()->add_values(value);
+    return e;
+  };
+  auto request = MakeEnvelope("coordinator", kJob, 5);
+  request.mutable_check_request();
+  std::vector<proto::Envelope> order;
+  SECTION("request first") { order = {request, slice(0, -1), slice(1, -2)}; }
+  SECTION("request between the slices") { order = {slice(0, -1), request, slice(1, -2)}; }
+  SECTION("request last") { order = {slice(0, -1), slice(1, -2), request}; }
+  for (size_t k = 0; k + 1 < order.size(); ++k) {
+    bench.Deliver(job, order[k]);
+    CHECK(bench.Drain("coordinator", proto::Envelope::kCheckReport).empty());
+  }
+  bench.Deliver(job, order.back());
+  auto reports = bench.Drain("coordinator", proto::Envelope::kCheckReport);
+  REQUIRE(reports.size() == 1);
+  CHECK(reports[0].round() == 5);
+  CHECK(reports[0].check_report().max_abs_gradient() == 3.0);  // the slices are summed
+  CHECK(reports[0].check_report().max_violation() == 3.0);
+}
+
+TEST_CASE(
+    "static worker job: works on its block only with both the barrier and the block, then "
+    "forwards it to the plan's next holder",
+    "[member_job][static_worker]") {
+  Bench bench("worker-0", 1, 2);
+  bench.start.mutable_spec()->mutable_static_engine()->set_blocks_per_worker(1);
+  StaticWorkerJob job(bench.context(), kJob, bench.start, &kStaticApp);
+  REQUIRE(bench.AwaitReady(job).error().empty());
+  auto begin = MakeEnvelope("coordinator", kJob);
+  begin.mutable_begin()->add_scheduler_ids("scheduler-0");
+  begin.mutable_begin()->add_scheduler_endpoints("inproc://scheduler-0");
+  bench.Deliver(job, begin);
+
+  const RotationPlan plan(2, 1);
+  const uint32_t b = plan.Block(0, 0);
+  auto barrier = MakeEnvelope("coordinator", kJob);
+  barrier.mutable_sub_round_start()->set_iteration(1);
+  barrier.mutable_sub_round_start()->add_aggregates(0);
+  const auto block = BlockTransferEnvelope("scheduler-0", kJob, 1, 0, 0, StaticBlock{b, {}, {}});
+  std::vector<proto::Envelope> order;
+  SECTION("barrier first") { order = {barrier, block}; }
+  SECTION("block first") { order = {block, barrier}; }
+  bench.Deliver(job, order[0]);
+  CHECK_FALSE(bench.Await(job, proto::Envelope::kSubRoundDone, 20));
+  bench.Deliver(job, order[1]);
+  auto done = bench.Await(job, proto::Envelope::kSubRoundDone);
+  REQUIRE(done);
+  CHECK(done->sub_round_done().block() == b);
+  CHECK(done->sub_round_done().sub_round() == 0);
+
+  const auto next = plan.NextVisit(0, b);
+  REQUIRE(next.sub_round > 0);  // on to another worker in this pass, not home
+  const std::string holder = "worker-" + std::to_string(next.worker);
+  auto forwarded = bench.Drain(holder, proto::Envelope::kBlockTransfer);
+  REQUIRE(forwarded.size() == 1);
+  const auto& t = forwarded[0].block_transfer();
+  CHECK(t.block().block() == b);
+  CHECK(t.sub_round() == next.sub_round);
+  CHECK(std::vector<int64_t>(t.block().ints().begin(), t.block().ints().end()) ==
+        std::vector<int64_t>{0});  // worked on once, in sub-round 0
+  CHECK(bench.Drain("scheduler-0", proto::Envelope::kBlockTransfer).empty());
+}
+
+TEST_CASE(
+    "static home job: hands each of its blocks to its first holder and answers PassDone "
+    "once all are home",
+    "[member_job][static_home]") {
+  Bench bench("scheduler-0", 1, 2);
+  bench.start.mutable_spec()->mutable_static_engine()->set_blocks_per_worker(1);
+  StaticHomeJob job(bench.context(), kJob, bench.start, &kStaticApp);
+  REQUIRE(bench.AwaitReady(job).error().empty());
+  auto pass = MakeEnvelope("coordinator", kJob);
+  pass.mutable_pass_start()->set_iteration(2);
+  bench.Deliver(job, pass);
+
+  const RotationPlan plan(2, 1);
+  std::vector<proto::BlockTransfer> out;
+  for (uint32_t w = 0; w < 2; ++w) {
+    for (const auto& e :
+         bench.Drain("worker-" + std::to_string(w), proto::Envelope::kBlockTransfer)) {
+      const uint32_t b = e.block_transfer().block().block();
+      CHECK(plan.FirstVisit(b).worker == w);
+      CHECK(e.block_transfer().sub_round() == plan.FirstVisit(b).sub_round);
+      CHECK(e.block_transfer().iteration() == 2);
+      out.push_back(e.block_transfer());
+    }
+  }
+  REQUIRE(out.size() == 2);  // both blocks of the plan live here
+  for (size_t k = 0; k < out.size(); ++k) {
+    CHECK(bench.Drain("coordinator", proto::Envelope::kPassDone).empty());
+    auto back = MakeEnvelope("worker-" + std::to_string(k), kJob);
+    *back.mutable_block_transfer() = out[k];
+    bench.Deliver(job, back);
+  }
+  auto done = bench.Drain("coordinator", proto::Envelope::kPassDone);
+  REQUIRE(done.size() == 1);
+  CHECK(done[0].pass_done().iteration() == 2);
+  CHECK(bench.Drain("coordinator", proto::Envelope::kReady).empty());  // no error on the way
+}
+
+}  // namespace strads
