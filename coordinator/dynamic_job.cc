@@ -58,28 +58,28 @@ std::string DynamicJob::Waiting() const {
   return out;
 }
 
-void DynamicJob::OnMessage(const proto::Envelope& e, Clock::time_point now) {
-  if (done()) return;
-  if (Slot(e.sender()) < 0) {
-    log_->warn("job {}: ignoring {} from {}, not a member of the job", id_, BodyName(e),
-               e.sender());
-    return;
-  }
+bool DynamicJob::Handle(const proto::Envelope& e, Clock::time_point now) {
   switch (e.body_case()) {
     case proto::Envelope::kReady:
-      return HandleReady(e, now);
+      HandleReady(e, now);
+      return true;
     case proto::Envelope::kChord:
-      return HandleChord(e, now);
+      HandleChord(e, now);
+      return true;
     case proto::Envelope::kPartials:
-      return HandlePartials(e, now);
+      HandlePartials(e, now);
+      return true;
     case proto::Envelope::kLossReport:
-      return HandleLossReport(e, now);
+      HandleLossReport(e, now);
+      return true;
     case proto::Envelope::kCheckReport:
-      return HandleCheckReport(e, now);
+      HandleCheckReport(e, now);
+      return true;
     case proto::Envelope::kModelSlice:
-      return HandleModelSlice(e, now);
+      HandleModelSlice(e, now);
+      return true;
     default:
-      log_->warn("job {}: unexpected {} from {}", id_, BodyName(e), e.sender());
+      return false;
   }
 }
 

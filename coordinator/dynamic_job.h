@@ -43,7 +43,6 @@ class DynamicJob final : public EngineJob {
              std::vector<JobMember> schedulers, std::vector<JobMember> workers, Logger log,
              Clock::time_point now, JobDeadlines deadlines = {});
 
-  void OnMessage(const proto::Envelope& envelope, Clock::time_point now) override;
   void OnTick(Clock::time_point now) override;
   proto::JobInfo Info(Clock::time_point now) const override;
   // The result files (coefficients.tsv, trace.csv, summary.json), once succeeded.
@@ -57,6 +56,7 @@ class DynamicJob final : public EngineJob {
     uint32_t partials = 0;
     std::vector<char> seen;  // by worker rank
   };
+  bool Handle(const proto::Envelope& envelope, Clock::time_point now) override;
   proto::Engine engine() const override { return proto::ENGINE_DYNAMIC; }
   bool Loading() const override { return phase_ == Phase::kLoading; }
   // Who the job is waiting for right now, for the stall error.

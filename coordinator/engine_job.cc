@@ -79,6 +79,16 @@ void EngineJob::Start(Clock::time_point now) {
   }
 }
 
+void EngineJob::OnMessage(const proto::Envelope& e, Clock::time_point now) {
+  if (done()) return;
+  if (Slot(e.sender()) < 0) {
+    log_->warn("job {}: ignoring {} from {}, not a member of the job", id_, BodyName(e),
+               e.sender());
+    return;
+  }
+  if (!Handle(e, now)) log_->warn("job {}: unexpected {} from {}", id_, BodyName(e), e.sender());
+}
+
 void EngineJob::OnTick(Clock::time_point now) {
   if (done()) return;
   const double quiet = std::chrono::duration<double>(now - last_progress_).count();

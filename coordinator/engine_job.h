@@ -26,6 +26,9 @@ class EngineJob : public Job {
 
   // Sends JobStart (spec, rank, the workers' ids and endpoints) to every scheduler and worker.
   void Start(Clock::time_point now) override;
+  // Ignores messages once done and from senders that are not members of the job; hands the rest
+  // to Handle(), and logs what it does not handle.
+  void OnMessage(const proto::Envelope& envelope, Clock::time_point now) final;
   // Fails the job when it has waited longer than the deadline of its phase (Loading(): load_s,
   // else stall_s) for the members Waiting() names.
   void OnTick(Clock::time_point now) override;
@@ -54,6 +57,8 @@ class EngineJob : public Job {
   // Engine hooks.
   // The engine named in JobStart: the members build their part of the job for it.
   virtual proto::Engine engine() const = 0;
+  // A message from a member of the running job; false if the engine has no use for its kind.
+  virtual bool Handle(const proto::Envelope& envelope, Clock::time_point now) = 0;
   virtual bool Loading() const = 0;
   virtual std::string Waiting() const = 0;
   virtual void OnFinished(proto::JobState state, Clock::time_point now) {}

@@ -45,24 +45,22 @@ void StaticJob::Start(Clock::time_point now) {
   EngineJob::Start(now);
 }
 
-void StaticJob::OnMessage(const proto::Envelope& e, Clock::time_point now) {
-  if (done()) return;
-  if (Slot(e.sender()) < 0) {
-    log_->warn("job {}: ignoring {} from {}, not a member of the job", id_, BodyName(e),
-               e.sender());
-    return;
-  }
+bool StaticJob::Handle(const proto::Envelope& e, Clock::time_point now) {
   switch (e.body_case()) {
     case proto::Envelope::kReady:
-      return HandleReady(e, now);
+      HandleReady(e, now);
+      return true;
     case proto::Envelope::kSubRoundDone:
-      return HandleSubRoundDone(e, now);
+      HandleSubRoundDone(e, now);
+      return true;
     case proto::Envelope::kPassDone:
-      return HandlePassDone(e, now);
+      HandlePassDone(e, now);
+      return true;
     case proto::Envelope::kStaticOutput:
-      return HandleOutput(e, now);
+      HandleOutput(e, now);
+      return true;
     default:
-      log_->warn("job {}: unexpected {} from {}", id_, BodyName(e), e.sender());
+      return false;
   }
 }
 

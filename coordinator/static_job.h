@@ -49,13 +49,13 @@ class StaticJob final : public EngineJob {
             Clock::time_point now, JobDeadlines deadlines = {});
 
   void Start(Clock::time_point now) override;
-  void OnMessage(const proto::Envelope& envelope, Clock::time_point now) override;
   proto::JobInfo Info(Clock::time_point now) const override;
   std::vector<proto::ResultFile> ResultFiles() const override;
 
  private:
   enum class Phase { kLoading, kRunning, kModel, kDone };
 
+  bool Handle(const proto::Envelope& envelope, Clock::time_point now) override;
   proto::Engine engine() const override { return proto::ENGINE_STATIC; }
   bool Loading() const override { return phase_ == Phase::kLoading; }
   std::string Waiting() const override;
