@@ -15,7 +15,7 @@
 #include "cli/client.h"
 #include "cli/cluster_command.h"
 #include "cli/embedded_cluster.h"
-#include "cli/predictor.h"
+#include "cli/predict_command.h"
 #include "common/daemon.h"
 #include "common/protocol.h"
 #include "common/zmq_transport.h"
@@ -41,9 +41,8 @@ commands:
                      fetch a finished job's result files
   shutdown           stop the coordinator and every member
   predict --model DIR --data FILE [--format libsvm|mm] [--labels FILE] [--output FILE]
-                     apply a lasso/logistic/svm job's model to labelled data (RMSE or
-                     accuracy), or an mf job's W.mtx/H.mtx to MatrixMarket ratings (RMSE);
-                     writes predictions (exit 1 on a missing or malformed file)
+                     apply a job's model to a data set and print its metric (RMSE or
+                     accuracy); `strads predict --help` says what each app's model takes
   cluster plan|wait  the logic of deploy/strads-cluster (hostfile, start plan, waiting for
                      registration); run deploy/strads-cluster --help
 
@@ -453,7 +452,7 @@ int main(int argc, char** argv) {
       return JobCommand(command, rest, endpoint, timeout_s);
     }
     if (command == "shutdown") return ShutdownCommand(endpoint, timeout_s);
-    if (command == "predict") return PredictCommand(rest);
+    if (command == "predict") return PredictCommand(apps, rest);
     if (command == "cluster") {
       std::unique_ptr<Remote> remote;  // connected on the first status request
       auto ask = [&]() -> Result<proto::StatusReply> {

@@ -20,6 +20,7 @@
 namespace strads {
 
 class DynamicApp;
+class ModelPredictor;
 class StaticApp;
 
 class App {
@@ -46,6 +47,10 @@ class App {
   // The files a successful job writes besides trace.csv and summary.json, for messages such as
   // "results in out/ (coefficients.tsv, ...)".
   virtual std::vector<std::string> OutputFiles() const = 0;
+
+  // What `strads predict` does with this app's models (engine/model_predictor.h); nullptr: the
+  // app has no predict.
+  virtual const ModelPredictor* predictor() const { return nullptr; }
 
   // The engine interface of this app: exactly one of them is not null, the one engine() names.
   virtual const DynamicApp* AsDynamic() const { return nullptr; }

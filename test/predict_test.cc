@@ -1,5 +1,6 @@
-// `strads predict` (cli/predictor.h): a Lasso round trip through an embedded cluster, accuracy on
-// hand-written classification models, the label conventions, and the errors a user can cause.
+// `strads predict` (cli/predict_command.h, apps/linear_model_predictor.h, apps/mf/mf_predictor.h):
+// a Lasso round trip through an embedded cluster, accuracy on hand-written classification models,
+// the label conventions, and the errors a user can cause.
 #include <atomic>
 #include <cmath>
 #include <filesystem>
@@ -10,13 +11,16 @@
 #include <fmt/format.h>
 #include <catch2/catch.hpp>
 
+#include "apps/builtin_apps.h"
+#include "apps/linear_model_predictor.h"
 #include "apps/mf/array_mtx.h"
 #include "apps/mf/mf_app.h"
+#include "apps/mf/mf_predictor.h"
 #include "apps/mf/mf_reference.h"
 #include "apps/mf/ratings.h"
 #include "cli/client.h"
 #include "cli/embedded_cluster.h"
-#include "cli/predictor.h"
+#include "cli/predict_command.h"
 #include "common/data_loader.h"
 #include "common/protocol.h"
 #include "test/cluster_test_util.h"
@@ -25,6 +29,9 @@ namespace strads {
 namespace {
 
 namespace fs = std::filesystem;
+using mf::DescribeRatingPredictions;
+using mf::LoadFactorModel;
+using mf::PredictRatings;
 
 fs::path TempDir(const std::string& name) {
   auto dir = fs::temp_directory_path() / fmt::format("strads-predict-test-{}-{}", getpid(), name);
@@ -135,9 +142,8 @@ TEST_CASE("predict: lasso round trip through an embedded job matches the job's o
     objective = info.objective();
   }
 
-  auto model = LoadLinearModel(model_dir.string());
+  auto model = LoadLinearModel(model_dir.string(), LinearModelKind::kRegression);
   REQUIRE(model.ok());
-  CHECK(model->app == "lasso");
   CHECK_FALSE(model->classification());
   REQUIRE_FALSE(model->weights.empty());
   double l1 = 0;
@@ -168,8 +174,9 @@ TEST_CASE("predict: lasso round trip through an embedded job matches the job's o
 
   // The whole command writes one real value per row.
   const auto out = dir / "preds.txt";
-  CHECK(PredictCommand({"--model", model_dir.string(), "--data", problem.path.string(), "--output",
-                        out.string()}) == kExitOk);
+  CHECK(PredictCommand(BuiltinApps(), {"--model", model_dir.string(), "--data",
+                                       problem.path.string(), "--output", out.string()}) ==
+        kExitOk);
   std::istringstream lines(ReadFile(out));
   std::string line;
   size_t i = 0;
@@ -193,7 +200,7 @@ TEST_CASE("predict: svm accuracy on a hand-written model, extra features and ids
             "+1 1:1 2:1\n"     // score -1: wrong
             "1 1:3 4:-100\n"   // score 3
             "-1 1:2 2:-1\n");  // score 4: wrong
-  auto model = LoadLinearModel(model_dir.string());
+  auto model = LoadLinearModel(model_dir.string(), LinearModelKind::kClassifier);
   REQUIRE(model.ok());
   CHECK(model->classification());
   auto p = Predict(*model, Load(dir / "d.svm"), "d.svm");
@@ -215,9 +222,10 @@ TEST_CASE("predict: logistic with 0/1 labels writes 0/1 labels and probabilities
   const auto dir = TempDir("logistic-data");
   WriteFile(dir / "d.svm", "1 2:2\n0 1:1\n0 2:4\n1 1:2\n");  // scores 1, -1, 2, -2
   const auto out = dir / "out.txt";
-  CHECK(PredictCommand({"--model", model_dir.string(), "--data", (dir / "d.svm").string(),
-                        "--output", out.string()}) == kExitOk);
-  auto model = LoadLinearModel(model_dir.string());
+  CHECK(PredictCommand(BuiltinApps(), {"--model", model_dir.string(), "--data",
+                                       (dir / "d.svm").string(), "--output", out.string()}) ==
+        kExitOk);
+  auto model = LoadLinearModel(model_dir.string(), LinearModelKind::kProbabilisticClassifier);
   REQUIRE(model.ok());
   auto p = Predict(*model, Load(dir / "d.svm"), "d.svm");
   REQUIRE(p.ok());
@@ -242,7 +250,7 @@ TEST_CASE("predict: logistic with 0/1 labels writes 0/1 labels and probabilities
 
 TEST_CASE("predict: labels other than +-1 or 0/1 are errors naming the row") {
   const auto model_dir = WriteModel("labels", "svm", "1\t1\n");
-  auto model = LoadLinearModel(model_dir.string());
+  auto model = LoadLinearModel(model_dir.string(), LinearModelKind::kClassifier);
   REQUIRE(model.ok());
   const auto dir = TempDir("labels-data");
   WriteFile(dir / "bad.svm", "1 1:1\n-1 1:1\n2 1:1\n");
@@ -257,7 +265,7 @@ TEST_CASE("predict: labels other than +-1 or 0/1 are errors naming the row") {
   CHECK_THAT(mixed.status().message(), Catch::StartsWith("mixed.svm: row 4: label -1 mixes"));
 
   // Regression takes any label.
-  model->app = "lasso";
+  model->kind = LinearModelKind::kRegression;
   CHECK(Predict(*model, Load(dir / "bad.svm"), "bad.svm").ok());
   fs::remove_all(model_dir);
   fs::remove_all(dir);
@@ -279,7 +287,7 @@ TEST_CASE("predict: a malformed coefficients.tsv line is an error naming file:li
                          {"4\t1\n2\t1\n4\t2\n", 3, "feature id 4 repeats line 1"}}) {
     CAPTURE(c.text);
     const auto dir = WriteModel("malformed", "lasso", c.text);
-    auto model = LoadLinearModel(dir.string());
+    auto model = LoadLinearModel(dir.string(), LinearModelKind::kRegression);
     REQUIRE_FALSE(model.ok());
     CHECK(model.status().code() == StatusCode::kInvalidArgument);
     CHECK_THAT(model.status().message(),
@@ -293,14 +301,14 @@ TEST_CASE(
     "predict: missing model directory or files are NotFound naming them, bad summary.json "
     "invalid") {
   const auto missing = fs::temp_directory_path() / "strads-predict-test-no-such-model";
-  auto none = LoadLinearModel(missing.string());
+  auto none = LoadLinearModel(missing.string(), LinearModelKind::kRegression);
   REQUIRE_FALSE(none.ok());
   CHECK(none.status().code() == StatusCode::kNotFound);
   CHECK_THAT(none.status().message(), Catch::Contains(missing.string()));
 
   auto dir = TempDir("partial");
   WriteFile(dir / "summary.json", R"({"app": "lasso"})");
-  auto no_coefficients = LoadLinearModel(dir.string());
+  auto no_coefficients = LoadLinearModel(dir.string(), LinearModelKind::kRegression);
   REQUIRE_FALSE(no_coefficients.ok());
   CHECK(no_coefficients.status().code() == StatusCode::kNotFound);
   CHECK_THAT(no_coefficients.status().message(),
@@ -308,19 +316,24 @@ TEST_CASE(
 
   fs::remove(dir / "summary.json");
   WriteFile(dir / "coefficients.tsv", "1\t1\n");
-  auto no_summary = LoadLinearModel(dir.string());
+  auto no_summary = ReadModelApp(dir.string());
   REQUIRE_FALSE(no_summary.ok());
   CHECK(no_summary.status().code() == StatusCode::kNotFound);
   CHECK_THAT(no_summary.status().message(), Catch::Contains((dir / "summary.json").string()));
 
-  for (const char* summary : {R"({"app": "mf"})", R"({"objective": 1})", "{not json"}) {
+  for (const char* summary : {R"({"app": 3})", R"({"objective": 1})", "{not json"}) {
     CAPTURE(summary);
     WriteFile(dir / "summary.json", summary);
-    auto bad = LoadLinearModel(dir.string());
+    auto bad = ReadModelApp(dir.string());
     REQUIRE_FALSE(bad.ok());
     CHECK(bad.status().code() == StatusCode::kInvalidArgument);
     CHECK_THAT(bad.status().message(), Catch::StartsWith((dir / "summary.json").string() + ": "));
   }
+  // A model of an app without predict (lda) is a usage error, not a file error.
+  WriteFile(dir / "summary.json", R"({"app": "lda"})");
+  WriteFile(dir / "d.svm", "1 1:1\n");
+  CHECK(PredictCommand(BuiltinApps(), {"--model", dir.string(), "--data",
+                                       (dir / "d.svm").string()}) == kExitUsage);
   fs::remove_all(dir);
 }
 
@@ -330,19 +343,25 @@ TEST_CASE("predict: command exit codes, 2 for usage and 1 for file errors") {
   WriteFile(dir / "d.svm", "1 1:1\n");
   const std::string data = (dir / "d.svm").string();
   const std::string model = model_dir.string();
-  CHECK(PredictCommand({"--help"}) == kExitOk);
-  CHECK(PredictCommand({"--model", model, "--data", data}) == kExitOk);
-  CHECK(PredictCommand({"--data", data}) == kExitUsage);
-  CHECK(PredictCommand({"--model", model}) == kExitUsage);
-  CHECK(PredictCommand({"--model", model, "--data", data, "--bogus"}) == kExitUsage);
-  CHECK(PredictCommand({"--model", model, "--data", data, "extra"}) == kExitUsage);
-  CHECK(PredictCommand({"--model", model, "--data", data, "--format", "csv"}) == kExitUsage);
-  CHECK(PredictCommand({"--model", model, "--data", data, "--format", "mm"}) == kExitUsage);
-  CHECK(PredictCommand({"--model", model, "--data", data, "--labels", data}) == kExitUsage);
-  CHECK(PredictCommand({"--model", model + "-missing", "--data", data}) == kExitJobFailed);
-  CHECK(PredictCommand({"--model", model, "--data", data + ".missing"}) == kExitJobFailed);
-  CHECK(PredictCommand({"--model", model, "--data", data, "--output",
-                        (dir / "no-such-dir" / "p.txt").string()}) == kExitJobFailed);
+  CHECK(PredictCommand(BuiltinApps(), {"--help"}) == kExitOk);
+  CHECK(PredictCommand(BuiltinApps(), {"--model", model, "--data", data}) == kExitOk);
+  CHECK(PredictCommand(BuiltinApps(), {"--data", data}) == kExitUsage);
+  CHECK(PredictCommand(BuiltinApps(), {"--model", model}) == kExitUsage);
+  CHECK(PredictCommand(BuiltinApps(), {"--model", model, "--data", data, "--bogus"}) == kExitUsage);
+  CHECK(PredictCommand(BuiltinApps(), {"--model", model, "--data", data, "extra"}) == kExitUsage);
+  CHECK(PredictCommand(BuiltinApps(), {"--model", model, "--data", data, "--format", "csv"}) ==
+        kExitUsage);
+  CHECK(PredictCommand(BuiltinApps(), {"--model", model, "--data", data, "--format", "mm"}) ==
+        kExitUsage);
+  CHECK(PredictCommand(BuiltinApps(), {"--model", model, "--data", data, "--labels", data}) ==
+        kExitUsage);
+  CHECK(PredictCommand(BuiltinApps(), {"--model", model + "-missing", "--data", data}) ==
+        kExitJobFailed);
+  CHECK(PredictCommand(BuiltinApps(), {"--model", model, "--data", data + ".missing"}) ==
+        kExitJobFailed);
+  CHECK(PredictCommand(BuiltinApps(), {"--model", model, "--data", data, "--output",
+                                       (dir / "no-such-dir" / "p.txt").string()}) ==
+        kExitJobFailed);
   fs::remove_all(model_dir);
   fs::remove_all(dir);
 }
@@ -405,8 +424,9 @@ TEST_CASE("predict: an mf model predicts w_i^T h_j per rating in file order, wit
   CHECK(DescribeRatingPredictions(*p) == fmt::format("predict: 3 ratings, RMSE {:.6g}", rmse));
 
   const auto out = dir / "p.txt";
-  CHECK(PredictCommand({"--model", model_dir.string(), "--data", (dir / "r.mtx").string(),
-                        "--output", out.string()}) == kExitOk);
+  CHECK(PredictCommand(BuiltinApps(), {"--model", model_dir.string(), "--data",
+                                       (dir / "r.mtx").string(), "--output", out.string()}) ==
+        kExitOk);
   CHECK(ReadFile(out) == "0.75\n4\n-0.75\n");
   fs::remove_all(model_dir);
   fs::remove_all(dir);
@@ -472,16 +492,19 @@ TEST_CASE("predict: mf ratings outside the model or malformed are errors naming 
   // The command: usage errors exit 2, file errors 1.
   WriteFile(dir / "ok.mtx", header + "3 2 1\n1 1 1\n");
   const std::string data = (dir / "ok.mtx").string(), m = model_dir.string();
-  CHECK(PredictCommand({"--model", m, "--data", data}) == kExitOk);
-  CHECK(PredictCommand({"--model", m, "--data", data, "--labels", data}) == kExitUsage);
-  CHECK(PredictCommand({"--model", m, "--data", data, "--format", "libsvm"}) == kExitUsage);
-  CHECK(PredictCommand({"--model", m, "--data", (dir / "r.mtx").string()}) == kExitJobFailed);
+  CHECK(PredictCommand(BuiltinApps(), {"--model", m, "--data", data}) == kExitOk);
+  CHECK(PredictCommand(BuiltinApps(), {"--model", m, "--data", data, "--labels", data}) ==
+        kExitUsage);
+  CHECK(PredictCommand(BuiltinApps(), {"--model", m, "--data", data, "--format", "libsvm"}) ==
+        kExitUsage);
+  CHECK(PredictCommand(BuiltinApps(), {"--model", m, "--data", (dir / "r.mtx").string()}) ==
+        kExitJobFailed);
   fs::remove(model_dir / "H.mtx");
   auto missing = LoadFactorModel(m);
   REQUIRE_FALSE(missing.ok());
   CHECK(missing.status().code() == StatusCode::kNotFound);
   CHECK_THAT(missing.status().message(), Catch::Contains((model_dir / "H.mtx").string()));
-  CHECK(PredictCommand({"--model", m, "--data", data}) == kExitJobFailed);
+  CHECK(PredictCommand(BuiltinApps(), {"--model", m, "--data", data}) == kExitJobFailed);
   // W and H of different ranks.
   REQUIRE(mf::WriteArrayMtx(Eigen::MatrixXd::Ones(2, 3), (model_dir / "H.mtx").string()).ok());
   auto ranks = LoadFactorModel(m);

@@ -5,6 +5,7 @@
 // minimiser (lasso_update.h). No hidden scaling or intercept: the data is used as loaded.
 #pragma once
 
+#include "apps/linear_model_predictor.h"
 #include "engine/dynamic_app.h"
 
 namespace strads {
@@ -17,6 +18,7 @@ class LassoApp : public DynamicApp {
   Status FromOptions(const boost::program_options::variables_map& options,
                      proto::JobSpec& spec) const override;
   std::vector<std::string> OutputFiles() const override;
+  const ModelPredictor* predictor() const override { return &predictor_; }
   uint32_t stats_per_param() const override { return 1; }
   Status Validate(const proto::JobSpec& spec) const override;
   Result<std::unique_ptr<ShardModel>> MakeShard(Dataset shard,
@@ -25,6 +27,9 @@ class LassoApp : public DynamicApp {
               const proto::JobSpec& spec) const override;
   double Violation(double gradient, double value, const proto::JobSpec& spec) const override;
   double Penalty(double value, const proto::JobSpec& spec) const override;
+
+ private:
+  LinearModelPredictor predictor_{LinearModelKind::kRegression};
 };
 
 }  // namespace strads

@@ -3,6 +3,7 @@
 // Thread-compatibility: stateless and const (see engine/static_app.h).
 #pragma once
 
+#include "apps/mf/mf_predictor.h"
 #include "engine/static_app.h"
 
 namespace strads::mf {
@@ -15,6 +16,7 @@ class MfApp final : public StaticApp {
   Status FromOptions(const boost::program_options::variables_map& options,
                      proto::JobSpec& spec) const override;
   std::vector<std::string> OutputFiles() const override;
+  const ModelPredictor* predictor() const override { return &predictor_; }
   Status Validate(const proto::JobSpec& spec) const override;
   uint32_t NumAggregates(const proto::JobSpec& spec) const override;
   uint32_t PassesPerIteration(const proto::JobSpec& spec) const override;
@@ -33,6 +35,9 @@ class MfApp final : public StaticApp {
       const proto::JobSpec& spec, const std::vector<proto::OutputPiece>& pieces) const override;
   void Summarize(const std::map<std::string, double>& metrics,
                  nlohmann::ordered_json& summary) const override;
+
+ private:
+  MfPredictor predictor_;
 };
 
 }  // namespace strads::mf

@@ -13,6 +13,7 @@
 // Stateless; thread-safe.
 #pragma once
 
+#include "apps/linear_model_predictor.h"
 #include "engine/dynamic_app.h"
 
 namespace strads {
@@ -25,6 +26,7 @@ class SvmApp : public DynamicApp {
   Status FromOptions(const boost::program_options::variables_map& options,
                      proto::JobSpec& spec) const override;
   std::vector<std::string> OutputFiles() const override;
+  const ModelPredictor* predictor() const override { return &predictor_; }
   uint32_t stats_per_param() const override { return 2; }
   Status Validate(const proto::JobSpec& spec) const override;
   Result<std::unique_ptr<ShardModel>> MakeShard(Dataset shard,
@@ -35,6 +37,9 @@ class SvmApp : public DynamicApp {
   double Penalty(double value, const proto::JobSpec& spec) const override;
   void Summarize(const std::map<std::string, double>& metrics,
                  nlohmann::ordered_json& summary) const override;
+
+ private:
+  LinearModelPredictor predictor_{LinearModelKind::kClassifier};
 };
 
 }  // namespace strads

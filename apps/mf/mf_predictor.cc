@@ -1,0 +1,120 @@
+#include "apps/mf/mf_predictor.h"
+
+#include <cmath>
+#include <filesystem>
+#include <iterator>
+
+#include <fmt/format.h>
+
+#include "apps/mf/array_mtx.h"
+#include "common/data_loader.h"
+#include "common/line_reader.h"
+#include "common/matrix_market_reader.h"
+
+namespace strads::mf {
+namespace {
+
+namespace fs = std::filesystem;
+
+Result<Eigen::MatrixXd> ReadFactor(const std::string& dir, const std::string& name) {
+  const std::string path = (fs::path(dir) / name).string();
+  std::error_code ec;
+  if (!fs::exists(path, ec)) {
+    return Status::NotFound(path + ": no such file (an mf model directory holds W.mtx and H.mtx)");
+  }
+  return ReadArrayMtx(path);
+}
+
+}  // namespace
+
+Result<FactorModel> LoadFactorModel(const std::string& dir) {
+  STRADS_RETURN_IF_ERROR(CheckModelDir(dir));
+  FactorModel model;
+  Result<Eigen::MatrixXd> w = ReadFactor(dir, "W.mtx");
+  if (!w.ok()) return w.status();
+  Result<Eigen::MatrixXd> h = ReadFactor(dir, "H.mtx");
+  if (!h.ok()) return h.status();
+  if (w->cols() != h->cols()) {
+    return Status::InvalidArgument(
+        fmt::format("{}: W.mtx has {} columns but H.mtx has {} (both are the rank k)", dir,
+                    w->cols(), h->cols()));
+  }
+  model.W = std::move(*w);
+  model.H = std::move(*h);
+  return model;
+}
+
+Result<RatingPredictions> PredictRatings(const FactorModel& model, const std::string& path) {
+  MatrixMarketReader::Options options;
+  options.entry_name = "a rating";
+  options.whole_entry_errors = true;
+  Result<MatrixMarketReader> reader = MatrixMarketReader::Open(path, options);
+  if (!reader.ok()) return reader.status();
+  if (reader->header().field == MatrixMarketHeader::Field::kPattern) {
+    return LineError(path, 1, "a 'pattern' matrix has no rating values (need real or integer)");
+  }
+  const auto rows = static_cast<uint64_t>(model.W.rows());
+  const auto cols = static_cast<uint64_t>(model.H.rows());
+  RatingPredictions p;
+  double sq = 0.0;
+  uint64_t i, j;
+  double v;
+  while (reader->Next(&i, &j, &v)) {
+    if (i > rows || j > cols) {
+      return LineError(path, reader->line_number(),
+                       fmt::format("entry ({}, {}) is outside the model's {} rows x {} columns", i,
+                                   j, rows, cols));
+    }
+    const double predicted = model.W.row(static_cast<Eigen::Index>(i - 1))
+                                 .dot(model.H.row(static_cast<Eigen::Index>(j - 1)));
+    sq += (v - predicted) * (v - predicted);
+    p.values.push_back(predicted);
+  }
+  STRADS_RETURN_IF_ERROR(reader->status());
+  if (p.values.empty()) return Status::InvalidArgument(path + ": no ratings");
+  p.rmse = std::sqrt(sq / static_cast<double>(p.values.size()));
+  return p;
+}
+
+std::string DescribeRatingPredictions(const RatingPredictions& p) {
+  return fmt::format("predict: {} ratings, RMSE {:.6g}", p.values.size(), p.rmse);
+}
+
+Status WriteRatingPredictions(const RatingPredictions& p, const std::string& path) {
+  std::string text;
+  text.reserve(p.values.size() * 24);
+  for (double v : p.values) fmt::format_to(std::back_inserter(text), "{:.17g}\n", v);
+  return WriteTextFile(path, text);
+}
+
+std::string MfPredictor::Help() const {
+  return "MatrixMarket coordinate ratings (ids within the model's rows and columns, no\n"
+         "--labels) and W.mtx, H.mtx; the prediction of rating (i, j) is w_i^T h_j, one per\n"
+         "rating in file order. Prints the RMSE.\n";
+}
+
+Status MfPredictor::CheckUsage(const PredictRequest& request) const {
+  Result<DataFormat> format = ResolveFormat(request.data);
+  if (!format.ok()) return format.status();
+  if (*format != DataFormat::kMatrixMarket) {
+    return Status::InvalidArgument(
+        "an mf model predicts MatrixMarket coordinate ratings (--format mm)");
+  }
+  if (!request.data.labels_path.empty()) {
+    return Status::InvalidArgument("--labels is not for mf models (the ratings hold the values)");
+  }
+  return Status::Ok();
+}
+
+Result<std::string> MfPredictor::Run(const PredictRequest& request) const {
+  Result<FactorModel> model = LoadFactorModel(request.model_dir);
+  if (!model.ok()) return model.status();
+  Result<RatingPredictions> predictions = PredictRatings(*model, request.data.path);
+  if (!predictions.ok()) return predictions.status();
+  if (!request.output.empty()) {
+    STRADS_RETURN_IF_ERROR(WriteRatingPredictions(*predictions, request.output));
+  }
+  return DescribeRatingPredictions(*predictions);
+}
+
+}  // namespace strads::mf
