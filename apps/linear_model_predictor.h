@@ -27,9 +27,9 @@
 namespace strads {
 
 enum class LinearModelKind {
-  kRegression,                // lasso
-  kClassifier,                // svm
-  kProbabilisticClassifier,   // logistic
+  kRegression,               // lasso
+  kClassifier,               // svm
+  kProbabilisticClassifier,  // logistic
 };
 
 struct LinearModel {

@@ -11,21 +11,8 @@ namespace strads {
 
 StaticHomeJob::StaticHomeJob(const MemberContext& context, uint64_t job_id,
                              const proto::JobStart& start, const StaticApp* app)
-    : MemberJob(context, job_id),
-      spec_(start.spec()),
-      app_(app),
-      rank_(start.rank()),
-      num_schedulers_(std::max<uint32_t>(1, start.num_schedulers())),
-      worker_ids_(start.worker_ids().begin(), start.worker_ids().end()),
-      plan_(std::max<uint32_t>(1, start.num_workers()),
-            std::max<uint32_t>(1, start.spec().static_engine().blocks_per_worker())),
-      passes_(app->PassesPerIteration(start.spec())) {
+    : StaticMemberJob(context, job_id, start, app) {
   for (uint32_t b = rank_; b < plan_.blocks(); b += num_schedulers_) owned_.push_back(b);
-  for (int w = 0; w < start.worker_ids_size() && w < start.worker_endpoints_size(); ++w) {
-    if (Status st = transport_.Connect(start.worker_ids(w), start.worker_endpoints(w)); !st.ok()) {
-      log_->error("job {}: {}", id_, st.message());
-    }
-  }
   log_->info("job {}: loading the home of {} of {} blocks of {}", id_, owned_.size(),
              plan_.blocks(), spec_.data_path());
   load_.Start([app = app_, spec = spec_, rank = rank_, schedulers = num_schedulers_,
@@ -124,7 +111,7 @@ void StaticHomeJob::HandleModelRequest() {
   if (in_pass_) return errors_.Report("model requested while blocks are away");
   std::vector<proto::OutputPiece> pieces;
   home_->Output(pieces);
-  (void)session_.SendToCoordinator(OutputEnvelope(transport_.id(), id_, std::move(pieces)));
+  SendOutput(std::move(pieces));
 }
 
 }  // namespace strads

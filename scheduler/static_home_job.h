@@ -15,13 +15,11 @@
 #include <vector>
 
 #include "common/background_load.h"
-#include "engine/member_job.h"
-#include "engine/rotation_plan.h"
-#include "engine/static_app.h"
+#include "engine/static_member_job.h"
 
 namespace strads {
 
-class StaticHomeJob final : public MemberJob {
+class StaticHomeJob final : public StaticMemberJob {
  public:
   // Starts loading the home of scheduler start.rank() of start.num_schedulers().
   StaticHomeJob(const MemberContext& context, uint64_t job_id, const proto::JobStart& start,
@@ -41,13 +39,6 @@ class StaticHomeJob final : public MemberJob {
   void HandleModelRequest();
   void SendPassDone();
 
-  proto::JobSpec spec_;
-  const StaticApp* app_;
-  uint32_t rank_;
-  uint32_t num_schedulers_;
-  std::vector<std::string> worker_ids_;
-  RotationPlan plan_;
-  uint32_t passes_;
   std::vector<uint32_t> owned_;  // block ids
   std::unique_ptr<StaticHome> home_;
   bool in_pass_ = false;

@@ -23,13 +23,11 @@
 #include <vector>
 
 #include "common/background_load.h"
-#include "engine/member_job.h"
-#include "engine/rotation_plan.h"
-#include "engine/static_app.h"
+#include "engine/static_member_job.h"
 
 namespace strads {
 
-class StaticWorkerJob final : public MemberJob {
+class StaticWorkerJob final : public StaticMemberJob {
  public:
   // Starts loading shard start.rank() of start.num_workers().
   StaticWorkerJob(const MemberContext& context, uint64_t job_id, const proto::JobStart& start,
@@ -72,14 +70,7 @@ class StaticWorkerJob final : public MemberJob {
   void SendBlock(const std::string& to, uint64_t iteration, uint32_t pass, uint32_t sub_round,
                  StaticBlock block);
 
-  proto::JobSpec spec_;
-  const StaticApp* app_;
-  uint32_t rank_;
-  uint32_t num_schedulers_;
-  std::vector<std::string> worker_ids_;
   std::vector<std::string> scheduler_ids_;
-  RotationPlan plan_;
-  uint32_t passes_;
   std::unique_ptr<StaticShard> shard_;
   std::optional<proto::SubRoundStart> start_;          // the barrier passed, not yet worked on
   std::map<BlockKey, StaticBlock> blocks_;             // blocks that arrived before their sub-round

@@ -1,0 +1,32 @@
+#include "engine/static_member_job.h"
+
+#include <algorithm>
+
+#include "engine/static_wire.h"
+
+namespace strads {
+
+StaticMemberJob::StaticMemberJob(const MemberContext& context, uint64_t job_id,
+                                 const proto::JobStart& start, const StaticApp* app)
+    : MemberJob(context, job_id),
+      spec_(start.spec()),
+      app_(app),
+      rank_(start.rank()),
+      num_schedulers_(std::max<uint32_t>(1, start.num_schedulers())),
+      worker_ids_(start.worker_ids().begin(), start.worker_ids().end()),
+      plan_(std::max<uint32_t>(1, start.num_workers()),
+            std::max<uint32_t>(1, start.spec().static_engine().blocks_per_worker())),
+      passes_(app->PassesPerIteration(start.spec())) {
+  for (int w = 0; w < start.worker_ids_size() && w < start.worker_endpoints_size(); ++w) {
+    if (start.worker_ids(w) == transport_.id()) continue;
+    if (Status st = transport_.Connect(start.worker_ids(w), start.worker_endpoints(w)); !st.ok()) {
+      log_->error("job {}: {}", id_, st.message());
+    }
+  }
+}
+
+void StaticMemberJob::SendOutput(std::vector<proto::OutputPiece> pieces) {
+  (void)session_.SendToCoordinator(OutputEnvelope(transport_.id(), id_, std::move(pieces)));
+}
+
+}  // namespace strads
