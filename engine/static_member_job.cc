@@ -25,7 +25,14 @@ StaticMemberJob::StaticMemberJob(const MemberContext& context, uint64_t job_id,
   }
 }
 
-void StaticMemberJob::SendOutput(std::vector<proto::OutputPiece> pieces) {
+void StaticMemberJob::OnMessage(const proto::Envelope& e) {
+  if (errors_.failed()) return;
+  if (e.body_case() != proto::Envelope::kModelRequest) {
+    if (!Handle(e)) LogUnexpected(e);
+    return;
+  }
+  std::vector<proto::OutputPiece> pieces;
+  if (Status st = Output(pieces); !st.ok()) return errors_.Report(st.message());
   (void)session_.SendToCoordinator(OutputEnvelope(transport_.id(), id_, std::move(pieces)));
 }
 

@@ -14,13 +14,21 @@
 namespace strads {
 
 class StaticMemberJob : public MemberJob {
+ public:
+  // Drops everything once the job has failed here; answers ModelRequest with Output(); hands
+  // the other kinds to Handle() and logs those it does not handle.
+  void OnMessage(const proto::Envelope& e) final;
+
  protected:
   // Connects to every worker of the job but this member (blocks travel to them).
   StaticMemberJob(const MemberContext& context, uint64_t job_id, const proto::JobStart& start,
                   const StaticApp* app);
 
-  // Answers the coordinator's ModelRequest with this member's part of the outputs.
-  void SendOutput(std::vector<proto::OutputPiece> pieces);
+  // A message of this role's kinds; false if the role has no use for its kind.
+  virtual bool Handle(const proto::Envelope& e) = 0;
+  // Appends this member's part of the result files; an error (e.g. asked while its blocks are
+  // away) fails the job.
+  virtual Status Output(std::vector<proto::OutputPiece>& pieces) const = 0;
 
   const proto::JobSpec spec_;
   const StaticApp* const app_;

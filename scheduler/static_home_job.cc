@@ -36,20 +36,20 @@ void StaticHomeJob::FinishLoading(Result<std::unique_ptr<StaticHome>> loaded) {
   (void)session_.SendToCoordinator(reply);
 }
 
-void StaticHomeJob::OnMessage(const proto::Envelope& e) {
-  if (errors_.failed()) return;
+bool StaticHomeJob::Handle(const proto::Envelope& e) {
   if (!home_) {
-    return errors_.Report(BodyName(e) + " arrived before the home was loaded");
+    errors_.Report(BodyName(e) + " arrived before the home was loaded");
+    return true;
   }
   switch (e.body_case()) {
     case proto::Envelope::kPassStart:
-      return HandlePassStart(e);
+      HandlePassStart(e);
+      return true;
     case proto::Envelope::kBlockTransfer:
-      return HandleBlock(e);
-    case proto::Envelope::kModelRequest:
-      return HandleModelRequest();
+      HandleBlock(e);
+      return true;
     default:
-      LogUnexpected(e);
+      return false;
   }
 }
 
@@ -107,11 +107,11 @@ void StaticHomeJob::SendPassDone() {
   (void)session_.SendToCoordinator(e);
 }
 
-void StaticHomeJob::HandleModelRequest() {
-  if (in_pass_) return errors_.Report("model requested while blocks are away");
-  std::vector<proto::OutputPiece> pieces;
+Status StaticHomeJob::Output(std::vector<proto::OutputPiece>& pieces) const {
+  if (!home_) return Status::FailedPrecondition("model requested before the home was loaded");
+  if (in_pass_) return Status::FailedPrecondition("model requested while blocks are away");
   home_->Output(pieces);
-  SendOutput(std::move(pieces));
+  return Status::Ok();
 }
 
 }  // namespace strads

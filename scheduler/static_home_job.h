@@ -27,16 +27,16 @@ class StaticHomeJob final : public StaticMemberJob {
   ~StaticHomeJob() override;
 
   void OnTick() override;
-  void OnMessage(const proto::Envelope& e) override;
   void Abandon() override { load_.Abandon(); }
   // True while a load (abandoned or not) still runs.
   bool Busy() override { return load_.Busy(); }
 
  private:
+  bool Handle(const proto::Envelope& e) override;
+  Status Output(std::vector<proto::OutputPiece>& pieces) const override;
   void FinishLoading(Result<std::unique_ptr<StaticHome>> loaded);
   void HandlePassStart(const proto::Envelope& e);
   void HandleBlock(const proto::Envelope& e);
-  void HandleModelRequest();
   void SendPassDone();
 
   std::vector<uint32_t> owned_;  // block ids

@@ -35,24 +35,25 @@ void StaticWorkerJob::FinishLoading(Result<std::unique_ptr<StaticShard>> loaded)
   (void)session_.SendToCoordinator(reply);
 }
 
-void StaticWorkerJob::OnMessage(const proto::Envelope& e) {
-  if (errors_.failed()) return;
+bool StaticWorkerJob::Handle(const proto::Envelope& e) {
   switch (e.body_case()) {
     case proto::Envelope::kBegin:
-      return HandleBegin(e);
+      HandleBegin(e);
+      return true;
     case proto::Envelope::kSubRoundStart:
       if (start_) {
-        return errors_.Report(fmt::format("sub-round {} started before sub-round {} was done",
-                                          e.sub_round_start().sub_round(), start_->sub_round()));
+        errors_.Report(fmt::format("sub-round {} started before sub-round {} was done",
+                                   e.sub_round_start().sub_round(), start_->sub_round()));
+        return true;
       }
       start_ = e.sub_round_start();
-      return TryProcess();
+      TryProcess();
+      return true;
     case proto::Envelope::kBlockTransfer:
-      return HandleBlock(e);
-    case proto::Envelope::kModelRequest:
-      return HandleModelRequest();
+      HandleBlock(e);
+      return true;
     default:
-      LogUnexpected(e);
+      return false;
   }
 }
 
@@ -164,11 +165,10 @@ void StaticWorkerJob::SendBlock(const std::string& to, uint64_t iteration, uint3
   }
 }
 
-void StaticWorkerJob::HandleModelRequest() {
-  if (!shard_) return errors_.Report("model requested before the shard was loaded");
-  std::vector<proto::OutputPiece> pieces;
+Status StaticWorkerJob::Output(std::vector<proto::OutputPiece>& pieces) const {
+  if (!shard_) return Status::FailedPrecondition("model requested before the shard was loaded");
   shard_->Output(pieces);
-  SendOutput(std::move(pieces));
+  return Status::Ok();
 }
 
 }  // namespace strads

@@ -38,7 +38,6 @@ class StaticWorkerJob final : public StaticMemberJob {
   void OnTick() override;
   // True while a sub-round computes on its thread: the event loop should tick often.
   bool Polling() const override { return compute_.valid(); }
-  void OnMessage(const proto::Envelope& e) override;
   // Drops the job's load (a load still running is abandoned, not waited for).
   void Abandon() override { load_.Abandon(); }
   // True while a load (abandoned or not) or a sub-round still runs.
@@ -59,10 +58,11 @@ class StaticWorkerJob final : public StaticMemberJob {
     std::map<std::string, double> metrics;  // after the evaluation pass
   };
 
+  bool Handle(const proto::Envelope& e) override;
+  Status Output(std::vector<proto::OutputPiece>& pieces) const override;
   void FinishLoading(Result<std::unique_ptr<StaticShard>> loaded);
   void HandleBegin(const proto::Envelope& e);
   void HandleBlock(const proto::Envelope& e);
-  void HandleModelRequest();
   // Starts the current sub-round if its start and its block are both here.
   void TryProcess();
   // Passes the finished sub-round's block on and reports it.
