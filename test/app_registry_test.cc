@@ -1,0 +1,182 @@
+// The app registry (engine/app_registry.h) and job specs built from it (engine/job_spec.h): apps
+// are found by name and engine, every app's options and only its own are accepted, and a spec
+// is validated against its app and engine.
+#include <catch2/catch.hpp>
+
+#include "app_stub.h"
+#include "apps/builtin_apps.h"
+#include "engine/job_spec.h"
+#include "test/temp_dir.h"
+
+namespace strads {
+namespace {
+
+class NamedDynamicStub final : public testing::AppStub<DynamicApp> {
+ public:
+  explicit NamedDynamicStub(std::string name) : name_(std::move(name)) {}
+  std::string name() const override { return name_; }
+  uint32_t stats_per_param() const override { return 1; }
+  Result<std::unique_ptr<ShardModel>> MakeShard(Dataset, const proto::JobSpec&) const override {
+    return Status::Internal("not in this test");
+  }
+  double Pull(std::span<const double>, double, double value, const proto::JobSpec&) const override {
+    return value;
+  }
+  double Violation(double, double, const proto::JobSpec&) const override { return 0; }
+  double Penalty(double, const proto::JobSpec&) const override { return 0; }
+
+ private:
+  std::string name_;
+};
+
+// An app that says it is dynamic but implements no engine interface.
+class Impostor final : public App {
+ public:
+  std::string name() const override { return "impostor"; }
+  proto::Engine engine() const override { return proto::ENGINE_DYNAMIC; }
+  std::string summary() const override { return ""; }
+  boost::program_options::options_description Options() const override { return {}; }
+  Status FromOptions(const boost::program_options::variables_map&,
+                     proto::JobSpec&) const override {
+    return Status::Ok();
+  }
+  Status Validate(const proto::JobSpec&) const override { return Status::Ok(); }
+  std::vector<std::string> OutputFiles() const override { return {}; }
+};
+
+}  // namespace
+
+TEST_CASE("AppRegistry finds apps by name and engine, and names the known apps otherwise",
+          "[registry]") {
+  const AppRegistry apps = BuiltinApps();
+  CHECK(apps.Names() == "lasso, logistic, svm, lda, mf");
+  REQUIRE(apps.Find("lda").ok());
+  CHECK(apps.Find("lda").value()->engine() == proto::ENGINE_STATIC);
+  CHECK(apps.FindDynamic("lasso").ok());
+  CHECK(apps.FindStatic("mf").ok());
+
+  auto unknown = apps.Find("als");
+  REQUIRE_FALSE(unknown.ok());
+  CHECK(unknown.status().message() ==
+        "unknown app 'als' (known apps: lasso, logistic, svm, lda, mf)");
+  auto wrong_engine = apps.FindDynamic("lda");
+  REQUIRE_FALSE(wrong_engine.ok());
+  CHECK(wrong_engine.status().message() ==
+        "app 'lda' runs on the static engine, not the dynamic one");
+  CHECK_FALSE(apps.FindStatic("svm").ok());
+}
+
+TEST_CASE("AppRegistry refuses a second app of one name and an app without its engine's interface",
+          "[registry]") {
+  AppRegistry apps;
+  REQUIRE(apps.Add(std::make_unique<NamedDynamicStub>("one")).ok());
+  const Status twice = apps.Add(std::make_unique<NamedDynamicStub>("one"));
+  CHECK_FALSE(twice.ok());
+  CHECK(twice.message() == "app 'one' is registered twice");
+  CHECK_FALSE(apps.Add(std::make_unique<Impostor>()).ok());
+  CHECK_FALSE(apps.Add(nullptr).ok());
+  CHECK(apps.Names() == "one");
+}
+
+TEST_CASE("Every built-in app declares its files, a summary and a predictor where it has one",
+          "[registry]") {
+  const AppRegistry apps = BuiltinApps();
+  for (const auto& app : apps.apps()) {
+    CAPTURE(app->name());
+    CHECK_FALSE(app->summary().empty());
+    CHECK_FALSE(app->OutputFiles().empty());
+    CHECK((app->AsDynamic() != nullptr) == (app->engine() == proto::ENGINE_DYNAMIC));
+    CHECK((app->AsStatic() != nullptr) == (app->engine() == proto::ENGINE_STATIC));
+    const auto files = ResultFileNames(*app);
+    CHECK(files.back() == "summary.json");
+  }
+  CHECK(ResultFileNames(*apps.Find("lasso").value()) ==
+        std::vector<std::string>{"coefficients.tsv", "trace.csv", "summary.json"});
+  CHECK(ResultFileNames(*apps.Find("mf").value()) ==
+        std::vector<std::string>{"W.mtx", "H.mtx", "subrounds.csv", "trace.csv", "summary.json"});
+  CHECK(apps.Find("lasso").value()->predictor() != nullptr);
+  CHECK(apps.Find("lda").value()->predictor() == nullptr);
+}
+
+TEST_CASE("A job's options are the common ones, its engine's and its app's: no other app's",
+          "[registry][job_spec]") {
+  const AppRegistry apps = BuiltinApps();
+  testing::TempDir dir;
+  const std::string data = dir.Write("d.svm", "1 1:1\n");
+
+  auto lasso = ParseJobSpec(apps, "lasso", {"--data", data, "--lambda", "0.5"}, {}, nullptr);
+  REQUIRE(lasso.ok());
+  CHECK(lasso->has_lasso());
+  CHECK(lasso->has_dynamic());
+  CHECK(lasso->lasso().lambda() == 0.5);
+  CHECK(lasso->dynamic().chord_size() == 32);
+  CHECK(lasso->dynamic().candidates() == 64);  // 0 = 2 x chord size
+  CHECK(lasso->flags().at("lambda") == "0.5");
+
+  auto topics = ParseJobSpec(apps, "lasso", {"--data", data, "--lambda", "1", "--topics", "3"},
+                             {}, nullptr);
+  REQUIRE_FALSE(topics.ok());
+  CHECK_THAT(topics.status().message(), Catch::Contains("--topics"));
+  auto engine_flag =
+      ParseJobSpec(apps, "mf", {"--data", data, "--chord-size", "4"}, {}, nullptr);
+  REQUIRE_FALSE(engine_flag.ok());
+  CHECK_THAT(engine_flag.status().message(), Catch::Contains("--chord-size"));
+
+  auto mf = ParseJobSpec(apps, "mf", {"--data", data, "--rank", "3", "--iterations", "2"}, {},
+                         nullptr);
+  REQUIRE(mf.ok());
+  CHECK(mf->mf().rank() == 3);
+  CHECK(mf->mf().lambda() == 0.1);  // mf's own --lambda, with its own default
+  CHECK(mf->static_engine().iterations() == 2);
+
+  auto unknown = ParseJobSpec(apps, "als", {"--data", data}, {}, nullptr);
+  REQUIRE_FALSE(unknown.ok());
+  CHECK_THAT(unknown.status().message(), Catch::Contains("known apps: lasso"));
+
+  // With no app, help lists each option once, --lambda included, though lasso, logistic, svm
+  // and mf all have one.
+  const auto all = JobOptionsDescription(apps);
+  int lambdas = 0;
+  for (const auto& option : all.options()) lambdas += option->long_name() == "lambda";
+  CHECK(lambdas == 1);
+  CHECK(all.find_nothrow("topics", false) != nullptr);
+  CHECK(all.find_nothrow("chord-size", false) != nullptr);
+}
+
+TEST_CASE("A spec is validated against its app and its engine, whoever built it",
+          "[registry][job_spec]") {
+  const AppRegistry apps = BuiltinApps();
+  proto::JobSpec spec;
+  spec.set_app("lasso");
+  spec.set_data_path("/data/x.svm");
+  spec.mutable_lasso()->set_lambda(1);
+  // No engine message: the coordinator refuses it rather than run with zeros.
+  CHECK_THAT(ValidateJobSpec(apps, spec).message(),
+             Catch::Contains("has no dynamic-engine parameters"));
+  spec.mutable_dynamic()->set_chord_size(8);
+  spec.mutable_dynamic()->set_candidates(16);
+  spec.mutable_dynamic()->set_tolerance(1e-6);
+  spec.mutable_dynamic()->set_pipeline_depth(1);
+  CHECK(ValidateJobSpec(apps, spec).ok());
+
+  // Another app's message under this app's name.
+  proto::JobSpec other = spec;
+  other.mutable_mf()->set_rank(3);
+  CHECK_THAT(ValidateJobSpec(apps, other).message(), Catch::Contains("no lasso parameters"));
+  // The static engine's message for a dynamic app.
+  proto::JobSpec static_engine = spec;
+  static_engine.mutable_static_engine()->set_iterations(3);
+  CHECK_FALSE(ValidateJobSpec(apps, static_engine).ok());
+  // Engine and common limits.
+  proto::JobSpec deep = spec;
+  deep.mutable_dynamic()->set_pipeline_depth(65);
+  CHECK(ValidateJobSpec(apps, deep).message() == "--pipeline-depth must be in [1, 64]");
+  proto::JobSpec many = spec;
+  many.set_workers(5000);
+  CHECK(ValidateJobSpec(apps, many).message() == "--workers must be at most 4096");
+  proto::JobSpec no_data = spec;
+  no_data.clear_data_path();
+  CHECK(ValidateJobSpec(apps, no_data).message() == "--data is required");
+}
+
+}  // namespace strads
