@@ -6,6 +6,9 @@
 // of its columns for the dependency check and the columns' norms), derives the partition
 // [first, end) from the column weights (the same deterministic PartitionByWeight on every
 // scheduler), keeps only its own columns, and answers Ready. Then:
+// In the column layout (owner-computes) the workers own blocks of its range
+// (NestedPartitionByWeight), and the dependency filter separates only parameters of different
+// workers: one worker's share of a chord is updated sequentially, exactly.
 //  - ChordRequest(t): the next chord from the ChordBuilder, with the parameters' current values
 //    and squared column norms, to every worker and to the coordinator;
 //  - Commit(t): new values, and the priorities of the committed parameters;
@@ -49,10 +52,12 @@ class DynamicSchedulerJob final : public MemberJob {
     uint64_t end = 0;
     uint64_t nonzeros = 0;
     std::unique_ptr<ColumnStore> store;
+    std::vector<uint32_t> worker_of;  // column layout: owning worker, by local index
   };
 
   // Reads the whole file and keeps the columns of partition `rank` of `parts` (background thread).
-  static Result<Partition> LoadPartition(const proto::JobSpec& spec, uint32_t rank, uint32_t parts);
+  static Result<Partition> LoadPartition(const proto::JobSpec& spec, uint32_t rank, uint32_t parts,
+                                         uint32_t workers);
   void FinishLoading(Result<Partition> loaded);
   void HandleChordRequest(const proto::Envelope& e);
   void HandleCommit(const proto::Envelope& e);
