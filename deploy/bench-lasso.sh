@@ -30,7 +30,8 @@
 #   --tolerance T        tolerance of every run (default 1e-9: relative KKT violation)
 #   --max-seconds S      time limit of each engine run (default 90; the 1e-6 point is reached
 #                        long before the 1e-9 tolerance on this machine)
-#   --configs LIST       comma list of ref,emb11,emb12,cl11,cl22 (default: all)
+#   --configs LIST       comma list of ref,emb11,emb12,cl11,cl22 and their column-layout twins
+#                        emb11c,emb12c,cl11c,cl22c (--layout columns) (default: all)
 set -euo pipefail
 
 SCRIPT_DIR=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
@@ -42,7 +43,7 @@ NAME=""
 FRACTION=0.1
 TOL=1e-9
 MAX_SECONDS=90
-CONFIGS=ref,emb11,emb12,cl11,cl22
+CONFIGS=ref,emb11,emb12,cl11,cl22,emb11c,emb12c,cl11c,cl22c
 
 # The synthetic problem (tools/synthetic_lasso.h): 1000 x 100,000, groups of 10 features with
 # correlation 0.9, 2% dense columns sharing their group's row support, 50 true nonzeros.
@@ -100,15 +101,17 @@ if has ref; then
   "$BIN/strads-lasso-reference" "${JOB[@]}" --output "$OUT/ref" >&2
 fi
 
-run_embedded() { # NAME SCHEDULERS WORKERS
-  echo "== (b) embedded $2x$3: strads run lasso ${JOB[*]} --schedulers $2 --workers $3 --max-seconds $MAX_SECONDS" >&2
-  "$BIN/strads" run lasso "${JOB[@]}" --schedulers "$2" --workers "$3" \
+run_embedded() { # NAME SCHEDULERS WORKERS [JOB OPTIONS...]
+  echo "== (b) embedded $2x$3: strads run lasso ${JOB[*]} ${*:4} --schedulers $2 --workers $3 --max-seconds $MAX_SECONDS" >&2
+  "$BIN/strads" run lasso "${JOB[@]}" "${@:4}" --schedulers "$2" --workers "$3" \
     --max-seconds "$MAX_SECONDS" --output "$OUT/$1" >"$OUT/$1.log" 2>&1 ||
     { echo "bench-lasso.sh: $1 failed, see $OUT/$1.log" >&2; tail -5 "$OUT/$1.log" >&2; }
   tail -1 "$OUT/$1.log" >&2 || true
 }
 has emb11 && run_embedded emb11 1 1
 has emb12 && run_embedded emb12 1 2
+has emb11c && run_embedded emb11c 1 1 --layout columns
+has emb12c && run_embedded emb12c 1 2 --layout columns
 
 CLUSTER_RUN_DIR=""
 stop_cluster() {
@@ -121,7 +124,7 @@ stop_cluster() {
 trap stop_cluster EXIT
 trap 'exit 130' INT TERM
 
-run_cluster() { # NAME SCHEDULERS WORKERS
+run_cluster() { # NAME SCHEDULERS WORKERS [JOB OPTIONS...]
   CLUSTER_RUN_DIR=$(mktemp -d /tmp/strads-bench-cluster.XXXXXX)
   printf '127.0.0.1 coordinator scheduler=%s worker=%s\n' "$2" "$3" >"$CLUSTER_RUN_DIR/hosts"
   echo "== (c) loopback cluster $2x$3: strads-cluster start --hostfile $CLUSTER_RUN_DIR/hosts --port 0" >&2
@@ -129,8 +132,8 @@ run_cluster() { # NAME SCHEDULERS WORKERS
   exports=$("$SCRIPT_DIR/strads-cluster" start --hostfile "$CLUSTER_RUN_DIR/hosts" \
     --run-dir "$CLUSTER_RUN_DIR" --port 0 --bin-dir "$BIN" --log-level warn)
   eval "$(grep '^export STRADS_COORDINATOR=' <<<"$exports")"
-  echo "   $STRADS_COORDINATOR; strads submit lasso ${JOB[*]} --max-seconds $MAX_SECONDS --wait" >&2
-  "$BIN/strads" submit lasso "${JOB[@]}" --max-seconds "$MAX_SECONDS" --wait \
+  echo "   $STRADS_COORDINATOR; strads submit lasso ${JOB[*]} ${*:4} --max-seconds $MAX_SECONDS --wait" >&2
+  "$BIN/strads" submit lasso "${JOB[@]}" "${@:4}" --max-seconds "$MAX_SECONDS" --wait \
     --output "$OUT/$1" >"$OUT/$1.log" 2>&1 ||
     { echo "bench-lasso.sh: $1 failed, see $OUT/$1.log" >&2; tail -5 "$OUT/$1.log" >&2; }
   tail -1 "$OUT/$1.log" >&2 || true
@@ -138,6 +141,8 @@ run_cluster() { # NAME SCHEDULERS WORKERS
 }
 has cl11 && run_cluster cl11 1 1
 has cl22 && run_cluster cl22 2 2
+has cl11c && run_cluster cl11c 1 1 --layout columns
+has cl22c && run_cluster cl22c 2 2 --layout columns
 
 echo "== table ($NAME: $DATA, lambda = $FRACTION lambda_max = $LAMBDA, tolerance $TOL)" >&2
 python3 - "$OUT" "$NAME" "$LAMBDA" "$FRACTION" <<'PY'
@@ -148,7 +153,11 @@ configs = [("ref", "(a) reference, sequential"),
            ("emb11", "(b) embedded 1x1"),
            ("emb12", "(b) embedded 1x2"),
            ("cl11", "(c) loopback cluster 1x1"),
-           ("cl22", "(c) loopback cluster 2x2")]
+           ("cl22", "(c) loopback cluster 2x2"),
+           ("emb11c", "(b) embedded 1x1, --layout columns"),
+           ("emb12c", "(b) embedded 1x2, --layout columns"),
+           ("cl11c", "(c) loopback cluster 1x1, --layout columns"),
+           ("cl22c", "(c) loopback cluster 2x2, --layout columns")]
 runs = {}
 for key, label in configs:
     d = os.path.join(out, key)
