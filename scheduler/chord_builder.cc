@@ -61,6 +61,8 @@ std::vector<uint64_t> ChordBuilder::Build() {
   const uint64_t first = store_.first();
   // Erasing one id per commit would cost O(in flight) each, O(B^2) a round.
   std::erase_if(flying_ids_, [&](uint64_t j) { return !flying_[j - first]; });
+  const std::span<const uint64_t> running =
+      policy_.check_in_flight ? std::span<const uint64_t>(flying_ids_) : std::span<const uint64_t>();
   std::vector<uint64_t> chord;
   if (n == 0) return chord;
   switch (policy_.schedule) {
@@ -84,7 +86,7 @@ std::vector<uint64_t> ChordBuilder::Build() {
           drawn.push_back(first + local);
         }
       }
-      chord = filter ? filter_.Filter(drawn, policy_.rho, policy_.chord_size, flying_ids_)
+      chord = filter ? filter_.Filter(drawn, policy_.rho, policy_.chord_size, running)
                      : std::move(drawn);
       break;
     }
@@ -94,7 +96,7 @@ std::vector<uint64_t> ChordBuilder::Build() {
                        [&](size_t a, size_t b) { return priority_[a] > priority_[b]; });
       std::vector<uint64_t> ids(drawn.size());
       for (size_t k = 0; k < drawn.size(); ++k) ids[k] = first + drawn[k];
-      chord = filter_.Filter(ids, policy_.rho, policy_.chord_size, flying_ids_);
+      chord = filter_.Filter(ids, policy_.rho, policy_.chord_size, running);
       break;
     }
   }

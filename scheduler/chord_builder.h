@@ -37,6 +37,9 @@ struct ChordPolicy {
   double rho = 0.1;
   double eta = 1e-6;
   uint64_t seed = 1;
+  // Check new chords against the parameters in flight (step 3). Not needed at pipeline depth 1:
+  // a chord is computed only after every earlier commit is applied, so nothing is stale.
+  bool check_in_flight = true;
 };
 
 class ChordBuilder {

@@ -109,6 +109,7 @@ void DynamicSchedulerJob::FinishLoading(Result<Partition> loaded) {
   policy.rho = spec_.dynamic().rho();
   policy.eta = spec_.dynamic().eta();
   policy.seed = spec_.seed() * 1000003 + rank_;
+  policy.check_in_flight = spec_.dynamic().pipeline_depth() > 1;
   builder_ = std::make_unique<ChordBuilder>(*p.store, policy);
   if (!p.worker_of.empty()) builder_->SetGroups(std::move(part_.worker_of));
   values_.assign(p.end - p.first, 0.0);
