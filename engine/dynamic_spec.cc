@@ -31,8 +31,9 @@ po::options_description DynamicEngineOptions() {
       "converged when max_j KKT violation <= tolerance * lambda_max")(
       "max-updates", po::value<uint64_t>()->default_value(0),
       "stop after this many updates (0 = none)")("pipeline-depth",
-                                                 po::value<uint32_t>()->default_value(2),
-                                                 "D: rounds in flight; 1 = fully synchronous")(
+                                                 po::value<uint32_t>()->default_value(0),
+                                                 "D: rounds in flight; 1 = fully synchronous (0 = "
+                                                 "by layout: rows 2, columns 1)")(
       "check-every", po::value<uint64_t>()->default_value(0),
       "updates between full optimality checks (0 = number of features)")(
       "dual-pipeline", po::bool_switch(),
@@ -73,7 +74,8 @@ Status DynamicSpecFromOptions(const po::variables_map& vm, proto::JobSpec& spec)
   }
   d.set_tolerance(vm["tolerance"].as<double>());
   d.set_max_updates(vm["max-updates"].as<uint64_t>());
-  d.set_pipeline_depth(vm["pipeline-depth"].as<uint32_t>());
+  const uint32_t depth = vm["pipeline-depth"].as<uint32_t>();
+  d.set_pipeline_depth(depth ? depth : DefaultPipelineDepth(d.layout()));
   d.set_check_every(vm["check-every"].as<uint64_t>());
   d.set_dual_pipeline(vm["dual-pipeline"].as<bool>());
   return Status::Ok();
@@ -83,6 +85,13 @@ uint32_t DefaultChordSize(proto::Layout layout) {
   // Row layout: every update costs a global reduction, so small chords keep the filter cheap.
   // Column layout: a worker applies its share sequentially, so a round can carry many updates.
   return layout == proto::LAYOUT_COLUMNS ? 1024 : 32;
+}
+
+uint32_t DefaultPipelineDepth(proto::Layout layout) {
+  // Column layout: a worker's own updates reach its replica only with the round's commit, so a
+  // second round in flight would compute against a replica without them (and the filter would
+  // have to separate it from every parameter in flight); measured slower (docs/benchmarks.md).
+  return layout == proto::LAYOUT_COLUMNS ? 1 : 2;
 }
 
 Status ValidateDynamicSpec(const proto::JobSpec& spec) {

@@ -21,6 +21,8 @@ Status DynamicSpecFromOptions(const boost::program_options::variables_map& optio
 
 // The chord size when --chord-size is 0: 32 for the row layout, 1024 for the column layout.
 uint32_t DefaultChordSize(proto::Layout layout);
+// The pipeline depth when --pipeline-depth is 0: 2 for the row layout, 1 for the column layout.
+uint32_t DefaultPipelineDepth(proto::Layout layout);
 
 // Checks spec.dynamic(): present, format known, sizes and thresholds in range.
 Status ValidateDynamicSpec(const proto::JobSpec& spec);

@@ -61,8 +61,9 @@ std::vector<uint64_t> ChordBuilder::Build() {
   const uint64_t first = store_.first();
   // Erasing one id per commit would cost O(in flight) each, O(B^2) a round.
   std::erase_if(flying_ids_, [&](uint64_t j) { return !flying_[j - first]; });
-  const std::span<const uint64_t> running =
-      policy_.check_in_flight ? std::span<const uint64_t>(flying_ids_) : std::span<const uint64_t>();
+  const std::span<const uint64_t> running = policy_.check_in_flight
+                                                ? std::span<const uint64_t>(flying_ids_)
+                                                : std::span<const uint64_t>();
   std::vector<uint64_t> chord;
   if (n == 0) return chord;
   switch (policy_.schedule) {
