@@ -6,15 +6,15 @@
 // of its columns for the dependency check and the columns' norms), derives the partition
 // [first, end) from the column weights (the same deterministic PartitionByWeight on every
 // scheduler), keeps only its own columns, and answers Ready. Then:
-// In the column layout (owner-computes) the workers own blocks of its range
-// (NestedPartitionByWeight), and the dependency filter separates only parameters of different
-// workers: one worker's share of a chord is updated sequentially, exactly.
 //  - ChordRequest(t): the next chord from the ChordBuilder, with the parameters' current values
 //    and squared column norms, to every worker and to the coordinator;
 //  - Commit(t): new values, and the priorities of the committed parameters;
 //  - GradientSlice x P and CheckRequest: the optimality check of its partition (CheckReport to
 //    the coordinator), which also refreshes every priority;
 //  - ModelRequest: its nonzero parameters.
+// In the column layout (owner-computes) the workers own blocks of its range
+// (NestedPartitionByWeight), and the dependency filter separates only parameters of different
+// workers: one worker's share of a chord is updated sequentially, exactly.
 // Failures of its part go to the coordinator through a JobErrorReport.
 // Thread-compatibility: used by the scheduler's event loop only.
 #pragma once
