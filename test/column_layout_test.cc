@@ -179,7 +179,7 @@ TEST_CASE("LassoColumnModel::Update is sequential coordinate descent and leaves 
   }
 }
 
-TEST_CASE("--layout columns is refused for apps without it and with the dual pipeline",
+TEST_CASE("the column layout is refused for apps without it and with the dual pipeline",
           "[columns]") {
   const AppRegistry apps = BuiltinApps();
   proto::JobSpec spec;
