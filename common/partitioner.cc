@@ -35,4 +35,22 @@ std::vector<uint64_t> PartitionByWeight(std::span<const uint64_t> weights, uint3
   return starts;
 }
 
+std::vector<uint64_t> NestedPartitionByWeight(std::span<const uint64_t> weights, uint32_t outer,
+                                              uint32_t inner) {
+  assert(outer >= 1 && inner >= 1);
+  outer = std::max<uint32_t>(outer, 1);
+  inner = std::max<uint32_t>(inner, 1);
+  const std::vector<uint64_t> outer_starts = PartitionByWeight(weights, outer);
+  std::vector<uint64_t> starts;
+  starts.reserve(static_cast<size_t>(outer) * inner + 1);
+  for (uint32_t o = 0; o < outer; ++o) {
+    const uint64_t first = outer_starts[o];
+    const auto part = weights.subspan(first, outer_starts[o + 1] - first);
+    const std::vector<uint64_t> inner_starts = PartitionByWeight(part, inner);
+    for (uint32_t i = 0; i < inner; ++i) starts.push_back(first + inner_starts[i]);
+  }
+  starts.push_back(weights.size());
+  return starts;
+}
+
 }  // namespace strads

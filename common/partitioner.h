@@ -22,4 +22,14 @@ namespace strads {
 // REQUIRES: parts >= 1.
 std::vector<uint64_t> PartitionByWeight(std::span<const uint64_t> weights, uint32_t parts);
 
+// Two-level partition: the outer parts are exactly PartitionByWeight(weights, outer), and each is
+// split again by PartitionByWeight of its own weights into `inner` parts. Returns
+// outer * inner + 1 boundaries; block o * inner + i is [starts[o * inner + i], starts[o * inner +
+// i + 1]), and outer part o is [starts[o * inner], starts[(o + 1) * inner]). The dynamic engine's
+// column layout uses it with outer = schedulers and inner = workers: scheduler s owns outer part
+// s, worker w owns block w of every outer part, so every chord gives every worker work.
+// Deterministic. REQUIRES: outer >= 1, inner >= 1.
+std::vector<uint64_t> NestedPartitionByWeight(std::span<const uint64_t> weights, uint32_t outer,
+                                              uint32_t inner);
+
 }  // namespace strads

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <unordered_map>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "common/protocol.h"
+#include "engine/vector_delta.h"
 
 namespace strads {
 
@@ -69,6 +71,9 @@ bool DynamicJob::Handle(const proto::Envelope& e, Clock::time_point now) {
     case proto::Envelope::kPartials:
       HandlePartials(e, now);
       return true;
+    case proto::Envelope::kColumnPartials:
+      HandleColumnPartials(e, now);
+      return true;
     case proto::Envelope::kLossReport:
       HandleLossReport(e, now);
       return true;
@@ -104,7 +109,8 @@ void DynamicJob::HandleReady(const proto::Envelope& e, Clock::time_point now) {
     num_features_ = std::max(num_features_, r.num_features());
   } else {
     worker_loss_[slot - schedulers_.size()] = r.loss();
-    num_rows_ += r.num_rows();
+    // Row shards add up; in the column layout every worker holds every row.
+    num_rows_ = columns() ? std::max(num_rows_, r.num_rows()) : num_rows_ + r.num_rows();
   }
   if (++ready_ < schedulers_.size() + workers_.size()) return;
 
@@ -186,66 +192,133 @@ void DynamicJob::HandleChord(const proto::Envelope& e, Clock::time_point now) {
   TryCommit(now);
 }
 
-void DynamicJob::HandlePartials(const proto::Envelope& e, Clock::time_point now) {
-  const auto& p = e.partials();
-  const int rank = Rank(e.sender(), proto::ROLE_WORKER);
+DynamicJob::Round* DynamicJob::AcceptPartials(const proto::Envelope& e, int rank,
+                                              Clock::time_point now) {
   if (phase_ != Phase::kRunning || rank < 0 || e.round() < next_commit_ ||
       e.round() >= next_issue_) {
-    return;
+    return nullptr;
   }
   Round& round = rounds_[e.round()];
   if (round.seen.empty()) round.seen.assign(workers_.size(), 0);
-  if (round.seen[rank]) return;
+  if (round.seen[rank]) return nullptr;
   round.seen[rank] = 1;
-  last_progress_ = now;
-  if (round.sums.empty())
-    round.sums.assign(p.sums().begin(), p.sums().end());
-  else if (round.sums.size() != static_cast<size_t>(p.sums_size())) {
-    return Fail(fmt::format("partials of round {} from {} have {} numbers, expected {}", e.round(),
-                            e.sender(), p.sums_size(), round.sums.size()),
-                now);
-  } else {
-    for (int k = 0; k < p.sums_size(); ++k) round.sums[k] += p.sums(k);
-  }
-  worker_loss_[rank] = p.loss();
   ++round.partials;
+  last_progress_ = now;
   log_->trace("job {}: partials {} from {} ({} of {})", id_, e.round(), e.sender(), round.partials,
               workers_.size());
+  return &round;
+}
+
+void DynamicJob::HandlePartials(const proto::Envelope& e, Clock::time_point now) {
+  const auto& p = e.partials();
+  const int rank = Rank(e.sender(), proto::ROLE_WORKER);
+  Round* round = AcceptPartials(e, rank, now);
+  if (!round) return;
+  if (round->sums.empty())
+    round->sums.assign(p.sums().begin(), p.sums().end());
+  else if (round->sums.size() != static_cast<size_t>(p.sums_size())) {
+    return Fail(fmt::format("partials of round {} from {} have {} numbers, expected {}", e.round(),
+                            e.sender(), p.sums_size(), round->sums.size()),
+                now);
+  } else {
+    for (int k = 0; k < p.sums_size(); ++k) round->sums[k] += p.sums(k);
+  }
+  worker_loss_[rank] = p.loss();
+  TryCommit(now);
+}
+
+void DynamicJob::HandleColumnPartials(const proto::Envelope& e, Clock::time_point now) {
+  const int rank = Rank(e.sender(), proto::ROLE_WORKER);
+  if (!columns()) return Fail("column partials from " + e.sender() + " in the row layout", now);
+  Round* round = AcceptPartials(e, rank, now);
+  if (!round) return;
+  const auto& p = e.column_partials();
+  if (p.ids_size() != p.values_size() || CheckDelta(p.change(), num_rows_).ok() == false) {
+    return Fail(fmt::format("malformed column partials of round {} from {}", e.round(), e.sender()),
+                now);
+  }
+  worker_loss_[rank] = p.loss();
+  if (round->shares.empty()) round->shares.resize(workers_.size());
+  round->shares[rank] = p;
   TryCommit(now);
 }
 
 void DynamicJob::TryCommit(Clock::time_point now) {
-  const uint32_t stats = app_->stats_per_param();
   while (!done()) {
     auto it = rounds_.find(next_commit_);
     if (it == rounds_.end() || !it->second.chord || it->second.partials < workers_.size()) break;
-    const proto::Chord& chord = *it->second.chord;
-    const std::vector<double>& sums = it->second.sums;
-    if (sums.size() != static_cast<size_t>(chord.ids_size()) * stats) {
-      return Fail(fmt::format("round {}: {} partial statistics for a chord of {}", next_commit_,
-                              sums.size(), chord.ids_size()),
-                  now);
-    }
     auto e = MakeEnvelope(transport_.id(), id_, next_commit_);
-    auto* commit = e.mutable_commit();
-    commit->set_scheduler_rank(chord.scheduler_rank());
-    for (int k = 0; k < chord.ids_size(); ++k) {
-      const double old = chord.values(k);
-      const double updated =
-          app_->Pull(std::span(sums.data() + k * stats, stats), chord.sq_norms(k), old, spec_);
-      commit->add_ids(chord.ids(k));
-      commit->add_values(updated);
-      commit->add_deltas(updated - old);
+    e.mutable_commit()->set_scheduler_rank(it->second.chord->scheduler_rank());
+    if (!(columns() ? CommitColumns(it->second, e, now) : CommitRows(it->second, e, now))) return;
+    const auto& commit = e.commit();
+    for (int k = 0; k < commit.ids_size(); ++k) {
+      const double updated = commit.values(k);
+      const double old = updated - commit.deltas(k);
       penalty_ += app_->Penalty(updated, spec_) - app_->Penalty(old, spec_);
     }
-    updates_ += static_cast<uint64_t>(chord.ids_size());
-    Broadcast(workers_, e, now);
+    updates_ += static_cast<uint64_t>(commit.ids_size());
     SendTo(schedulers_[next_commit_ % schedulers_.size()].id, e, now);
     rounds_.erase(it);
     ++next_commit_;
   }
   Trace(now, false);
   Issue(now);
+}
+
+bool DynamicJob::CommitRows(Round& round, proto::Envelope& e, Clock::time_point now) {
+  const uint32_t stats = app_->stats_per_param();
+  const proto::Chord& chord = *round.chord;
+  const std::vector<double>& sums = round.sums;
+  if (sums.size() != static_cast<size_t>(chord.ids_size()) * stats) {
+    Fail(fmt::format("round {}: {} partial statistics for a chord of {}", next_commit_, sums.size(),
+                     chord.ids_size()),
+         now);
+    return false;
+  }
+  auto* commit = e.mutable_commit();
+  for (int k = 0; k < chord.ids_size(); ++k) {
+    const double old = chord.values(k);
+    const double updated =
+        app_->Pull(std::span(sums.data() + k * stats, stats), chord.sq_norms(k), old, spec_);
+    commit->add_ids(chord.ids(k));
+    commit->add_values(updated);
+    commit->add_deltas(updated - old);
+  }
+  Broadcast(workers_, e, now);
+  return true;
+}
+
+bool DynamicJob::CommitColumns(Round& round, proto::Envelope& e, Clock::time_point now) {
+  const proto::Chord& chord = *round.chord;
+  // Every chord id is owned by exactly one worker, which sent its new value.
+  std::unordered_map<uint64_t, double> updated;
+  DeltaAccumulator sum(num_rows_);
+  for (const proto::ColumnPartials& share : round.shares) {
+    for (int k = 0; k < share.ids_size(); ++k) updated.emplace(share.ids(k), share.values(k));
+    (void)sum.Add(share.change());  // checked on arrival
+  }
+  if (updated.size() != static_cast<size_t>(chord.ids_size())) {
+    Fail(fmt::format("round {}: the workers updated {} parameters of a chord of {}", next_commit_,
+                     updated.size(), chord.ids_size()),
+         now);
+    return false;
+  }
+  auto* commit = e.mutable_commit();
+  for (int k = 0; k < chord.ids_size(); ++k) {
+    auto value = updated.find(chord.ids(k));
+    if (value == updated.end()) {
+      Fail(fmt::format("round {}: no worker updated parameter {}", next_commit_, chord.ids(k)),
+           now);
+      return false;
+    }
+    commit->add_ids(chord.ids(k));
+    commit->add_values(value->second);
+    commit->add_deltas(value->second - chord.values(k));
+  }
+  auto shared = MakeEnvelope(transport_.id(), id_, next_commit_);
+  sum.Take(*shared.mutable_shared_update()->mutable_change());
+  Broadcast(workers_, shared, now);
+  return true;
 }
 
 void DynamicJob::MaybeStartCheck(Clock::time_point now) {

@@ -15,6 +15,10 @@
 //              summed, the app's Pull gives the new values, and Commit(t) goes to every worker and
 //              to the chord's scheduler — strictly in round order. After `check_every` updates (or
 //              an empty chord) issuing stops, the pipeline drains, and a check follows.
+//              Column layout (owner-computes): the workers send ColumnPartials instead (the new
+//              values of the ids each owns and the change of the shared vector); the commit takes
+//              their values, and SharedUpdate(t), the sum of their changes in rank order, goes to
+//              every worker, the ordinary Commit(t) to the chord's scheduler.
 //   kModel     the final model: ModelRequest to the schedulers, ModelSlice back.
 //   done       succeeded (converged or a limit), failed (a member's error, a dead member, a broken
 //              invariant) or cancelled; JobEnd has gone to every member.
@@ -54,7 +58,8 @@ class DynamicJob final : public EngineJob {
     std::optional<proto::Chord> chord;
     std::vector<double> sums;
     uint32_t partials = 0;
-    std::vector<char> seen;  // by worker rank
+    std::vector<char> seen;                     // by worker rank
+    std::vector<proto::ColumnPartials> shares;  // column layout: by worker rank
   };
   bool Handle(const proto::Envelope& envelope, Clock::time_point now) override;
   proto::Engine engine() const override { return proto::ENGINE_DYNAMIC; }
@@ -66,6 +71,14 @@ class DynamicJob final : public EngineJob {
   void HandleReady(const proto::Envelope& e, Clock::time_point now);
   void HandleChord(const proto::Envelope& e, Clock::time_point now);
   void HandlePartials(const proto::Envelope& e, Clock::time_point now);
+  void HandleColumnPartials(const proto::Envelope& e, Clock::time_point now);
+  // The round of a worker's partials, once per worker, or null (late, early or repeated).
+  Round* AcceptPartials(const proto::Envelope& e, int rank, Clock::time_point now);
+  // Commits round next_commit_ from the chord and the statistics (row layout) or the workers'
+  // shares (column layout); false if the job failed.
+  bool CommitRows(Round& round, proto::Envelope& e, Clock::time_point now);
+  bool CommitColumns(Round& round, proto::Envelope& e, Clock::time_point now);
+  bool columns() const { return spec_.dynamic().layout() == proto::LAYOUT_COLUMNS; }
   void HandleLossReport(const proto::Envelope& e, Clock::time_point now);
   void HandleCheckReport(const proto::Envelope& e, Clock::time_point now);
   void HandleModelSlice(const proto::Envelope& e, Clock::time_point now);

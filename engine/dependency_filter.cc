@@ -63,6 +63,18 @@ DependencyFilter::DependencyFilter(const ColumnStore& store)
       head_(static_cast<size_t>(store.num_rows()), -1),
       indexed_(store.end() - store.first(), 0) {}
 
+void DependencyFilter::SetGroups(std::vector<uint32_t> group_by_local) {
+  assert(group_by_local.size() == indexed_.size());
+  group_ = std::move(group_by_local);
+  uint32_t groups = 0;
+  for (uint32_t g : group_) groups = std::max(groups, g + 1);
+  group_count_.assign(groups, 0);
+}
+
+uint32_t DependencyFilter::Group(uint64_t column) const {
+  return group_.empty() ? kNoGroup : group_[column - store_.first()];
+}
+
 void DependencyFilter::Index(uint64_t column, uint32_t owner) {
   const auto rows = store_.Rows(column);
   const auto values = store_.Values(column);
@@ -86,23 +98,44 @@ std::vector<uint64_t> DependencyFilter::Filter(std::span<const uint64_t> candida
     epoch_ = 1;
   }
   std::vector<uint64_t> kept;
+  if (group_count_.size() == 1 && already_running.empty()) {
+    // One group and nothing running: no pair needs checking, nothing needs indexing.
+    for (const uint64_t c : candidates) {
+      if (kept.size() >= max_keep) break;
+      if (indexed_[c - store_.first()] == epoch_) continue;  // repeated
+      indexed_[c - store_.first()] = epoch_;
+      kept.push_back(c);
+    }
+    return kept;
+  }
   next_.clear();
   owner_.clear();
   value_.clear();
   acc_.clear();
+  owner_group_.clear();
+  std::fill(group_count_.begin(), group_count_.end(), 0);
   uint32_t owners = 0;
-  auto index = [&](uint64_t column) {
+  auto index = [&](uint64_t column, uint32_t group) {
     indexed_[column - store_.first()] = epoch_;
     acc_.push_back(0.0);
+    owner_group_.push_back(group);
+    if (group != kNoGroup) ++group_count_[group];
     Index(column, owners++);
   };
   for (const uint64_t r : already_running) {
-    if (indexed_[r - store_.first()] != epoch_) index(r);
+    if (indexed_[r - store_.first()] != epoch_) index(r, kNoGroup);
   }
   for (const uint64_t c : candidates) {
     if (kept.size() >= max_keep) break;
     assert(store_.Contains(c));
     if (indexed_[c - store_.first()] == epoch_) continue;  // kept or running already
+    const uint32_t group = Group(c);
+    if (group != kNoGroup && group_count_[group] == owners) {
+      // Everything indexed is of c's own group: nothing to check against.
+      kept.push_back(c);
+      index(c, group);
+      continue;
+    }
     const auto rows = store_.Rows(c);
     const auto values = store_.Values(c);
     bool independent = true;
@@ -115,13 +148,16 @@ std::vector<uint64_t> DependencyFilter::Filter(std::span<const uint64_t> candida
     }
     for (uint32_t o : touched_owners_) {
       // Rounding can push |cos| of parallel columns a hair past 1.
-      if (std::min(1.0, std::abs(acc_[o])) > rho) independent = false;
+      if (std::min(1.0, std::abs(acc_[o])) > rho &&
+          (group == kNoGroup || owner_group_[o] != group)) {
+        independent = false;
+      }
       acc_[o] = 0.0;
     }
     touched_owners_.clear();
     if (!independent) continue;
     kept.push_back(c);
-    index(c);
+    index(c, group);
   }
   for (int64_t row : touched_) head_[row] = -1;
   touched_.clear();

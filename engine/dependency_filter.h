@@ -1,11 +1,12 @@
 // The dependency check of SAP (paper Section 2.1, Algorithm 1, second step).
 //
 // From candidates drawn by priority, SAP keeps a set of coefficients that are nearly independent,
-// |x_j^T x_k| <= rho for every kept pair, so that updating them in parallel does not interfere.
-// The paper assumes standardised columns; we do not rescale the data (the objective is on the
-// data exactly as loaded), so the measure used here is the absolute cosine of the raw columns,
-// |x_j^T x_k| / (||x_j|| ||x_k||), in [0, 1] and independent of column scaling. An all-zero column
-// has correlation 0 with every column (updating it is a no-op, so it never interferes).
+// |x_j^T x_k| <= rho for every kept pair (of different groups, when groups are set), so that
+// updating them in parallel does not interfere. The paper assumes standardised columns; we do not
+// rescale the data (the objective is on the data exactly as loaded), so the measure used here is
+// the absolute cosine of the raw columns, |x_j^T x_k| / (||x_j|| ||x_k||), in [0, 1] and
+// independent of column scaling. An all-zero column has correlation 0 with every column (updating
+// it is a no-op, so it never interferes).
 //
 // ColumnStore keeps unit-normalised copies of the columns of one contiguous feature range
 // [first, end) (the features one scheduler owns) in a compact CSC layout. Feature ids in its API
@@ -76,6 +77,14 @@ class DependencyFilter {
  public:
   explicit DependencyFilter(const ColumnStore& store);
 
+  // Groups of parameters that never interfere with each other (the column layout: one group per
+  // worker, whose updates within a chord are sequential and exact): from now on, two candidates
+  // of the same group are never checked against each other. Running parameters are still checked
+  // against every candidate (they are updated against an older state). group_by_local[i] is the
+  // group of parameter store.first() + i.
+  // REQUIRES: group_by_local.size() == store.end() - store.first().
+  void SetGroups(std::vector<uint32_t> group_by_local);
+
   // Greedy independent subset: walks `candidates` in order (highest priority first) and keeps a
   // candidate iff its |corr| with every already kept one is <= rho; stops once max_keep are kept.
   // A candidate id repeated in the list is considered once. Returns the kept ids in candidate
@@ -88,6 +97,9 @@ class DependencyFilter {
  private:
   // Adds column's entries to the row index under `owner`.
   void Index(uint64_t column, uint32_t owner);
+  uint32_t Group(uint64_t column) const;
+
+  static constexpr uint32_t kNoGroup = UINT32_MAX;
 
   const ColumnStore& store_;
   std::vector<int64_t> head_;     // by row: newest entry of a kept column in that row, or -1
@@ -98,6 +110,9 @@ class DependencyFilter {
   std::vector<double> acc_;       // by owner: inner product with the candidate
   std::vector<uint32_t> touched_owners_;  // owners whose acc_ the candidate changed
   std::vector<uint32_t> indexed_;         // by local column: == epoch_ when indexed in this call
+  std::vector<uint32_t> group_;           // by local column (empty: no groups)
+  std::vector<uint32_t> owner_group_;     // by owner: its group, kNoGroup for running ones
+  std::vector<uint32_t> group_count_;     // by group: owners of it indexed in this call
   uint32_t epoch_ = 0;
 };
 

@@ -7,9 +7,15 @@
 //   coordinator  — DynamicApp::Pull (new value of a parameter from the summed statistics);
 //   scheduler    — DynamicApp::Violation (optimality of one parameter given its full gradient),
 //                  used by the convergence check and to refresh priorities.
-// The objective is sum over workers of ShardModel::Loss() plus sum over parameters of
-// DynamicApp::Penalty. Implementations are stateless (DynamicApp) or owned by one worker thread
-// (ShardModel).
+// That is the row layout (proto::LAYOUT_ROWS). In the column layout (owner-computes,
+// proto::LAYOUT_COLUMNS) a worker owns full columns and a replica of the app's shared vector over
+// all rows (Lasso: the residual), and the update itself runs on the worker: ColumnModel::Update
+// applies the worker's share of a chord sequentially, exactly, and returns the new values and the
+// change of the shared vector; ColumnModel::ApplyShared adds the round's summed change. An app
+// that offers this layout overrides DynamicApp::MakeColumnModel.
+// The objective is the loss (the sum over row shards of ShardModel::Loss(), or the replicated
+// ColumnModel::Loss() once) plus the sum over parameters of DynamicApp::Penalty.
+// Implementations are stateless (DynamicApp) or owned by one worker thread (the models).
 #pragma once
 
 #include <cstdint>
@@ -24,33 +30,61 @@
 #include "common/dataset.h"
 #include "common/status.h"
 #include "engine/app.h"
+#include "engine/vector_delta.h"
 #include "strads.pb.h"
 
 namespace strads {
 
-class ShardModel {
+// What a worker's model answers in either layout: the loss and the gradient.
+class WorkerModel {
  public:
-  virtual ~ShardModel() = default;
+  virtual ~WorkerModel() = default;
 
+  // The loss term this model holds under every change applied so far.
+  virtual double Loss() const = 0;
+
+  // Recomputes the loss from scratch (removes floating drift of incremental updates).
+  virtual double ExactLoss() = 0;
+
+  // out[j - first] = d Loss / d beta_j over the data this model holds, for j in [first, end):
+  // the rows of a row shard, or the owned columns of a column shard (0 for other columns).
+  virtual void Gradient(uint64_t first, uint64_t end, std::span<double> out) const = 0;
+
+  // App-defined sums under the current model (e.g. {"correct": 93, "rows": 100}), reported at
+  // every optimality check and summed over the workers. Default: none.
+  virtual void Metrics(std::map<std::string, double>& out) const {}
+};
+
+// Row layout: a worker's row shard and its per-row state.
+class ShardModel : public WorkerModel {
+ public:
   // Appends the app's stats_per_param() numbers for each id, in order. Ids past the shard's
   // columns are features this shard never sees: their statistics are zero.
   virtual void Push(std::span<const uint64_t> ids, std::vector<double>& out) const = 0;
 
   // Applies committed changes new_value - old_value of each id to the per-row state.
   virtual void Apply(std::span<const uint64_t> ids, std::span<const double> deltas) = 0;
+};
 
-  // The shard's loss term under every change applied so far.
-  virtual double Loss() const = 0;
+// Column layout: a worker's full columns and its replica of the shared vector over all rows.
+// Loss() is the whole loss (every replica holds it).
+class ColumnModel : public WorkerModel {
+ public:
+  // Updates parameters ids[k] (owned by this worker, current values values[k]) one after another,
+  // each by the app's exact coordinate step against the shared vector as changed by the ones
+  // before it. Appends the new values to `updated` (in order) and adds the change of the shared
+  // vector to `change`. The replica itself is left exactly as it was: it changes only through
+  // ApplyShared, so every worker's replica stays the same.
+  // REQUIRES: change.size() == shared_size(); ids are columns this model holds.
+  virtual void Update(std::span<const uint64_t> ids, std::span<const double> values,
+                      std::vector<double>& updated, DeltaAccumulator& change) = 0;
 
-  // Recomputes the loss from scratch (removes floating drift of incremental updates).
-  virtual double ExactLoss() = 0;
+  // Adds a change (a round's sum over every worker) to the replica.
+  // REQUIRES: CheckDelta(change, shared_size()) is OK.
+  virtual void ApplyShared(const proto::VectorDelta& change) = 0;
 
-  // out[j - first] = d Loss / d beta_j over this shard, for j in [first, end).
-  virtual void Gradient(uint64_t first, uint64_t end, std::span<double> out) const = 0;
-
-  // App-defined sums over the shard under the current model (e.g. {"correct": 93, "rows": 100}),
-  // reported at every optimality check and summed over the workers. Default: none.
-  virtual void Metrics(std::map<std::string, double>& out) const {}
+  // The length of the shared vector (the rows of the data).
+  virtual uint64_t shared_size() const = 0;
 };
 
 class DynamicApp : public App {
@@ -64,6 +98,14 @@ class DynamicApp : public App {
   // Takes ownership of a loaded shard; the model starts at beta = 0.
   virtual Result<std::unique_ptr<ShardModel>> MakeShard(Dataset shard,
                                                         const proto::JobSpec& spec) const = 0;
+
+  // Column layout: takes ownership of the owned columns over every row (other columns empty); the
+  // model starts at beta = 0. Default: InvalidArgument (the app has only the row layout).
+  virtual Result<std::unique_ptr<ColumnModel>> MakeColumnModel(Dataset columns,
+                                                               const proto::JobSpec& spec) const {
+    return Status::InvalidArgument(name() + ": --layout columns is not supported");
+  }
+  virtual bool supports_column_layout() const { return false; }
 
   // New value of a parameter from the statistics summed over all shards, the squared norm of its
   // column over all rows and its current value.

@@ -14,10 +14,13 @@ po::options_description DynamicEngineOptions() {
                   "libsvm or mm (default: .mtx/.mm is mm, else libsvm)")(
       "labels", po::value<std::string>()->default_value(""),
       "MatrixMarket only: label file, one label per line")(
-      "chord-size", po::value<uint32_t>()->default_value(32),
-      "B: at most this many parameters updated in parallel per round")(
-      "candidates", po::value<uint32_t>()->default_value(0),
-      "P': candidates drawn per round (0 = 2 x chord-size)")(
+      "layout", po::value<std::string>()->default_value("rows"),
+      "rows (row shards, the coordinator pulls every value) | columns (owner-computes: each "
+      "worker owns full columns and a replica of the residual/margins)")(
+      "chord-size", po::value<uint32_t>()->default_value(0),
+      "B: at most this many parameters updated in parallel per round (0 = by layout: rows 32, "
+      "columns 1024)")("candidates", po::value<uint32_t>()->default_value(0),
+                       "P': candidates drawn per round (0 = 2 x chord-size)")(
       "rho", po::value<double>()->default_value(0.1, "0.1"),
       "dependency threshold: chord members have |corr| <= rho")(
       "eta", po::value<double>()->default_value(1e-6, "1e-6"),
@@ -28,8 +31,9 @@ po::options_description DynamicEngineOptions() {
       "converged when max_j KKT violation <= tolerance * lambda_max")(
       "max-updates", po::value<uint64_t>()->default_value(0),
       "stop after this many updates (0 = none)")("pipeline-depth",
-                                                 po::value<uint32_t>()->default_value(2),
-                                                 "D: rounds in flight; 1 = fully synchronous")(
+                                                 po::value<uint32_t>()->default_value(0),
+                                                 "D: rounds in flight; 1 = fully synchronous (0 = "
+                                                 "by layout: rows 2, columns 1)")(
       "check-every", po::value<uint64_t>()->default_value(0),
       "updates between full optimality checks (0 = number of features)")(
       "dual-pipeline", po::bool_switch(),
@@ -42,7 +46,16 @@ Status DynamicSpecFromOptions(const po::variables_map& vm, proto::JobSpec& spec)
   proto::DynamicEngineSpec& d = *spec.mutable_dynamic();
   d.set_data_format(vm["format"].as<std::string>());
   d.set_labels_path(AbsolutePath(vm["labels"].as<std::string>()));
-  d.set_chord_size(vm["chord-size"].as<uint32_t>());
+  const std::string layout = vm["layout"].as<std::string>();
+  if (layout == "rows") {
+    d.set_layout(proto::LAYOUT_ROWS);
+  } else if (layout == "columns") {
+    d.set_layout(proto::LAYOUT_COLUMNS);
+  } else {
+    return Status::InvalidArgument("--layout must be rows or columns, got '" + layout + "'");
+  }
+  const uint32_t chord_size = vm["chord-size"].as<uint32_t>();
+  d.set_chord_size(chord_size ? chord_size : DefaultChordSize(d.layout()));
   const uint32_t candidates = vm["candidates"].as<uint32_t>();
   d.set_candidates(candidates ? candidates : 2 * d.chord_size());
   d.set_rho(vm["rho"].as<double>());
@@ -61,10 +74,24 @@ Status DynamicSpecFromOptions(const po::variables_map& vm, proto::JobSpec& spec)
   }
   d.set_tolerance(vm["tolerance"].as<double>());
   d.set_max_updates(vm["max-updates"].as<uint64_t>());
-  d.set_pipeline_depth(vm["pipeline-depth"].as<uint32_t>());
+  const uint32_t depth = vm["pipeline-depth"].as<uint32_t>();
+  d.set_pipeline_depth(depth ? depth : DefaultPipelineDepth(d.layout()));
   d.set_check_every(vm["check-every"].as<uint64_t>());
   d.set_dual_pipeline(vm["dual-pipeline"].as<bool>());
   return Status::Ok();
+}
+
+uint32_t DefaultChordSize(proto::Layout layout) {
+  // Row layout: every update costs a global reduction, so small chords keep the filter cheap.
+  // Column layout: a worker applies its share sequentially, so a round can carry many updates.
+  return layout == proto::LAYOUT_COLUMNS ? 1024 : 32;
+}
+
+uint32_t DefaultPipelineDepth(proto::Layout layout) {
+  // Column layout: a worker's own updates reach its replica only with the round's commit, so a
+  // second round in flight would compute against a replica without them (and the filter would
+  // have to separate it from every parameter in flight); measured slower (docs/benchmarks.md).
+  return layout == proto::LAYOUT_COLUMNS ? 1 : 2;
 }
 
 Status ValidateDynamicSpec(const proto::JobSpec& spec) {
@@ -93,6 +120,9 @@ Status ValidateDynamicSpec(const proto::JobSpec& spec) {
   }
   if (d.pipeline_depth() < 1 || d.pipeline_depth() > 64) {
     return Status::InvalidArgument("--pipeline-depth must be in [1, 64]");
+  }
+  if (d.layout() == proto::LAYOUT_COLUMNS && d.dual_pipeline()) {
+    return Status::InvalidArgument("--dual-pipeline needs --layout rows");
   }
   return Status::Ok();
 }

@@ -10,14 +10,19 @@
 
 namespace strads {
 
-// --format, --labels, --chord-size, --candidates, --rho, --eta, --schedule, --tolerance,
+// --format, --labels, --layout, --chord-size, --candidates, --rho, --eta, --schedule, --tolerance,
 // --max-updates, --pipeline-depth, --check-every, --dual-pipeline, with defaults and help.
 boost::program_options::options_description DynamicEngineOptions();
 
 // Sets spec.dynamic() from options parsed with DynamicEngineOptions() (paths made absolute).
-// Errors: InvalidArgument for an unknown --schedule.
+// Errors: InvalidArgument for an unknown --schedule or --layout.
 Status DynamicSpecFromOptions(const boost::program_options::variables_map& options,
                               proto::JobSpec& spec);
+
+// The chord size when --chord-size is 0: 32 for the row layout, 1024 for the column layout.
+uint32_t DefaultChordSize(proto::Layout layout);
+// The pipeline depth when --pipeline-depth is 0: 2 for the row layout, 1 for the column layout.
+uint32_t DefaultPipelineDepth(proto::Layout layout);
 
 // Checks spec.dynamic(): present, format known, sizes and thresholds in range.
 Status ValidateDynamicSpec(const proto::JobSpec& spec);

@@ -51,7 +51,6 @@ void ChordBuilder::DropPrepared() {
     const size_t local = j - store_.first();
     flying_[local] = 0;
     --in_flight_;
-    std::erase(flying_ids_, j);
     sampler_.Set(local, store_.SquaredNorm(j) > 0 ? priority_[local] : 0.0);
   }
   prepared_.reset();
@@ -60,6 +59,11 @@ void ChordBuilder::DropPrepared() {
 std::vector<uint64_t> ChordBuilder::Build() {
   const size_t n = priority_.size();
   const uint64_t first = store_.first();
+  // Erasing one id per commit would cost O(in flight) each, O(B^2) a round.
+  std::erase_if(flying_ids_, [&](uint64_t j) { return !flying_[j - first]; });
+  const std::span<const uint64_t> running = policy_.check_in_flight
+                                                ? std::span<const uint64_t>(flying_ids_)
+                                                : std::span<const uint64_t>();
   std::vector<uint64_t> chord;
   if (n == 0) return chord;
   switch (policy_.schedule) {
@@ -83,7 +87,7 @@ std::vector<uint64_t> ChordBuilder::Build() {
           drawn.push_back(first + local);
         }
       }
-      chord = filter ? filter_.Filter(drawn, policy_.rho, policy_.chord_size, flying_ids_)
+      chord = filter ? filter_.Filter(drawn, policy_.rho, policy_.chord_size, running)
                      : std::move(drawn);
       break;
     }
@@ -93,7 +97,7 @@ std::vector<uint64_t> ChordBuilder::Build() {
                        [&](size_t a, size_t b) { return priority_[a] > priority_[b]; });
       std::vector<uint64_t> ids(drawn.size());
       for (size_t k = 0; k < drawn.size(); ++k) ids[k] = first + drawn[k];
-      chord = filter_.Filter(ids, policy_.rho, policy_.chord_size, flying_ids_);
+      chord = filter_.Filter(ids, policy_.rho, policy_.chord_size, running);
       break;
     }
   }
@@ -105,8 +109,7 @@ void ChordBuilder::OnCommit(uint64_t j, double delta) {
   const size_t local = j - store_.first();
   if (flying_[local]) {
     flying_[local] = 0;
-    std::erase(flying_ids_, j);
-    --in_flight_;
+    --in_flight_;  // flying_ids_ drops it at the next Build
   }
   priority_[local] = std::abs(delta) + policy_.eta;
   sampler_.Set(local, store_.SquaredNorm(j) > 0 ? priority_[local] : 0.0);

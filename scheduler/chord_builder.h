@@ -37,6 +37,9 @@ struct ChordPolicy {
   double rho = 0.1;
   double eta = 1e-6;
   uint64_t seed = 1;
+  // Check new chords against the parameters in flight (step 3). Not needed at pipeline depth 1:
+  // a chord is computed only after every earlier commit is applied, so nothing is stale.
+  bool check_in_flight = true;
 };
 
 class ChordBuilder {
@@ -63,6 +66,11 @@ class ChordBuilder {
   // the predicted step violation / ||x_j||^2 + eta.
   void OnCheck(uint64_t j, double violation);
 
+  // Parameters of one group are never checked against each other (DependencyFilter::SetGroups).
+  void SetGroups(std::vector<uint32_t> group_by_local) {
+    filter_.SetGroups(std::move(group_by_local));
+  }
+
   size_t in_flight() const { return in_flight_; }
   double Priority(uint64_t j) const { return priority_[j - store_.first()]; }
 
@@ -76,7 +84,7 @@ class ChordBuilder {
   std::mt19937_64 rng_;
   std::vector<double> priority_;      // by local index
   std::vector<char> flying_;          // by local index
-  std::vector<uint64_t> flying_ids_;  // global ids in flight
+  std::vector<uint64_t> flying_ids_;  // global ids in flight (and, until Build, committed ones)
   PrioritySampler sampler_;           // weight = priority, 0 while in flight
   DependencyFilter filter_;
   size_t in_flight_ = 0;

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "common/column_selection.h"
 #include "common/data_loader.h"
 #include "common/partitioner.h"
 #include "common/protocol.h"
@@ -27,7 +28,7 @@ DynamicSchedulerJob::DynamicSchedulerJob(const MemberContext& context, uint64_t 
   }
   log_->info("job {}: loading {} (scheduler {}/{})", id_, spec_.data_path(), rank_,
              num_schedulers_);
-  load_.Start(LoadPartition, spec_, rank_, num_schedulers_);
+  load_.Start(LoadPartition, spec_, rank_, num_schedulers_, num_workers_);
 }
 
 DynamicSchedulerJob::~DynamicSchedulerJob() = default;
@@ -66,18 +67,24 @@ void DynamicSchedulerJob::OnMessage(const proto::Envelope& e) {
 }
 
 Result<DynamicSchedulerJob::Partition> DynamicSchedulerJob::LoadPartition(
-    const proto::JobSpec& spec, uint32_t rank, uint32_t parts) {
+    const proto::JobSpec& spec, uint32_t rank, uint32_t parts, uint32_t workers) {
   try {
     DataSource source{spec.data_path(), spec.dynamic().data_format(), spec.dynamic().labels_path()};
     auto data = LoadDataset(source, RowRange{});
     if (!data.ok()) return data.status();
     const SparseColMatrix& x = data->x;
-    std::vector<uint64_t> weights(static_cast<size_t>(x.cols()));
-    for (int64_t j = 0; j < x.cols(); ++j) {
-      weights[j] = static_cast<uint64_t>(x.outerIndexPtr()[j + 1] - x.outerIndexPtr()[j]);
-    }
+    const std::vector<uint64_t> weights = ColumnWeights(x);
     auto starts = PartitionByWeight(weights, parts);
     Partition p;
+    if (spec.dynamic().layout() == proto::LAYOUT_COLUMNS) {
+      // The workers cut the same blocks (worker/dynamic_worker_job.h): block w of this range is
+      // worker w's, and the parameters of one worker form one group of the dependency filter.
+      const auto blocks = NestedPartitionByWeight(weights, parts, workers);
+      for (uint32_t w = 0; w < workers; ++w) {
+        const size_t b = size_t(rank) * workers + w;
+        for (uint64_t j = blocks[b]; j < blocks[b + 1]; ++j) p.worker_of.push_back(w);
+      }
+    }
     p.num_rows = static_cast<uint64_t>(x.rows());
     p.num_features = static_cast<uint64_t>(x.cols());
     p.first = starts[rank];
@@ -102,7 +109,9 @@ void DynamicSchedulerJob::FinishLoading(Result<Partition> loaded) {
   policy.rho = spec_.dynamic().rho();
   policy.eta = spec_.dynamic().eta();
   policy.seed = spec_.seed() * 1000003 + rank_;
+  policy.check_in_flight = spec_.dynamic().pipeline_depth() > 1;
   builder_ = std::make_unique<ChordBuilder>(*p.store, policy);
+  if (!p.worker_of.empty()) builder_->SetGroups(std::move(part_.worker_of));
   values_.assign(p.end - p.first, 0.0);
   auto reply = MakeEnvelope(transport_.id(), id_);
   auto* ready = reply.mutable_ready();

@@ -12,6 +12,9 @@
 //  - GradientSlice x P and CheckRequest: the optimality check of its partition (CheckReport to
 //    the coordinator), which also refreshes every priority;
 //  - ModelRequest: its nonzero parameters.
+// In the column layout (owner-computes) the workers own blocks of its range
+// (NestedPartitionByWeight), and the dependency filter separates only parameters of different
+// workers: one worker's share of a chord is updated sequentially, exactly.
 // Failures of its part go to the coordinator through a JobErrorReport.
 // Thread-compatibility: used by the scheduler's event loop only.
 #pragma once
@@ -49,10 +52,12 @@ class DynamicSchedulerJob final : public MemberJob {
     uint64_t end = 0;
     uint64_t nonzeros = 0;
     std::unique_ptr<ColumnStore> store;
+    std::vector<uint32_t> worker_of;  // column layout: owning worker, by local index
   };
 
   // Reads the whole file and keeps the columns of partition `rank` of `parts` (background thread).
-  static Result<Partition> LoadPartition(const proto::JobSpec& spec, uint32_t rank, uint32_t parts);
+  static Result<Partition> LoadPartition(const proto::JobSpec& spec, uint32_t rank, uint32_t parts,
+                                         uint32_t workers);
   void FinishLoading(Result<Partition> loaded);
   void HandleChordRequest(const proto::Envelope& e);
   void HandleCommit(const proto::Envelope& e);

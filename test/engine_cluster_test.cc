@@ -130,6 +130,48 @@ TEST_CASE("engine at pipeline depth 1 reaches the reference optimum within 1e-6 
   }
 }
 
+TEST_CASE(
+    "the column layout at pipeline depth 1 reaches the reference optimum within 1e-6 relative",
+    "[cluster][columns]") {
+  const double lambda = 0.05 * LambdaMax();
+  const double reference = ReferenceObjective(lambda);
+  for (auto [schedulers, workers] : {std::pair{1u, 1u}, std::pair{2u, 2u}, std::pair{1u, 3u}}) {
+    for (uint32_t chord_size : {16u, 1024u}) {
+      CAPTURE(schedulers, workers, chord_size);
+      EmbeddedCluster cluster(schedulers, workers, FastOptions());
+      auto spec = LassoSpec(lambda);
+      spec.mutable_dynamic()->set_layout(proto::LAYOUT_COLUMNS);
+      spec.mutable_dynamic()->set_chord_size(chord_size);
+      spec.mutable_dynamic()->set_candidates(2 * chord_size);
+      auto job = RunJob(cluster, spec, "test-client");
+      REQUIRE(job.info.state() == proto::JOB_SUCCEEDED);
+      CHECK(job.info.converged());
+      CHECK(std::abs(job.info.objective() - reference) / reference < 1e-6);
+      CHECK_FALSE(job.coefficients.empty());
+    }
+  }
+}
+
+TEST_CASE("the column layout converges pipelined (depth 2, 4) with every policy",
+          "[cluster][columns]") {
+  const double lambda = 0.05 * LambdaMax();
+  const double reference = ReferenceObjective(lambda);
+  for (uint32_t depth : {2u, 4u})
+    for (auto schedule : {proto::SCHEDULE_DYNAMIC, proto::SCHEDULE_RANDOM, proto::SCHEDULE_CYCLIC,
+                          proto::SCHEDULE_STATIC}) {
+      CAPTURE(depth, schedule);
+      EmbeddedCluster cluster(2, 2, FastOptions());
+      auto spec = LassoSpec(lambda);
+      spec.mutable_dynamic()->set_layout(proto::LAYOUT_COLUMNS);
+      spec.mutable_dynamic()->set_pipeline_depth(depth);
+      spec.mutable_dynamic()->set_schedule(schedule);
+      auto job = RunJob(cluster, spec, "test-client");
+      REQUIRE(job.info.state() == proto::JOB_SUCCEEDED);
+      CHECK(job.info.converged());
+      CHECK(std::abs(job.info.objective() - reference) / reference < 1e-6);
+    }
+}
+
 TEST_CASE("pipelined engine (depth 2, 4, 8) converges to the same optimum on correlated data",
           "[cluster]") {
   const double lambda = 0.05 * LambdaMax();

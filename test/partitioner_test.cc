@@ -79,5 +79,28 @@ TEST_CASE(
   }
 }
 
+TEST_CASE("NestedPartitionByWeight keeps the outer parts and splits each into balanced blocks",
+          "[partitioner]") {
+  std::mt19937_64 rng(5);
+  std::vector<uint64_t> w(1000);
+  for (auto& x : w) x = rng() % 50;
+  for (uint32_t outer : {1u, 2u, 3u})
+    for (uint32_t inner : {1u, 2u, 4u}) {
+      CAPTURE(outer, inner);
+      const auto nested = NestedPartitionByWeight(w, outer, inner);
+      const auto plain = PartitionByWeight(w, outer);
+      REQUIRE(nested.size() == size_t(outer) * inner + 1);
+      REQUIRE(std::is_sorted(nested.begin(), nested.end()));
+      for (uint32_t o = 0; o <= outer; ++o) CHECK(nested[size_t(o) * inner] == plain[o]);
+      for (uint32_t o = 0; o < outer; ++o) {
+        const uint64_t part = PartWeight(w, plain, o);
+        for (uint32_t i = 0; i < inner; ++i) {
+          const uint64_t block = PartWeight(w, nested, size_t(o) * inner + i);
+          CHECK(block <= part / inner + 50);
+        }
+      }
+    }
+}
+
 }  // namespace
 }  // namespace strads

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <span>
 
+#include "common/column_selection.h"
 #include "common/data_loader.h"
+#include "common/partitioner.h"
 #include "common/protocol.h"
 
 namespace strads {
@@ -27,15 +29,42 @@ Result<Dataset> LoadShard(const proto::JobSpec& spec, uint32_t rank, uint32_t pa
 
 }  // namespace
 
+Result<DynamicWorkerJob::Loaded> DynamicWorkerJob::Load(const proto::JobSpec& spec, uint32_t rank,
+                                                        uint32_t schedulers, uint32_t workers) {
+  if (spec.dynamic().layout() != proto::LAYOUT_COLUMNS) {
+    auto shard = LoadShard(spec, rank, workers);
+    if (!shard.ok()) return shard.status();
+    return Loaded{std::move(shard).value(), {}};
+  }
+  try {
+    DataSource source{spec.data_path(), spec.dynamic().data_format(), spec.dynamic().labels_path()};
+    auto data = LoadDataset(source, RowRange{});
+    if (!data.ok()) return data.status();
+    Loaded out{std::move(data).value(), {}};
+    out.blocks = NestedPartitionByWeight(ColumnWeights(out.data.x), schedulers, workers);
+    std::vector<ColumnRange> owned;
+    for (uint32_t s = 0; s < schedulers; ++s) {
+      const size_t b = size_t(s) * workers + rank;
+      owned.push_back({out.blocks[b], out.blocks[b + 1]});
+    }
+    out.data.x = KeepColumns(out.data.x, owned);
+    return out;
+  } catch (const std::exception& e) {
+    return Status::Internal(spec.data_path() + ": cannot load the columns: " + e.what());
+  }
+}
+
 DynamicWorkerJob::DynamicWorkerJob(const MemberContext& context, uint64_t job_id,
                                    const proto::JobStart& start, const DynamicApp* app)
     : MemberJob(context, job_id),
       spec_(start.spec()),
       rank_(start.rank()),
+      num_schedulers_(std::max<uint32_t>(1, start.num_schedulers())),
       num_workers_(start.num_workers()),
       app_(app) {
-  log_->info("job {}: loading shard {}/{} of {}", id_, rank_, num_workers_, spec_.data_path());
-  load_.Start(LoadShard, spec_, rank_, num_workers_);
+  log_->info("job {}: loading {} {}/{} of {}", id_, columns() ? "columns" : "shard", rank_,
+             num_workers_, spec_.data_path());
+  load_.Start(Load, spec_, rank_, num_schedulers_, num_workers_);
 }
 
 DynamicWorkerJob::~DynamicWorkerJob() = default;
@@ -44,25 +73,38 @@ void DynamicWorkerJob::OnTick() {
   if (auto loaded = load_.Poll()) FinishLoading(std::move(*loaded));
 }
 
-void DynamicWorkerJob::FinishLoading(Result<Dataset> loaded) {
+void DynamicWorkerJob::FinishLoading(Result<Loaded> loaded) {
   if (!loaded.ok()) return errors_.Report(loaded.status().message());
   auto reply = MakeEnvelope(transport_.id(), id_);
   auto* ready = reply.mutable_ready();
-  Dataset& shard = loaded.value();
+  Dataset& shard = loaded->data;
   ready->set_num_rows(static_cast<uint64_t>(shard.x.rows()));
   ready->set_num_features(static_cast<uint64_t>(shard.x.cols()));
   ready->set_nonzeros(static_cast<uint64_t>(shard.x.nonZeros()));
-  auto model = app_->MakeShard(std::move(shard), spec_);
-  if (!model.ok()) return errors_.Report(model.status().message());
-  model_ = std::move(model).value();
-  ready->set_loss(model_->Loss());
-  log_->info("job {}: shard loaded ({} rows)", id_, ready->num_rows());
+  if (columns()) {
+    blocks_ = std::move(loaded->blocks);
+    auto model = app_->MakeColumnModel(std::move(shard), spec_);
+    if (!model.ok()) return errors_.Report(model.status().message());
+    columns_ = std::move(model).value();
+    change_ = std::make_unique<DeltaAccumulator>(columns_->shared_size());
+    state_ = columns_.get();
+  } else {
+    auto model = app_->MakeShard(std::move(shard), spec_);
+    if (!model.ok()) return errors_.Report(model.status().message());
+    model_ = std::move(model).value();
+    state_ = model_.get();
+  }
+  // Column layout: every replica holds the whole loss; rank 0 reports it for all.
+  const bool reports_loss = !columns() || rank_ == 0;
+  ready->set_loss(reports_loss ? state_->Loss() : 0.0);
+  log_->info("job {}: {} loaded ({} rows, {} nonzeros)", id_, columns() ? "columns" : "shard",
+             ready->num_rows(), ready->nonzeros());
   (void)session_.SendToCoordinator(reply);
 }
 
 void DynamicWorkerJob::OnMessage(const proto::Envelope& e) {
   if (errors_.failed()) return;
-  if (!model_) {
+  if (!state_) {
     log_->debug("job {}: dropping {} (the shard is not loaded)", id_, BodyName(e));
     return;
   }
@@ -74,6 +116,8 @@ void DynamicWorkerJob::OnMessage(const proto::Envelope& e) {
       return ComputeEligibleChords();
     case proto::Envelope::kCommit:
       return HandleCommit(e);
+    case proto::Envelope::kSharedUpdate:
+      return HandleSharedUpdate(e);
     case proto::Envelope::kCheckRequest:
       return HandleCheck(e);
     default:
@@ -84,6 +128,14 @@ void DynamicWorkerJob::OnMessage(const proto::Envelope& e) {
 void DynamicWorkerJob::HandleBegin(const proto::Envelope& e) {
   const auto& begin = e.begin();
   partition_starts_.assign(begin.partition_starts().begin(), begin.partition_starts().end());
+  if (columns()) {
+    // The schedulers' ranges must be the outer parts of the blocks this worker's columns follow.
+    bool agree = partition_starts_.size() == num_schedulers_ + 1;
+    for (size_t s = 0; agree && s <= num_schedulers_; ++s) {
+      agree = partition_starts_[s] == blocks_[s * num_workers_];
+    }
+    if (!agree) return errors_.Report("the schedulers' parameter ranges disagree with the columns");
+  }
   scheduler_ids_.assign(begin.scheduler_ids().begin(), begin.scheduler_ids().end());
   for (int s = 0; s < begin.scheduler_ids_size() && s < begin.scheduler_endpoints_size(); ++s) {
     if (Status st = transport_.Connect(begin.scheduler_ids(s), begin.scheduler_endpoints(s));
@@ -101,6 +153,11 @@ void DynamicWorkerJob::ComputeEligibleChords() {
     // Round t may run once every commit of rounds <= t - D is applied, i.e. t < applied + D,
     // and every commit the chord's values reflect.
     if (t >= applied_ + depth || applied_ < chord.min_applied()) return;
+    if (columns_) {
+      ComputeColumnShare(t, chord);
+      it = pending_.erase(it);
+      continue;
+    }
     const std::span<const uint64_t> ids(chord.ids().data(), chord.ids().size());
     const size_t fresh = std::min<size_t>(chord.fresh_count(), ids.size());
     if (fresh == 0) {
@@ -137,11 +194,56 @@ void DynamicWorkerJob::SendPartials(uint64_t round, const std::vector<double>& s
   (void)session_.SendToCoordinator(e);
 }
 
-void DynamicWorkerJob::HandleCommit(const proto::Envelope& e) {
-  if (e.round() != applied_) {
-    return errors_.Report("commit of round " + std::to_string(e.round()) +
-                          " arrived while expecting round " + std::to_string(applied_));
+void DynamicWorkerJob::ComputeColumnShare(uint64_t round, const proto::Chord& chord) {
+  // This worker's block of the chord's scheduler range.
+  const size_t b = size_t(chord.scheduler_rank()) * num_workers_ + rank_;
+  if (b + 1 >= blocks_.size() || chord.values_size() != chord.ids_size()) {
+    return errors_.Report("malformed chord of round " + std::to_string(round));
   }
+  std::vector<uint64_t> ids;
+  std::vector<double> values;
+  for (int k = 0; k < chord.ids_size(); ++k) {
+    const uint64_t j = chord.ids(k);
+    if (j < blocks_[b] || j >= blocks_[b + 1]) continue;
+    ids.push_back(j);
+    values.push_back(chord.values(k));
+  }
+  std::vector<double> updated;
+  updated.reserve(ids.size());
+  columns_->Update(ids, values, updated, *change_);
+  auto e = MakeEnvelope(transport_.id(), id_, round);
+  auto* partials = e.mutable_column_partials();
+  partials->mutable_ids()->Assign(ids.begin(), ids.end());
+  partials->mutable_values()->Assign(updated.begin(), updated.end());
+  change_->Take(*partials->mutable_change());
+  partials->set_loss(rank_ == 0 ? columns_->Loss() : 0.0);
+  partials->set_applied_through(applied_);
+  (void)session_.SendToCoordinator(e);
+}
+
+bool DynamicWorkerJob::InOrder(const proto::Envelope& e) {
+  if (e.round() == applied_) return true;
+  errors_.Report(BodyName(e) + " of round " + std::to_string(e.round()) +
+                 " arrived while expecting round " + std::to_string(applied_));
+  return false;
+}
+
+void DynamicWorkerJob::HandleSharedUpdate(const proto::Envelope& e) {
+  if (!columns_) return LogUnexpected(e);
+  if (!InOrder(e)) return;
+  const auto& change = e.shared_update().change();
+  if (Status st = CheckDelta(change, columns_->shared_size()); !st.ok()) {
+    return errors_.Report("shared update of round " + std::to_string(e.round()) + ": " +
+                          st.message());
+  }
+  columns_->ApplyShared(change);
+  ++applied_;
+  ComputeEligibleChords();
+}
+
+void DynamicWorkerJob::HandleCommit(const proto::Envelope& e) {
+  if (!model_) return LogUnexpected(e);
+  if (!InOrder(e)) return;
   const auto& commit = e.commit();
   if (commit.deltas_size() != commit.ids_size()) {
     return errors_.Report("malformed commit of round " + std::to_string(e.round()));
@@ -164,7 +266,7 @@ void DynamicWorkerJob::HandleCheck(const proto::Envelope& e) {
   std::vector<double> slice;
   for (size_t s = 0; s + 1 < starts.size(); ++s) {
     slice.assign(starts[s + 1] - starts[s], 0.0);
-    model_->Gradient(starts[s], starts[s + 1], slice);
+    state_->Gradient(starts[s], starts[s + 1], slice);
     auto g = MakeEnvelope(transport_.id(), id_, e.round());
     g.mutable_gradient_slice()->set_worker_rank(rank_);
     g.mutable_gradient_slice()->mutable_values()->Assign(slice.begin(), slice.end());
@@ -173,9 +275,13 @@ void DynamicWorkerJob::HandleCheck(const proto::Envelope& e) {
     }
   }
   auto loss = MakeEnvelope(transport_.id(), id_, e.round());
-  loss.mutable_loss_report()->set_loss(model_->ExactLoss());
+  loss.mutable_loss_report();
+  const double exact = state_->ExactLoss();
+  // Column layout: every replica holds the whole loss and metrics; rank 0 reports them for all.
+  if (columns() && rank_ != 0) return (void)session_.SendToCoordinator(loss);
+  loss.mutable_loss_report()->set_loss(exact);
   std::map<std::string, double> metrics;
-  model_->Metrics(metrics);
+  state_->Metrics(metrics);
   for (const auto& [name, value] : metrics)
     (*loss.mutable_loss_report()->mutable_metrics())[name] = value;
   (void)session_.SendToCoordinator(loss);

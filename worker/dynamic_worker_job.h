@@ -1,6 +1,7 @@
 // DynamicWorkerJob: a worker's part of a dynamic-engine job (lasso, logistic, svm).
 //
-// It holds one row shard of the data and the app's per-row state (e.g. the residual):
+// In the row layout it holds one row shard of the data and the app's per-row state (e.g. the
+// residual):
 //  - from its construction it loads only its shard (rows ShardRows(total, rank, P)) on a
 //    background thread, so heartbeats continue during a long load, and answers Ready;
 //  - on Chord(t) it pushes the app's partial statistics for the chord to the coordinator, but only
@@ -11,6 +12,14 @@
 //    refused and reported) and releases chords that became eligible;
 //  - on CheckRequest it sends its gradient slice to each scheduler and its exact loss to the
 //    coordinator.
+// In the column layout (owner-computes) it holds the full columns of the features it owns and a
+// replica of the shared vector over every row. The features are cut by NestedPartitionByWeight
+// (S schedulers x P workers, by non-zeros): it owns block `rank` of every scheduler's range, so
+// every chord gives it work. On Chord(t), under the same staleness bound, it updates the chord
+// ids it owns sequentially (ColumnModel::Update) and sends ColumnPartials (new values, change of
+// the shared vector); on SharedUpdate(t), in round order, it adds the summed change to its
+// replica. Its gradient slices hold its own features (0 elsewhere); only rank 0 reports the
+// replicated loss, so the coordinator's sum over workers is still the loss.
 // Failures of its part go to the coordinator through a JobErrorReport.
 // Thread-compatibility: used by the worker's event loop only.
 #pragma once
@@ -45,29 +54,48 @@ class DynamicWorkerJob final : public MemberJob {
   size_t pending_chords() const { return pending_.size(); }
 
  private:
+  // What the background load produces: the data, and in the column layout the feature blocks
+  // (NestedPartitionByWeight over S x P) this worker took its columns from.
+  struct Loaded {
+    Dataset data;
+    std::vector<uint64_t> blocks;
+  };
   struct Pending {
     proto::Chord chord;
     std::optional<std::vector<double>> tail;  // dual pipeline: stats of ids[fresh_count:]
   };
 
-  void FinishLoading(Result<Dataset> loaded);
+  static Result<Loaded> Load(const proto::JobSpec& spec, uint32_t rank, uint32_t schedulers,
+                             uint32_t workers);
+  void FinishLoading(Result<Loaded> loaded);
+  bool columns() const { return spec_.dynamic().layout() == proto::LAYOUT_COLUMNS; }
   void HandleBegin(const proto::Envelope& e);
   void HandleCommit(const proto::Envelope& e);
   void HandleCheck(const proto::Envelope& e);
   // Pushes every waiting chord the staleness bound allows, in round order.
   void ComputeEligibleChords();
   void SendPartials(uint64_t round, const std::vector<double>& sums);
+  // Column layout: updates the chord's ids this worker owns and sends ColumnPartials.
+  void ComputeColumnShare(uint64_t round, const proto::Chord& chord);
+  void HandleSharedUpdate(const proto::Envelope& e);
+  // Refuses a commit or shared update that is not the next round's.
+  bool InOrder(const proto::Envelope& e);
 
   proto::JobSpec spec_;
   uint32_t rank_;
+  uint32_t num_schedulers_;
   uint32_t num_workers_;
   const DynamicApp* app_;
-  std::unique_ptr<ShardModel> model_;
+  std::unique_ptr<ShardModel> model_;         // row layout
+  std::unique_ptr<ColumnModel> columns_;      // column layout
+  WorkerModel* state_ = nullptr;              // whichever of the two is loaded
+  std::vector<uint64_t> blocks_;              // column layout: see Loaded
+  std::unique_ptr<DeltaAccumulator> change_;  // column layout: scratch for one share
   std::vector<uint64_t> partition_starts_;
   std::vector<std::string> scheduler_ids_;
   uint64_t applied_ = 0;                 // commits of rounds < applied_ are applied
   std::map<uint64_t, Pending> pending_;  // chords waiting for the staleness bound
-  BackgroundLoad<Dataset> load_;         // last member: destroyed (waited for) first
+  BackgroundLoad<Loaded> load_;          // last member: destroyed (waited for) first
 };
 
 }  // namespace strads

@@ -8,29 +8,13 @@
 namespace strads {
 namespace {
 
-class LassoShard : public ShardModel {
+// The residual r = y - X beta over the rows of `data`, its loss 1/2 ||r||^2 and the gradient,
+// shared by both layouts' models.
+template <typename Model>
+class LassoResidualModel : public Model {
  public:
-  explicit LassoShard(Dataset shard) : data_(std::move(shard)), residual_(data_.y) {
+  explicit LassoResidualModel(Dataset data) : data_(std::move(data)), residual_(data_.y) {
     loss_ = 0.5 * residual_.squaredNorm();
-  }
-
-  void Push(std::span<const uint64_t> ids, std::vector<double>& out) const override {
-    const auto cols = static_cast<uint64_t>(data_.x.cols());
-    for (uint64_t j : ids) out.push_back(j < cols ? Dot(j) : 0.0);
-  }
-
-  void Apply(std::span<const uint64_t> ids, std::span<const double> deltas) override {
-    const auto cols = static_cast<uint64_t>(data_.x.cols());
-    for (size_t k = 0; k < ids.size(); ++k) {
-      if (ids[k] >= cols || deltas[k] == 0.0) continue;
-      const double d = deltas[k];
-      for (SparseColMatrix::InnerIterator it(data_.x, static_cast<int64_t>(ids[k])); it; ++it) {
-        double& r = residual_[it.index()];
-        const double updated = r - it.value() * d;
-        loss_ += 0.5 * (updated * updated - r * r);
-        r = updated;
-      }
-    }
   }
 
   double Loss() const override { return loss_; }
@@ -41,11 +25,13 @@ class LassoShard : public ShardModel {
   }
 
   void Gradient(uint64_t first, uint64_t end, std::span<double> out) const override {
-    const auto cols = static_cast<uint64_t>(data_.x.cols());
-    for (uint64_t j = first; j < end; ++j) out[j - first] = j < cols ? -Dot(j) : 0.0;
+    for (uint64_t j = first; j < end; ++j) out[j - first] = Holds(j) ? -Dot(j) : 0.0;
   }
 
- private:
+ protected:
+  bool Holds(uint64_t j) const { return j < static_cast<uint64_t>(data_.x.cols()); }
+
+  // x_j^T r.
   double Dot(uint64_t j) const {
     double s = 0.0;
     for (SparseColMatrix::InnerIterator it(data_.x, static_cast<int64_t>(j)); it; ++it) {
@@ -54,9 +40,94 @@ class LassoShard : public ShardModel {
     return s;
   }
 
+  // r[row] = value, keeping the loss current.
+  void SetResidual(int64_t row, double value) {
+    double& r = residual_[row];
+    loss_ += 0.5 * (value * value - r * r);
+    r = value;
+  }
+
   Dataset data_;
   Eigen::VectorXd residual_;
   double loss_ = 0.0;
+};
+
+// Row layout: the residual over the shard's rows; pushes x_j^T r.
+class LassoShard : public LassoResidualModel<ShardModel> {
+ public:
+  using LassoResidualModel::LassoResidualModel;
+
+  void Push(std::span<const uint64_t> ids, std::vector<double>& out) const override {
+    for (uint64_t j : ids) out.push_back(Holds(j) ? Dot(j) : 0.0);
+  }
+
+  void Apply(std::span<const uint64_t> ids, std::span<const double> deltas) override {
+    for (size_t k = 0; k < ids.size(); ++k) {
+      if (!Holds(ids[k]) || deltas[k] == 0.0) continue;
+      const double d = deltas[k];
+      for (SparseColMatrix::InnerIterator it(data_.x, static_cast<int64_t>(ids[k])); it; ++it) {
+        SetResidual(it.index(), residual_[it.index()] - it.value() * d);
+      }
+    }
+  }
+};
+
+// Column layout: full owned columns and the residual over every row. A share of a chord is exact
+// cyclic coordinate descent on the replica; an undo log of the rows it touched then restores the
+// replica bit for bit and gives the change.
+class LassoColumnModel : public LassoResidualModel<ColumnModel> {
+ public:
+  LassoColumnModel(Dataset columns, double lambda)
+      : LassoResidualModel(std::move(columns)),
+        lambda_(lambda),
+        sq_norm_(static_cast<size_t>(data_.x.cols())),
+        saved_(static_cast<size_t>(data_.x.rows()), 0) {
+    for (int64_t j = 0; j < data_.x.cols(); ++j) sq_norm_[j] = data_.x.col(j).squaredNorm();
+  }
+
+  void Update(std::span<const uint64_t> ids, std::span<const double> values,
+              std::vector<double>& updated, DeltaAccumulator& change) override {
+    for (size_t k = 0; k < ids.size(); ++k) {
+      const uint64_t j = ids[k];
+      if (!Holds(j)) {
+        updated.push_back(values[k]);
+        continue;
+      }
+      const double beta = lasso::CoordinateUpdate(Dot(j), sq_norm_[j], values[k], lambda_);
+      updated.push_back(beta);
+      const double d = beta - values[k];
+      if (d == 0.0) continue;
+      for (SparseColMatrix::InnerIterator it(data_.x, static_cast<int64_t>(j)); it; ++it) {
+        const int64_t row = it.index();
+        if (!saved_[row]) {
+          saved_[row] = 1;
+          undo_.emplace_back(row, residual_[row]);
+        }
+        residual_[row] -= it.value() * d;
+      }
+    }
+    for (const auto& [row, old] : undo_) {
+      change.Add(static_cast<uint64_t>(row), residual_[row] - old);
+      residual_[row] = old;
+      saved_[row] = 0;
+    }
+    undo_.clear();
+  }
+
+  void ApplyShared(const proto::VectorDelta& change) override {
+    ForEachEntry(change, [&](uint64_t row, double d) {
+      const auto r = static_cast<int64_t>(row);
+      SetResidual(r, residual_[r] + d);
+    });
+  }
+
+  uint64_t shared_size() const override { return static_cast<uint64_t>(residual_.size()); }
+
+ private:
+  double lambda_;
+  std::vector<double> sq_norm_;                   // by column
+  std::vector<char> saved_;                       // by row: in undo_
+  std::vector<std::pair<int64_t, double>> undo_;  // (row, residual before this share)
 };
 
 }  // namespace
@@ -94,6 +165,12 @@ Status LassoApp::Validate(const proto::JobSpec& spec) const {
 Result<std::unique_ptr<ShardModel>> LassoApp::MakeShard(Dataset shard,
                                                         const proto::JobSpec& spec) const {
   return std::unique_ptr<ShardModel>(std::make_unique<LassoShard>(std::move(shard)));
+}
+
+Result<std::unique_ptr<ColumnModel>> LassoApp::MakeColumnModel(Dataset columns,
+                                                               const proto::JobSpec& spec) const {
+  return std::unique_ptr<ColumnModel>(
+      std::make_unique<LassoColumnModel>(std::move(columns), spec.lasso().lambda()));
 }
 
 double LassoApp::Pull(std::span<const double> stats, double sq_norm, double value,

@@ -1,0 +1,207 @@
+// Unit tests of the column layout's pieces, without sockets: the vector change and its wire
+// form, column selection, the grouped dependency filter, LassoColumnModel against sequential
+// coordinate descent, and the spec's validation.
+#include <random>
+#include <vector>
+
+#include <Eigen/Dense>
+#include <catch2/catch.hpp>
+
+#include "apps/builtin_apps.h"
+#include "apps/lasso/lasso_app.h"
+#include "apps/lasso/lasso_update.h"
+#include "common/column_selection.h"
+#include "engine/dependency_filter.h"
+#include "engine/job_spec.h"
+#include "engine/vector_delta.h"
+
+namespace strads {
+namespace {
+
+TEST_CASE("DeltaAccumulator writes a sparse change with ascending indices, then is zero",
+          "[columns]") {
+  DeltaAccumulator acc(10);
+  acc.Add(7, 1.5);
+  acc.Add(2, -1.0);
+  acc.Add(7, 0.5);
+  proto::VectorDelta d;
+  acc.Take(d);
+  CHECK_FALSE(d.dense());
+  CHECK(d.size() == 10);
+  REQUIRE(d.indices_size() == 2);
+  CHECK(d.indices(0) == 2);
+  CHECK(d.indices(1) == 7);
+  CHECK(d.values(0) == -1.0);
+  CHECK(d.values(1) == 2.0);
+  acc.Take(d);
+  CHECK(d.indices_size() == 0);
+  CHECK(d.values_size() == 0);
+}
+
+TEST_CASE("DeltaAccumulator goes dense once half the entries are touched, and sums changes",
+          "[columns]") {
+  DeltaAccumulator acc(4);
+  acc.Add(0, 1.0);
+  acc.Add(3, 2.0);
+  proto::VectorDelta d;
+  acc.Take(d);
+  REQUIRE(d.dense());
+  CHECK(d.values_size() == 4);
+  CHECK(d.indices_size() == 0);
+  DeltaAccumulator sum(4);
+  REQUIRE(sum.Add(d).ok());
+  REQUIRE(sum.Add(d).ok());
+  proto::VectorDelta total;
+  sum.Take(total);
+  std::vector<double> dense(4, 0.0);
+  ForEachEntry(total, [&](uint64_t i, double v) { dense[i] += v; });
+  CHECK(dense == std::vector<double>{2.0, 0.0, 0.0, 4.0});
+}
+
+TEST_CASE("CheckDelta refuses changes of another size, out of range or with unpaired values",
+          "[columns]") {
+  proto::VectorDelta d;
+  d.set_size(3);
+  d.add_indices(1);
+  d.add_values(1.0);
+  CHECK(CheckDelta(d, 3).ok());
+  CHECK_FALSE(CheckDelta(d, 4).ok());
+  d.add_indices(3);
+  d.add_values(1.0);
+  CHECK_FALSE(CheckDelta(d, 3).ok());
+  proto::VectorDelta unpaired;
+  unpaired.set_size(3);
+  unpaired.add_indices(0);
+  CHECK_FALSE(CheckDelta(unpaired, 3).ok());
+  proto::VectorDelta short_dense;
+  short_dense.set_size(3);
+  short_dense.set_dense(true);
+  short_dense.add_values(1.0);
+  CHECK_FALSE(CheckDelta(short_dense, 3).ok());
+  DeltaAccumulator acc(3);
+  CHECK_FALSE(acc.Add(short_dense).ok());
+}
+
+SparseColMatrix RandomSparse(int64_t rows, int64_t cols, double density, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  std::normal_distribution<double> normal;
+  Eigen::MatrixXd dense = Eigen::MatrixXd::Zero(rows, cols);
+  for (int64_t j = 0; j < cols; ++j)
+    for (int64_t i = 0; i < rows; ++i)
+      if (unit(rng) < density) dense(i, j) = normal(rng);
+  return dense.sparseView();
+}
+
+TEST_CASE("KeepColumns keeps the shape and exactly the columns in the ranges", "[columns]") {
+  const SparseColMatrix x = RandomSparse(20, 12, 0.5, 1);
+  const std::vector<ColumnRange> ranges{{1, 3}, {8, 20}};
+  const SparseColMatrix kept = KeepColumns(x, ranges);
+  REQUIRE(kept.rows() == x.rows());
+  REQUIRE(kept.cols() == x.cols());
+  const std::vector<uint64_t> weights = ColumnWeights(x);
+  const std::vector<uint64_t> kept_weights = ColumnWeights(kept);
+  for (int64_t j = 0; j < x.cols(); ++j) {
+    const bool in = (j >= 1 && j < 3) || j >= 8;
+    CAPTURE(j);
+    CHECK(kept_weights[j] == (in ? weights[j] : 0));
+    if (in) CHECK((Eigen::VectorXd(kept.col(j)) - Eigen::VectorXd(x.col(j))).norm() == 0.0);
+  }
+}
+
+TEST_CASE("the grouped dependency filter separates only parameters of different groups",
+          "[columns]") {
+  // Columns 0..3 are identical (|corr| 1); 0, 1 in group 0, 2, 3 in group 1.
+  Eigen::MatrixXd dense = Eigen::MatrixXd::Zero(5, 4);
+  for (int j = 0; j < 4; ++j) dense.col(j) << 1, 2, 0, 1, 3;
+  const SparseColMatrix x = dense.sparseView();
+  ColumnStore store(x, 0, 4);
+  DependencyFilter filter(store);
+  const std::vector<uint64_t> all{0, 1, 2, 3};
+  CHECK(filter.Filter(all, 0.1, 10).size() == 1);
+  filter.SetGroups({0, 0, 1, 1});
+  CHECK(filter.Filter(all, 0.1, 10) == std::vector<uint64_t>{0, 1});
+  // Running parameters are checked against every candidate, of any group.
+  const std::vector<uint64_t> running{0};
+  CHECK(filter.Filter(std::vector<uint64_t>{1, 2}, 0.1, 10, running).empty());
+}
+
+Dataset SmallProblem() {
+  Dataset d;
+  d.x = RandomSparse(40, 15, 0.3, 2);
+  std::mt19937_64 rng(3);
+  std::normal_distribution<double> normal;
+  d.y = Eigen::VectorXd(40);
+  for (int i = 0; i < 40; ++i) d.y[i] = normal(rng);
+  d.total_rows = 40;
+  return d;
+}
+
+TEST_CASE("LassoColumnModel::Update is sequential coordinate descent and leaves the replica as is",
+          "[columns]") {
+  const Dataset data = SmallProblem();
+  proto::JobSpec spec;
+  spec.mutable_lasso()->set_lambda(0.5);
+  LassoApp app;
+  auto made = app.MakeColumnModel(data, spec);
+  REQUIRE(made.ok());
+  ColumnModel& model = **made;
+  const double loss_before = model.Loss();
+
+  const std::vector<uint64_t> ids{3, 0, 7, 3};
+  const std::vector<double> values{0.0, 0.0, 0.0, 0.0};
+  std::vector<double> updated;
+  DeltaAccumulator change(model.shared_size());
+  model.Update(std::span(ids).first(3), std::span(values).first(3), updated, change);
+  CHECK(model.Loss() == loss_before);  // the replica is untouched
+
+  // The same three steps by hand, on a copy of the residual.
+  Eigen::VectorXd r = data.y;
+  std::vector<double> expect;
+  for (uint64_t j : {3u, 0u, 7u}) {
+    const Eigen::VectorXd col = data.x.col(j);
+    const double beta = lasso::CoordinateUpdate(col.dot(r), col.squaredNorm(), 0.0, 0.5);
+    r -= col * beta;
+    expect.push_back(beta);
+  }
+  REQUIRE(updated.size() == 3);
+  for (size_t k = 0; k < 3; ++k) CHECK(updated[k] == Approx(expect[k]).epsilon(1e-12));
+
+  proto::VectorDelta d;
+  change.Take(d);
+  model.ApplyShared(d);
+  CHECK(model.Loss() == Approx(0.5 * r.squaredNorm()).epsilon(1e-12));
+  CHECK(model.ExactLoss() == Approx(0.5 * r.squaredNorm()).epsilon(1e-12));
+  std::vector<double> g(15);
+  model.Gradient(0, 15, g);
+  for (uint64_t j = 0; j < 15; ++j) {
+    CHECK(g[j] == Approx(-Eigen::VectorXd(data.x.col(j)).dot(r)).margin(1e-12));
+  }
+}
+
+TEST_CASE("the column layout is refused for apps without it and with the dual pipeline",
+          "[columns]") {
+  const AppRegistry apps = BuiltinApps();
+  proto::JobSpec spec;
+  spec.set_app("lasso");
+  spec.set_data_path("/nonexistent.svm");
+  spec.mutable_lasso()->set_lambda(1.0);
+  auto* d = spec.mutable_dynamic();
+  d->set_chord_size(1024);
+  d->set_candidates(2048);
+  d->set_tolerance(1e-6);
+  d->set_pipeline_depth(1);
+  d->set_layout(proto::LAYOUT_COLUMNS);
+  CHECK(ValidateJobSpec(apps, spec).ok());
+  d->set_dual_pipeline(true);
+  CHECK_FALSE(ValidateJobSpec(apps, spec).ok());
+  d->set_dual_pipeline(false);
+  spec.set_app("logistic");
+  spec.mutable_logistic()->set_lambda(1.0);
+  const Status refused = ValidateJobSpec(apps, spec);
+  CHECK_FALSE(refused.ok());
+  CHECK(refused.message().find("--layout columns") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace strads
