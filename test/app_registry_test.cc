@@ -36,8 +36,7 @@ class Impostor final : public App {
   proto::Engine engine() const override { return proto::ENGINE_DYNAMIC; }
   std::string summary() const override { return ""; }
   boost::program_options::options_description Options() const override { return {}; }
-  Status FromOptions(const boost::program_options::variables_map&,
-                     proto::JobSpec&) const override {
+  Status FromOptions(const boost::program_options::variables_map&, proto::JobSpec&) const override {
     return Status::Ok();
   }
   Status Validate(const proto::JobSpec&) const override { return Status::Ok(); }
@@ -113,17 +112,16 @@ TEST_CASE("A job's options are the common ones, its engine's and its app's: no o
   CHECK(lasso->dynamic().candidates() == 64);  // 0 = 2 x chord size
   CHECK(lasso->flags().at("lambda") == "0.5");
 
-  auto topics = ParseJobSpec(apps, "lasso", {"--data", data, "--lambda", "1", "--topics", "3"},
-                             {}, nullptr);
+  auto topics =
+      ParseJobSpec(apps, "lasso", {"--data", data, "--lambda", "1", "--topics", "3"}, {}, nullptr);
   REQUIRE_FALSE(topics.ok());
   CHECK_THAT(topics.status().message(), Catch::Contains("--topics"));
-  auto engine_flag =
-      ParseJobSpec(apps, "mf", {"--data", data, "--chord-size", "4"}, {}, nullptr);
+  auto engine_flag = ParseJobSpec(apps, "mf", {"--data", data, "--chord-size", "4"}, {}, nullptr);
   REQUIRE_FALSE(engine_flag.ok());
   CHECK_THAT(engine_flag.status().message(), Catch::Contains("--chord-size"));
 
-  auto mf = ParseJobSpec(apps, "mf", {"--data", data, "--rank", "3", "--iterations", "2"}, {},
-                         nullptr);
+  auto mf =
+      ParseJobSpec(apps, "mf", {"--data", data, "--rank", "3", "--iterations", "2"}, {}, nullptr);
   REQUIRE(mf.ok());
   CHECK(mf->mf().rank() == 3);
   CHECK(mf->mf().lambda() == 0.1);  // mf's own --lambda, with its own default
