@@ -20,9 +20,12 @@
 // functions share no state and are safe to call from several threads at once.
 #pragma once
 
+#include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "common/dataset.h"
 #include "common/line_reader.h"
@@ -110,6 +113,118 @@ class MatrixMarketReader {
   double value_ = 0;       // the current entry's value, with whole_entry_errors
   Status status_;
 };
+
+// The per-entry path, inline so that a loader's loop compiles to straight-line parsing (the error
+// paths stay out of line).
+namespace matrix_market_internal {
+
+inline bool IsDataLine(std::string_view line) { return strads::IsDataLine(line, '%'); }
+
+// Fast path: takes one plain number, ended by whitespace or the end, off the front of *rest
+// (after leading whitespace). Returns false, leaving *rest alone, when the text is not plainly
+// one number; the caller then falls back to the careful token parsers, which accept a few more
+// spellings ("+1") and say exactly what is wrong.
+template <typename T>
+inline bool TakeNumber(std::string_view* rest, T* out) {
+  const char* p = rest->data();
+  const char* const e = p + rest->size();
+  while (p < e && IsSpace(*p)) ++p;
+  const auto [q, ec] = std::from_chars(p, e, *out);
+  if (ec != std::errc() || (q < e && !IsSpace(*q))) return false;
+  if constexpr (std::is_floating_point_v<T>) {
+    if (!std::isfinite(*out)) return false;
+  }
+  *rest = std::string_view(q, e - q);
+  return true;
+}
+
+// Takes the indices `i j` off the front of *rest: the fast path, else the careful one.
+inline bool TakeIndices(std::string_view* rest, int64_t* i, int64_t* j) {
+  std::string_view fast = *rest;
+  if (TakeNumber(&fast, i) && TakeNumber(&fast, j)) {
+    *rest = fast;
+    return true;
+  }
+  return ParseInt64(NextToken(rest), i) && ParseInt64(NextToken(rest), j);
+}
+
+// Takes a value off the front of *rest: the fast path, else the careful one, which leaves the
+// token it looked at in *token.
+inline bool TakeValueToken(std::string_view* rest, double* v, std::string_view* token) {
+  if (TakeNumber(rest, v)) return true;
+  *token = NextToken(rest);
+  return ParseFiniteDouble(*token, v);
+}
+
+}  // namespace matrix_market_internal
+
+inline bool MatrixMarketReader::NextBodyLine(std::string_view* line) {
+  if (!status_.ok()) return false;
+  const bool array = header_.format == MatrixMarketFormat::kArray;
+  const char* const what = array ? " values" : " entries";
+  while (lines_.Next(line)) {
+    if (!matrix_market_internal::IsDataLine(*line)) continue;
+    if (seen_ == header_.nnz) {
+      return FailAt(std::string(array ? "more than the " : "more entries than the ") +
+                    std::to_string(header_.nnz) + (array ? " values" : "") + " declared on line " +
+                    std::to_string(header_.size_line));
+    }
+    ++seen_;
+    return true;
+  }
+  if (!lines_.status().ok()) return Fail(lines_.status());
+  if (seen_ != header_.nnz) {
+    return Fail(LineError(path(), header_.size_line,
+                          "declares " + std::to_string(header_.nnz) + what + " but the file has " +
+                              std::to_string(seen_)));
+  }
+  return false;
+}
+
+inline bool MatrixMarketReader::NextCoordinate(uint64_t* i, uint64_t* j) {
+  std::string_view line;
+  if (!NextBodyLine(&line)) return false;
+  const MatrixMarketHeader& h = header_;
+  const bool pattern = h.field == MatrixMarketHeader::Field::kPattern;
+  std::string_view rest = line;
+  int64_t si, sj;
+  bool ok = matrix_market_internal::TakeIndices(&rest, &si, &sj);
+  if (ok && options_.whole_entry_errors) {
+    std::string_view token;
+    value_ = 1.0;
+    ok = (pattern || matrix_market_internal::TakeValueToken(&rest, &value_, &token)) &&
+         NextToken(&rest).empty();
+  }
+  if (!ok) {
+    return FailAt("expected " + options_.entry_name + (pattern ? " 'i j'" : " 'i j v'") +
+                  ", got '" + Excerpt(line) + "'");
+  }
+  if (si < 1 || sj < 1 || static_cast<uint64_t>(si) > h.rows ||
+      static_cast<uint64_t>(sj) > h.cols) {
+    return FailAt("entry (" + std::to_string(si) + ", " + std::to_string(sj) + ") is outside the " +
+                  std::to_string(h.rows) + " x " + std::to_string(h.cols) + " matrix");
+  }
+  *i = static_cast<uint64_t>(si);
+  *j = static_cast<uint64_t>(sj);
+  rest_ = rest;
+  return true;
+}
+
+inline bool MatrixMarketReader::TakeValue(double* v) {
+  if (!status_.ok()) return false;
+  if (options_.whole_entry_errors) {
+    *v = value_;
+    return true;
+  }
+  *v = 1.0;
+  if (header_.field != MatrixMarketHeader::Field::kPattern) {
+    std::string_view token;
+    if (!matrix_market_internal::TakeValueToken(&rest_, v, &token))
+      return FailAt("bad value '" + Excerpt(token) + "'");
+  }
+  if (!NextToken(&rest_).empty()) return FailAt("unexpected text after the entry");
+  return true;
+}
 
 // Reads and checks the banner and size line of the coordinate file `path`.
 Result<MatrixMarketHeader> ReadMatrixMarketHeader(const std::string& path);
