@@ -1,5 +1,8 @@
 #include "apps/mf/ratings.h"
 
+#include <algorithm>
+#include <filesystem>
+
 #include <cmath>
 #include <limits>
 #include <new>
@@ -143,6 +146,17 @@ Result<Ratings> Load(const std::string& path, EmptyLines empty, const Ratings* l
     std::vector<uint32_t> row, col;
     std::vector<double> value;
     std::vector<uint64_t> lines;
+    {
+      // Room for the declared entries, but never more than the file could hold (an entry line
+      // takes at least 6 bytes), so that a lying header cannot make us allocate.
+      std::error_code ec;
+      const uint64_t cap = std::filesystem::file_size(path, ec) / 6;
+      const uint64_t reserve = ec ? 0 : std::min<uint64_t>(h.nnz, cap);
+      row.reserve(reserve);
+      col.reserve(reserve);
+      value.reserve(reserve);
+      lines.reserve(reserve);
+    }
     uint64_t i, j;
     double v;
     while (reader.Next(&i, &j, &v)) {
