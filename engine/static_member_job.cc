@@ -27,6 +27,7 @@ StaticMemberJob::StaticMemberJob(const MemberContext& context, uint64_t job_id,
 
 void StaticMemberJob::OnMessage(const proto::Envelope& e) {
   if (errors_.failed()) return;
+  if (e.body_case() == proto::Envelope::kBlockTransfer) return HandleBlock(e);
   if (e.body_case() != proto::Envelope::kModelRequest) {
     if (!Handle(e)) LogUnexpected(e);
     return;

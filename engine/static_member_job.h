@@ -15,8 +15,9 @@ namespace strads {
 
 class StaticMemberJob : public MemberJob {
  public:
-  // Drops everything once the job has failed here; answers ModelRequest with Output(); hands
-  // the other kinds to Handle() and logs those it does not handle.
+  // Drops everything once the job has failed here; answers ModelRequest with Output(); gives
+  // blocks (BlockTransfer) to HandleBlock(); hands the other kinds to Handle() and logs those it
+  // does not handle.
   void OnMessage(const proto::Envelope& e) final;
 
  protected:
@@ -24,8 +25,10 @@ class StaticMemberJob : public MemberJob {
   StaticMemberJob(const MemberContext& context, uint64_t job_id, const proto::JobStart& start,
                   const StaticApp* app);
 
-  // A message of this role's kinds; false if the role has no use for its kind.
+  // A message of this role's own kinds; false if the role has no use for its kind.
   virtual bool Handle(const proto::Envelope& e) = 0;
+  // A block arriving: from its home or the previous holder (workers), back home (schedulers).
+  virtual void HandleBlock(const proto::Envelope& e) = 0;
   // Appends this member's part of the result files; an error (e.g. asked while its blocks are
   // away) fails the job.
   virtual Status Output(std::vector<proto::OutputPiece>& pieces) const = 0;

@@ -45,9 +45,6 @@ bool StaticHomeJob::Handle(const proto::Envelope& e) {
     case proto::Envelope::kPassStart:
       HandlePassStart(e);
       return true;
-    case proto::Envelope::kBlockTransfer:
-      HandleBlock(e);
-      return true;
     default:
       return false;
   }

@@ -36,7 +36,7 @@ class StaticHomeJob final : public StaticMemberJob {
   Status Output(std::vector<proto::OutputPiece>& pieces) const override;
   void FinishLoading(Result<std::unique_ptr<StaticHome>> loaded);
   void HandlePassStart(const proto::Envelope& e);
-  void HandleBlock(const proto::Envelope& e);
+  void HandleBlock(const proto::Envelope& e) override;
   void SendPassDone();
 
   std::vector<uint32_t> owned_;  // block ids

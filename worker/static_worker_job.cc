@@ -49,9 +49,6 @@ bool StaticWorkerJob::Handle(const proto::Envelope& e) {
       start_ = e.sub_round_start();
       TryProcess();
       return true;
-    case proto::Envelope::kBlockTransfer:
-      HandleBlock(e);
-      return true;
     default:
       return false;
   }

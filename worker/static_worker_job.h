@@ -62,7 +62,7 @@ class StaticWorkerJob final : public StaticMemberJob {
   Status Output(std::vector<proto::OutputPiece>& pieces) const override;
   void FinishLoading(Result<std::unique_ptr<StaticShard>> loaded);
   void HandleBegin(const proto::Envelope& e);
-  void HandleBlock(const proto::Envelope& e);
+  void HandleBlock(const proto::Envelope& e) override;
   // Starts the current sub-round if its start and its block are both here.
   void TryProcess();
   // Passes the finished sub-round's block on and reports it.
