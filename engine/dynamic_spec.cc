@@ -52,8 +52,8 @@ Status DynamicSpecFromOptions(const po::variables_map& vm, const DynamicApp& app
   d.set_dual_pipeline(vm["dual-pipeline"].as<bool>());
   std::string layout = vm["layout"].as<std::string>();
   if (layout.empty()) {
-    // The column layout is faster on every problem measured (docs/benchmarks.md); the dual
-    // pipeline exists only in the row layout.
+    // The column layout is faster on the benchmark problems (docs/benchmarks.md, which also has
+    // the case where it is not); the dual pipeline exists only in the row layout.
     layout = app.supports_column_layout() && !d.dual_pipeline() ? "columns" : "rows";
   }
   if (layout == "rows") {
