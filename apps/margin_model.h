@@ -1,5 +1,6 @@
 // Shared machinery of the binary-classification apps (logistic, svm): label handling, the
-// worker-side shard that keeps the margins m_i = x_i^T w, and the summary.json fields.
+// worker-side models that keep the margins m_i = x_i^T w (a row shard's, or in the column layout
+// a replica over every row beside the owned columns), and the summary.json fields.
 //
 // Concept. A margin loss is F(w) = sum_i l(y_i, m_i) + penalty(w) with y_i in {-1, +1}. A Loss
 // policy provides `static RowTerms Eval(double y, double m)`: l, dl/dm and d2l/dm2 (a generalised
@@ -7,19 +8,21 @@
 // and those three numbers; Push for a parameter j returns {g_j, h_j} = {sum_i x_ij dl_i,
 // sum_i x_ij^2 d2l_i} over the shard (so the coordinator's sums are the full partial gradient and
 // curvature), Apply moves the margins of the rows of the changed columns and re-evaluates those
-// rows.
+// rows. MarginColumnModel (column layout) computes the same g_j and h_j over the full column from
+// its replica and runs the app's CoordinateStep itself, one owned parameter after another.
 //
 // Labels. +1/-1 are used as they are; 0/1 labels are mapped 0 -> -1. Anything else, or 0 and -1 in
 // the same shard (an ambiguous file), is an InvalidArgument naming the file and the 1-based row
 // of the whole file. The mapping is reported through Metrics ("label_zeros", "label_minus_ones")
 // and appears in summary.json as "label_mapping": "0/1 -> -1/+1" or "±1".
 //
-// Thread-safety: the free functions are pure; a MarginShard is owned by one worker thread.
+// Thread-safety: the free functions are pure; a model is owned by one worker thread.
 #pragma once
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -75,80 +78,28 @@ inline Result<LabelCounts> ToSignedLabels(Eigen::VectorXd& y, uint64_t first_row
   return counts;
 }
 
-// The shard of a margin loss: margins and per-row terms, kept in step with the committed model.
-template <class Loss>
-class MarginShard : public ShardModel {
+// The margins of some rows and each row's terms, and what both layouts' models answer from them:
+// the loss, the gradient of the held columns and the metrics. `Model` is ShardModel or
+// ColumnModel; `RowLoss` is a Loss policy (above).
+template <class Model, class RowLoss>
+class MarginRows : public Model {
  public:
   // REQUIRES: data.y holds +/-1 (see ToSignedLabels).
-  MarginShard(Dataset data, LabelCounts labels)
+  MarginRows(Dataset data, LabelCounts labels)
       : data_(std::move(data)),
         labels_(labels),
-        w_(Eigen::VectorXd::Zero(data_.x.cols())),
         margin_(Eigen::VectorXd::Zero(data_.x.rows())),
-        terms_(static_cast<size_t>(data_.x.rows())),
-        dirty_(static_cast<size_t>(data_.x.rows()), 0) {
+        terms_(static_cast<size_t>(data_.x.rows())) {
     data_.x.makeCompressed();
-    ExactLoss();
-  }
-
-  void Push(std::span<const uint64_t> ids, std::vector<double>& out) const override {
-    const auto cols = static_cast<uint64_t>(data_.x.cols());
-    for (uint64_t j : ids) {
-      double g = 0.0, h = 0.0;
-      if (j < cols) {
-        for (SparseColMatrix::InnerIterator it(data_.x, static_cast<int64_t>(j)); it; ++it) {
-          const RowTerms& t = terms_[static_cast<size_t>(it.index())];
-          g += it.value() * t.d1;
-          h += it.value() * it.value() * t.d2;
-        }
-      }
-      out.push_back(g);
-      out.push_back(h);
-    }
-  }
-
-  void Apply(std::span<const uint64_t> ids, std::span<const double> deltas) override {
-    const auto cols = static_cast<uint64_t>(data_.x.cols());
-    touched_.clear();
-    for (size_t k = 0; k < ids.size(); ++k) {
-      if (ids[k] >= cols || deltas[k] == 0.0) continue;
-      const auto j = static_cast<int64_t>(ids[k]);
-      w_[j] += deltas[k];
-      for (SparseColMatrix::InnerIterator it(data_.x, j); it; ++it) {
-        margin_[it.index()] += it.value() * deltas[k];
-        const auto i = static_cast<size_t>(it.index());
-        if (!dirty_[i]) {
-          dirty_[i] = 1;
-          touched_.push_back(i);
-        }
-      }
-    }
-    for (size_t i : touched_) {
-      dirty_[i] = 0;
-      const double old = terms_[i].loss;
-      terms_[i] = Loss::Eval(data_.y[static_cast<int64_t>(i)], margin_[static_cast<int64_t>(i)]);
-      loss_ += terms_[i].loss - old;
-    }
+    EvalAll();
   }
 
   double Loss() const override { return loss_; }
 
-  // Recomputes the margins X w and every row's terms from scratch.
-  double ExactLoss() override {
-    margin_ = data_.x * w_;
-    loss_ = 0.0;
-    for (int64_t i = 0; i < margin_.size(); ++i) {
-      terms_[static_cast<size_t>(i)] = Loss::Eval(data_.y[i], margin_[i]);
-      loss_ += terms_[static_cast<size_t>(i)].loss;
-    }
-    return loss_;
-  }
-
   void Gradient(uint64_t first, uint64_t end, std::span<double> out) const override {
-    const auto cols = static_cast<uint64_t>(data_.x.cols());
     for (uint64_t j = first; j < end; ++j) {
       double g = 0.0;
-      if (j < cols) {
+      if (Holds(j)) {
         for (SparseColMatrix::InnerIterator it(data_.x, static_cast<int64_t>(j)); it; ++it) {
           g += it.value() * terms_[static_cast<size_t>(it.index())].d1;
         }
@@ -166,15 +117,180 @@ class MarginShard : public ShardModel {
     out["label_minus_ones"] = static_cast<double>(labels_.minus_ones);
   }
 
- private:
+ protected:
+  bool Holds(uint64_t j) const { return j < static_cast<uint64_t>(data_.x.cols()); }
+
+  // {g_j, h_j} over the held rows under the current terms (0 for a column not held).
+  std::pair<double, double> Stats(uint64_t j) const {
+    double g = 0.0, h = 0.0;
+    if (!Holds(j)) return {g, h};
+    for (SparseColMatrix::InnerIterator it(data_.x, static_cast<int64_t>(j)); it; ++it) {
+      const RowTerms& t = terms_[static_cast<size_t>(it.index())];
+      g += it.value() * t.d1;
+      h += it.value() * it.value() * t.d2;
+    }
+    return {g, h};
+  }
+
+  // Re-evaluates row i's terms at its current margin, keeping the loss current.
+  void Eval(size_t i) {
+    const double old = terms_[i].loss;
+    terms_[i] = RowLoss::Eval(data_.y[static_cast<int64_t>(i)], margin_[static_cast<int64_t>(i)]);
+    loss_ += terms_[i].loss - old;
+  }
+
+  // Re-evaluates every row's terms and the loss from the margins (removes the loss's drift).
+  double EvalAll() {
+    loss_ = 0.0;
+    for (int64_t i = 0; i < margin_.size(); ++i) {
+      terms_[static_cast<size_t>(i)] = RowLoss::Eval(data_.y[i], margin_[i]);
+      loss_ += terms_[static_cast<size_t>(i)].loss;
+    }
+    return loss_;
+  }
+
   Dataset data_;
   LabelCounts labels_;
-  Eigen::VectorXd w_;       // the committed model restricted to this shard's columns
   Eigen::VectorXd margin_;  // X w
   std::vector<RowTerms> terms_;
+  double loss_ = 0.0;
+};
+
+// Row layout: the shard of a margin loss, its margins kept in step with the committed model.
+template <class RowLoss>
+class MarginShard : public MarginRows<ShardModel, RowLoss> {
+  using Base = MarginRows<ShardModel, RowLoss>;
+
+ public:
+  // REQUIRES: data.y holds +/-1 (see ToSignedLabels).
+  MarginShard(Dataset data, LabelCounts labels)
+      : Base(std::move(data), labels),
+        w_(Eigen::VectorXd::Zero(this->data_.x.cols())),
+        dirty_(static_cast<size_t>(this->data_.x.rows()), 0) {}
+
+  void Push(std::span<const uint64_t> ids, std::vector<double>& out) const override {
+    for (uint64_t j : ids) {
+      const auto [g, h] = this->Stats(j);
+      out.push_back(g);
+      out.push_back(h);
+    }
+  }
+
+  void Apply(std::span<const uint64_t> ids, std::span<const double> deltas) override {
+    touched_.clear();
+    for (size_t k = 0; k < ids.size(); ++k) {
+      if (!this->Holds(ids[k]) || deltas[k] == 0.0) continue;
+      const auto j = static_cast<int64_t>(ids[k]);
+      w_[j] += deltas[k];
+      for (SparseColMatrix::InnerIterator it(this->data_.x, j); it; ++it) {
+        this->margin_[it.index()] += it.value() * deltas[k];
+        const auto i = static_cast<size_t>(it.index());
+        if (!dirty_[i]) {
+          dirty_[i] = 1;
+          touched_.push_back(i);
+        }
+      }
+    }
+    for (size_t i : touched_) {
+      dirty_[i] = 0;
+      this->Eval(i);
+    }
+  }
+
+  // Recomputes the margins X w and every row's terms from scratch.
+  double ExactLoss() override {
+    this->margin_ = this->data_.x * w_;
+    return this->EvalAll();
+  }
+
+ private:
+  Eigen::VectorXd w_;           // the committed model restricted to this shard's columns
   std::vector<uint8_t> dirty_;  // scratch of Apply
   std::vector<size_t> touched_;
-  double loss_ = 0.0;
+};
+
+// The app's coordinate update: new w_j from g_j, h_j, ||x_j||^2 and the current w_j.
+using CoordinateStep = std::function<double(double g, double h, double sq_norm, double w)>;
+
+// Column layout: the owned full columns and the margins over every row. A share of a chord is
+// exact cyclic coordinate descent on the replica (each step from g_j and h_j under the margins as
+// moved by the steps before it); an undo log of the rows it touched then restores the replica bit
+// for bit and gives the change of the margins.
+template <class RowLoss>
+class MarginColumnModel : public MarginRows<ColumnModel, RowLoss> {
+  using Base = MarginRows<ColumnModel, RowLoss>;
+
+ public:
+  // REQUIRES: data.y holds +/-1 (see ToSignedLabels).
+  MarginColumnModel(Dataset columns, LabelCounts labels, CoordinateStep step)
+      : Base(std::move(columns), labels),
+        step_(std::move(step)),
+        sq_norm_(static_cast<size_t>(this->data_.x.cols())),
+        saved_(static_cast<size_t>(this->data_.x.rows()), 0) {
+    for (int64_t j = 0; j < this->data_.x.cols(); ++j) {
+      sq_norm_[static_cast<size_t>(j)] = this->data_.x.col(j).squaredNorm();
+    }
+  }
+
+  void Update(std::span<const uint64_t> ids, std::span<const double> values,
+              std::vector<double>& updated, DeltaAccumulator& change) override {
+    const double loss_before = this->loss_;
+    for (size_t k = 0; k < ids.size(); ++k) {
+      const uint64_t j = ids[k];
+      if (!this->Holds(j)) {
+        updated.push_back(values[k]);
+        continue;
+      }
+      const auto [g, h] = this->Stats(j);
+      const double w = step_(g, h, sq_norm_[j], values[k]);
+      updated.push_back(w);
+      const double d = w - values[k];
+      if (d == 0.0) continue;
+      for (SparseColMatrix::InnerIterator it(this->data_.x, static_cast<int64_t>(j)); it; ++it) {
+        const auto i = static_cast<size_t>(it.index());
+        if (!saved_[i]) {
+          saved_[i] = 1;
+          undo_.push_back({i, this->margin_[it.index()], this->terms_[i]});
+        }
+        this->margin_[it.index()] += it.value() * d;
+        this->Eval(i);
+      }
+    }
+    for (const Saved& s : undo_) {
+      const auto row = static_cast<int64_t>(s.row);
+      change.Add(s.row, this->margin_[row] - s.margin);
+      this->margin_[row] = s.margin;
+      this->terms_[s.row] = s.terms;
+      saved_[s.row] = 0;
+    }
+    undo_.clear();
+    this->loss_ = loss_before;
+  }
+
+  void ApplyShared(const proto::VectorDelta& change) override {
+    ForEachEntry(change, [&](uint64_t row, double d) {
+      this->margin_[static_cast<int64_t>(row)] += d;
+      this->Eval(static_cast<size_t>(row));
+    });
+  }
+
+  // Every replica's margins are the sum of every worker's changes, not X w over this worker's
+  // columns: the terms and the loss are re-evaluated from them.
+  double ExactLoss() override { return this->EvalAll(); }
+
+  uint64_t shared_size() const override { return static_cast<uint64_t>(this->margin_.size()); }
+
+ private:
+  struct Saved {
+    size_t row;
+    double margin;  // before this share
+    RowTerms terms;
+  };
+
+  CoordinateStep step_;
+  std::vector<double> sq_norm_;  // by column
+  std::vector<char> saved_;      // by row: in undo_
+  std::vector<Saved> undo_;
 };
 
 // Converts the shard's labels and builds its MarginShard.
@@ -184,6 +300,15 @@ Result<std::unique_ptr<ShardModel>> MakeMarginShard(Dataset shard) {
   if (!labels.ok()) return labels.status();
   return std::unique_ptr<ShardModel>(
       std::make_unique<MarginShard<Loss>>(std::move(shard), *labels));
+}
+
+// Converts the labels of every row and builds the MarginColumnModel of the owned columns.
+template <class Loss>
+Result<std::unique_ptr<ColumnModel>> MakeMarginColumnModel(Dataset columns, CoordinateStep step) {
+  auto labels = ToSignedLabels(columns.y, columns.first_row, columns.path);
+  if (!labels.ok()) return labels.status();
+  return std::unique_ptr<ColumnModel>(
+      std::make_unique<MarginColumnModel<Loss>>(std::move(columns), *labels, std::move(step)));
 }
 
 // "training_accuracy" and "label_mapping" from the summed Metrics of MarginShard.

@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
-# bench-lasso.sh — the Lasso benchmark of docs/benchmarks.md.
+# bench-lasso.sh — the Lasso (and L1-LR) benchmark of docs/benchmarks.md.
 #
 # For one problem (the correlated synthetic one by default, or --data FILE) it runs
-#   (a) the sequential reference solver        strads-lasso-reference
-#   (b) the embedded engine, 1x1 and 1x2       strads run lasso --schedulers S --workers P
+#   (a) the sequential reference solver        strads-lasso-reference (lasso only)
+#   (b) the embedded engine, 1x1 and 1x2       strads run APP --schedulers S --workers P
 #   (c) daemon clusters on loopback, 1x1, 2x2  deploy/strads-cluster start --port 0, strads submit
-# all at a tight tolerance, then reads every trace.csv and prints, per configuration, the solve
+# each in the row layout and, for the configs ending in c, the column layout, all at a tight
+# tolerance, then reads every trace.csv and prints, per configuration, the solve
 # time and updates at which the relative objective gap (F - F*)/F* first drops to <= 1e-3 and
 # <= 1e-6, and the ratio of those times to the reference's.
 #
 #   F*     = the smallest exact objective seen: the reference's trace (exact after every sweep)
 #            and every run's final summary objective (exact: computed at the last full check).
 #   lambda = LAMBDA_FRACTION * lambda_max, lambda_max = max_j |x_j^T y| (from a reference run at
-#            a huge lambda, which stops at beta = 0 and reports it).
+#            a huge lambda, which stops at beta = 0 and reports it); logistic: max_j |x_j^T y| / 2
+#            (docs/compare/compare_tools.py lambda-max).
 #   Times  = solve time. The reference's trace starts at the start of the solve (loading is
 #            excluded). The engine's trace.csv `seconds` count from job start, which includes
 #            each worker loading its shard; its first row is written at the first optimality
@@ -22,6 +24,8 @@
 #   at most once a second, the workers' latest losses plus the committed penalty (approximate).
 #
 # Usage: deploy/bench-lasso.sh [options]
+#   --app APP            lasso (default) or logistic; logistic's default problem is docs/compare.md's
+#                        logistic-synthetic (strads-gen 20000 x 20000, y thresholded at its median)
 #   --data FILE          use this libsvm file instead of generating the synthetic problem
 #   --name NAME          label for the output (default: synthetic or the file's base name)
 #   --dir DIR            data and results (default /tmp/strads-bench)
@@ -30,13 +34,15 @@
 #   --tolerance T        tolerance of every run (default 1e-9: relative KKT violation)
 #   --max-seconds S      time limit of each engine run (default 90; the 1e-6 point is reached
 #                        long before the 1e-9 tolerance on this machine)
-#   --configs LIST       comma list of ref,emb11,emb12,cl11,cl22 and their column-layout twins
-#                        emb11c,emb12c,cl11c,cl22c (--layout columns) (default: all)
+#   --configs LIST       comma list of ref,emb11,emb12,cl11,cl22 (--layout rows) and their
+#                        column-layout twins emb11c,emb12c,cl11c,cl22c (--layout columns)
+#                        (default: all)
 set -euo pipefail
 
 SCRIPT_DIR=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd -- "$SCRIPT_DIR/.." && pwd)
 BIN=$REPO/build-bench/bin
+APP=lasso
 DIR=/tmp/strads-bench
 DATA=""
 NAME=""
@@ -52,6 +58,7 @@ GEN_ARGS=(--rows 1000 --features 100000 --group-size 10 --correlation 0.9 --dens
 
 while (($#)); do
   case $1 in
+    --app) APP=$2; shift 2 ;;
     --data) DATA=$2; shift 2 ;;
     --name) NAME=$2; shift 2 ;;
     --dir) DIR=$2; shift 2 ;;
@@ -71,7 +78,22 @@ done
 mkdir -p "$DIR"
 DIR=$(cd -- "$DIR" && pwd)
 
-if [[ -z $DATA ]]; then
+case $APP in
+  lasso) ;;
+  logistic) CONFIGS=${CONFIGS//ref/} ;;  # no sequential reference executable for logistic
+  *) echo "bench-lasso.sh: --app must be lasso or logistic, got $APP" >&2; exit 2 ;;
+esac
+
+if [[ -z $DATA && $APP == logistic ]]; then
+  NAME=${NAME:-logistic-synthetic}
+  DATA=$DIR/logistic-20000x20000.libsvm
+  if [[ ! -s $DATA ]]; then
+    echo "== generating $DATA (docs/compare.md logistic-synthetic)" >&2
+    "$BIN/strads-gen" --rows 20000 --features 20000 --density 0.002 --nonzeros 2000 --seed 7 \
+      --output "$DIR/gen-20000x20000.libsvm" >&2
+    python3 "$REPO/docs/compare/compare_tools.py" gen-labels "$DIR/gen-20000x20000.libsvm" "$DATA" >&2
+  fi
+elif [[ -z $DATA ]]; then
   NAME=${NAME:-synthetic}
   DATA=$DIR/synthetic-1000x100000.libsvm
   if [[ ! -s $DATA ]]; then
@@ -89,8 +111,12 @@ mkdir -p "$OUT"
 has() { [[ ,$CONFIGS, == *",$1,"* ]]; }
 
 echo "== lambda_max" >&2
-"$BIN/strads-lasso-reference" --data "$DATA" --lambda 1e300 --tolerance 0 --output "$OUT/lambda-max" >&2
-LAMBDA_MAX=$(python3 -c 'import json,sys; print(repr(json.load(open(sys.argv[1]))["lambda_max"]))' "$OUT/lambda-max/summary.json")
+if [[ $APP == lasso ]]; then
+  "$BIN/strads-lasso-reference" --data "$DATA" --lambda 1e300 --tolerance 0 --output "$OUT/lambda-max" >&2
+  LAMBDA_MAX=$(python3 -c 'import json,sys; print(repr(json.load(open(sys.argv[1]))["lambda_max"]))' "$OUT/lambda-max/summary.json")
+else
+  LAMBDA_MAX=$(python3 "$REPO/docs/compare/compare_tools.py" lambda-max "$APP" "$DATA")
+fi
 LAMBDA=$(python3 -c 'import sys; print(repr(float(sys.argv[1]) * float(sys.argv[2])))' "$FRACTION" "$LAMBDA_MAX")
 echo "== lambda = $FRACTION * lambda_max = $FRACTION * $LAMBDA_MAX = $LAMBDA" >&2
 
@@ -102,14 +128,14 @@ if has ref; then
 fi
 
 run_embedded() { # NAME SCHEDULERS WORKERS [JOB OPTIONS...]
-  echo "== (b) embedded $2x$3: strads run lasso ${JOB[*]} ${*:4} --schedulers $2 --workers $3 --max-seconds $MAX_SECONDS" >&2
-  "$BIN/strads" run lasso "${JOB[@]}" "${@:4}" --schedulers "$2" --workers "$3" \
+  echo "== (b) embedded $2x$3: strads run $APP ${JOB[*]} ${*:4} --schedulers $2 --workers $3 --max-seconds $MAX_SECONDS" >&2
+  "$BIN/strads" run "$APP" "${JOB[@]}" "${@:4}" --schedulers "$2" --workers "$3" \
     --max-seconds "$MAX_SECONDS" --output "$OUT/$1" >"$OUT/$1.log" 2>&1 ||
     { echo "bench-lasso.sh: $1 failed, see $OUT/$1.log" >&2; tail -5 "$OUT/$1.log" >&2; }
   tail -1 "$OUT/$1.log" >&2 || true
 }
-has emb11 && run_embedded emb11 1 1
-has emb12 && run_embedded emb12 1 2
+has emb11 && run_embedded emb11 1 1 --layout rows
+has emb12 && run_embedded emb12 1 2 --layout rows
 has emb11c && run_embedded emb11c 1 1 --layout columns
 has emb12c && run_embedded emb12c 1 2 --layout columns
 
@@ -132,15 +158,15 @@ run_cluster() { # NAME SCHEDULERS WORKERS [JOB OPTIONS...]
   exports=$("$SCRIPT_DIR/strads-cluster" start --hostfile "$CLUSTER_RUN_DIR/hosts" \
     --run-dir "$CLUSTER_RUN_DIR" --port 0 --bin-dir "$BIN" --log-level warn)
   eval "$(grep '^export STRADS_COORDINATOR=' <<<"$exports")"
-  echo "   $STRADS_COORDINATOR; strads submit lasso ${JOB[*]} ${*:4} --max-seconds $MAX_SECONDS --wait" >&2
-  "$BIN/strads" submit lasso "${JOB[@]}" "${@:4}" --max-seconds "$MAX_SECONDS" --wait \
+  echo "   $STRADS_COORDINATOR; strads submit $APP ${JOB[*]} ${*:4} --max-seconds $MAX_SECONDS --wait" >&2
+  "$BIN/strads" submit "$APP" "${JOB[@]}" "${@:4}" --max-seconds "$MAX_SECONDS" --wait \
     --output "$OUT/$1" >"$OUT/$1.log" 2>&1 ||
     { echo "bench-lasso.sh: $1 failed, see $OUT/$1.log" >&2; tail -5 "$OUT/$1.log" >&2; }
   tail -1 "$OUT/$1.log" >&2 || true
   stop_cluster
 }
-has cl11 && run_cluster cl11 1 1
-has cl22 && run_cluster cl22 2 2
+has cl11 && run_cluster cl11 1 1 --layout rows
+has cl22 && run_cluster cl22 2 2 --layout rows
 has cl11c && run_cluster cl11c 1 1 --layout columns
 has cl22c && run_cluster cl22c 2 2 --layout columns
 
@@ -150,10 +176,10 @@ import csv, json, os, sys
 
 out, name, lam, frac = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4]
 configs = [("ref", "(a) reference, sequential"),
-           ("emb11", "(b) embedded 1x1"),
-           ("emb12", "(b) embedded 1x2"),
-           ("cl11", "(c) loopback cluster 1x1"),
-           ("cl22", "(c) loopback cluster 2x2"),
+           ("emb11", "(b) embedded 1x1, --layout rows"),
+           ("emb12", "(b) embedded 1x2, --layout rows"),
+           ("cl11", "(c) loopback cluster 1x1, --layout rows"),
+           ("cl22", "(c) loopback cluster 2x2, --layout rows"),
            ("emb11c", "(b) embedded 1x1, --layout columns"),
            ("emb12c", "(b) embedded 1x2, --layout columns"),
            ("cl11c", "(c) loopback cluster 1x1, --layout columns"),

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "engine/app.h"
+#include "engine/dynamic_app.h"
 
 namespace strads {
 
@@ -14,9 +15,10 @@ po::options_description DynamicEngineOptions() {
                   "libsvm or mm (default: .mtx/.mm is mm, else libsvm)")(
       "labels", po::value<std::string>()->default_value(""),
       "MatrixMarket only: label file, one label per line")(
-      "layout", po::value<std::string>()->default_value("rows"),
+      "layout", po::value<std::string>()->default_value(""),
       "rows (row shards, the coordinator pulls every value) | columns (owner-computes: each "
-      "worker owns full columns and a replica of the residual/margins)")(
+      "worker owns full columns and a replica of the residual/margins); default: columns if the "
+      "app has it and --dual-pipeline is off, else rows")(
       "chord-size", po::value<uint32_t>()->default_value(0),
       "B: at most this many parameters updated in parallel per round (0 = by layout: rows 32, "
       "columns 1024)")("candidates", po::value<uint32_t>()->default_value(0),
@@ -42,11 +44,18 @@ po::options_description DynamicEngineOptions() {
   return d;
 }
 
-Status DynamicSpecFromOptions(const po::variables_map& vm, proto::JobSpec& spec) {
+Status DynamicSpecFromOptions(const po::variables_map& vm, const DynamicApp& app,
+                              proto::JobSpec& spec) {
   proto::DynamicEngineSpec& d = *spec.mutable_dynamic();
   d.set_data_format(vm["format"].as<std::string>());
   d.set_labels_path(AbsolutePath(vm["labels"].as<std::string>()));
-  const std::string layout = vm["layout"].as<std::string>();
+  d.set_dual_pipeline(vm["dual-pipeline"].as<bool>());
+  std::string layout = vm["layout"].as<std::string>();
+  if (layout.empty()) {
+    // The column layout is faster on the benchmark problems (docs/benchmarks.md, which also has
+    // the case where it is not); the dual pipeline exists only in the row layout.
+    layout = app.supports_column_layout() && !d.dual_pipeline() ? "columns" : "rows";
+  }
   if (layout == "rows") {
     d.set_layout(proto::LAYOUT_ROWS);
   } else if (layout == "columns") {
@@ -77,7 +86,6 @@ Status DynamicSpecFromOptions(const po::variables_map& vm, proto::JobSpec& spec)
   const uint32_t depth = vm["pipeline-depth"].as<uint32_t>();
   d.set_pipeline_depth(depth ? depth : DefaultPipelineDepth(d.layout()));
   d.set_check_every(vm["check-every"].as<uint64_t>());
-  d.set_dual_pipeline(vm["dual-pipeline"].as<bool>());
   return Status::Ok();
 }
 

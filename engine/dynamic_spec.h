@@ -10,14 +10,18 @@
 
 namespace strads {
 
+class DynamicApp;
+
 // --format, --labels, --layout, --chord-size, --candidates, --rho, --eta, --schedule, --tolerance,
 // --max-updates, --pipeline-depth, --check-every, --dual-pipeline, with defaults and help.
 boost::program_options::options_description DynamicEngineOptions();
 
 // Sets spec.dynamic() from options parsed with DynamicEngineOptions() (paths made absolute).
+// Without --layout the layout is columns if `app` supports it and --dual-pipeline is off, else
+// rows (a spec built directly with LAYOUT_UNSPECIFIED keeps meaning rows).
 // Errors: InvalidArgument for an unknown --schedule or --layout.
 Status DynamicSpecFromOptions(const boost::program_options::variables_map& options,
-                              proto::JobSpec& spec);
+                              const DynamicApp& app, proto::JobSpec& spec);
 
 // The chord size when --chord-size is 0: 32 for the row layout, 1024 for the column layout.
 uint32_t DefaultChordSize(proto::Layout layout);

@@ -1,6 +1,7 @@
 // Unit tests of the column layout's pieces, without sockets: the vector change and its wire
-// form, column selection, the grouped dependency filter, LassoColumnModel against sequential
-// coordinate descent, and the spec's validation.
+// form, column selection, the grouped dependency filter, the Lasso and margin column models against
+// sequential coordinate descent, and the spec's validation.
+#include <memory>
 #include <random>
 #include <vector>
 
@@ -10,6 +11,8 @@
 #include "apps/builtin_apps.h"
 #include "apps/lasso/lasso_app.h"
 #include "apps/lasso/lasso_update.h"
+#include "apps/logistic/logistic_app.h"
+#include "apps/logistic/logistic_update.h"
 #include "common/column_selection.h"
 #include "engine/dependency_filter.h"
 #include "engine/job_spec.h"
@@ -179,9 +182,17 @@ TEST_CASE("LassoColumnModel::Update is sequential coordinate descent and leaves 
   }
 }
 
+// Logistic regression as an app that has only the row layout.
+class RowsOnlyApp : public LogisticApp {
+ public:
+  std::string name() const override { return "rows-only"; }
+  bool supports_column_layout() const override { return false; }
+};
+
 TEST_CASE("the column layout is refused for apps without it and with the dual pipeline",
           "[columns]") {
-  const AppRegistry apps = BuiltinApps();
+  AppRegistry apps = BuiltinApps();
+  REQUIRE(apps.Add(std::make_unique<RowsOnlyApp>()).ok());
   proto::JobSpec spec;
   spec.set_app("lasso");
   spec.set_data_path("/nonexistent.svm");
@@ -198,9 +209,61 @@ TEST_CASE("the column layout is refused for apps without it and with the dual pi
   d->set_dual_pipeline(false);
   spec.set_app("logistic");
   spec.mutable_logistic()->set_lambda(1.0);
+  CHECK(ValidateJobSpec(apps, spec).ok());
+  spec.set_app("rows-only");
   const Status refused = ValidateJobSpec(apps, spec);
   CHECK_FALSE(refused.ok());
   CHECK(refused.message().find("--layout columns") != std::string::npos);
+}
+
+TEST_CASE(
+    "MarginColumnModel::Update is sequential Newton coordinate descent on the margins and leaves "
+    "the replica as is",
+    "[columns]") {
+  Dataset data = SmallProblem();
+  for (int i = 0; i < 40; ++i) data.y[i] = data.y[i] > 0 ? 1.0 : -1.0;
+  const double lambda = 0.5;
+  proto::JobSpec spec;
+  spec.mutable_logistic()->set_lambda(lambda);
+  LogisticApp app;
+  auto made = app.MakeColumnModel(data, spec);
+  REQUIRE(made.ok());
+  ColumnModel& model = **made;
+  const double loss_before = model.Loss();
+
+  const std::vector<uint64_t> ids{3, 0, 7};
+  const std::vector<double> values{0.0, 0.0, 0.0};
+  std::vector<double> updated;
+  DeltaAccumulator change(model.shared_size());
+  model.Update(ids, values, updated, change);
+  CHECK(model.Loss() == loss_before);  // the replica is untouched
+
+  // The same three steps by hand, on a copy of the margins.
+  Eigen::VectorXd m = Eigen::VectorXd::Zero(40);
+  std::vector<double> expect;
+  for (uint64_t j : ids) {
+    const Eigen::VectorXd col = data.x.col(j);
+    double g = 0.0, h = 0.0;
+    for (int i = 0; i < 40; ++i) {
+      const auto t = logistic::LogisticLoss::Eval(data.y[i], m[i]);
+      g += col[i] * t.d1;
+      h += col[i] * col[i] * t.d2;
+    }
+    const double w = logistic::CoordinateUpdate(g, h, col.squaredNorm(), 0.0, lambda);
+    m += col * w;
+    expect.push_back(w);
+  }
+  REQUIRE(updated.size() == 3);
+  for (size_t k = 0; k < 3; ++k) CHECK(updated[k] == Approx(expect[k]).epsilon(1e-12));
+  CHECK(expect[0] != 0.0);
+
+  proto::VectorDelta d;
+  change.Take(d);
+  model.ApplyShared(d);
+  double loss = 0.0;
+  for (int i = 0; i < 40; ++i) loss += logistic::LogisticLoss::Eval(data.y[i], m[i]).loss;
+  CHECK(model.Loss() == Approx(loss).epsilon(1e-12));
+  CHECK(model.ExactLoss() == Approx(loss).epsilon(1e-12));
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // The logistic app: the sequential reference against independently computed KKT conditions, the
 // engine against the reference, label conventions and bad input.
 #include <cmath>
+#include <tuple>
 
 #include <catch2/catch.hpp>
 
@@ -62,16 +63,22 @@ TEST_CASE("logistic reference satisfies the KKT conditions, computed independent
   }
 }
 
-TEST_CASE("logistic engine at D = 1 reaches the reference optimum within 1e-6 on 1x1 and 2x2",
-          "[logistic][cluster]") {
+TEST_CASE(
+    "logistic engine at D = 1 reaches the reference optimum within 1e-6 in both layouts on 1x1 "
+    "and 2x2",
+    "[logistic][cluster][columns]") {
   const auto path = WriteProblem("engine.svm", false);
   const Dataset d = Load(path);
   const double lambda = 0.05 * LambdaMax(d);
   const auto ref = Reference(d, lambda);
-  for (auto [schedulers, workers] : {std::pair{1u, 1u}, std::pair{2u, 2u}}) {
-    CAPTURE(schedulers, workers);
+  for (auto [schedulers, workers, layout] :
+       {std::tuple{1u, 1u, proto::LAYOUT_ROWS}, std::tuple{2u, 2u, proto::LAYOUT_ROWS},
+        std::tuple{1u, 1u, proto::LAYOUT_COLUMNS}, std::tuple{2u, 2u, proto::LAYOUT_COLUMNS}}) {
+    CAPTURE(schedulers, workers, proto::Layout_Name(layout));
     EmbeddedCluster cluster(schedulers, workers, FastOptions());
-    auto job = RunJob(cluster, BaseSpec("logistic", path, lambda));
+    auto spec = BaseSpec("logistic", path, lambda);
+    spec.mutable_dynamic()->set_layout(layout);
+    auto job = RunJob(cluster, spec);
     REQUIRE(job.info.state() == proto::JOB_SUCCEEDED);
     CHECK(job.info.converged());
     CHECK(RelDiff(job.info.objective(), ref.objective) < 1e-6);

@@ -1,6 +1,7 @@
 // The svm app (squared hinge, l1 and l2): the sequential reference against independently computed
 // KKT conditions, the engine against the reference, label conventions and bad input.
 #include <cmath>
+#include <tuple>
 
 #include <catch2/catch.hpp>
 
@@ -83,8 +84,9 @@ TEST_CASE("svm reference satisfies the KKT conditions, computed independently", 
 }
 
 TEST_CASE(
-    "svm engine at D = 1 reaches the reference optimum within 1e-6 for l1 and l2 on 1x1 and 2x2",
-    "[svm][cluster]") {
+    "svm engine at D = 1 reaches the reference optimum within 1e-6 for l1 and l2 in both layouts "
+    "on 1x1 and 2x2",
+    "[svm][cluster][columns]") {
   const auto path = WriteProblem("engine.svm", false);
   const Dataset d = Load(path);
   const double lmax = LambdaMax(d);
@@ -92,10 +94,14 @@ TEST_CASE(
        {std::pair{svm::Penalty::kL1, 0.05 * lmax}, std::pair{svm::Penalty::kL2, 1.0}}) {
     const bool l2 = penalty == svm::Penalty::kL2;
     const auto ref = Reference(d, lambda, penalty);
-    for (auto [schedulers, workers] : {std::pair{1u, 1u}, std::pair{2u, 2u}}) {
-      CAPTURE(l2, schedulers, workers);
+    for (auto [schedulers, workers, layout] :
+         {std::tuple{1u, 1u, proto::LAYOUT_ROWS}, std::tuple{2u, 2u, proto::LAYOUT_ROWS},
+          std::tuple{1u, 1u, proto::LAYOUT_COLUMNS}, std::tuple{2u, 2u, proto::LAYOUT_COLUMNS}}) {
+      CAPTURE(l2, schedulers, workers, proto::Layout_Name(layout));
       EmbeddedCluster cluster(schedulers, workers, FastOptions());
-      auto job = RunJob(cluster, Spec(path, lambda, l2 ? "l2" : "l1"));
+      auto spec = Spec(path, lambda, l2 ? "l2" : "l1");
+      spec.mutable_dynamic()->set_layout(layout);
+      auto job = RunJob(cluster, spec);
       REQUIRE(job.info.state() == proto::JOB_SUCCEEDED);
       CHECK(job.info.converged());
       CHECK(RelDiff(job.info.objective(), ref.objective) < 1e-6);

@@ -46,6 +46,15 @@ Result<std::unique_ptr<ShardModel>> LogisticApp::MakeShard(Dataset shard,
   return margin::MakeMarginShard<logistic::LogisticLoss>(std::move(shard));
 }
 
+Result<std::unique_ptr<ColumnModel>> LogisticApp::MakeColumnModel(
+    Dataset columns, const proto::JobSpec& spec) const {
+  const double lambda = spec.logistic().lambda();
+  return margin::MakeMarginColumnModel<logistic::LogisticLoss>(
+      std::move(columns), [lambda](double g, double h, double sq_norm, double w) {
+        return logistic::CoordinateUpdate(g, h, sq_norm, w, lambda);
+      });
+}
+
 double LogisticApp::Pull(std::span<const double> stats, double sq_norm, double value,
                          const proto::JobSpec& spec) const {
   return logistic::CoordinateUpdate(stats[0], stats[1], sq_norm, value, spec.logistic().lambda());

@@ -5,6 +5,8 @@
 // loss derivatives. Push returns two numbers per parameter, the partial gradient g_j and the
 // curvature h_j = sum_i x_ij^2 sigma(m_i) sigma(-m_i) over the shard; the coordinator's Pull is
 // the newGLMNET soft-thresholded Newton step with the descent safeguard of logistic_update.h.
+// In the column layout the worker holds the margins over every row and runs that step itself on
+// the columns it owns (margin::MarginColumnModel).
 // Violation and Penalty are the L1 ones (as Lasso). Metrics: "correct", "rows" and the label
 // counts; summary.json gets "training_accuracy" and "label_mapping".
 // No intercept: add a constant feature to the data for one. Options: --penalty l1 only (anything
@@ -30,6 +32,9 @@ class LogisticApp : public DynamicApp {
   Status Validate(const proto::JobSpec& spec) const override;
   Result<std::unique_ptr<ShardModel>> MakeShard(Dataset shard,
                                                 const proto::JobSpec& spec) const override;
+  Result<std::unique_ptr<ColumnModel>> MakeColumnModel(Dataset columns,
+                                                       const proto::JobSpec& spec) const override;
+  bool supports_column_layout() const override { return true; }
   double Pull(std::span<const double> stats, double sq_norm, double value,
               const proto::JobSpec& spec) const override;
   double Violation(double gradient, double value, const proto::JobSpec& spec) const override;

@@ -63,6 +63,16 @@ Result<std::unique_ptr<ShardModel>> SvmApp::MakeShard(Dataset shard,
   return margin::MakeMarginShard<svm::SquaredHingeLoss>(std::move(shard));
 }
 
+Result<std::unique_ptr<ColumnModel>> SvmApp::MakeColumnModel(Dataset columns,
+                                                             const proto::JobSpec& spec) const {
+  const double lambda = spec.svm().lambda();
+  const svm::Penalty penalty = PenaltyOf(spec);
+  return margin::MakeMarginColumnModel<svm::SquaredHingeLoss>(
+      std::move(columns), [lambda, penalty](double g, double h, double sq_norm, double w) {
+        return svm::CoordinateUpdate(g, h, sq_norm, w, lambda, penalty);
+      });
+}
+
 double SvmApp::Pull(std::span<const double> stats, double sq_norm, double value,
                     const proto::JobSpec& spec) const {
   return svm::CoordinateUpdate(stats[0], stats[1], sq_norm, value, spec.svm().lambda(),

@@ -7,6 +7,8 @@
 // numbers per parameter, g_j = sum_{active i} -2 y_i x_ij (1 - y_i m_i) and the generalised
 // second derivative h_j = sum_{active i} 2 x_ij^2 (Chang, Hsieh and Lin 2008); Pull is the
 // (soft-thresholded for l1) generalised Newton step with the descent safeguard of svm_update.h.
+// In the column layout the worker holds the margins over every row and runs that step itself on
+// the columns it owns (margin::MarginColumnModel).
 // Options: --loss squared-hinge (the default; --loss hinge is refused: the primal coordinate
 // Newton method needs a differentiable loss), --penalty l1|l2. Metrics and summary.json fields as
 // the logistic app ("training_accuracy", "label_mapping").
@@ -31,6 +33,9 @@ class SvmApp : public DynamicApp {
   Status Validate(const proto::JobSpec& spec) const override;
   Result<std::unique_ptr<ShardModel>> MakeShard(Dataset shard,
                                                 const proto::JobSpec& spec) const override;
+  Result<std::unique_ptr<ColumnModel>> MakeColumnModel(Dataset columns,
+                                                       const proto::JobSpec& spec) const override;
+  bool supports_column_layout() const override { return true; }
   double Pull(std::span<const double> stats, double sq_norm, double value,
               const proto::JobSpec& spec) const override;
   double Violation(double gradient, double value, const proto::JobSpec& spec) const override;
