@@ -17,8 +17,8 @@ po::options_description DynamicEngineOptions() {
       "MatrixMarket only: label file, one label per line")(
       "layout", po::value<std::string>()->default_value(""),
       "rows (row shards, the coordinator pulls every value) | columns (owner-computes: each "
-      "worker owns full columns and a replica of the residual/margins); default: columns if the "
-      "app has it and --dual-pipeline is off, else rows")(
+      "worker owns full columns and a replica of the residual/margins; lasso, logistic, svm; "
+      "much faster with one worker); default rows")(
       "chord-size", po::value<uint32_t>()->default_value(0),
       "B: at most this many parameters updated in parallel per round (0 = by layout: rows 32, "
       "columns 1024)")("candidates", po::value<uint32_t>()->default_value(0),
@@ -51,11 +51,10 @@ Status DynamicSpecFromOptions(const po::variables_map& vm, const DynamicApp& app
   d.set_labels_path(AbsolutePath(vm["labels"].as<std::string>()));
   d.set_dual_pipeline(vm["dual-pipeline"].as<bool>());
   std::string layout = vm["layout"].as<std::string>();
-  if (layout.empty()) {
-    // The column layout is faster on the benchmark problems (docs/benchmarks.md, which also has
-    // the case where it is not); the dual pipeline exists only in the row layout.
-    layout = app.supports_column_layout() && !d.dual_pipeline() ? "columns" : "rows";
-  }
+  // Rows by default: the column layout is much faster with one worker, but with two its
+  // dependency filter can cost more than it saves (the README's quickstart job, 10.2 s against
+  // 7.8 s; a denser random problem, 16x): docs/benchmarks.md.
+  if (layout.empty()) layout = "rows";
   if (layout == "rows") {
     d.set_layout(proto::LAYOUT_ROWS);
   } else if (layout == "columns") {

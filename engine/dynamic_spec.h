@@ -17,8 +17,8 @@ class DynamicApp;
 boost::program_options::options_description DynamicEngineOptions();
 
 // Sets spec.dynamic() from options parsed with DynamicEngineOptions() (paths made absolute).
-// Without --layout the layout is columns if `app` supports it and --dual-pipeline is off, else
-// rows (a spec built directly with LAYOUT_UNSPECIFIED keeps meaning rows).
+// Without --layout the layout is rows (as a spec built directly with LAYOUT_UNSPECIFIED); `app`
+// says whether it has the column layout.
 // Errors: InvalidArgument for an unknown --schedule or --layout.
 Status DynamicSpecFromOptions(const boost::program_options::variables_map& options,
                               const DynamicApp& app, proto::JobSpec& spec);
