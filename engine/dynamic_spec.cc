@@ -44,8 +44,7 @@ po::options_description DynamicEngineOptions() {
   return d;
 }
 
-Status DynamicSpecFromOptions(const po::variables_map& vm, const DynamicApp& app,
-                              proto::JobSpec& spec) {
+Status DynamicSpecFromOptions(const po::variables_map& vm, proto::JobSpec& spec) {
   proto::DynamicEngineSpec& d = *spec.mutable_dynamic();
   d.set_data_format(vm["format"].as<std::string>());
   d.set_labels_path(AbsolutePath(vm["labels"].as<std::string>()));

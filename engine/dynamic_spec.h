@@ -17,11 +17,11 @@ class DynamicApp;
 boost::program_options::options_description DynamicEngineOptions();
 
 // Sets spec.dynamic() from options parsed with DynamicEngineOptions() (paths made absolute).
-// Without --layout the layout is rows (as a spec built directly with LAYOUT_UNSPECIFIED); `app`
-// says whether it has the column layout.
+// Without --layout the layout is rows (as a spec built directly with LAYOUT_UNSPECIFIED); whether
+// the app has the column layout is checked by ValidateJobSpec (engine/job_spec.h).
 // Errors: InvalidArgument for an unknown --schedule or --layout.
 Status DynamicSpecFromOptions(const boost::program_options::variables_map& options,
-                              const DynamicApp& app, proto::JobSpec& spec);
+                              proto::JobSpec& spec);
 
 // The chord size when --chord-size is 0: 32 for the row layout, 1024 for the column layout.
 uint32_t DefaultChordSize(proto::Layout layout);

@@ -91,7 +91,7 @@ Result<proto::JobSpec> ParseJobSpec(const AppRegistry& apps, const std::string& 
   spec.set_workers(vm["workers"].as<uint32_t>());
   spec.set_seed(vm["seed"].as<uint64_t>());
   STRADS_RETURN_IF_ERROR(the_app.engine() == proto::ENGINE_DYNAMIC
-                             ? DynamicSpecFromOptions(vm, *the_app.AsDynamic(), spec)
+                             ? DynamicSpecFromOptions(vm, spec)
                              : StaticSpecFromOptions(vm, spec));
   STRADS_RETURN_IF_ERROR(the_app.FromOptions(vm, spec));
   for (const auto& option : described.options()) {
