@@ -9,7 +9,7 @@ namespace strads {
 
 EmbeddedCluster::EmbeddedCluster(uint32_t schedulers, uint32_t workers, CoordinatorOptions options,
                                  const std::string& log_level, FaultScript faults)
-    : apps_(BuiltinApps()), schedulers_(schedulers) {
+    : apps_(BuiltinApps()) {
   options.expect_schedulers = schedulers;
   options.expect_workers = workers;
   auto coordinator = std::make_unique<Node>();
@@ -58,16 +58,6 @@ FaultInjectingTransport* EmbeddedCluster::faults(const std::string& id) {
     if (node->id == id) return node->faults.get();
   }
   return nullptr;
-}
-
-void EmbeddedCluster::KillWorker(uint32_t i) {
-  Node& node = *nodes_[1 + schedulers_ + i];
-  node.stop = true;
-  if (node.thread.joinable()) node.thread.join();
-  node.actor.reset();
-  node.transport = nullptr;
-  node.faults.reset();
-  node.hub_transport.reset();  // unregisters: sends to it now fail, like a dead peer
 }
 
 EmbeddedCluster::~EmbeddedCluster() {

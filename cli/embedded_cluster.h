@@ -43,9 +43,6 @@ class EmbeddedCluster {
   // coordinator.
   FaultInjectingTransport* faults(const std::string& id);
 
-  // Stops worker i's thread abruptly, as if its process died (no goodbye message).
-  void KillWorker(uint32_t i);
-
  private:
   struct Node {
     std::string id;
@@ -62,7 +59,6 @@ class EmbeddedCluster {
   AppRegistry apps_;  // before the members, which refer to it
   InProcHub hub_;
   std::vector<std::unique_ptr<Node>> nodes_;  // coordinator, schedulers, workers
-  uint32_t schedulers_;
 };
 
 }  // namespace strads
