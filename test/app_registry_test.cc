@@ -24,6 +24,7 @@ class NamedDynamicStub final : public testing::AppStub<DynamicApp> {
   }
   double Violation(double, double, const proto::JobSpec&) const override { return 0; }
   double Penalty(double, const proto::JobSpec&) const override { return 0; }
+  double PenaltySlope(double, double, const proto::JobSpec&) const override { return 0; }
 
  private:
   std::string name_;

@@ -69,4 +69,9 @@ inline double PenaltyTerm(double w, double lambda, Penalty penalty) {
   return penalty == Penalty::kL2 ? 0.5 * lambda * w * w : lambda * std::abs(w);
 }
 
+// The right derivative of PenaltyTerm at w in the direction d.
+inline double PenaltySlope(double w, double d, double lambda, Penalty penalty) {
+  return penalty == Penalty::kL2 ? lambda * w * d : lasso::L1Slope(w, d, lambda);
+}
+
 }  // namespace strads::svm
