@@ -25,8 +25,9 @@ using OneSidedSlope = std::function<double(double alpha, int side)>;
 
 // The minimiser of a convex phi over [0, 1], from its one-sided derivatives: 1 if phi'(1-) <= 0,
 // 0 if phi'(0+) >= 0, else alpha with phi'(alpha+) < 0 <= phi'(alpha'+) for the alpha' = alpha plus
-// 2^-iterations found by bisection (phi is decreasing on [0, alpha], so phi(alpha) < 0).
+// 2^-iterations found by bisection (phi is decreasing on [0, alpha], so phi(alpha) < 0). The
+// default, 20, costs 22 evaluations of the slope at most and places alpha within 1e-6.
 // REQUIRES: phi convex on [0, 1] (else the result is some point where the slope changes sign).
-double StepLength(const OneSidedSlope& slope, int iterations = 40);
+double StepLength(const OneSidedSlope& slope, int iterations = 20);
 
 }  // namespace strads

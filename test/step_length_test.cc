@@ -34,12 +34,12 @@ TEST_CASE("StepLength is 1 while phi still decreases at 1, and 0 if it never dec
 
 TEST_CASE("StepLength finds the interior minimiser of a smooth and of a kinked phi", "[columns]") {
   // Two workers' identical steps sum to twice the right one: the minimiser is 1/2.
-  CHECK(StepLength(Quadratic(4.0, 2.0)) == Approx(0.5).margin(1e-9));
-  CHECK(StepLength(Quadratic(3.0, 1.0)) == Approx(1.0 / 3).margin(1e-9));
+  CHECK(StepLength(Quadratic(4.0, 2.0)) == Approx(0.5).margin(1e-6));
+  CHECK(StepLength(Quadratic(3.0, 1.0)) == Approx(1.0 / 3).margin(1e-6));
   // Kink at a = 0.25 (b = 0.25, d = -1: the parameter reaches 0 there); the smooth part alone
   // would go to 0.8, but past the kink the penalty's slope is +lambda, which stops it there:
   // phi'(0.25-) = 0.25 - 0.8 - 1 < 0 and phi'(0.25+) = 0.25 - 0.8 + 1 > 0.
-  CHECK(StepLength(Quadratic(1.0, 0.8, 1.0, 0.25, -1.0)) == Approx(0.25).margin(1e-9));
+  CHECK(StepLength(Quadratic(1.0, 0.8, 1.0, 0.25, -1.0)) == Approx(0.25).margin(1e-6));
   // The result is never past the minimiser: phi decreases on [0, alpha].
   const double a = StepLength(Quadratic(4.0, 2.0));
   CHECK(a <= 0.5);

@@ -73,7 +73,7 @@ double LogisticApp::PenaltySlope(double value, double direction, const proto::Jo
 }
 
 double LogisticApp::LossSlope(double label, double margin) const {
-  return logistic::LogisticLoss::Eval(label, margin).d1;
+  return logistic::LogisticLoss::Slope(label, margin);
 }
 
 void LogisticApp::Summarize(const std::map<std::string, double>& metrics,

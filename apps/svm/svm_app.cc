@@ -92,7 +92,7 @@ double SvmApp::PenaltySlope(double value, double direction, const proto::JobSpec
 }
 
 double SvmApp::LossSlope(double label, double margin) const {
-  return svm::SquaredHingeLoss::Eval(label, margin).d1;
+  return svm::SquaredHingeLoss::Slope(label, margin);
 }
 
 void SvmApp::Summarize(const std::map<std::string, double>& metrics,

@@ -37,6 +37,12 @@ namespace strads::svm {
 enum class Penalty { kL1, kL2 };
 
 struct SquaredHingeLoss {
+  // dl/dm alone.
+  static double Slope(double y, double m) {
+    const double a = 1.0 - y * m;
+    return a > 0.0 ? -2.0 * y * a : 0.0;
+  }
+
   static margin::RowTerms Eval(double y, double m) {
     const double a = 1.0 - y * m;
     margin::RowTerms r;
