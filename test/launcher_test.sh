@@ -535,7 +535,8 @@ case_scripts_are_shellcheck_clean() {
     echo "shellcheck is not installed; skipping"
     exit 77
   fi
-  shellcheck "$LAUNCHER" "$HERE/../deploy/install-deps.sh" "${BASH_SOURCE[0]}" ||
+  shellcheck "$LAUNCHER" "$HERE/../deploy/install-deps.sh" "$HERE/../deploy/test-deb.sh" \
+    "$HERE/../deploy/quickstart.sh" "$HERE/../deploy/run-tests.sh" "${BASH_SOURCE[0]}" ||
     fail "shellcheck found problems"
 }
 
