@@ -98,8 +98,8 @@ std::vector<uint64_t> DependencyFilter::Filter(std::span<const uint64_t> candida
     epoch_ = 1;
   }
   std::vector<uint64_t> kept;
-  if (group_count_.size() == 1 && already_running.empty()) {
-    // One group and nothing running: no pair needs checking, nothing needs indexing.
+  if (rho >= 1.0 || (group_count_.size() == 1 && already_running.empty())) {
+    // |corr| <= 1 always holds; or one group and nothing running: no pair needs checking.
     for (const uint64_t c : candidates) {
       if (kept.size() >= max_keep) break;
       if (indexed_[c - store_.first()] == epoch_) continue;  // repeated
