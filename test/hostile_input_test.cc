@@ -67,11 +67,14 @@ TEST_CASE("WireText: cuts long text at a character boundary, marked with ...", "
   CHECK(SurvivesTheWire(cut));
 }
 
-TEST_CASE("a binary file as libsvm data fails at its first line with an error that survives the "
-          "wire",
-          "[hostile]") {
+TEST_CASE(
+    "a binary file as libsvm data fails at its first line with an error that survives the "
+    "wire",
+    "[hostile]") {
   TempDir dir;
-  std::string binary = "\x7f" "ELF\x02\x01\x01";
+  std::string binary =
+      "\x7f"
+      "ELF\x02\x01\x01";
   for (int i = 0; i < 4096; ++i) binary += static_cast<char>((i * 131 + 7) % 256);
   const std::string path = dir.Write("garbage.bin", binary);
   Result<Dataset> ds = LoadDataset({path, "", ""}, {});
@@ -81,8 +84,7 @@ TEST_CASE("a binary file as libsvm data fails at its first line with an error th
   CHECK(SurvivesTheWire(WireText(ds.status().message())));
 }
 
-TEST_CASE("an error quotes at most 16 bytes of the offending token, never the line",
-          "[hostile]") {
+TEST_CASE("an error quotes at most 16 bytes of the offending token, never the line", "[hostile]") {
   TempDir dir;
   const std::string path =
       dir.Write("shadow", "root:$y$j9T$SALTSALTSALT$SECRETHASHSECRETHASH:19000:0:99999:7:::\n");
@@ -96,17 +98,19 @@ TEST_CASE("an error quotes at most 16 bytes of the offending token, never the li
   CHECK(ds.status().message() == two + ":1: bad value in '3:oops'");
 }
 
-TEST_CASE("a feature id far beyond the memory of the host is refused before allocating, with "
-          "what it needs and what there is",
-          "[hostile]") {
+TEST_CASE(
+    "a feature id far beyond the memory of the host is refused before allocating, with "
+    "what it needs and what there is",
+    "[hostile]") {
   TempDir dir;
   const std::string path = dir.Write("huge.svm", "1 1:1 2147483647:1\n-1 2:1\n");
   const uint64_t available = uint64_t{22800} * 1000 * 1000;  // 22.8 GB
   Result<Dataset> ds = LoadDataset({path, "", ""}, {}, available);
   REQUIRE_FALSE(ds.ok());
   CHECK(ds.status().message() ==
-        path + ": needs 34.4 GB for 2147483647 features (the largest feature id; ids are not "
-               "remapped); 22.8 GB available");
+        path +
+            ": needs 34.4 GB for 2147483647 features (the largest feature id; ids are not "
+            "remapped); 22.8 GB available");
   // The same file loads where the memory is there (ids as they are: no remapping).
   const std::string small = dir.Write("sparse.svm", "1 1:1 100000:1\n-1 2:1\n");
   ds = LoadDataset({small, "", ""}, {}, available);
@@ -146,9 +150,8 @@ TEST_CASE("job paths typed relative are made absolute against the caller's direc
   const auto cwd = std::filesystem::current_path();
   std::filesystem::current_path(dir.Path(""));
   const AppRegistry apps = BuiltinApps();
-  auto lasso = ParseJobSpec(apps, "lasso",
-                            {"--data", "x.mtx", "--labels", "sub/y.txt", "--lambda", "1"}, {},
-                            nullptr);
+  auto lasso = ParseJobSpec(
+      apps, "lasso", {"--data", "x.mtx", "--labels", "sub/y.txt", "--lambda", "1"}, {}, nullptr);
   auto lda = ParseJobSpec(apps, "lda", {"--data", "d.txt", "--vocab", "../v.txt"}, {}, nullptr);
   auto mf = ParseJobSpec(apps, "mf", {"--data", "r.mtx", "--test", "t.mtx"}, {}, nullptr);
   std::filesystem::current_path(cwd);
