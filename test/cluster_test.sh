@@ -473,8 +473,14 @@ EOF
 
 # Bad input never hangs (issue 10; docs/reliability.md). Each case logs the time it measured.
 
-# seconds_since T0: wall time since T0 (from date +%s.%N), one decimal.
-seconds_since() { python3 -c "import sys; print(round($(date +%s.%N) - $1, 2))"; }
+# timed_cli LABEL ARGS...: cli ARGS, then logs LABEL with its exit code and wall time.
+timed_cli() {
+  local label=$1 t0
+  shift
+  t0=$(date +%s.%N)
+  cli "$@"
+  log "$label: exit $RC after $(python3 -c "print(round($(date +%s.%N) - $t0, 2))") s"
+}
 
 # Every daemon the launcher started still runs.
 assert_daemons_alive() {
@@ -489,10 +495,8 @@ rng = random.Random(7)
 open(sys.argv[1], "wb").write(b"\x7fELF\x02\x01\x01\x00" + bytes(rng.randrange(256) for _ in range(1 << 20)))
 EOF2
   start_cluster "127.0.0.1 coordinator scheduler=1 worker=2"
-  local t0
-  t0=$(date +%s.%N)
-  cli submit lasso --data "$TMP/garbage.bin" --lambda 0.1 --wait --quiet
-  log "binary garbage as --data: exit $RC after $(seconds_since "$t0") s"
+  timed_cli "binary garbage as --data" submit lasso --data "$TMP/garbage.bin" --lambda 0.1 \
+    --wait --quiet
   assert_rc 1
   assert_out_has "garbage.bin:1: bad label '\x7fELF\x02\x01\x01\x00"
   assert_daemons_alive
@@ -508,10 +512,7 @@ case_huge_feature_id_refused() {
   fi
   printf '1 1:1 2147483647:1\n-1 2:1\n' >"$TMP/huge.svm"
   start_cluster "127.0.0.1 coordinator scheduler=1 worker=2"
-  local t0
-  t0=$(date +%s.%N)
-  cli submit lasso --data "$TMP/huge.svm" --lambda 0.1 --wait --quiet
-  log "feature id 2147483647: exit $RC after $(seconds_since "$t0") s"
+  timed_cli "feature id 2147483647" submit lasso --data "$TMP/huge.svm" --lambda 0.1 --wait --quiet
   assert_rc 1
   assert_out_has "huge.svm: needs 34.4 GB for 2147483647 features"
   assert_out_has "available"
@@ -522,10 +523,8 @@ case_huge_feature_id_refused() {
 case_impossible_request_exit_2() {
   gen_data "$TMP/small.svm" 200 300 8
   start_cluster "127.0.0.1 coordinator scheduler=1 worker=2"
-  local t0
-  t0=$(date +%s.%N)
-  cli submit lasso --data "$TMP/small.svm" --lambda 0.1 --workers 99 --wait
-  log "--workers 99 on 2 workers: exit $RC after $(seconds_since "$t0") s"
+  timed_cli "--workers 99 on 2 workers" submit lasso --data "$TMP/small.svm" --lambda 0.1 \
+    --workers 99 --wait
   assert_rc 2
   assert_out_has "--workers 99 can never be met: the cluster has 2 worker(s)"
   cli submit lasso --data "$TMP/small.svm" --lambda 0.1 --schedulers 3
