@@ -133,9 +133,13 @@ Status ConnectStatus(Remote& r) {
 }
 
 int Unreachable(const Status& st, const std::string& endpoint) {
-  const bool named = st.message().find(endpoint) != std::string::npos;
-  std::cerr << "strads: " << st.message() << (named ? " (" : " (coordinator " + endpoint + "; ")
-            << "is the cluster up? see `deploy/strads-cluster status`)\n";
+  constexpr const char* kHint = "is the cluster up? see `deploy/strads-cluster status`";
+  if (st.message().find(endpoint) != std::string::npos) {
+    std::cerr << "strads: " << st.message() << "; " << kHint << "\n";
+  } else {
+    std::cerr << "strads: " << st.message() << " (coordinator " << endpoint << "; " << kHint
+              << ")\n";
+  }
   return kExitUnreachable;
 }
 

@@ -276,18 +276,15 @@ case_bad_input_keeps_daemons_up() {
   stop_cluster
 }
 
+# Nothing listens at the endpoint: the refused connection is reported as such at once. The
+# --timeout is long on purpose: a CLI that waited for it would say "no answer within", not this.
 case_unreachable_coordinator() {
-  local t0 t1
-  t0=$(date +%s.%N)
   set +e
-  OUT=$(timeout 30 "$STRADS" --coordinator tcp://127.0.0.1:1 --timeout 1 status 2>&1)
+  OUT=$(timeout 90 "$STRADS" --coordinator tcp://127.0.0.1:1 --timeout 60 status 2>&1)
   RC=$?
   set -e
-  t1=$(date +%s.%N)
   assert_rc 3
-  assert_out_has "127.0.0.1:1"
-  python3 -c "import sys; sys.exit(0 if $t1 - $t0 < 4 else 1)" ||
-    fail "strads status took $(python3 -c "print(round($t1 - $t0, 1))") s to give up (--timeout 1)"
+  assert_out_has "no coordinator at tcp://127.0.0.1:1 (connection refused"
 }
 
 case_worker_death_fails_job_and_next_runs() {
