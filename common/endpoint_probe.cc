@@ -29,9 +29,10 @@ ProbeResult ProbeEndpoint(zmq::context_t& context, const std::string& endpoint,
   zmq::socket_t socket(context, zmq::socket_type::dealer);
   socket.set(zmq::sockopt::linger, 0);
   ConnectionMonitor monitor;
-  monitor.init(socket, fmt::format("inproc://strads-probe-{}-{}", static_cast<void*>(&socket),
-                                   probes.fetch_add(1)),
-               ZMQ_EVENT_CONNECTED | ZMQ_EVENT_CONNECT_RETRIED);
+  monitor.init(
+      socket,
+      fmt::format("inproc://strads-probe-{}-{}", static_cast<void*>(&socket), probes.fetch_add(1)),
+      ZMQ_EVENT_CONNECTED | ZMQ_EVENT_CONNECT_RETRIED);
   try {
     socket.connect(endpoint);
   } catch (const zmq::error_t&) {
