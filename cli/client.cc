@@ -107,6 +107,7 @@ Result<proto::JobInfo> Client::Wait(uint64_t job_id, const std::atomic<bool>& in
   if (!current.ok()) return current.status();
   proto::JobInfo info = *current;
   auto last_news = std::chrono::steady_clock::now();
+  auto last_subscribe = last_news;
   auto last_print = std::chrono::steady_clock::time_point{};
   while (info.state() < proto::JOB_SUCCEEDED) {
     if (interrupt.load()) {
@@ -118,12 +119,15 @@ Result<proto::JobInfo> Client::Wait(uint64_t job_id, const std::atomic<bool>& in
     if (e && e->body_case() == proto::Envelope::kProgress && e->job_id() == job_id) {
       info = e->progress().job();
       last_news = now;
-    } else if (now - last_news > std::chrono::seconds(2)) {
-      // Quiet stream (a queued job, or we were dropped as a subscriber): ask again.
+    }
+    if (now - last_news > std::chrono::seconds(2) ||
+        now - last_subscribe > std::chrono::seconds(10)) {
+      // Quiet stream (a queued job, or we were dropped as a subscriber), or time to renew the
+      // subscription before it lapses (the coordinator keeps it 30 s): ask again.
       auto again = subscribe();
       if (!again.ok()) return again.status();
       info = *again;
-      last_news = now;
+      last_news = last_subscribe = now;
     }
     if (now - last_print > std::chrono::milliseconds(tty ? 250 : 5000)) {
       print(info);

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "common/protocol.h"
+#include "common/wire_text.h"
 #include "engine/job_spec.h"
 
 namespace strads {
@@ -33,7 +34,7 @@ void Coordinator::Reply(const proto::Envelope& request, proto::Envelope reply) {
 
 void Coordinator::ReplyError(const proto::Envelope& request, const std::string& message) {
   auto e = MakeEnvelope(transport_.id(), request.job_id());
-  e.mutable_error()->set_message(message);
+  e.mutable_error()->set_message(WireText(message));
   Reply(request, std::move(e));
 }
 
@@ -106,6 +107,7 @@ void Coordinator::HandleRegister(const proto::Envelope& e, Clock::time_point now
 void Coordinator::HandleSubmit(const proto::Envelope& e, Clock::time_point now) {
   const proto::JobSpec& spec = e.submit().spec();
   if (Status st = ValidateJobSpec(apps_, spec); !st.ok()) return ReplyError(e, st.message());
+  if (Status st = CheckCapacity(spec); !st.ok()) return ReplyError(e, st.message());
   const uint64_t id = next_job_id_++;
   JobRecord& record = jobs_[id];
   record.submitted = now;
@@ -162,7 +164,35 @@ void Coordinator::HandleStatus(const proto::Envelope& e, Clock::time_point now) 
   auto reply = MakeEnvelope(transport_.id());
   *reply.mutable_status_reply() = Snapshot(now);
   Reply(e, std::move(reply));
-  if (e.status_request().subscribe()) subscribers_.insert(e.sender());
+  if (e.status_request().subscribe()) subscribers_[e.sender()] = now;
+}
+
+Status Coordinator::CheckCapacity(const proto::JobSpec& spec) const {
+  size_t registered[2] = {0, 0};  // schedulers, workers
+  for (const auto& [id, m] : members_) {
+    if (m.info.role() == proto::ROLE_SCHEDULER) ++registered[0];
+    if (m.info.role() == proto::ROLE_WORKER) ++registered[1];
+  }
+  const struct {
+    uint32_t asked;
+    uint32_t announced;
+    size_t registered;
+    const char* flag;
+    const char* noun;
+  } groups[] = {
+      {spec.schedulers(), options_.expect_schedulers, registered[0], "--schedulers", "scheduler"},
+      {spec.workers(), options_.expect_workers, registered[1], "--workers", "worker"},
+  };
+  for (const auto& g : groups) {
+    const size_t size = std::max<size_t>(g.announced, g.registered);
+    // With nothing registered or announced the cluster's size is unknown: the job waits.
+    if (size == 0 || g.asked <= size) continue;
+    return Status::InvalidArgument(
+        fmt::format("{} {} can never be met: the cluster has {} {}(s) ({} registered, {} "
+                    "announced by the launcher)",
+                    g.flag, g.asked, size, g.noun, g.registered, g.announced));
+  }
+  return Status::Ok();
 }
 
 void Coordinator::HandleResult(const proto::Envelope& e, Clock::time_point now) {
@@ -396,17 +426,27 @@ void Coordinator::Publish(Clock::time_point now, bool force, uint64_t job_id) {
   auto e = MakeEnvelope(transport_.id(), info->job_id());
   *e.mutable_progress()->mutable_job() = *info;
   for (auto it = subscribers_.begin(); it != subscribers_.end();) {
-    if (transport_.Send(*it, e).ok()) {
+    if (transport_.Send(it->first, e).ok()) {
       ++it;
     } else {
-      log_->debug("status subscriber {} went away", *it);
+      log_->debug("status subscriber {} went away", it->first);
       it = subscribers_.erase(it);
     }
   }
 }
 
+void Coordinator::PruneSubscribers(Clock::time_point now) {
+  // Once a second is often enough for a 30 s lease, and keeps ticks cheap with many subscribers.
+  if (now - last_prune_ < std::chrono::seconds(1)) return;
+  last_prune_ = now;
+  std::erase_if(subscribers_, [&](const auto& s) {
+    return Seconds(now - s.second) > options_.subscription_ttl_s;
+  });
+}
+
 void Coordinator::OnTick(Clock::time_point now) {
   CheckHeartbeats(now);
+  PruneSubscribers(now);
   if (running_) {
     running_->OnTick(now);
     CollectFinishedJob(now);

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/protocol.h"
+#include "engine/step_length.h"
 #include "engine/vector_delta.h"
 
 namespace strads {
@@ -111,6 +112,11 @@ void DynamicJob::HandleReady(const proto::Envelope& e, Clock::time_point now) {
     worker_loss_[slot - schedulers_.size()] = r.loss();
     // Row shards add up; in the column layout every worker holds every row.
     num_rows_ = columns() ? std::max(num_rows_, r.num_rows()) : num_rows_ + r.num_rows();
+    if (columns() && slot == schedulers_.size()) {
+      if (Status st = replica_.Reset(r.shared(), r.num_rows()); !st.ok()) {
+        return Fail(e.sender() + ": " + st.message(), now);
+      }
+    }
   }
   if (++ready_ < schedulers_.size() + workers_.size()) return;
 
@@ -294,9 +300,11 @@ bool DynamicJob::CommitColumns(Round& round, proto::Envelope& e, Clock::time_poi
   // Every chord id is owned by exactly one worker, which sent its new value.
   std::unordered_map<uint64_t, double> updated;
   DeltaAccumulator sum(num_rows_);
+  uint32_t moved = 0;  // workers whose share changed the shared vector
   for (const proto::ColumnPartials& share : round.shares) {
     for (int k = 0; k < share.ids_size(); ++k) updated.emplace(share.ids(k), share.values(k));
     (void)sum.Add(share.change());  // checked on arrival
+    moved += share.change().values_size() > 0;
   }
   if (updated.size() != static_cast<size_t>(chord.ids_size())) {
     Fail(fmt::format("round {}: the workers updated {} parameters of a chord of {}", next_commit_,
@@ -304,7 +312,7 @@ bool DynamicJob::CommitColumns(Round& round, proto::Envelope& e, Clock::time_poi
          now);
     return false;
   }
-  auto* commit = e.mutable_commit();
+  std::vector<double> deltas(chord.ids_size());
   for (int k = 0; k < chord.ids_size(); ++k) {
     auto value = updated.find(chord.ids(k));
     if (value == updated.end()) {
@@ -312,14 +320,42 @@ bool DynamicJob::CommitColumns(Round& round, proto::Envelope& e, Clock::time_poi
            now);
       return false;
     }
-    commit->add_ids(chord.ids(k));
-    commit->add_values(value->second);
-    commit->add_deltas(value->second - chord.values(k));
+    deltas[k] = value->second - chord.values(k);
   }
   auto shared = MakeEnvelope(transport_.id(), id_, next_commit_);
-  sum.Take(*shared.mutable_shared_update()->mutable_change());
+  proto::VectorDelta& change = *shared.mutable_shared_update()->mutable_change();
+  sum.Take(change);
+  // One worker's share is exact coordinate descent: taken whole. Shares of several workers may
+  // interfere: the step along their sum is line-searched (engine/step_length.h).
+  const double alpha = moved > 1 ? CombinedStepLength(chord, deltas, change) : 1.0;
+  if (alpha != 1.0) {
+    for (double& d : deltas) d *= alpha;
+    for (double& v : *change.mutable_values()) v *= alpha;
+    ++damped_rounds_;
+  }
+  step_sum_ += alpha;
+  auto* commit = e.mutable_commit();
+  for (int k = 0; k < chord.ids_size(); ++k) {
+    commit->add_ids(chord.ids(k));
+    commit->add_values(chord.values(k) + deltas[k]);
+    commit->add_deltas(deltas[k]);
+  }
+  replica_.Apply(change);
   Broadcast(workers_, shared, now);
   return true;
+}
+
+double DynamicJob::CombinedStepLength(const proto::Chord& chord, const std::vector<double>& deltas,
+                                      const proto::VectorDelta& change) const {
+  return StepLength([&](double alpha, int side) {
+    double slope = replica_.LossSlope(change, alpha, *app_);
+    for (int k = 0; k < chord.ids_size(); ++k) {
+      if (deltas[k] == 0.0) continue;
+      const double value = chord.values(k) + alpha * deltas[k];
+      slope += side * app_->PenaltySlope(value, side * deltas[k], spec_);
+    }
+    return slope;
+  });
 }
 
 void DynamicJob::MaybeStartCheck(Clock::time_point now) {
@@ -507,6 +543,11 @@ std::vector<proto::ResultFile> DynamicJob::ResultFiles() const {
   summary["lambda_max"] = lambda_max_.value_or(0.0);
   summary["rounds"] = next_commit_;
   summary["updates"] = updates_;
+  if (columns()) {
+    // Rounds whose combined step was shortened (engine/step_length.h), and the mean step.
+    summary["damped_rounds"] = damped_rounds_;
+    summary["mean_step_length"] = next_commit_ ? step_sum_ / double(next_commit_) : 1.0;
+  }
   summary["seconds"] = Duration();
   summary["nonzeros"] = model.size();
   summary["rows"] = num_rows_;

@@ -18,14 +18,17 @@
 //              Column layout (owner-computes): the workers send ColumnPartials instead (the new
 //              values of the ids each owns and the change of the shared vector); the commit takes
 //              their values, and SharedUpdate(t), the sum of their changes in rank order, goes to
-//              every worker, the ordinary Commit(t) to the chord's scheduler.
+//              every worker, the ordinary Commit(t) to the chord's scheduler. When more than one
+//              worker moved, the round's step is scaled by the alpha in [0, 1] that minimises the
+//              objective along it (engine/step_length.h), so no round increases the objective.
 //   kModel     the final model: ModelRequest to the schedulers, ModelSlice back.
 //   done       succeeded (converged or a limit), failed (a member's error, a dead member, a broken
 //              invariant) or cancelled; JobEnd has gone to every member.
 //
 // It holds no O(J) state: values and priorities live in the schedulers; per round it keeps the
-// chord and the partial sums of the rounds in flight (at most D).
-// Thread-compatibility: owned by the coordinator's event loop.
+// chord and the partial sums of the rounds in flight (at most D). The column layout adds one
+// O(rows) replica of the shared vector, for the step length. Thread-compatibility: owned by the
+// coordinator's event loop.
 #pragma once
 
 #include <map>
@@ -40,6 +43,7 @@
 #include "coordinator/engine_job.h"
 #include "coordinator/trace_log.h"
 #include "engine/dynamic_app.h"
+#include "engine/shared_replica.h"
 
 namespace strads {
 
@@ -82,6 +86,10 @@ class DynamicJob final : public EngineJob {
   // shares (column layout); false if the job failed.
   bool CommitRows(Round& round, proto::Envelope& e, Clock::time_point now);
   bool CommitColumns(Round& round, proto::Envelope& e, Clock::time_point now);
+  // Column layout: the step length along the round's combined change (engine/step_length.h),
+  // from the coordinator's replica and the chord's values and deltas.
+  double CombinedStepLength(const proto::Chord& chord, const std::vector<double>& deltas,
+                            const proto::VectorDelta& change) const;
   bool columns() const { return spec_.dynamic().layout() == proto::LAYOUT_COLUMNS; }
   void HandleLossReport(const proto::Envelope& e, Clock::time_point now);
   void HandleCheckReport(const proto::Envelope& e, Clock::time_point now);
@@ -116,6 +124,9 @@ class DynamicJob final : public EngineJob {
   bool check_wanted_ = false;
   std::vector<double> worker_loss_;
   double penalty_ = 0;
+  SharedReplica replica_;  // column layout: the shared vector, as every worker holds it
+  uint64_t damped_rounds_ = 0;
+  double step_sum_ = 0;
 
   // Checks.
   uint32_t loss_reports_ = 0;

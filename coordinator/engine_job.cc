@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "common/protocol.h"
+#include "common/wire_text.h"
 
 namespace strads {
 
@@ -113,9 +114,9 @@ void EngineJob::Finish(proto::JobState state, const std::string& error, Clock::t
   ran_ = !Loading();
   OnFinished(state, now);
   state_ = state;
-  error_ = error;
+  error_ = WireText(error);
   auto e = MakeEnvelope(transport_.id(), id_);
-  e.mutable_job_end()->set_reason(state == proto::JOB_SUCCEEDED ? "finished" : error);
+  e.mutable_job_end()->set_reason(state == proto::JOB_SUCCEEDED ? "finished" : error_);
   // Best effort: a member that cannot be reached is already gone.
   for (const auto* group : {&schedulers_, &workers_}) {
     for (const auto& m : *group) (void)transport_.Send(m.id, e);

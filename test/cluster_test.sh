@@ -468,6 +468,90 @@ EOF
   stop_cluster
 }
 
+# Bad input never hangs (issue 10; docs/reliability.md). Each case logs the time it measured.
+
+# timed_cli LABEL ARGS...: cli ARGS, then logs LABEL with its exit code and wall time.
+timed_cli() {
+  local label=$1 t0
+  shift
+  t0=$(date +%s.%N)
+  cli "$@"
+  log "$label: exit $RC after $(python3 -c "print(round($(date +%s.%N) - $t0, 2))") s"
+}
+
+# Every daemon the launcher started still runs.
+assert_daemons_alive() {
+  local pid
+  for pid in "${DAEMON_PIDS[@]}"; do alive "$pid" || fail "daemon $pid died after bad input"; done
+}
+
+case_garbage_data_fails_fast() {
+  python3 - "$TMP/garbage.bin" <<'EOF2'
+import random, sys
+rng = random.Random(7)
+open(sys.argv[1], "wb").write(b"\x7fELF\x02\x01\x01\x00" + bytes(rng.randrange(256) for _ in range(1 << 20)))
+EOF2
+  start_cluster "127.0.0.1 coordinator scheduler=1 worker=2"
+  timed_cli "binary garbage as --data" submit lasso --data "$TMP/garbage.bin" --lambda 0.1 \
+    --wait --quiet
+  assert_rc 1
+  assert_out_has "garbage.bin:1: bad label '\x7fELF\x02\x01\x01\x00"
+  assert_daemons_alive
+  stop_cluster
+}
+
+case_huge_feature_id_refused() {
+  local avail_kb
+  avail_kb=$(awk '/^MemAvailable:/ {print $2}' /proc/meminfo)
+  if ((avail_kb > 30000000)); then
+    echo "skipped: ${avail_kb} kB available, enough to build 2147483647 columns" >&2
+    exit 77
+  fi
+  printf '1 1:1 2147483647:1\n-1 2:1\n' >"$TMP/huge.svm"
+  start_cluster "127.0.0.1 coordinator scheduler=1 worker=2"
+  timed_cli "feature id 2147483647" submit lasso --data "$TMP/huge.svm" --lambda 0.1 --wait --quiet
+  assert_rc 1
+  assert_out_has "huge.svm: needs 34.4 GB for 2147483647 features"
+  assert_out_has "available"
+  assert_daemons_alive
+  stop_cluster
+}
+
+case_impossible_request_exit_2() {
+  gen_data "$TMP/small.svm" 200 300 8
+  start_cluster "127.0.0.1 coordinator scheduler=1 worker=2"
+  timed_cli "--workers 99 on 2 workers" submit lasso --data "$TMP/small.svm" --lambda 0.1 \
+    --workers 99 --wait
+  assert_rc 2
+  assert_out_has "--workers 99 can never be met: the cluster has 2 worker(s)"
+  cli submit lasso --data "$TMP/small.svm" --lambda 0.1 --schedulers 3
+  assert_rc 2
+  assert_out_has "--schedulers 3 can never be met"
+  cli jobs
+  assert_rc 0
+  ! grep -Eq '^ *[0-9]+ +lasso' <<<"$OUT" || fail "a refused job was queued: $OUT"
+  cli submit lasso --data "$TMP/small.svm" --lambda 0.05 --workers 2 --wait --quiet
+  assert_rc 0
+  stop_cluster
+}
+
+# The daemons run in the test's directory; the user submits from another one with relative paths.
+case_relative_paths_from_caller_cwd() {
+  mkdir -p "$TMP/user/data"
+  gen_data "$TMP/user/data/small.svm" 200 300 9
+  start_cluster "127.0.0.1 coordinator scheduler=1 worker=2"
+  set +e
+  OUT=$(cd "$TMP/user" && timeout 90 "$STRADS" --coordinator "$EP" submit lasso \
+    --data data/small.svm --lambda 0.05 --output out --wait --quiet 2>&1)
+  RC=$?
+  set -e
+  assert_rc 0
+  [[ -s $TMP/user/out/coefficients.tsv ]] || fail "no coefficients in the caller's out/"
+  cli status --json
+  [[ $OUT == *"$TMP/user/data/small.svm"* ]] || fail "the job's data path is not absolute"
+  stop_cluster
+}
+
 fn="case_$CASE"
 declare -F "$fn" >/dev/null || { echo "unknown case '$CASE'" >&2; exit 2; }
 command -v python3 >/dev/null || { echo "python3 is needed" >&2; exit 1; }

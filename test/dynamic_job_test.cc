@@ -28,6 +28,9 @@ class StubApp final : public testing::AppStub<DynamicApp> {
   }
   double Violation(double, double, const proto::JobSpec&) const override { return 0; }
   double Penalty(double value, const proto::JobSpec&) const override { return std::abs(value); }
+  double PenaltySlope(double value, double d, const proto::JobSpec&) const override {
+    return value > 0 ? d : value < 0 ? -d : std::abs(d);
+  }
 };
 
 const std::vector<std::string> kSchedulers = {"scheduler-0", "scheduler-1"};
