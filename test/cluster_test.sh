@@ -354,6 +354,20 @@ case_cancel_mid_job() {
   wait_state 1 10 CANCELLED SUCCEEDED FAILED >/dev/null
   cli jobs
   grep -Eq '^ *1 +lasso +CANCELLED' <<<"$OUT" || fail "strads jobs does not show job 1 CANCELLED"
+  # What the cancelled job has: its trace and the values committed so far, marked partial.
+  cli result 1 --output "$TMP/partial/"
+  assert_rc 5
+  assert_out_has "partial results in $TMP/partial/ ("
+  python3 - "$TMP/partial" <<'EOF' || fail "the cancelled job's files are not its partial results"
+import json, sys
+d = sys.argv[1]
+s = json.load(open(d + "/summary.json"))
+assert s["partial"] is True and s["state"] == "CANCELLED", s
+rows = open(d + "/trace.csv").read().splitlines()[1:]
+assert len(rows) >= 2, rows
+assert len(set(r.split(",")[2] for r in rows)) == len(rows), "a repeated trace row"
+assert len(open(d + "/coefficients.tsv").read().splitlines()) == s["nonzeros"] > 0, s["nonzeros"]
+EOF
 
   # 2. submit --wait, cancelled from another shell: the waiting CLI exits 5.
   (

@@ -11,13 +11,17 @@ namespace {
 
 constexpr auto kLong = std::chrono::milliseconds(30000);
 
-// An endpoint on loopback where nothing listens: bound once to get a free port, then closed.
-std::string ClosedEndpoint(zmq::context_t& context) {
+// An endpoint on loopback where nothing listens: bound once to get a free port, then closed. The
+// socket has its own context, whose end waits until the I/O thread has closed the listener
+// (zmq_close alone returns before that).
+std::string ClosedEndpoint() {
+  zmq::context_t context;
   zmq::socket_t socket(context, zmq::socket_type::router);
   socket.set(zmq::sockopt::linger, 0);
   socket.bind("tcp://127.0.0.1:*");
   std::string endpoint = socket.get(zmq::sockopt::last_endpoint);
   socket.close();
+  context.close();
   return endpoint;
 }
 
@@ -25,7 +29,7 @@ std::string ClosedEndpoint(zmq::context_t& context) {
 
 TEST_CASE("EndpointProbe: a TCP port nobody listens on is refused", "[probe]") {
   zmq::context_t context;
-  CHECK(ProbeEndpoint(context, ClosedEndpoint(context), kLong) == ProbeResult::kRefused);
+  CHECK(ProbeEndpoint(context, ClosedEndpoint(), kLong) == ProbeResult::kRefused);
 }
 
 TEST_CASE("EndpointProbe: an ipc socket that does not exist is refused", "[probe]") {

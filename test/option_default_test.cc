@@ -33,8 +33,8 @@ TEST_CASE("ValueWithDefault: --help shows 0.1 and 1e-06, not 17 digits", "[help]
       "rows", ValueWithDefault<int64_t>(nullptr, 1000), "rows");
   const std::string help = HelpText(d);
   INFO(help);
-  CHECK_THAT(help, Catch::Contains("(=0.1)") && Catch::Contains("(=1e-06)") &&
-                       Catch::Contains("(=1000)"));
+  CHECK_THAT(
+      help, Catch::Contains("(=0.1)") && Catch::Contains("(=1e-06)") && Catch::Contains("(=1000)"));
   CHECK_FALSE(std::regex_search(help, kLongNumber));
   po::variables_map vm;
   po::store(po::command_line_parser(std::vector<std::string>{}).options(d).run(), vm);
