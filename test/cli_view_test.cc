@@ -5,6 +5,8 @@
 
 #include <sstream>
 
+#include <google/protobuf/text_format.h>
+
 #include "cli/fitted_line.h"
 #include "cli/job_view.h"
 #include "cli/status_view.h"
@@ -21,40 +23,45 @@ size_t WidestLine(const std::string& text) {
   return widest;
 }
 
-proto::JobInfo DynamicJob() {
+proto::JobInfo ParseJob(const std::string& text) {
   proto::JobInfo j;
-  j.set_job_id(12);
-  j.set_app("lasso");
-  j.set_state(proto::JOB_RUNNING);
-  j.set_round(123456);
-  j.set_updates(18900393);
-  j.set_updates_per_s(1234567);
-  j.set_objective(1234.56789012);
-  j.set_violation(1.5e-4);
-  j.set_seconds(12.34);
-  j.mutable_spec()->mutable_dynamic()->set_schedule(proto::SCHEDULE_DYNAMIC);
+  REQUIRE(google::protobuf::TextFormat::ParseFromString(text, &j));
   return j;
 }
 
+proto::JobInfo DynamicJob() {
+  return ParseJob(R"pb(
+    job_id: 12
+    app: "lasso"
+    state: JOB_RUNNING
+    round: 123456
+    updates: 18900393
+    updates_per_s: 1234567
+    objective: 1234.56789012
+    violation: 1.5e-4
+    seconds: 12.34
+    spec { dynamic { schedule: SCHEDULE_DYNAMIC } }
+  )pb");
+}
+
 proto::JobInfo LdaJob() {
-  proto::JobInfo j;
-  j.set_job_id(13);
-  j.set_app("lda");
-  j.set_state(proto::JOB_RUNNING);
-  j.set_round(39);
-  j.set_updates(18900393);
-  j.set_updates_per_s(2.5e6);
-  j.set_objective(-7.26);
-  j.set_objective_name("loglik_per_token");
-  j.set_work_unit("tokens");
-  j.set_iteration(3);
-  j.set_imbalance(1.07);
-  j.set_violation(-1);
-  j.add_worker_seconds(0.12);
-  j.add_worker_seconds(0.1);
-  j.set_seconds(40);
-  j.mutable_spec()->mutable_static_engine()->set_iterations(30);
-  return j;
+  return ParseJob(R"pb(
+    job_id: 13
+    app: "lda"
+    state: JOB_RUNNING
+    round: 39
+    updates: 18900393
+    updates_per_s: 2.5e6
+    objective: -7.26
+    objective_name: "loglik_per_token"
+    work_unit: "tokens"
+    iteration: 3
+    imbalance: 1.07
+    violation: -1
+    worker_seconds: [ 0.12, 0.1 ]
+    seconds: 40
+    spec { static_engine { iterations: 30 } }
+  )pb");
 }
 
 }  // namespace
