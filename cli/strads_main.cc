@@ -38,11 +38,13 @@ commands:
   submit APP [job options] [--wait] [--output DIR]
                      submit a job to the coordinator; --wait shows progress until it ends
   status [--json] [--watch]
-                     members and jobs of the cluster
-  jobs               the jobs, one line each
+                     members and jobs of the cluster (a table per engine, fitted to the
+                     terminal; --json: README "Progress and status" lists the fields)
+  jobs               the job tables of `status`
   cancel JOB_ID      cancel a queued or running job
   result JOB_ID --output DIR
-                     fetch a finished job's result files
+                     fetch a finished job's result files (a cancelled job's partial ones,
+                     summary.json: "partial": true)
   shutdown           stop the coordinator and every member
   predict --model DIR --data FILE [--format libsvm|mm] [--labels FILE] [--output FILE]
                      apply a job's model to a data set and print its metric (RMSE or
