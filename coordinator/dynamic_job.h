@@ -34,12 +34,14 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "common/event_loop.h"
 #include "common/logging.h"
 #include "common/transport.h"
 #include "coordinator/engine_job.h"
+#include "coordinator/trace_log.h"
 #include "engine/dynamic_app.h"
 #include "engine/shared_replica.h"
 
@@ -53,7 +55,9 @@ class DynamicJob final : public EngineJob {
 
   void OnTick(Clock::time_point now) override;
   proto::JobInfo Info(Clock::time_point now) const override;
-  // The result files (coefficients.tsv, trace.csv, summary.json), once succeeded.
+  // The result files (coefficients.tsv, trace.csv, summary.json) once the job has ended after
+  // loading; unless it succeeded, the coefficients are the values committed so far and
+  // summary.json says "partial": true.
   std::vector<proto::ResultFile> ResultFiles() const override;
 
  private:
@@ -140,9 +144,11 @@ class DynamicJob final : public EngineJob {
   // Model.
   uint32_t model_slices_ = 0;
   std::vector<std::pair<uint64_t, double>> model_;
+  // Every committed parameter's latest value: the coefficients of a job that ends unfinished.
+  std::unordered_map<uint64_t, double> committed_;
 
   // Trace and rate.
-  std::string trace_ = "seconds,round,updates,objective,schedule\n";
+  TraceLog trace_{"seconds,round,updates,objective,schedule"};
   Clock::time_point last_trace_{};
   std::vector<std::pair<Clock::time_point, uint64_t>> rate_window_;
 };
