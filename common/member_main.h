@@ -7,10 +7,13 @@
 #include <atomic>
 #include <iostream>
 
+#include <fmt/format.h>
 #include <boost/program_options.hpp>
 #include <zmq.hpp>
 
 #include "common/daemon.h"
+#include "common/daemon_security.h"
+#include "common/data_roots.h"
 #include "common/event_loop.h"
 #include "common/logging.h"
 #include "common/member_session.h"
@@ -24,16 +27,24 @@ int MemberMain(int argc, char** argv, const std::string& role, const Context&...
   namespace po = boost::program_options;
   std::string coordinator, bind_host, advertise_host, log_level;
   int port = 0;
+  std::vector<std::string> data_roots;
+  SecurityOptions security_options;
   po::options_description desc("strads-" + role + " options");
   desc.add_options()("help,h", "show this help")(
       "coordinator", po::value(&coordinator),
       "coordinator control endpoint, e.g. tcp://10.0.0.1:7700 (default: $STRADS_COORDINATOR or "
       "tcp://127.0.0.1:7700)")("bind-host", po::value(&bind_host)->default_value("*"),
-                               "interface to bind this member's inbox to")(
+                               "address to bind this member's inbox to: an IP address, a host "
+                               "name (resolved here) or * for every interface")(
       "port", po::value(&port)->default_value(0), "inbox port (0 = any free port)")(
       "advertise-host", po::value(&advertise_host),
-      "host name peers use to reach this member (default: this machine's host name)")(
+      "host name peers use to reach this member (default: the bind address, or this machine's "
+      "host name when binding *)")(
+      "data-root", po::value(&data_roots),
+      "a directory job files may be read from (repeatable); files elsewhere are refused "
+      "(default: anywhere this user can read)")(
       "log-level", po::value(&log_level)->default_value("info"), "trace|debug|info|warn|error");
+  AddSecurityOptions(desc, &security_options, /*with_clients=*/false);
   po::variables_map vm;
   try {
     po::store(po::parse_command_line(argc, argv, desc), vm);
@@ -50,16 +61,31 @@ int MemberMain(int argc, char** argv, const std::string& role, const Context&...
     const char* env = std::getenv("STRADS_COORDINATOR");
     coordinator = env ? env : "tcp://127.0.0.1:" + std::to_string(kDefaultControlPort);
   }
-  if (advertise_host.empty()) advertise_host = HostName();
+  auto bind_address = ResolveBindHost(bind_host);
+  auto roots = DataRoots::Make(data_roots);
+  for (const Status& st : {bind_address.status(), roots.status()}) {
+    if (!st.ok()) {
+      std::cerr << "strads-" << role << ": " << st.message() << "\n";
+      return 2;
+    }
+  }
+  if (advertise_host.empty()) advertise_host = *bind_address == "*" ? HostName() : *bind_address;
   const uint32_t pid = static_cast<uint32_t>(getpid());
   const std::string id = role + "@" + advertise_host + ":" + std::to_string(pid);
   Logger log = MakeLogger(role, id, log_level);
 
   zmq::context_t context;
+  auto security = SetUpDaemonSecurity(context, security_options, *bind_address, log);
+  if (!security.ok()) {
+    log->critical("{}", security.status().message());
+    return 2;
+  }
+  if (!roots->empty())
+    log->info("job files confined to --data-root {}", fmt::join(roots->roots(), ", "));
   // Sends that cannot be handed over within a second fail (and are reported), well inside the
   // coordinator's heartbeat timeout, so a dead peer never stalls this member's loop for long.
-  ZmqTransport transport(context, id, std::chrono::milliseconds(1000));
-  auto bound = transport.Bind(TcpEndpoint(bind_host, port));
+  ZmqTransport transport(context, id, std::chrono::milliseconds(1000), security->curve, log);
+  auto bound = transport.Bind(TcpEndpoint(*bind_address, port));
   if (!bound.ok()) {
     log->critical("{}", bound.status().message());
     return 1;
@@ -72,6 +98,7 @@ int MemberMain(int argc, char** argv, const std::string& role, const Context&...
   identity.host = advertise_host;
   identity.pid = pid;
   identity.endpoint = AdvertisedEndpoint(*bound, advertise_host);
+  identity.data_roots = std::move(roots).value();
   log->info("starting: inbox {}, coordinator {}", identity.endpoint, coordinator);
   MemberActor actor(transport, identity, actor_context..., log);
   std::atomic<bool> stop{false};

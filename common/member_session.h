@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "common/data_roots.h"
 #include "common/event_loop.h"
 #include "common/logging.h"
 #include "common/transport.h"
@@ -22,6 +23,7 @@ struct MemberIdentity {
   uint32_t pid = 0;
   std::string endpoint;  // this member's inbox
   std::string coordinator_id = "coordinator";
+  DataRoots data_roots;  // the only places job files may be read from (empty: anywhere)
 };
 
 class MemberSession {
@@ -39,6 +41,7 @@ class MemberSession {
   Status SendToCoordinator(const proto::Envelope& envelope);
 
   bool registered() const { return registered_; }
+  const MemberIdentity& identity() const { return identity_; }
   // True once the coordinator told this member to exit (its actor is then Finished).
   bool shutdown_requested() const { return shutdown_requested_; }
 

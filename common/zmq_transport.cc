@@ -2,6 +2,8 @@
 
 #include <zmq_addon.hpp>
 
+#include "common/sender_check.h"
+
 namespace strads {
 namespace {
 
@@ -13,8 +15,13 @@ constexpr int64_t kMaxInboundMessage = int64_t{256} << 20;
 }  // namespace
 
 ZmqTransport::ZmqTransport(zmq::context_t& context, std::string id,
-                           std::chrono::milliseconds send_timeout)
-    : context_(context), id_(std::move(id)), send_timeout_(send_timeout) {}
+                           std::chrono::milliseconds send_timeout,
+                           std::optional<CurveIdentity> curve, Logger log)
+    : context_(context),
+      id_(std::move(id)),
+      send_timeout_(send_timeout),
+      curve_(std::move(curve)),
+      log_(std::move(log)) {}
 
 ZmqTransport::~ZmqTransport() = default;
 
@@ -26,6 +33,11 @@ Result<std::string> ZmqTransport::Bind(const std::string& endpoint) {
     socket->set(zmq::sockopt::linger, 1000);
     socket->set(zmq::sockopt::sndhwm, kHighWaterMark);
     socket->set(zmq::sockopt::rcvhwm, kHighWaterMark);
+    if (curve_) {
+      socket->set(zmq::sockopt::curve_server, 1);
+      socket->set(zmq::sockopt::curve_secretkey, curve_->own.secret_key);
+      socket->set(zmq::sockopt::zap_domain, "strads");
+    }
     socket->bind(endpoint);
     std::string bound = socket->get(zmq::sockopt::last_endpoint);
     routers_.push_back(std::move(socket));
@@ -50,6 +62,11 @@ Status ZmqTransport::Connect(const std::string& peer, const std::string& endpoin
     socket->set(zmq::sockopt::sndtimeo, static_cast<int>(send_timeout_.count()));
     socket->set(zmq::sockopt::sndhwm, kHighWaterMark);
     socket->set(zmq::sockopt::rcvhwm, kHighWaterMark);
+    if (curve_) {
+      socket->set(zmq::sockopt::curve_serverkey, curve_->server_public_key);
+      socket->set(zmq::sockopt::curve_publickey, curve_->own.public_key);
+      socket->set(zmq::sockopt::curve_secretkey, curve_->own.secret_key);
+    }
     socket->connect(endpoint);
     dealers_[peer] = std::move(socket);
     dealer_endpoints_[peer] = endpoint;
@@ -104,6 +121,24 @@ std::optional<proto::Envelope> ZmqTransport::Parse(const zmq::message_t& payload
   return envelope;
 }
 
+std::optional<proto::Envelope> ZmqTransport::Admit(zmq::message_t& routing_id,
+                                                   zmq::message_t& payload) {
+  auto envelope = Parse(payload);
+  if (!envelope) return std::nullopt;
+  std::string user_id;
+  if (curve_) {
+    // Set by our ZAP handler on every CURVE connection; absent only if the handler is missing.
+    const char* value = zmq_msg_gets(payload.handle(), "User-Id");
+    user_id = value ? value : "";
+  }
+  if (Status st = CheckSender(*envelope, routing_id.to_string_view(), user_id); !st.ok()) {
+    ++refused_;
+    if (log_) log_->warn("refused a message: {}", st.message());
+    return std::nullopt;
+  }
+  return envelope;
+}
+
 std::optional<proto::Envelope> ZmqTransport::Receive(std::chrono::milliseconds timeout) {
   auto deadline = std::chrono::steady_clock::now() + timeout;
   std::vector<zmq::socket_t*> sockets;
@@ -136,7 +171,7 @@ std::optional<proto::Envelope> ZmqTransport::Receive(std::chrono::milliseconds t
           ++malformed_;
           continue;
         }
-        auto envelope = Parse(frames[1]);
+        auto envelope = Admit(frames[0], frames[1]);
         if (!envelope) continue;
         routes_[frames[0].to_string()] = i;
         return envelope;

@@ -12,6 +12,13 @@
 // queueing forever. High-water marks are large; bounded in-flight work (pipeline depth) keeps
 // queues short.
 //
+// Security (common/curve_keys.h, README "Security"): with a CurveIdentity every inbox is a CURVE
+// server holding `own` (the cluster key pair) and every connection a CURVE client presenting
+// `own` to a server that must hold `server_public_key`; the context's ZapHandler decides whom the
+// inboxes admit. Either way each message that arrives on an inbox is checked against its
+// connection (common/sender_check.h): a sender field that is not the connection's routing id, or
+// a member message over a client key, is refused, counted and logged, never returned.
+//
 // Thread-compatibility: owned and used by one thread (its node's event loop).
 #pragma once
 
@@ -23,15 +30,25 @@
 
 #include <zmq.hpp>
 
+#include "common/curve_keys.h"
+#include "common/logging.h"
 #include "common/transport.h"
 
 namespace strads {
 
+// The keys of a node that speaks CURVE.
+struct CurveIdentity {
+  CurveKeyPair own;               // daemons: the cluster key pair; the CLI: its client key pair
+  std::string server_public_key;  // the cluster's public key (Z85)
+};
+
 class ZmqTransport : public Transport {
  public:
-  // REQUIRES: `context` outlives this transport.
+  // REQUIRES: `context` outlives this transport. Without `curve` sockets are plain TCP. `log`
+  // (may be null) hears of refused messages.
   ZmqTransport(zmq::context_t& context, std::string id,
-               std::chrono::milliseconds send_timeout = std::chrono::milliseconds(3000));
+               std::chrono::milliseconds send_timeout = std::chrono::milliseconds(3000),
+               std::optional<CurveIdentity> curve = std::nullopt, Logger log = nullptr);
   ~ZmqTransport() override;
 
   // Binds a new ROUTER inbox at `endpoint` ("tcp://*:0", "tcp://127.0.0.1:7700", ...). Returns
@@ -48,13 +65,20 @@ class ZmqTransport : public Transport {
   void Disconnect(const std::string& peer);
 
   uint64_t malformed_frames() const { return malformed_; }
+  // Messages refused by CheckSender.
+  uint64_t refused_messages() const { return refused_; }
 
  private:
   std::optional<proto::Envelope> Parse(const zmq::message_t& payload);
+  // The envelope of an inbox's [routing id, payload] frames, if it parses and CheckSender admits
+  // it.
+  std::optional<proto::Envelope> Admit(zmq::message_t& routing_id, zmq::message_t& payload);
 
   zmq::context_t& context_;
   std::string id_;
   std::chrono::milliseconds send_timeout_;
+  std::optional<CurveIdentity> curve_;
+  Logger log_;
   std::vector<std::unique_ptr<zmq::socket_t>> routers_;
   std::vector<std::string> bound_;
   std::map<std::string, std::unique_ptr<zmq::socket_t>> dealers_;
@@ -62,6 +86,7 @@ class ZmqTransport : public Transport {
   std::map<std::string, size_t> routes_;  // routing id -> index in routers_ it was last heard on
   size_t next_poll_start_ = 0;            // round-robin fairness among sockets
   uint64_t malformed_ = 0;
+  uint64_t refused_ = 0;
 };
 
 // "tcp://*:7700" style endpoint for `host` ("*" binds every interface) and `port` (0 = any).

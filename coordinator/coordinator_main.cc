@@ -9,6 +9,7 @@
 
 #include "apps/builtin_apps.h"
 #include "common/daemon.h"
+#include "common/daemon_security.h"
 #include "common/protocol.h"
 #include "common/zmq_transport.h"
 #include "coordinator/coordinator.h"
@@ -20,13 +21,15 @@ int main(int argc, char** argv) {
   int status_port = -1;
   std::string bind_host, advertise_host, endpoint_file, log_level;
   CoordinatorOptions options;
+  SecurityOptions security_options;
   po::options_description desc("strads-coordinator options");
   desc.add_options()("help,h", "show this help")(
       "port", po::value(&port)->default_value(kDefaultControlPort),
       "control port for members and the CLI (0 = any free port)")(
       "status-port", po::value(&status_port),
       "status port (default: port + 1, or any free port when port is 0)")(
-      "bind-host", po::value(&bind_host)->default_value("*"), "interface to bind to")(
+      "bind-host", po::value(&bind_host)->default_value("*"),
+      "address to bind to: an IP address, a host name (resolved here) or * for every interface")(
       "advertise-host", po::value(&advertise_host),
       "host name written to the endpoint file (default: this machine's host name)")(
       "expect-schedulers", po::value(&options.expect_schedulers)->default_value(0),
@@ -48,6 +51,7 @@ int main(int argc, char** argv) {
       "endpoint-file", po::value(&endpoint_file),
       "write the control endpoint (line 1) and status endpoint (line 2) here once bound")(
       "log-level", po::value(&log_level)->default_value("info"), "trace|debug|info|warn|error");
+  AddSecurityOptions(desc, &security_options, /*with_clients=*/true);
   po::variables_map vm;
   try {
     po::store(po::parse_command_line(argc, argv, desc), vm);
@@ -61,17 +65,28 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (status_port < 0) status_port = port == 0 ? 0 : port + 1;
-  if (advertise_host.empty()) advertise_host = HostName();
+  auto bind_address = ResolveBindHost(bind_host);
+  if (!bind_address.ok()) {
+    std::cerr << "strads-coordinator: " << bind_address.status().message() << "\n";
+    return 2;
+  }
+  if (advertise_host.empty()) advertise_host = *bind_address == "*" ? HostName() : *bind_address;
   Logger log = MakeLogger("coordinator", kCoordinatorId, log_level);
 
   zmq::context_t context;
-  ZmqTransport transport(context, kCoordinatorId);
-  auto control = transport.Bind(TcpEndpoint(bind_host, port));
+  auto security = SetUpDaemonSecurity(context, security_options, *bind_address, log);
+  if (!security.ok()) {
+    log->critical("{}", security.status().message());
+    return 2;
+  }
+  ZmqTransport transport(context, kCoordinatorId, std::chrono::milliseconds(3000), security->curve,
+                         log);
+  auto control = transport.Bind(TcpEndpoint(*bind_address, port));
   if (!control.ok()) {
     log->critical("{}", control.status().message());
     return 1;
   }
-  auto status = transport.Bind(TcpEndpoint(bind_host, status_port));
+  auto status = transport.Bind(TcpEndpoint(*bind_address, status_port));
   if (!status.ok()) {
     log->critical("{}", status.status().message());
     return 1;

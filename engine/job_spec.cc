@@ -119,4 +119,13 @@ Status ValidateJobSpec(const AppRegistry& apps, const proto::JobSpec& spec) {
   return Status::Ok();
 }
 
+std::vector<std::string> JobSpecPaths(const proto::JobSpec& spec) {
+  std::vector<std::string> paths;
+  for (const std::string* p : {&spec.data_path(), &spec.dynamic().labels_path(),
+                               &spec.lda().vocab_path(), &spec.mf().test_path()}) {
+    if (!p->empty()) paths.push_back(*p);
+  }
+  return paths;
+}
+
 }  // namespace strads

@@ -2,6 +2,7 @@
 
 #include "common/protocol.h"
 #include "engine/job_error_report.h"
+#include "engine/job_spec.h"
 
 namespace strads {
 namespace {
@@ -39,6 +40,13 @@ void Member::OnMessage(const proto::Envelope& e, Clock::time_point now) {
 void Member::StartJob(const proto::Envelope& e) {
   const std::string why = "replaced by job " + std::to_string(e.job_id());
   jobs_.End(log_, why);
+  for (const auto& path : JobSpecPaths(e.job_start().spec())) {
+    if (Status st = session_.identity().data_roots.Check(path); !st.ok()) {
+      log_->warn("job {} refused: {}", e.job_id(), st.message());
+      JobErrorReport(session_, transport_.id(), e.job_id(), log_).Report(st.message());
+      return;
+    }
+  }
   auto job = factory_(MemberContext{transport_, session_, apps_, log_}, e.job_id(), e.job_start());
   if (!job.ok()) {
     JobErrorReport(session_, transport_.id(), e.job_id(), log_).Report(job.status().message());
