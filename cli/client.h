@@ -20,6 +20,7 @@ enum ExitCode : int {
   kExitJobFailed = 1,
   kExitUsage = 2,
   kExitUnreachable = 3,
+  kExitRefused = 4,  // the coordinator refused this client's keys (or their absence)
   kExitCancelled = 5,
   kExitInterrupted = 130,
 };

@@ -14,6 +14,7 @@
 
 #include "apps/builtin_apps.h"
 #include "cli/client.h"
+#include "cli/client_keys.h"
 #include "cli/cluster_command.h"
 #include "cli/embedded_cluster.h"
 #include "cli/predict_command.h"
@@ -55,8 +56,12 @@ commands:
 global options:
   --coordinator ENDPOINT   control endpoint (default: $STRADS_COORDINATOR or tcp://127.0.0.1:7700)
   --timeout SECONDS        how long to wait for the coordinator to answer (default 5)
+  --client-key FILE        this client's CURVE key pair (default ~/.config/strads/client.key,
+                           used if it exists; README "Security")
+  --cluster-key FILE       the cluster's public key (default ~/.config/strads/cluster.pub)
 
-exit codes: 0 ok, 1 job failed, 2 usage error, 3 coordinator unreachable, 5 job cancelled
+exit codes: 0 ok, 1 job failed, 2 usage error, 3 coordinator unreachable, 4 refused (keys),
+            5 job cancelled
 )";
 
 // kUsage, then the apps with their engines and one line each.
@@ -101,23 +106,38 @@ struct Remote {
   std::string endpoint;
 };
 
-// Connects to the coordinator at `endpoint`; Unavailable at once if the connection is refused
-// (common/endpoint_probe.h), or if none is made within the timeout.
-Result<std::unique_ptr<Remote>> Connect(const std::string& endpoint, double timeout_s) {
+// Connects to the coordinator at `endpoint` (with CURVE when `curve`); Unavailable at once if
+// the connection is refused (common/endpoint_probe.h), or if none is made within the timeout;
+// FailedPrecondition if the handshake refused this client's keys or lack of them.
+Result<std::unique_ptr<Remote>> Connect(const std::string& endpoint, double timeout_s,
+                                        const std::optional<CurveIdentity>& curve) {
   auto r = std::make_unique<Remote>();
   r->endpoint = endpoint;
   const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000));
-  switch (ProbeEndpoint(r->context, endpoint, timeout)) {
+  switch (ProbeEndpoint(r->context, endpoint, timeout, curve)) {
     case ProbeResult::kRefused:
       return Status::Unavailable("no coordinator at " + endpoint + " (connection refused)");
     case ProbeResult::kSilent:
       return Status::Unavailable(fmt::format("no coordinator at {} (no connection within {} ms)",
                                              endpoint, timeout.count()));
+    case ProbeResult::kKeyRefused:
+      return Status::FailedPrecondition(
+          "the coordinator at " + endpoint +
+          " refused this client's key: its public key is not in the cluster's "
+          "authorized_clients (deploy/strads-cluster keygen adds it)");
+    case ProbeResult::kKeysMismatch:
+      return Status::FailedPrecondition(
+          curve ? "the coordinator at " + endpoint +
+                      " did not accept this client's CURVE handshake: it runs without keys, or "
+                      "with another cluster key than --cluster-key"
+                : "the coordinator at " + endpoint +
+                      " requires CURVE keys and this client has none (--client-key, "
+                      "--cluster-key; README \"Security\")");
     case ProbeResult::kAccepted:
       break;
   }
   r->transport = std::make_unique<ZmqTransport>(
-      r->context, fmt::format("cli@{}:{}", HostName(), getpid()), timeout);
+      r->context, fmt::format("cli@{}:{}", HostName(), getpid()), timeout, curve);
   (void)r->transport->Connect(kCoordinatorId, endpoint);
   r->client =
       std::make_unique<Client>(*r->transport, kCoordinatorId, "coordinator-status", timeout);
@@ -135,6 +155,10 @@ Status ConnectStatus(Remote& r) {
 }
 
 int Unreachable(const Status& st, const std::string& endpoint) {
+  if (st.code() == StatusCode::kFailedPrecondition) {
+    std::cerr << "strads: " << st.message() << "\n";
+    return kExitRefused;
+  }
   constexpr const char* kHint = "is the cluster up? see `deploy/strads-cluster status`";
   if (st.message().find(endpoint) != std::string::npos) {
     std::cerr << "strads: " << st.message() << "; " << kHint << "\n";
@@ -173,7 +197,8 @@ po::options_description SubmitExtras(bool embedded) {
 }
 
 int RunOrSubmit(const AppRegistry& apps, bool embedded, const std::vector<std::string>& args,
-                const std::string& endpoint, double timeout_s) {
+                const std::string& endpoint, double timeout_s,
+                const std::optional<CurveIdentity>& curve) {
   if (args.empty()) return Usage("which app? (" + apps.Names() + ")");
   const std::string app = args[0];
   std::vector<std::string> rest(args.begin() + 1, args.end());
@@ -212,7 +237,7 @@ int RunOrSubmit(const AppRegistry& apps, bool embedded, const std::vector<std::s
     return Finish(client, *info, output);
   }
 
-  auto connected = Connect(endpoint, timeout_s);
+  auto connected = Connect(endpoint, timeout_s, curve);
   if (!connected.ok()) return Unreachable(connected.status(), endpoint);
   auto& remote = *connected;
   auto req = MakeEnvelope(remote->transport->id());
@@ -247,7 +272,7 @@ int RunOrSubmit(const AppRegistry& apps, bool embedded, const std::vector<std::s
 }
 
 int StatusCommand(const std::vector<std::string>& args, const std::string& endpoint,
-                  double timeout_s, bool jobs_only) {
+                  double timeout_s, bool jobs_only, const std::optional<CurveIdentity>& curve) {
   po::options_description d("status options");
   d.add_options()("json", "one JSON document")("watch", "refresh every second until Ctrl-C");
   po::variables_map vm;
@@ -256,7 +281,7 @@ int StatusCommand(const std::vector<std::string>& args, const std::string& endpo
   } catch (const po::error& e) {
     return Usage(e.what());
   }
-  auto remote = Connect(endpoint, timeout_s);
+  auto remote = Connect(endpoint, timeout_s, curve);
   if (!remote.ok()) return Unreachable(remote.status(), endpoint);
   if (Status st = ConnectStatus(**remote); !st.ok()) return Unreachable(st, endpoint);
   do {
@@ -296,7 +321,8 @@ std::optional<uint64_t> ParseJobId(const std::vector<std::string>& args) {
 }
 
 int JobCommand(const std::string& command, const std::vector<std::string>& args,
-               const std::string& endpoint, double timeout_s) {
+               const std::string& endpoint, double timeout_s,
+               const std::optional<CurveIdentity>& curve) {
   auto id = ParseJobId(args);
   if (!id) return Usage(command + " needs a JOB_ID (a number; see `strads jobs`)");
   std::string output;
@@ -316,7 +342,7 @@ int JobCommand(const std::string& command, const std::vector<std::string>& args,
   } else if (args.size() > 1) {
     return Usage("unexpected argument '" + args[1] + "'");
   }
-  auto connected = Connect(endpoint, timeout_s);
+  auto connected = Connect(endpoint, timeout_s, curve);
   if (!connected.ok()) return Unreachable(connected.status(), endpoint);
   auto& remote = *connected;
   if (command == "cancel") {
@@ -347,8 +373,9 @@ int JobCommand(const std::string& command, const std::vector<std::string>& args,
   return ExitCodeFor(*info);
 }
 
-int ShutdownCommand(const std::string& endpoint, double timeout_s) {
-  auto connected = Connect(endpoint, timeout_s);
+int ShutdownCommand(const std::string& endpoint, double timeout_s,
+                    const std::optional<CurveIdentity>& curve) {
+  auto connected = Connect(endpoint, timeout_s, curve);
   if (!connected.ok()) return Unreachable(connected.status(), endpoint);
   auto& remote = *connected;
   auto req = MakeEnvelope(remote->transport->id());
@@ -368,6 +395,8 @@ int main(int argc, char** argv) {
   if (const char* env = std::getenv("STRADS_COORDINATOR")) endpoint = env;
   if (endpoint.empty()) endpoint = "tcp://127.0.0.1:" + std::to_string(kDefaultControlPort);
   double timeout_s = 5;
+  ClientKeyPaths key_paths;
+  key_paths.config_dir = ClientConfigDir(std::getenv("XDG_CONFIG_HOME"), std::getenv("HOME"));
   // Global options may stand anywhere, except after `cluster`, whose arguments are the launcher's
   // own (its --timeout bounds the start).
   for (size_t i = 0; i < args.size() && args[i] != "cluster";) {
@@ -388,7 +417,9 @@ int main(int argc, char** argv) {
     std::string timeout_text;
     int a = take("--coordinator", &endpoint);
     int b = a ? 0 : take("--timeout", &timeout_text);
-    if (a < 0 || b < 0) return Usage(args[i] + " needs a value");
+    int k = a || b ? 0 : take("--client-key", &key_paths.client_key);
+    if (!k && !a && !b) k = take("--cluster-key", &key_paths.cluster_key);
+    if (a < 0 || b < 0 || k < 0) return Usage(args[i] + " needs a value");
     if (b > 0) {
       try {
         timeout_s = std::stod(timeout_text);
@@ -396,7 +427,7 @@ int main(int argc, char** argv) {
         return Usage("--timeout needs a number of seconds");
       }
     }
-    if (a == 0 && b == 0) ++i;
+    if (a == 0 && b == 0 && k == 0) ++i;
   }
   if (!(timeout_s > 0 && timeout_s <= 3600)) return Usage("--timeout must be in (0, 3600] seconds");
   {
@@ -412,21 +443,30 @@ int main(int argc, char** argv) {
   StopOnSignals(&g_interrupt);
   const std::string command = args[0];
   const std::vector<std::string> rest(args.begin() + 1, args.end());
-  try {
-    if (command == "run") return RunOrSubmit(apps, true, rest, endpoint, timeout_s);
-    if (command == "submit") return RunOrSubmit(apps, false, rest, endpoint, timeout_s);
-    if (command == "status") return StatusCommand(rest, endpoint, timeout_s, false);
-    if (command == "jobs") return StatusCommand(rest, endpoint, timeout_s, true);
-    if (command == "cancel" || command == "result") {
-      return JobCommand(command, rest, endpoint, timeout_s);
+  std::optional<CurveIdentity> curve;
+  if (command != "run" && command != "predict") {
+    auto keys = LoadClientKeys(key_paths);
+    if (!keys.ok()) {
+      std::cerr << "strads: " << keys.status().message() << "\n";
+      return kExitUsage;
     }
-    if (command == "shutdown") return ShutdownCommand(endpoint, timeout_s);
+    curve = std::move(keys).value();
+  }
+  try {
+    if (command == "run") return RunOrSubmit(apps, true, rest, endpoint, timeout_s, curve);
+    if (command == "submit") return RunOrSubmit(apps, false, rest, endpoint, timeout_s, curve);
+    if (command == "status") return StatusCommand(rest, endpoint, timeout_s, false, curve);
+    if (command == "jobs") return StatusCommand(rest, endpoint, timeout_s, true, curve);
+    if (command == "cancel" || command == "result") {
+      return JobCommand(command, rest, endpoint, timeout_s, curve);
+    }
+    if (command == "shutdown") return ShutdownCommand(endpoint, timeout_s, curve);
     if (command == "predict") return PredictCommand(apps, rest);
     if (command == "cluster") {
       std::unique_ptr<Remote> remote;  // connected on the first status request
       auto ask = [&]() -> Result<proto::StatusReply> {
         if (!remote) {
-          auto connected = Connect(endpoint, std::min(timeout_s, 1.0));
+          auto connected = Connect(endpoint, std::min(timeout_s, 1.0), curve);
           if (!connected.ok()) return connected.status();
           remote = std::move(*connected);
         }

@@ -17,7 +17,8 @@ constexpr size_t kZ85KeyLength = 40;
 
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
   return s;
 }
 
@@ -120,9 +121,9 @@ Result<CurveKeyPair> ReadKeyFile(const std::string& path, bool need_secret) {
   if (!pair.ok()) return pair;
   struct stat st {};
   if (!pair->secret_key.empty() && stat(path.c_str(), &st) == 0 && (st.st_mode & 077) != 0) {
-    return Status::InvalidArgument(fmt::format(
-        "{}: permissions {:04o} are too open for a secret key; chmod 600 {}", path,
-        st.st_mode & 0777, path));
+    return Status::InvalidArgument(
+        fmt::format("{}: permissions {:04o} are too open for a secret key; chmod 600 {}", path,
+                    st.st_mode & 0777, path));
   }
   return pair;
 }
@@ -144,9 +145,10 @@ Result<AuthorizedKeys> AuthorizedKeys::Parse(std::string_view text, const std::s
     const size_t space = content.find_first_of(" \t");
     const std::string_view key = content.substr(0, space);
     if (!IsZ85Key(key)) {
-      errors += fmt::format("{}{}:{}: not a CURVE public key (40 Z85 characters, then an "
-                            "optional comment)",
-                            errors.empty() ? "" : "\n", name, number);
+      errors += fmt::format(
+          "{}{}:{}: not a CURVE public key (40 Z85 characters, then an "
+          "optional comment)",
+          errors.empty() ? "" : "\n", name, number);
       return;
     }
     keys.keys_[std::string(key)] =
@@ -164,8 +166,9 @@ Result<AuthorizedKeys> AuthorizedKeys::Read(const std::string& path) {
 
 ZapVerdict CurveTrust::Authorize(std::string_view mechanism, const std::string& client_key) const {
   if (mechanism != "CURVE") {
-    return {false, "", fmt::format("mechanism {} refused: this cluster requires CURVE keys",
-                                   std::string(mechanism))};
+    return {false, "",
+            fmt::format("mechanism {} refused: this cluster requires CURVE keys",
+                        std::string(mechanism))};
   }
   if (!member_public_key.empty() && client_key == member_public_key) {
     return {true, kMemberUserId, ""};

@@ -8,8 +8,8 @@
 
 namespace strads {
 
-void AddSecurityOptions(boost::program_options::options_description& desc,
-                        SecurityOptions* options, bool with_clients) {
+void AddSecurityOptions(boost::program_options::options_description& desc, SecurityOptions* options,
+                        bool with_clients) {
   namespace po = boost::program_options;
   desc.add_options()(
       "cluster-key", po::value(&options->cluster_key),
@@ -46,8 +46,7 @@ Result<std::string> ResolveBindHost(const std::string& host) {
         fmt::format("cannot resolve bind host {}: {}", host, gai_strerror(rc)));
   }
   char text[INET_ADDRSTRLEN] = {0};
-  inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(found->ai_addr)->sin_addr, text,
-            sizeof(text));
+  inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(found->ai_addr)->sin_addr, text, sizeof(text));
   freeaddrinfo(found);
   return std::string(text);
 }

@@ -32,8 +32,8 @@ struct SecurityOptions {
 
 // Adds --cluster-key, --insecure and, for the coordinator (`with_clients`),
 // --authorized-clients to `desc`, filling `options`.
-void AddSecurityOptions(boost::program_options::options_description& desc,
-                        SecurityOptions* options, bool with_clients);
+void AddSecurityOptions(boost::program_options::options_description& desc, SecurityOptions* options,
+                        bool with_clients);
 
 // True for 127.0.0.0/8, ::1 and "localhost".
 bool IsLoopbackHost(const std::string& host);

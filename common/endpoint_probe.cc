@@ -13,26 +13,46 @@ class ConnectionMonitor : public zmq::monitor_t {
  public:
   std::optional<ProbeResult> result;
 
-  void on_event_connected(const zmq_event_t&, const char*) override {
-    result = ProbeResult::kAccepted;
-  }
+  bool connected = false;
+
+  void on_event_connected(const zmq_event_t&, const char*) override { connected = true; }
   void on_event_connect_retried(const zmq_event_t&, const char*) override {
-    if (!result) result = ProbeResult::kRefused;
+    if (!result && !connected) result = ProbeResult::kRefused;
+  }
+  void on_event_handshake_succeeded(const zmq_event_t&, const char*) override {
+    if (!result) result = ProbeResult::kAccepted;
+  }
+  void on_event_handshake_failed_auth(const zmq_event_t&, const char*) override {
+    if (!result) result = ProbeResult::kKeyRefused;
+  }
+  void on_event_handshake_failed_protocol(const zmq_event_t&, const char*) override {
+    if (!result) result = ProbeResult::kKeysMismatch;
+  }
+  void on_event_handshake_failed_no_detail(const zmq_event_t&, const char*) override {
+    if (!result) result = ProbeResult::kKeysMismatch;
+  }
+  // A CURVE server that cannot read our hello (we hold the wrong server key) just hangs up.
+  void on_event_disconnected(const zmq_event_t&, const char*) override {
+    if (!result && connected) result = ProbeResult::kKeysMismatch;
   }
 };
 
 }  // namespace
 
 ProbeResult ProbeEndpoint(zmq::context_t& context, const std::string& endpoint,
-                          std::chrono::milliseconds timeout) {
+                          std::chrono::milliseconds timeout,
+                          const std::optional<CurveIdentity>& curve) {
   static std::atomic<uint64_t> probes{0};
   zmq::socket_t socket(context, zmq::socket_type::dealer);
   socket.set(zmq::sockopt::linger, 0);
+  if (curve) SetCurveClient(socket, *curve);
   ConnectionMonitor monitor;
   monitor.init(
       socket,
       fmt::format("inproc://strads-probe-{}-{}", static_cast<void*>(&socket), probes.fetch_add(1)),
-      ZMQ_EVENT_CONNECTED | ZMQ_EVENT_CONNECT_RETRIED);
+      ZMQ_EVENT_CONNECTED | ZMQ_EVENT_CONNECT_RETRIED | ZMQ_EVENT_DISCONNECTED |
+          ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_HANDSHAKE_FAILED_AUTH |
+          ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL | ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL);
   try {
     socket.connect(endpoint);
   } catch (const zmq::error_t&) {

@@ -9,25 +9,35 @@
 // first of the two. The CLI probes before its first request, so `strads status` against a stopped
 // cluster fails at once, and keeps its reply timeout for a coordinator that accepts but does not
 // answer.
+// With keys (or without, against a cluster that has them) the probe also waits for the ZeroMQ
+// handshake, where CURVE and the coordinator's ZAP handler admit or refuse a client: a refused key
+// or a missing one is then known at once too (kKeyRefused, kKeysMismatch), not after a timeout.
 // Thread-compatibility: a function; uses its own sockets of `context`.
 #pragma once
 
 #include <chrono>
 #include <string>
 
+#include <optional>
+
 #include <zmq.hpp>
+
+#include "common/zmq_transport.h"
 
 namespace strads {
 
 enum class ProbeResult {
-  kAccepted,  // a peer accepted the connection
-  kRefused,   // the connection failed: nothing listens there
-  kSilent,    // neither within the timeout (e.g. a firewall dropping packets)
+  kAccepted,      // a peer accepted the connection and completed the handshake
+  kRefused,       // the connection failed: nothing listens there
+  kSilent,        // neither within the timeout (e.g. a firewall dropping packets)
+  kKeyRefused,    // the peer's ZAP handler refused our key (not an authorised client)
+  kKeysMismatch,  // one side uses CURVE and the other does not, or the server key is wrong
 };
 
-// Connects to `endpoint` and waits at most `timeout` for the connection's fate. An endpoint
-// ZeroMQ cannot parse is kRefused.
+// Connects to `endpoint` (as a CURVE client with `curve`) and waits at most `timeout` for the
+// connection's fate. An endpoint ZeroMQ cannot parse is kRefused.
 ProbeResult ProbeEndpoint(zmq::context_t& context, const std::string& endpoint,
-                          std::chrono::milliseconds timeout);
+                          std::chrono::milliseconds timeout,
+                          const std::optional<CurveIdentity>& curve = std::nullopt);
 
 }  // namespace strads

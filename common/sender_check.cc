@@ -32,9 +32,9 @@ Status CheckSender(const proto::Envelope& e, std::string_view routing_id,
                     WireText(e.sender(), 200), WireText(routing_id, 200)));
   }
   if (user_id == kClientUserId && !IsClientRequest(e)) {
-    return Status::FailedPrecondition(fmt::format(
-        "{} from '{}' needs the cluster key; a client key may only send requests", BodyName(e),
-        WireText(e.sender(), 200)));
+    return Status::FailedPrecondition(
+        fmt::format("{} from '{}' needs the cluster key; a client key may only send requests",
+                    BodyName(e), WireText(e.sender(), 200)));
   }
   return Status::Ok();
 }

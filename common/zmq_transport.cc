@@ -62,11 +62,7 @@ Status ZmqTransport::Connect(const std::string& peer, const std::string& endpoin
     socket->set(zmq::sockopt::sndtimeo, static_cast<int>(send_timeout_.count()));
     socket->set(zmq::sockopt::sndhwm, kHighWaterMark);
     socket->set(zmq::sockopt::rcvhwm, kHighWaterMark);
-    if (curve_) {
-      socket->set(zmq::sockopt::curve_serverkey, curve_->server_public_key);
-      socket->set(zmq::sockopt::curve_publickey, curve_->own.public_key);
-      socket->set(zmq::sockopt::curve_secretkey, curve_->own.secret_key);
-    }
+    if (curve_) SetCurveClient(*socket, *curve_);
     socket->connect(endpoint);
     dealers_[peer] = std::move(socket);
     dealer_endpoints_[peer] = endpoint;
@@ -185,6 +181,12 @@ std::optional<proto::Envelope> ZmqTransport::Receive(std::chrono::milliseconds t
     }
     if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;
   }
+}
+
+void SetCurveClient(zmq::socket_t& socket, const CurveIdentity& curve) {
+  socket.set(zmq::sockopt::curve_serverkey, curve.server_public_key);
+  socket.set(zmq::sockopt::curve_publickey, curve.own.public_key);
+  socket.set(zmq::sockopt::curve_secretkey, curve.own.secret_key);
 }
 
 std::string TcpEndpoint(const std::string& host, int port) {

@@ -89,6 +89,10 @@ class ZmqTransport : public Transport {
   uint64_t refused_ = 0;
 };
 
+// Makes `socket` a CURVE client presenting `curve.own` to a server holding
+// `curve.server_public_key`.
+void SetCurveClient(zmq::socket_t& socket, const CurveIdentity& curve);
+
 // "tcp://*:7700" style endpoint for `host` ("*" binds every interface) and `port` (0 = any).
 std::string TcpEndpoint(const std::string& host, int port);
 
