@@ -12,6 +12,8 @@
 //    sender; status subscribers get a Progress stream (a few per second, and on every state
 //    change) until they go away or their subscription lapses (`subscription_ttl_s` after their
 //    last StatusRequest; pruned on every tick, job or no job).
+// An optional StatusObserver (the web dashboard's model) is shown the status document on every
+// job state change and at most every 250 ms otherwise.
 // Client input never takes the coordinator down: every request is validated and answered with a
 // reply or an ErrorReply. A submit that can never run (more schedulers or workers than the
 // cluster has registered or the launcher announced) is refused at once.
@@ -32,6 +34,7 @@
 #include "coordinator/dynamic_job.h"
 #include "coordinator/job.h"
 #include "coordinator/static_job.h"
+#include "coordinator/status_observer.h"
 #include "engine/app_registry.h"
 
 namespace strads {
@@ -61,6 +64,9 @@ class Coordinator : public Actor {
   void OnMessage(const proto::Envelope& envelope, Clock::time_point now) override;
   void OnTick(Clock::time_point now) override;
   bool Finished() const override { return finished_; }
+
+  // `observer` (null: none) must outlive the coordinator or be replaced first.
+  void set_status_observer(StatusObserver* observer) { observer_ = observer; }
 
   // Live status subscriptions (for tests and status).
   size_t subscriber_count() const { return subscribers_.size(); }
@@ -96,6 +102,8 @@ class Coordinator : public Actor {
   // Streams the state of `job_id` (0: the running job) to the subscribers; unless `force`, at
   // most every 250 ms.
   void Publish(Clock::time_point now, bool force, uint64_t job_id = 0);
+  // Shows the observer the status: if `force`, else at most every 250 ms.
+  void Observe(Clock::time_point now, bool force);
   bool Alive(const Member& m, Clock::time_point now) const;
   proto::StatusReply Snapshot(Clock::time_point now);
   // Idle members of `role` whose heartbeats are current.
@@ -117,6 +125,8 @@ class Coordinator : public Actor {
 
   std::map<std::string, Clock::time_point> subscribers_;  // client -> its last StatusRequest
   Clock::time_point last_publish_{};
+  StatusObserver* observer_ = nullptr;
+  Clock::time_point last_observe_{};
   Clock::time_point last_prune_{};
   bool seen_full_cluster_ = false;  // the launcher's expected counts were reached once
 };
