@@ -17,6 +17,13 @@ Result<std::unique_ptr<HttpDashboard>> HttpDashboard::Start(const DashboardState
   auto server = std::make_unique<httplib::Server>();
   // A dashboard has few viewers; two threads keep it from competing with the coordinator.
   server->new_task_queue = [] { return new httplib::ThreadPool(2); };
+  // cpp-httplib's default also sets SO_REUSEPORT, with which a second coordinator given the same
+  // port would bind it too and share its requests: only SO_REUSEADDR (a restart may rebind a port
+  // in TIME_WAIT).
+  server->set_socket_options([](socket_t sock) {
+    const int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+  });
   server->Get(".*", [&state](const httplib::Request& request, httplib::Response& response) {
     const HttpReply reply = DashboardReply(*state.Current(), request.path);
     response.status = reply.status;
