@@ -30,7 +30,8 @@ proto::JobInfo ParseJob(const std::string& text) {
 
 proto::JobInfo Lasso(uint64_t id, proto::JobState state, double seconds, uint64_t updates,
                      double objective) {
-  proto::JobInfo j = ParseJob(R"pb(app: "lasso" spec { dynamic { schedule: SCHEDULE_DYNAMIC } })pb");
+  proto::JobInfo j = ParseJob(R"pb(app: "lasso"
+                                   spec { dynamic { schedule: SCHEDULE_DYNAMIC } })pb");
   j.set_job_id(id);
   j.set_state(state);
   j.set_seconds(seconds);
@@ -43,7 +44,10 @@ proto::JobInfo Lasso(uint64_t id, proto::JobState state, double seconds, uint64_
 proto::JobInfo Lda(proto::JobState state, uint64_t sub_rounds, double loglik,
                    std::vector<double> worker_seconds) {
   proto::JobInfo j = ParseJob(R"pb(
-    job_id: 7 app: "lda" objective_name: "loglik_per_token" work_unit: "tokens"
+    job_id: 7
+    app: "lda"
+    objective_name: "loglik_per_token"
+    work_unit: "tokens"
     spec { static_engine { iterations: 10 } }
   )pb");
   j.set_state(state);
@@ -83,9 +87,10 @@ TEST_CASE("JobTrace: samples a job from its first running snapshot, each state o
   CHECK_FALSE(j.contains("worker_seconds"));  // a dynamic job has no sub-rounds
 }
 
-TEST_CASE("JobTrace: a static job's objective is null before its first evaluation; per-worker "
-          "sub-round seconds are kept",
-          "[dashboard]") {
+TEST_CASE(
+    "JobTrace: a static job's objective is null before its first evaluation; per-worker "
+    "sub-round seconds are kept",
+    "[dashboard]") {
   JobTrace trace;
   trace.Add(Lda(proto::JOB_RUNNING, 0, 0, {}));
   trace.Add(Lda(proto::JOB_RUNNING, 1, -9.5, {0.25, 0.5}));
@@ -116,12 +121,13 @@ TEST_CASE("DashboardState: a finished job's trace is frozen and shared; the olde
   const auto frozen = state.Current()->traces.at(1);
   CHECK(frozen->points().size() == 2);
   // A later snapshot of a finished job (e.g. a status after a restart of the clock) adds nothing.
-  state.OnStatus(StatusOf({Lasso(1, proto::JOB_SUCCEEDED, 9, 90, 1), Lasso(2, proto::JOB_QUEUED, 0, 0, 0)}));
+  state.OnStatus(
+      StatusOf({Lasso(1, proto::JOB_SUCCEEDED, 9, 90, 1), Lasso(2, proto::JOB_QUEUED, 0, 0, 0)}));
   CHECK(state.Current()->traces.at(1) == frozen);
   CHECK(state.Current()->traces.at(2)->points().empty());
-  state.OnStatus(StatusOf({Lasso(1, proto::JOB_SUCCEEDED, 2, 20, 4),
-                           Lasso(2, proto::JOB_SUCCEEDED, 0, 0, 0),
-                           Lasso(3, proto::JOB_RUNNING, 1, 5, 3)}));
+  state.OnStatus(
+      StatusOf({Lasso(1, proto::JOB_SUCCEEDED, 2, 20, 4), Lasso(2, proto::JOB_SUCCEEDED, 0, 0, 0),
+                Lasso(3, proto::JOB_RUNNING, 1, 5, 3)}));
   const auto snapshot = state.Current();
   CHECK(snapshot->status.jobs_size() == 3);
   CHECK(snapshot->traces.count(1) == 0);
@@ -176,8 +182,10 @@ TEST_CASE("DashboardApi: unknown pages, unknown jobs and malformed ids are 404 w
 
 TEST_CASE("DashboardApi: a job's trace names its engine, objective and work unit", "[dashboard]") {
   DashboardState state;
-  state.OnStatus(StatusOf({Lasso(1, proto::JOB_RUNNING, 1, 10, 5), Lda(proto::JOB_RUNNING, 1, -9, {0.5, 0.25})}));
-  state.OnStatus(StatusOf({Lasso(1, proto::JOB_RUNNING, 2, 20, 4), Lda(proto::JOB_RUNNING, 2, -8, {0.5, 0.5})}));
+  state.OnStatus(StatusOf(
+      {Lasso(1, proto::JOB_RUNNING, 1, 10, 5), Lda(proto::JOB_RUNNING, 1, -9, {0.5, 0.25})}));
+  state.OnStatus(StatusOf(
+      {Lasso(1, proto::JOB_RUNNING, 2, 20, 4), Lda(proto::JOB_RUNNING, 2, -8, {0.5, 0.5})}));
   const json lasso = Body(DashboardReply(*state.Current(), "/api/jobs/1/trace"));
   CHECK(lasso["job_id"] == 1);
   CHECK(lasso["engine"] == "dynamic");
@@ -193,9 +201,10 @@ TEST_CASE("DashboardApi: a job's trace names its engine, objective and work unit
   CHECK(lda["worker_seconds"] == json({json({0.5, 0.25}), json({0.5, 0.5})}));
 }
 
-TEST_CASE("Dashboard: /api/status is the document of 'strads status --json', published by the "
-          "coordinator's event loop",
-          "[dashboard]") {
+TEST_CASE(
+    "Dashboard: /api/status is the document of 'strads status --json', published by the "
+    "coordinator's event loop",
+    "[dashboard]") {
   testing::ActorHarness h(kCoordinatorId, {"worker-0", "scheduler-0", "client"});
   const AppRegistry apps = BuiltinApps();
   CoordinatorOptions options;
