@@ -28,7 +28,7 @@ long Digits(const std::string& s, size_t digits) {
 Result<LauncherOptions> ParseLauncherOptions(const std::vector<std::string>& args,
                                              const std::string& default_run_dir) {
   LauncherOptions o;
-  std::string port = "7700", timeout = "30";
+  std::string port = "7700", timeout = "30", http_port;
   bool bin_dir_given = false;
   for (size_t i = 0; i < args.size(); ++i) {
     std::string arg = args[i];
@@ -41,14 +41,16 @@ Result<LauncherOptions> ParseLauncherOptions(const std::vector<std::string>& arg
       continue;
     }
     const std::string name = arg.substr(0, arg.find('='));
-    std::string* target = name == "--hostfile"    ? &o.hostfile
-                          : name == "--run-dir"   ? &o.run_dir
-                          : name == "--port"      ? &port
-                          : name == "--bin-dir"   ? &o.bin_dir
-                          : name == "--log-level" ? &o.log_level
-                          : name == "--timeout"   ? &timeout
-                          : name == "--endpoint"  ? &o.endpoint
-                                                  : nullptr;
+    std::string* target = name == "--hostfile"       ? &o.hostfile
+                          : name == "--run-dir"      ? &o.run_dir
+                          : name == "--port"         ? &port
+                          : name == "--bin-dir"      ? &o.bin_dir
+                          : name == "--log-level"    ? &o.log_level
+                          : name == "--timeout"      ? &timeout
+                          : name == "--endpoint"     ? &o.endpoint
+                          : name == "--http-port"    ? &http_port
+                          : name == "--http-address" ? &o.http_address
+                                                     : nullptr;
     if (target != nullptr) {
       if (name != arg) {
         *target = arg.substr(name.size() + 1);
@@ -82,6 +84,13 @@ Result<LauncherOptions> ParseLauncherOptions(const std::vector<std::string>& arg
   if (o.port < 0 || o.port > 65534) {
     return Status::InvalidArgument(
         fmt::format("bad --port '{}' (expected 0 for any free port, or 1..65534)", port));
+  }
+  if (!http_port.empty()) {
+    o.http_port = static_cast<int>(Digits(http_port, 5));
+    if (o.http_port < 0 || o.http_port > 65535) {
+      return Status::InvalidArgument(fmt::format(
+          "bad --http-port '{}' (expected 0 for any free port, or 1..65535)", http_port));
+    }
   }
   o.timeout_s = static_cast<int>(Digits(timeout, 6));
   if (o.timeout_s <= 0) {
@@ -133,6 +142,10 @@ Options:
                       deploy/strads-cluster when it exists)
   --log-level LVL     daemon log level: {} (default info)
   --timeout SECONDS   bound on each wait during start: endpoint file, registration (default 30)
+  --http-port PORT    the coordinator serves the web dashboard on PORT (0 = any free port;
+                      default: none); its URL is line 3 of RUN_DIR/coordinator.endpoint
+  --http-address ADDR address the dashboard binds (default 127.0.0.1, this host only;
+                      0.0.0.0 = every interface: it has no authentication)
   --dry-run           print every command that start/stop would run, one per line; run nothing
   -h, --help          this text
 

@@ -2,7 +2,8 @@
 // `strads cluster plan|wait`, parsed and validated in one place.
 //
 //   start|stop|status [--hostfile FILE] [--run-dir DIR] [--port PORT] [--bin-dir DIR]
-//                     [--log-level LVL] [--timeout SECONDS] [--dry-run] [-h|--help]
+//                     [--log-level LVL] [--timeout SECONDS] [--http-port PORT]
+//                     [--http-address ADDR] [--dry-run] [-h|--help]
 //
 // Options take their value as the next word or after '='. Errors are InvalidArgument with the
 // message the launcher prints above its usage text (exit 2).
@@ -26,7 +27,9 @@ struct LauncherOptions {
   std::string log_level = "info";
   int timeout_s = 30;  // bound on each wait of start
   bool dry_run = false;
-  std::string endpoint;  // --endpoint (plan only): the control endpoint members connect to
+  std::string endpoint;      // --endpoint (plan only): the control endpoint members connect to
+  int http_port = -1;        // the coordinator's web dashboard; -1 = none, 0 = any free port
+  std::string http_address;  // what the dashboard binds; empty = the coordinator's default
 };
 
 // Parses `args`; `default_run_dir` is used when --run-dir is absent.
