@@ -11,6 +11,10 @@
 //  - the clients: requests (submit, cancel, status, jobs, result, shutdown) are answered to their
 //    sender; status subscribers get a Progress stream (a few per second, and on every state
 //    change) until they go away.
+// With a work dir, the job table is durable (coordinator/job_journal.h): every state change is
+// journaled before it is acknowledged, and a coordinator constructed over the same work dir
+// recovers it: finished jobs keep their results, queued jobs run again, a job that was loading or
+// running fails with "coordinator restarted", and ids continue above every id used before.
 // Client input never takes the coordinator down: every request is validated and answered with a
 // reply or an ErrorReply.
 // Thread-compatibility: used by its event loop's thread only.
@@ -29,6 +33,7 @@
 #include "common/transport.h"
 #include "coordinator/dynamic_job.h"
 #include "coordinator/job.h"
+#include "coordinator/job_journal.h"
 #include "coordinator/static_job.h"
 #include "engine/app_registry.h"
 
@@ -43,6 +48,7 @@ struct CoordinatorOptions {
   JobDeadlines deadlines;       // a job with no progress for this long fails, naming who is silent
   std::string work_dir;         // results are also written to work_dir/jobs/<id>/ (empty: not)
   std::string status_endpoint;  // told to clients so they can subscribe
+  double started_unix_s = 0;    // wall-clock time at `started`, for the journal's times
 };
 
 class Coordinator : public Actor {
@@ -57,6 +63,11 @@ class Coordinator : public Actor {
   void OnTick(Clock::time_point now) override;
   bool Finished() const override { return finished_; }
 
+  // OK unless the work dir's journal could not be read or created; then every submission is
+  // refused with this error (accepting jobs that a restart would lose, or ids it would reuse,
+  // is worse than accepting none). The daemon's main() refuses to start.
+  const Status& journal_status() const { return journal_status_; }
+
  private:
   struct Member {
     proto::Member info;
@@ -66,7 +77,8 @@ class Coordinator : public Actor {
     proto::JobInfo info;
     Clock::time_point submitted;
     std::optional<Clock::time_point> at_head;  // first time it could have started
-    std::vector<proto::ResultFile> files;
+    std::vector<proto::ResultFile> files;  // in memory; empty for jobs recovered from the journal
+    proto::JobRecord durable;              // what the journal keeps (its `info` is not maintained)
   };
 
   void HandleRegister(const proto::Envelope& e, Clock::time_point now);
@@ -81,7 +93,15 @@ class Coordinator : public Actor {
   void CheckHeartbeats(Clock::time_point now);
   void TryStartNext(Clock::time_point now);
   void CollectFinishedJob(Clock::time_point now);
-  void WriteResults(const JobRecord& record);
+  // Wall-clock seconds since the epoch at `now` (the journal's times).
+  double WallSeconds(Clock::time_point now) const;
+  // Reads the journal back (constructor, with a work dir).
+  void Recover(Clock::time_point now);
+  // Journals `record` (a no-op without a work dir); failures are logged and returned.
+  Status Persist(JobRecord& record, Clock::time_point now);
+  // Ends a job that never ran or whose run is over: state, cause, journal.
+  void Finish(JobRecord& record, proto::JobState state, const std::string& cause,
+              Clock::time_point now);
   // Streams the state of `job_id` (0: the running job) to the subscribers; unless `force`, at
   // most every 250 ms.
   void Publish(Clock::time_point now, bool force, uint64_t job_id = 0);
@@ -106,6 +126,8 @@ class Coordinator : public Actor {
 
   std::set<std::string> subscribers_;
   Clock::time_point last_publish_{};
+  std::optional<JobJournal> journal_;  // with a work dir
+  Status journal_status_;
   bool seen_full_cluster_ = false;  // the launcher's expected counts were reached once
 };
 
