@@ -5,8 +5,8 @@
 #include <cstring>
 #include <optional>
 
-#include <boost/crc.hpp>
 #include <fmt/format.h>
+#include <boost/crc.hpp>
 
 #include "common/atomic_file.h"
 
@@ -31,7 +31,8 @@ void PutU32(std::string& out, uint32_t v) {
 
 uint32_t GetU32(std::string_view in) {
   uint32_t v = 0;
-  for (int i = 0; i < 4; ++i) v |= static_cast<uint32_t>(static_cast<unsigned char>(in[i])) << (8 * i);
+  for (int i = 0; i < 4; ++i)
+    v |= static_cast<uint32_t>(static_cast<unsigned char>(in[i])) << (8 * i);
   return v;
 }
 
@@ -63,9 +64,8 @@ std::string EncodeJobRecord(const proto::JobRecord& record) {
 
 Result<proto::JobRecord> DecodeJobRecord(std::string_view bytes) {
   if (bytes.size() < kHeaderSize) {
-    return Status::InvalidArgument(
-        fmt::format("torn record: {} bytes, shorter than the {}-byte header", bytes.size(),
-                    kHeaderSize));
+    return Status::InvalidArgument(fmt::format(
+        "torn record: {} bytes, shorter than the {}-byte header", bytes.size(), kHeaderSize));
   }
   if (bytes.substr(0, kMagic.size()) != kMagic) {
     return Status::InvalidArgument("not a job record (bad magic)");
@@ -74,9 +74,9 @@ Result<proto::JobRecord> DecodeJobRecord(std::string_view bytes) {
   const uint32_t crc = GetU32(bytes.substr(kMagic.size() + 4));
   const std::string_view payload = bytes.substr(kHeaderSize);
   if (payload.size() != length) {
-    return Status::InvalidArgument(fmt::format(
-        "torn record: the header announces {} bytes of payload, {} follow", length,
-        payload.size()));
+    return Status::InvalidArgument(
+        fmt::format("torn record: the header announces {} bytes of payload, {} follow", length,
+                    payload.size()));
   }
   if (Crc32(payload) != crc) return Status::InvalidArgument("corrupt record: checksum mismatch");
   proto::JobRecord record;
@@ -100,16 +100,20 @@ fs::path JobJournal::ResultDir(uint64_t job_id) const {
 Result<RecoveredJobs> JobJournal::Recover() const {
   std::error_code ec;
   fs::create_directories(journal_dir_, ec);
-  if (ec) return Status::IoError(fmt::format("cannot create {}: {}", journal_dir_.string(), ec.message()));
+  if (ec)
+    return Status::IoError(
+        fmt::format("cannot create {}: {}", journal_dir_.string(), ec.message()));
   RecoveredJobs out;
   uint64_t highest = 0;
   fs::directory_iterator it(journal_dir_, ec);
-  if (ec) return Status::IoError(fmt::format("cannot list {}: {}", journal_dir_.string(), ec.message()));
+  if (ec)
+    return Status::IoError(fmt::format("cannot list {}: {}", journal_dir_.string(), ec.message()));
   for (const auto& entry : it) {
     const std::string name = entry.path().filename().string();
     if (name.ends_with(".tmp")) {
       // A write interrupted before its rename: the record it was replacing is still whole.
-      if (auto id = RecordId(std::string_view(name).substr(0, name.size() - 4))) highest = std::max(highest, *id);
+      if (auto id = RecordId(std::string_view(name).substr(0, name.size() - 4)))
+        highest = std::max(highest, *id);
       continue;
     }
     const auto id = RecordId(name);
@@ -129,9 +133,8 @@ Result<RecoveredJobs> JobJournal::Recover() const {
       continue;
     }
     if (record->info().job_id() != *id) {
-      out.problems.push_back({entry.path().string(),
-                              fmt::format("the record is of job {}, not {}",
-                                          record->info().job_id(), *id)});
+      out.problems.push_back({entry.path().string(), fmt::format("the record is of job {}, not {}",
+                                                                 record->info().job_id(), *id)});
       continue;
     }
     out.records.push_back(std::move(*record));
@@ -150,7 +153,9 @@ Result<RecoveredJobs> JobJournal::Recover() const {
 Status JobJournal::Write(const proto::JobRecord& record) const {
   std::error_code ec;
   fs::create_directories(journal_dir_, ec);
-  if (ec) return Status::IoError(fmt::format("cannot create {}: {}", journal_dir_.string(), ec.message()));
+  if (ec)
+    return Status::IoError(
+        fmt::format("cannot create {}: {}", journal_dir_.string(), ec.message()));
   return WriteFileAtomically(RecordPath(record.info().job_id()), EncodeJobRecord(record));
 }
 

@@ -147,8 +147,7 @@ TEST_CASE("DecodeJobRecord: bytes that are not a record are refused, never parse
   CHECK_THAT(DecodeJobRecord(ok + "x").status().message(), Catch::Contains("torn record"));
 }
 
-TEST_CASE("WriteFileAtomically: replaces the content and reports an unwritable path",
-          "[journal]") {
+TEST_CASE("WriteFileAtomically: replaces the content and reports an unwritable path", "[journal]") {
   TempDir dir;
   const std::string p = dir.Write("f", "old");
   REQUIRE(WriteFileAtomically(p, "new content").ok());
