@@ -280,6 +280,13 @@ class MarginColumnModel : public MarginRows<ColumnModel, RowLoss> {
 
   uint64_t shared_size() const override { return static_cast<uint64_t>(this->margin_.size()); }
 
+  // The margins and the +/-1 labels (RowLoss::Eval(label, margin).d1 is the app's LossSlope).
+  void ExportShared(proto::SharedRows& out) const override {
+    const auto& y = this->data_.y;
+    out.mutable_labels()->Assign(y.data(), y.data() + y.size());
+    out.mutable_values()->Assign(this->margin_.data(), this->margin_.data() + this->margin_.size());
+  }
+
  private:
   struct Saved {
     size_t row;

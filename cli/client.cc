@@ -8,6 +8,9 @@
 
 #include <fmt/format.h>
 
+#include "cli/fitted_line.h"
+#include "cli/job_view.h"
+#include "cli/terminal_width.h"
 #include "common/protocol.h"
 
 namespace strads {
@@ -40,19 +43,6 @@ Result<proto::Envelope> Client::Call(proto::Envelope request, bool to_status) {
   }
   return Status::Unavailable(
       fmt::format("coordinator unreachable: no answer within {} ms", timeout_.count()));
-}
-
-// The workers' compute seconds in the last sub-round, e.g. "0.12/0.10 s" (at most 8 shown).
-std::string WorkerSeconds(const proto::JobInfo& j) {
-  const auto& t = j.worker_seconds();
-  if (t.empty()) return "-";
-  if (t.size() > 8) {
-    return fmt::format("{:.3g}..{:.3g} s", *std::min_element(t.begin(), t.end()),
-                       *std::max_element(t.begin(), t.end()));
-  }
-  std::string out;
-  for (double s : t) out += fmt::format("{}{:.3g}", out.empty() ? "" : "/", s);
-  return out + " s";
 }
 
 std::string DescribeJob(const proto::JobInfo& j) {
@@ -94,25 +84,14 @@ Result<proto::JobInfo> Client::Wait(uint64_t job_id, const std::atomic<bool>& in
   const bool tty = isatty(STDERR_FILENO);
   auto print = [&](const proto::JobInfo& j) {
     if (quiet) return;
-    std::string line =
-        !j.objective_name().empty()
-            ? fmt::format(
-                  "job {} {} [{}] iteration {}/{} sub-round {} {} {} ({:.3g}/s) {} {:.8g} "
-                  "imbalance {:.2f} workers {} {:.1f}s",
-                  j.job_id(), JobStateName(j.state()), j.app(), j.iteration(),
-                  j.spec().static_engine().iterations(), j.round(), j.updates(), j.work_unit(),
-                  j.updates_per_s(), j.objective_name(), j.objective(), j.imbalance(),
-                  WorkerSeconds(j), j.seconds())
-            : fmt::format(
-                  "job {} {} [{}] round {} updates {} ({:.0f}/s) objective {:.8g}{} {:.1f}s",
-                  j.job_id(), JobStateName(j.state()), ScheduleName(j.spec().dynamic().schedule()),
-                  j.round(), j.updates(), j.updates_per_s(), j.objective(),
-                  j.violation() >= 0 ? fmt::format(" violation {:.2e}", j.violation()) : "",
-                  j.seconds());
-    if (tty)
-      std::cerr << "\r\033[K" << line << std::flush;
-    else
-      std::cerr << line << "\n";
+    if (!tty) {
+      std::cerr << FitLine(ProgressFields(j), 0) << "\n";
+      return;
+    }
+    // One column short of the width: a line that fills the last column wraps on some terminals.
+    const size_t width = TerminalWidth(STDERR_FILENO);
+    std::cerr << "\r\033[K" << FitLine(ProgressFields(j), width > 1 ? width - 1 : width)
+              << std::flush;
   };
   auto subscribe = [&]() -> Result<proto::JobInfo> {
     auto req = MakeEnvelope(transport_.id());
@@ -128,6 +107,7 @@ Result<proto::JobInfo> Client::Wait(uint64_t job_id, const std::atomic<bool>& in
   if (!current.ok()) return current.status();
   proto::JobInfo info = *current;
   auto last_news = std::chrono::steady_clock::now();
+  auto last_subscribe = last_news;
   auto last_print = std::chrono::steady_clock::time_point{};
   while (info.state() < proto::JOB_SUCCEEDED) {
     if (interrupt.load()) {
@@ -139,12 +119,15 @@ Result<proto::JobInfo> Client::Wait(uint64_t job_id, const std::atomic<bool>& in
     if (e && e->body_case() == proto::Envelope::kProgress && e->job_id() == job_id) {
       info = e->progress().job();
       last_news = now;
-    } else if (now - last_news > std::chrono::seconds(2)) {
-      // Quiet stream (a queued job, or we were dropped as a subscriber): ask again.
+    }
+    if (now - last_news > std::chrono::seconds(2) ||
+        now - last_subscribe > std::chrono::seconds(10)) {
+      // Quiet stream (a queued job, or we were dropped as a subscriber), or time to renew the
+      // subscription before it lapses (the coordinator keeps it 30 s): ask again.
       auto again = subscribe();
       if (!again.ok()) return again.status();
       info = *again;
-      last_news = now;
+      last_news = last_subscribe = now;
     }
     if (now - last_print > std::chrono::milliseconds(tty ? 250 : 5000)) {
       print(info);
@@ -156,7 +139,8 @@ Result<proto::JobInfo> Client::Wait(uint64_t job_id, const std::atomic<bool>& in
   return info;
 }
 
-Result<proto::JobInfo> Client::FetchResults(uint64_t job_id, const std::string& dir) {
+Result<proto::JobInfo> Client::FetchResults(uint64_t job_id, const std::string& dir,
+                                            std::vector<std::string>* written) {
   auto req = MakeEnvelope(transport_.id(), job_id);
   req.mutable_result_request();
   auto reply = Call(req);
@@ -171,6 +155,7 @@ Result<proto::JobInfo> Client::FetchResults(uint64_t job_id, const std::string& 
     std::ofstream out(path, std::ios::binary);
     out << f.content();
     if (!out) return Status::IoError("cannot write " + path.string());
+    if (written) written->push_back(f.name());
   }
   return r.job();
 }

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "common/transport.h"
 
@@ -40,8 +41,11 @@ class Client {
   // Cancelled if `interrupt` became true.
   Result<proto::JobInfo> Wait(uint64_t job_id, const std::atomic<bool>& interrupt, bool quiet);
 
-  // Fetches the results of a finished job and writes its files into `dir` (created).
-  Result<proto::JobInfo> FetchResults(uint64_t job_id, const std::string& dir);
+  // Fetches the results of a finished job and writes its files into `dir` (created only if there
+  // are files: a job that failed or was cancelled before it ran has none; one that ran has its
+  // partial results, summary.json saying "partial": true). The names written go to `written`.
+  Result<proto::JobInfo> FetchResults(uint64_t job_id, const std::string& dir,
+                                      std::vector<std::string>* written = nullptr);
 
  private:
   Transport& transport_;

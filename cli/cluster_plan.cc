@@ -77,10 +77,15 @@ DaemonLaunch ClusterPlan::Make(proto::Role role, const std::string& host, int in
   } else {
     std::vector<std::string> dirs = {options_.run_dir + "/logs"};
     if (role == proto::ROLE_COORDINATOR) dirs.push_back(options_.run_dir + "/coordinator");
+    // The remote host may have the package rather than this build tree: without the executable
+    // at this path it runs the one on its PATH (/usr/bin), and without this working directory
+    // it starts in the home directory (data paths in job specs are absolute).
+    const std::string program = "strads-" + RoleName(role);
     d.command = SshCommand(
-        host, fmt::format("cd {} || exit 1; mkdir -p {} || exit 1; nohup {} > {} 2>&1 < "
-                          "/dev/null & echo $!",
-                          ShellQuote(cwd_), ShellJoin(dirs), ShellJoin(d.argv), ShellQuote(d.log)));
+        host, fmt::format("cd {} 2>/dev/null || cd || exit 1; mkdir -p {} || exit 1; b={}; "
+                          "[ -x \"$b\" ] || b={}; nohup \"$b\" {} > {} 2>&1 < /dev/null & echo $!",
+                          ShellQuote(cwd_), ShellJoin(dirs), ShellQuote(d.argv[0]), program,
+                          ShellJoin(args), ShellQuote(d.log)));
   }
   return d;
 }

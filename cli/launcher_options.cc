@@ -173,8 +173,10 @@ Options:
   -h, --help          this text
 
 Hosts that are this machine (127.0.0.1, localhost, ::1, its host name and canonical name, the
-addresses of its network interfaces) are started directly; others with ssh -o BatchMode=yes, from
-the same working directory, with logs on that host at the same run-dir path.
+addresses of its network interfaces) are started directly; others with ssh -o BatchMode=yes,
+with logs on that host at the same run-dir path. A remote host runs the daemon from the bin dir
+when it exists there, else from its PATH (an installed package), in the same working directory
+when it exists there, else in the home directory.
 
 The hostfile, the options and the start plan are checked by 'strads cluster plan', registration
 is awaited by 'strads cluster wait' (a typed status request to the coordinator); this script

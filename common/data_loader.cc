@@ -19,14 +19,14 @@ Result<DataFormat> ResolveFormat(const DataSource& src) {
   return DataFormat::kLibsvm;
 }
 
-Result<Dataset> LoadDataset(const DataSource& src, RowRange rows) {
+Result<Dataset> LoadDataset(const DataSource& src, RowRange rows, uint64_t available_memory) {
   Result<DataFormat> format = ResolveFormat(src);
   if (!format.ok()) return format.status();
-  if (*format == DataFormat::kLibsvm) return ReadLibsvm(src.path, rows);
+  if (*format == DataFormat::kLibsvm) return ReadLibsvm(src.path, rows, available_memory);
   if (src.labels_path.empty()) {
     return Status::InvalidArgument(src.path + ": a MatrixMarket data set needs a labels file");
   }
-  return ReadMatrixMarket(src.path, src.labels_path, rows);
+  return ReadMatrixMarket(src.path, src.labels_path, rows, available_memory);
 }
 
 Result<uint64_t> CountRows(const DataSource& src) {

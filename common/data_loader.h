@@ -18,6 +18,7 @@
 #include <string>
 
 #include "common/dataset.h"
+#include "common/memory_budget.h"
 #include "common/status.h"
 
 namespace strads {
@@ -34,7 +35,10 @@ Result<DataFormat> ResolveFormat(const DataSource& src);
 // matrix_market_reader.h for the file formats and what each checks.
 // Errors: NotFound naming a missing file; InvalidArgument "FILE:LINE: what is wrong" for a
 // malformed file, or for a MatrixMarket source without labels_path; IoError; never throws.
-Result<Dataset> LoadDataset(const DataSource& src, RowRange rows);
+// A shard that would need more than `available_memory` bytes fails before it is built (see
+// DatasetBuildBytes) with "FILE: needs X GB for N features ...; Y GB available".
+Result<Dataset> LoadDataset(const DataSource& src, RowRange rows,
+                            uint64_t available_memory = AvailableMemoryBytes());
 
 // The number of rows in `src`: data lines of a libsvm file (not parsed), the header's row count
 // of a MatrixMarket file. Errors as LoadDataset.

@@ -11,6 +11,8 @@
 
 #include <Eigen/Sparse>
 
+#include "common/memory_budget.h"
+
 namespace strads {
 
 using SparseColMatrix = Eigen::SparseMatrix<double, Eigen::ColMajor, int64_t>;
@@ -27,6 +29,13 @@ struct RowRange {
   uint64_t begin = 0;
   uint64_t end = UINT64_MAX;
 };
+
+// Bytes a Dataset of `rows` x `cols` with `nnz` entries needs while it is built from parsed rows:
+// the compressed columns (an 8-byte offset per column, 16 bytes per entry), the labels, and the
+// conversion's 8-byte count per column. Saturates instead of wrapping.
+inline uint64_t DatasetBuildBytes(uint64_t rows, uint64_t cols, uint64_t nnz) {
+  return SaturatingMulAdd(16, cols, SaturatingMulAdd(16, nnz, SaturatingMulAdd(8, rows, 8)));
+}
 
 struct Dataset {
   SparseColMatrix x;  // rows() == y.size()

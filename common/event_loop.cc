@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/protocol.h"
+#include "common/wire_text.h"
 
 namespace strads {
 
@@ -28,7 +29,7 @@ void RunEventLoop(Transport& transport, Actor& actor, const std::atomic<bool>& s
       // Answer, so a peer of another version learns why instead of timing out.
       if (envelope->body_case() != proto::Envelope::kError) {
         auto reply = MakeEnvelope(transport.id(), envelope->job_id());
-        reply.mutable_error()->set_message(st.message());
+        reply.mutable_error()->set_message(WireText(st.message()));
         (void)transport.Send(envelope->sender(), reply);
       }
       continue;

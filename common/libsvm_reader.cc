@@ -120,7 +120,7 @@ Status ParseRow(std::string_view line, const std::string& path, uint64_t line_no
 
 }  // namespace
 
-Result<Dataset> ReadLibsvm(const std::string& path, RowRange rows) {
+Result<Dataset> ReadLibsvm(const std::string& path, RowRange rows, uint64_t available_memory) {
   if (rows.begin > rows.end) {
     return Status::InvalidArgument(path + ": row range [" + std::to_string(rows.begin) + ", " +
                                    std::to_string(rows.end) + ") is inverted");
@@ -147,6 +147,10 @@ Result<Dataset> ReadLibsvm(const std::string& path, RowRange rows) {
     ds.first_row = std::min(rows.begin, row);
     const auto n = static_cast<int64_t>(b.labels.size());
     const auto nnz = static_cast<int64_t>(b.values.size());
+    STRADS_RETURN_IF_ERROR(CheckMemory(
+        path, DatasetBuildBytes(n, b.max_id, nnz),
+        std::to_string(b.max_id) + " features (the largest feature id; ids are not remapped)",
+        available_memory));
     // Eigen converts between storage orders with a counting sort, which is what we want.
     Eigen::Map<const Eigen::SparseMatrix<double, Eigen::RowMajor, int64_t>> csr(
         n, b.max_id, nnz, b.row_start.data(), b.cols.data(), b.values.data());

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "common/dataset.h"
+#include "common/memory_budget.h"
 #include "common/status.h"
 
 namespace strads {
@@ -28,7 +29,11 @@ inline constexpr int64_t kMaxLibsvmFeatureId = 2147483647;
 // many columns as the largest feature id in the loaded rows.
 // Errors: NotFound (missing file), IoError, InvalidArgument ("FILE:LINE: ...") for a malformed
 // row in the range or rows.begin > rows.end.
-Result<Dataset> ReadLibsvm(const std::string& path, RowRange rows);
+// Before it builds the matrix it checks that the result fits in `available_memory` bytes (see
+// DatasetBuildBytes; the columns are the largest id, ids are not remapped) and otherwise fails
+// with InvalidArgument "FILE: needs X GB for N features ...; Y GB available".
+Result<Dataset> ReadLibsvm(const std::string& path, RowRange rows,
+                           uint64_t available_memory = AvailableMemoryBytes());
 
 // Number of rows (data lines) in the libsvm file `path`, without parsing them.
 Result<uint64_t> CountLibsvmRows(const std::string& path);

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "common/wire_text.h"
 
 namespace strads {
 
@@ -118,10 +119,15 @@ inline Status LineError(const LineReader& reader, std::string_view what) {
   return LineError(reader.path(), reader.line_number(), what);
 }
 
-// `s` cut to at most `max` characters for an error message.
-inline std::string Excerpt(std::string_view s, size_t max = 40) {
-  if (s.size() <= max) return std::string(s);
-  return std::string(s.substr(0, max)) + "...";
+// Error messages quote at most the offending token (or a short line), and only its first bytes: a
+// daemon asked to read a file it should not (`--data /etc/shadow`) must not echo the file back.
+inline constexpr size_t kMaxExcerptBytes = 16;
+
+// What an error message quotes of `s` (a token, or a line of a format whose lines are short): its
+// first `max` bytes, with "..." when anything was left out, and with non-printable or non-UTF-8
+// bytes escaped as \xNN (WireText).
+inline std::string Excerpt(std::string_view s, size_t max = kMaxExcerptBytes) {
+  return WireText(s.substr(0, max)) + (s.size() > max ? "..." : "");
 }
 
 }  // namespace strads

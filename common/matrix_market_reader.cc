@@ -162,7 +162,7 @@ Result<MatrixMarketHeader> ReadMatrixMarketHeader(const std::string& path) {
 }
 
 Result<Dataset> ReadMatrixMarket(const std::string& path, const std::string& labels_path,
-                                 RowRange rows) {
+                                 RowRange rows, uint64_t available_memory) {
   if (rows.begin > rows.end) {
     return Status::InvalidArgument(path + ": row range [" + std::to_string(rows.begin) + ", " +
                                    std::to_string(rows.end) + ") is inverted");
@@ -190,6 +190,9 @@ Result<Dataset> ReadMatrixMarket(const std::string& path, const std::string& lab
       const uint64_t cap = ec ? 0 : file_bytes / 4;
       const uint64_t reserve =
           wanted >= static_cast<double>(cap) ? cap : static_cast<uint64_t>(wanted);
+      STRADS_RETURN_IF_ERROR(CheckMemory(
+          path, DatasetBuildBytes(static_cast<uint64_t>(n), h.cols, std::min(reserve, h.nnz)),
+          std::to_string(h.cols) + " columns (the header's)", available_memory));
       entry_rows.reserve(reserve);
       entry_cols.reserve(reserve);
       entry_values.reserve(reserve);

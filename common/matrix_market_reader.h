@@ -234,8 +234,10 @@ Result<MatrixMarketHeader> ReadMatrixMarketHeader(const std::string& path);
 // the header's row count; first_row = min(rows.begin, total_rows).
 // Errors: NotFound, IoError, InvalidArgument for a bad header, a bad or out-of-range entry, an
 // entry count that disagrees with the header, a repeated entry, a bad label, a label count that
-// differs from the row count, or rows.begin > rows.end.
+// differs from the row count, or rows.begin > rows.end; and, before anything is allocated, a
+// shard that would need more than `available_memory` bytes (DatasetBuildBytes of the header's
+// columns and this shard's share of its entries).
 Result<Dataset> ReadMatrixMarket(const std::string& path, const std::string& labels_path,
-                                 RowRange rows);
+                                 RowRange rows, uint64_t available_memory = AvailableMemoryBytes());
 
 }  // namespace strads

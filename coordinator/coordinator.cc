@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "common/protocol.h"
+#include "common/wire_text.h"
 #include "engine/job_spec.h"
 
 namespace strads {
@@ -97,7 +98,7 @@ void Coordinator::Reply(const proto::Envelope& request, proto::Envelope reply) {
 
 void Coordinator::ReplyError(const proto::Envelope& request, const std::string& message) {
   auto e = MakeEnvelope(transport_.id(), request.job_id());
-  e.mutable_error()->set_message(message);
+  e.mutable_error()->set_message(WireText(message));
   Reply(request, std::move(e));
 }
 
@@ -171,12 +172,14 @@ void Coordinator::HandleSubmit(const proto::Envelope& e, Clock::time_point now) 
   const proto::JobSpec& spec = e.submit().spec();
   if (Status st = ValidateJobSpec(apps_, spec); !st.ok()) return ReplyError(e, st.message());
   if (!journal_status_.ok()) return ReplyError(e, journal_status_.message());
+  if (Status st = CheckCapacity(spec); !st.ok()) return ReplyError(e, st.message());
   const uint64_t id = next_job_id_++;
   JobRecord& record = jobs_[id];
   record.submitted = now;
   record.info.set_job_id(id);
   record.info.set_app(spec.app());
   record.info.set_state(proto::JOB_QUEUED);
+  record.info.set_violation(-1);  // not measured
   *record.info.mutable_spec() = spec;
   record.durable.set_submitter(e.sender());
   record.durable.set_submitted_unix_s(WallSeconds(now));
@@ -232,7 +235,35 @@ void Coordinator::HandleStatus(const proto::Envelope& e, Clock::time_point now) 
   auto reply = MakeEnvelope(transport_.id());
   *reply.mutable_status_reply() = Snapshot(now);
   Reply(e, std::move(reply));
-  if (e.status_request().subscribe()) subscribers_.insert(e.sender());
+  if (e.status_request().subscribe()) subscribers_[e.sender()] = now;
+}
+
+Status Coordinator::CheckCapacity(const proto::JobSpec& spec) const {
+  size_t registered[2] = {0, 0};  // schedulers, workers
+  for (const auto& [id, m] : members_) {
+    if (m.info.role() == proto::ROLE_SCHEDULER) ++registered[0];
+    if (m.info.role() == proto::ROLE_WORKER) ++registered[1];
+  }
+  const struct {
+    uint32_t asked;
+    uint32_t announced;
+    size_t registered;
+    const char* flag;
+    const char* noun;
+  } groups[] = {
+      {spec.schedulers(), options_.expect_schedulers, registered[0], "--schedulers", "scheduler"},
+      {spec.workers(), options_.expect_workers, registered[1], "--workers", "worker"},
+  };
+  for (const auto& g : groups) {
+    const size_t size = std::max<size_t>(g.announced, g.registered);
+    // With nothing registered or announced the cluster's size is unknown: the job waits.
+    if (size == 0 || g.asked <= size) continue;
+    return Status::InvalidArgument(
+        fmt::format("{} {} can never be met: the cluster has {} {}(s) ({} registered, {} "
+                    "announced by the launcher)",
+                    g.flag, g.asked, size, g.noun, g.registered, g.announced));
+  }
+  return Status::Ok();
 }
 
 void Coordinator::HandleResult(const proto::Envelope& e, Clock::time_point now) {
@@ -394,18 +425,16 @@ void Coordinator::CollectFinishedJob(Clock::time_point now) {
   if (!running_ || !running_->done()) return;
   JobRecord& record = jobs_[running_id_];
   record.info = running_->Info(now);
-  if (record.info.state() == proto::JOB_SUCCEEDED) {
-    record.files = running_->ResultFiles();
-    if (journal_) {
-      // Files first, then the record that names them: a record never points at missing files.
-      auto dir = journal_->WriteResults(record.info.job_id(), record.files);
-      if (dir.ok()) {
-        record.durable.set_result_dir(*dir);
-        for (const auto& f : record.files) record.durable.add_result_files(f.name());
-      } else {
-        log_->error("job {}: cannot write its results: {}", record.info.job_id(),
-                    dir.status().message());
-      }
+  record.files = running_->ResultFiles();  // partial ones for a job that did not succeed
+  if (!record.files.empty() && journal_) {
+    // Files first, then the record that names them: a record never points at missing files.
+    auto dir = journal_->WriteResults(record.info.job_id(), record.files);
+    if (dir.ok()) {
+      record.durable.set_result_dir(*dir);
+      for (const auto& f : record.files) record.durable.add_result_files(f.name());
+    } else {
+      log_->error("job {}: cannot write its results: {}", record.info.job_id(),
+                  dir.status().message());
     }
   }
   record.durable.set_finished_unix_s(WallSeconds(now));
@@ -468,17 +497,27 @@ void Coordinator::Publish(Clock::time_point now, bool force, uint64_t job_id) {
   auto e = MakeEnvelope(transport_.id(), info->job_id());
   *e.mutable_progress()->mutable_job() = *info;
   for (auto it = subscribers_.begin(); it != subscribers_.end();) {
-    if (transport_.Send(*it, e).ok()) {
+    if (transport_.Send(it->first, e).ok()) {
       ++it;
     } else {
-      log_->debug("status subscriber {} went away", *it);
+      log_->debug("status subscriber {} went away", it->first);
       it = subscribers_.erase(it);
     }
   }
 }
 
+void Coordinator::PruneSubscribers(Clock::time_point now) {
+  // Once a second is often enough for a 30 s lease, and keeps ticks cheap with many subscribers.
+  if (now - last_prune_ < std::chrono::seconds(1)) return;
+  last_prune_ = now;
+  std::erase_if(subscribers_, [&](const auto& s) {
+    return Seconds(now - s.second) > options_.subscription_ttl_s;
+  });
+}
+
 void Coordinator::OnTick(Clock::time_point now) {
   CheckHeartbeats(now);
+  PruneSubscribers(now);
   if (running_) {
     running_->OnTick(now);
     CollectFinishedJob(now);

@@ -10,13 +10,15 @@
 //    cannot get its members within `register_timeout_s` fails, naming who is missing;
 //  - the clients: requests (submit, cancel, status, jobs, result, shutdown) are answered to their
 //    sender; status subscribers get a Progress stream (a few per second, and on every state
-//    change) until they go away.
+//    change) until they go away or their subscription lapses (`subscription_ttl_s` after their
+//    last StatusRequest; pruned on every tick, job or no job).
 // With a work dir, the job table is durable (coordinator/job_journal.h): every state change is
 // journaled before it is acknowledged, and a coordinator constructed over the same work dir
 // recovers it: finished jobs keep their results, queued jobs run again, a job that was loading or
 // running fails with "coordinator restarted", and ids continue above every id used before.
 // Client input never takes the coordinator down: every request is validated and answered with a
-// reply or an ErrorReply.
+// reply or an ErrorReply. A submit that can never run (more schedulers or workers than the
+// cluster has registered or the launcher announced) is refused at once.
 // Thread-compatibility: used by its event loop's thread only.
 #pragma once
 
@@ -49,6 +51,9 @@ struct CoordinatorOptions {
   std::string work_dir;         // results are also written to work_dir/jobs/<id>/ (empty: not)
   std::string status_endpoint;  // told to clients so they can subscribe
   double started_unix_s = 0;    // wall-clock time at `started`, for the journal's times
+  // A status subscription lapses this long after the client's last StatusRequest (clients that
+  // watch renew it more often), whether or not a job runs.
+  double subscription_ttl_s = 30;
 };
 
 class Coordinator : public Actor {
@@ -67,6 +72,8 @@ class Coordinator : public Actor {
   // refused with this error (accepting jobs that a restart would lose, or ids it would reuse,
   // is worse than accepting none). The daemon's main() refuses to start.
   const Status& journal_status() const { return journal_status_; }
+  // Live status subscriptions (for tests and status).
+  size_t subscriber_count() const { return subscribers_.size(); }
 
  private:
   struct Member {
@@ -91,6 +98,9 @@ class Coordinator : public Actor {
   void ReplyError(const proto::Envelope& request, const std::string& message);
 
   void CheckHeartbeats(Clock::time_point now);
+  void PruneSubscribers(Clock::time_point now);
+  // Ok, or why `spec` asks for more members than this cluster has (registered or announced).
+  Status CheckCapacity(const proto::JobSpec& spec) const;
   void TryStartNext(Clock::time_point now);
   void CollectFinishedJob(Clock::time_point now);
   // Wall-clock seconds since the epoch at `now` (the journal's times).
@@ -124,10 +134,11 @@ class Coordinator : public Actor {
   std::unique_ptr<Job> running_;
   uint64_t running_id_ = 0;
 
-  std::set<std::string> subscribers_;
+  std::map<std::string, Clock::time_point> subscribers_;  // client -> its last StatusRequest
   Clock::time_point last_publish_{};
   std::optional<JobJournal> journal_;  // with a work dir
   Status journal_status_;
+  Clock::time_point last_prune_{};
   bool seen_full_cluster_ = false;  // the launcher's expected counts were reached once
 };
 

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/protocol.h"
+#include "engine/step_length.h"
 #include "engine/vector_delta.h"
 
 namespace strads {
@@ -111,6 +112,11 @@ void DynamicJob::HandleReady(const proto::Envelope& e, Clock::time_point now) {
     worker_loss_[slot - schedulers_.size()] = r.loss();
     // Row shards add up; in the column layout every worker holds every row.
     num_rows_ = columns() ? std::max(num_rows_, r.num_rows()) : num_rows_ + r.num_rows();
+    if (columns() && slot == schedulers_.size()) {
+      if (Status st = replica_.Reset(r.shared(), r.num_rows()); !st.ok()) {
+        return Fail(e.sender() + ": " + st.message(), now);
+      }
+    }
   }
   if (++ready_ < schedulers_.size() + workers_.size()) return;
 
@@ -255,6 +261,7 @@ void DynamicJob::TryCommit(Clock::time_point now) {
       const double updated = commit.values(k);
       const double old = updated - commit.deltas(k);
       penalty_ += app_->Penalty(updated, spec_) - app_->Penalty(old, spec_);
+      committed_[commit.ids(k)] = updated;
     }
     updates_ += static_cast<uint64_t>(commit.ids_size());
     SendTo(schedulers_[next_commit_ % schedulers_.size()].id, e, now);
@@ -293,9 +300,11 @@ bool DynamicJob::CommitColumns(Round& round, proto::Envelope& e, Clock::time_poi
   // Every chord id is owned by exactly one worker, which sent its new value.
   std::unordered_map<uint64_t, double> updated;
   DeltaAccumulator sum(num_rows_);
+  uint32_t moved = 0;  // workers whose share changed the shared vector
   for (const proto::ColumnPartials& share : round.shares) {
     for (int k = 0; k < share.ids_size(); ++k) updated.emplace(share.ids(k), share.values(k));
     (void)sum.Add(share.change());  // checked on arrival
+    moved += share.change().values_size() > 0;
   }
   if (updated.size() != static_cast<size_t>(chord.ids_size())) {
     Fail(fmt::format("round {}: the workers updated {} parameters of a chord of {}", next_commit_,
@@ -303,7 +312,7 @@ bool DynamicJob::CommitColumns(Round& round, proto::Envelope& e, Clock::time_poi
          now);
     return false;
   }
-  auto* commit = e.mutable_commit();
+  std::vector<double> deltas(chord.ids_size());
   for (int k = 0; k < chord.ids_size(); ++k) {
     auto value = updated.find(chord.ids(k));
     if (value == updated.end()) {
@@ -311,14 +320,42 @@ bool DynamicJob::CommitColumns(Round& round, proto::Envelope& e, Clock::time_poi
            now);
       return false;
     }
-    commit->add_ids(chord.ids(k));
-    commit->add_values(value->second);
-    commit->add_deltas(value->second - chord.values(k));
+    deltas[k] = value->second - chord.values(k);
   }
   auto shared = MakeEnvelope(transport_.id(), id_, next_commit_);
-  sum.Take(*shared.mutable_shared_update()->mutable_change());
+  proto::VectorDelta& change = *shared.mutable_shared_update()->mutable_change();
+  sum.Take(change);
+  // One worker's share is exact coordinate descent: taken whole. Shares of several workers may
+  // interfere: the step along their sum is line-searched (engine/step_length.h).
+  const double alpha = moved > 1 ? CombinedStepLength(chord, deltas, change) : 1.0;
+  if (alpha != 1.0) {
+    for (double& d : deltas) d *= alpha;
+    for (double& v : *change.mutable_values()) v *= alpha;
+    ++damped_rounds_;
+  }
+  step_sum_ += alpha;
+  auto* commit = e.mutable_commit();
+  for (int k = 0; k < chord.ids_size(); ++k) {
+    commit->add_ids(chord.ids(k));
+    commit->add_values(chord.values(k) + deltas[k]);
+    commit->add_deltas(deltas[k]);
+  }
+  replica_.Apply(change);
   Broadcast(workers_, shared, now);
   return true;
+}
+
+double DynamicJob::CombinedStepLength(const proto::Chord& chord, const std::vector<double>& deltas,
+                                      const proto::VectorDelta& change) const {
+  return StepLength([&](double alpha, int side) {
+    double slope = replica_.LossSlope(change, alpha, *app_);
+    for (int k = 0; k < chord.ids_size(); ++k) {
+      if (deltas[k] == 0.0) continue;
+      const double value = chord.values(k) + alpha * deltas[k];
+      slope += side * app_->PenaltySlope(value, side * deltas[k], spec_);
+    }
+    return slope;
+  });
 }
 
 void DynamicJob::MaybeStartCheck(Clock::time_point now) {
@@ -446,8 +483,8 @@ void DynamicJob::Trace(Clock::time_point now, bool force) {
   // At a check the objective is exact; between checks it is the workers' latest losses (each at
   // most D - 1 rounds stale) plus the penalty of the committed values.
   const double objective = force ? objective_ : ApproxObjective();
-  trace_ += fmt::format("{:.6f},{},{},{:.17g},{}\n", Elapsed(now), next_commit_, updates_,
-                        objective, ScheduleName(spec_.dynamic().schedule()));
+  trace_.Add(updates_, fmt::format("{:.6f},{},{},{:.17g},{}", Elapsed(now), next_commit_, updates_,
+                                   objective, ScheduleName(spec_.dynamic().schedule())));
 }
 
 proto::JobInfo DynamicJob::Info(Clock::time_point now) const {
@@ -472,30 +509,47 @@ proto::JobInfo DynamicJob::Info(Clock::time_point now) const {
 
 std::vector<proto::ResultFile> DynamicJob::ResultFiles() const {
   std::vector<proto::ResultFile> files;
+  if (!HasResults()) return files;
   auto add = [&](const std::string& name, std::string content) {
     proto::ResultFile f;
     f.set_name(name);
     f.set_content(std::move(content));
     files.push_back(std::move(f));
   };
+  // An unfinished job has no model from the schedulers: its coefficients are the committed values.
+  const bool partial = state_ != proto::JOB_SUCCEEDED;
+  std::vector<std::pair<uint64_t, double>> model = model_;
+  if (partial) {
+    model.clear();
+    for (const auto& [j, value] : committed_) {
+      if (value != 0) model.emplace_back(j, value);
+    }
+    std::sort(model.begin(), model.end());
+  }
   std::string coefficients;
-  for (const auto& [j, value] : model_) {
+  for (const auto& [j, value] : model) {
     coefficients += fmt::format("{}\t{:.17g}\n", j + 1, value);  // ids as in the input: 1-based
   }
   add("coefficients.tsv", std::move(coefficients));
-  add("trace.csv", trace_);
+  add("trace.csv", trace_.Text());
 
   nlohmann::ordered_json summary;
   summary["app"] = spec_.app();
   summary["job_id"] = id_;
+  AddOutcome(summary);
   summary["objective"] = objective_;
   summary["converged"] = converged_;
   summary["violation"] = violation_;
   summary["lambda_max"] = lambda_max_.value_or(0.0);
   summary["rounds"] = next_commit_;
   summary["updates"] = updates_;
+  if (columns()) {
+    // Rounds whose combined step was shortened (engine/step_length.h), and the mean step.
+    summary["damped_rounds"] = damped_rounds_;
+    summary["mean_step_length"] = next_commit_ ? step_sum_ / double(next_commit_) : 1.0;
+  }
   summary["seconds"] = Duration();
-  summary["nonzeros"] = model_.size();
+  summary["nonzeros"] = model.size();
   summary["rows"] = num_rows_;
   summary["features"] = num_features_;
   summary["schedulers"] = schedulers_.size();

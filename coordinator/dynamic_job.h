@@ -18,26 +18,32 @@
 //              Column layout (owner-computes): the workers send ColumnPartials instead (the new
 //              values of the ids each owns and the change of the shared vector); the commit takes
 //              their values, and SharedUpdate(t), the sum of their changes in rank order, goes to
-//              every worker, the ordinary Commit(t) to the chord's scheduler.
+//              every worker, the ordinary Commit(t) to the chord's scheduler. When more than one
+//              worker moved, the round's step is scaled by the alpha in [0, 1] that minimises the
+//              objective along it (engine/step_length.h), so no round increases the objective.
 //   kModel     the final model: ModelRequest to the schedulers, ModelSlice back.
 //   done       succeeded (converged or a limit), failed (a member's error, a dead member, a broken
 //              invariant) or cancelled; JobEnd has gone to every member.
 //
 // It holds no O(J) state: values and priorities live in the schedulers; per round it keeps the
-// chord and the partial sums of the rounds in flight (at most D).
-// Thread-compatibility: owned by the coordinator's event loop.
+// chord and the partial sums of the rounds in flight (at most D). The column layout adds one
+// O(rows) replica of the shared vector, for the step length. Thread-compatibility: owned by the
+// coordinator's event loop.
 #pragma once
 
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "common/event_loop.h"
 #include "common/logging.h"
 #include "common/transport.h"
 #include "coordinator/engine_job.h"
+#include "coordinator/trace_log.h"
 #include "engine/dynamic_app.h"
+#include "engine/shared_replica.h"
 
 namespace strads {
 
@@ -49,7 +55,9 @@ class DynamicJob final : public EngineJob {
 
   void OnTick(Clock::time_point now) override;
   proto::JobInfo Info(Clock::time_point now) const override;
-  // The result files (coefficients.tsv, trace.csv, summary.json), once succeeded.
+  // The result files (coefficients.tsv, trace.csv, summary.json) once the job has ended after
+  // loading; unless it succeeded, the coefficients are the values committed so far and
+  // summary.json says "partial": true.
   std::vector<proto::ResultFile> ResultFiles() const override;
 
  private:
@@ -78,6 +86,10 @@ class DynamicJob final : public EngineJob {
   // shares (column layout); false if the job failed.
   bool CommitRows(Round& round, proto::Envelope& e, Clock::time_point now);
   bool CommitColumns(Round& round, proto::Envelope& e, Clock::time_point now);
+  // Column layout: the step length along the round's combined change (engine/step_length.h),
+  // from the coordinator's replica and the chord's values and deltas.
+  double CombinedStepLength(const proto::Chord& chord, const std::vector<double>& deltas,
+                            const proto::VectorDelta& change) const;
   bool columns() const { return spec_.dynamic().layout() == proto::LAYOUT_COLUMNS; }
   void HandleLossReport(const proto::Envelope& e, Clock::time_point now);
   void HandleCheckReport(const proto::Envelope& e, Clock::time_point now);
@@ -112,6 +124,9 @@ class DynamicJob final : public EngineJob {
   bool check_wanted_ = false;
   std::vector<double> worker_loss_;
   double penalty_ = 0;
+  SharedReplica replica_;  // column layout: the shared vector, as every worker holds it
+  uint64_t damped_rounds_ = 0;
+  double step_sum_ = 0;
 
   // Checks.
   uint32_t loss_reports_ = 0;
@@ -129,9 +144,11 @@ class DynamicJob final : public EngineJob {
   // Model.
   uint32_t model_slices_ = 0;
   std::vector<std::pair<uint64_t, double>> model_;
+  // Every committed parameter's latest value: the coefficients of a job that ends unfinished.
+  std::unordered_map<uint64_t, double> committed_;
 
   // Trace and rate.
-  std::string trace_ = "seconds,round,updates,objective,schedule\n";
+  TraceLog trace_{"seconds,round,updates,objective,schedule"};
   Clock::time_point last_trace_{};
   std::vector<std::pair<Clock::time_point, uint64_t>> rate_window_;
 };

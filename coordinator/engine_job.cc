@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "common/protocol.h"
+#include "common/wire_text.h"
 
 namespace strads {
 
@@ -110,16 +111,24 @@ void EngineJob::Fail(const std::string& cause, Clock::time_point now) {
 void EngineJob::Finish(proto::JobState state, const std::string& error, Clock::time_point now) {
   if (done()) return;
   ended_ = now;
+  ran_ = !Loading();
   OnFinished(state, now);
   state_ = state;
-  error_ = error;
+  error_ = WireText(error);
   auto e = MakeEnvelope(transport_.id(), id_);
-  e.mutable_job_end()->set_reason(state == proto::JOB_SUCCEEDED ? "finished" : error);
+  e.mutable_job_end()->set_reason(state == proto::JOB_SUCCEEDED ? "finished" : error_);
   // Best effort: a member that cannot be reached is already gone.
   for (const auto* group : {&schedulers_, &workers_}) {
     for (const auto& m : *group) (void)transport_.Send(m.id, e);
   }
   log_->info("job {}: {} after {:.3f} s", id_, JobStateName(state), Elapsed(now));
+}
+
+bool EngineJob::HasResults() const { return state_ == proto::JOB_SUCCEEDED || (done() && ran_); }
+
+void EngineJob::AddOutcome(nlohmann::ordered_json& summary) const {
+  summary["state"] = JobStateName(state_);
+  summary["partial"] = state_ != proto::JOB_SUCCEEDED;
 }
 
 nlohmann::ordered_json EngineJob::FlagsJson() const {

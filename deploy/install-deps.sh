@@ -19,6 +19,8 @@ PACKAGES=(
   nlohmann-json3-dev
   catch2
   clang-format
+  shellcheck
+  help2man
   gnuplot-nox
   python3
   openssh-client

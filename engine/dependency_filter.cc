@@ -98,8 +98,8 @@ std::vector<uint64_t> DependencyFilter::Filter(std::span<const uint64_t> candida
     epoch_ = 1;
   }
   std::vector<uint64_t> kept;
-  if (group_count_.size() == 1 && already_running.empty()) {
-    // One group and nothing running: no pair needs checking, nothing needs indexing.
+  if (rho >= 1.0 || (group_count_.size() == 1 && already_running.empty())) {
+    // |corr| <= 1 always holds; or one group and nothing running: no pair needs checking.
     for (const uint64_t c : candidates) {
       if (kept.size() >= max_keep) break;
       if (indexed_[c - store_.first()] == epoch_) continue;  // repeated
@@ -125,8 +125,11 @@ std::vector<uint64_t> DependencyFilter::Filter(std::span<const uint64_t> candida
   for (const uint64_t r : already_running) {
     if (indexed_[r - store_.first()] != epoch_) index(r, kNoGroup);
   }
+  // The work bound (see the header): entries of the index walked, over all candidates.
+  uint64_t budget = kMinWork, work = 0;
+  for (const uint64_t c : candidates) budget += kWorkPerEntry * store_.Nnz(c);
   for (const uint64_t c : candidates) {
-    if (kept.size() >= max_keep) break;
+    if (kept.size() >= max_keep || work > budget) break;
     assert(store_.Contains(c));
     if (indexed_[c - store_.first()] == epoch_) continue;  // kept or running already
     const uint32_t group = Group(c);
@@ -141,6 +144,7 @@ std::vector<uint64_t> DependencyFilter::Filter(std::span<const uint64_t> candida
     bool independent = true;
     for (size_t n = 0; n < rows.size(); ++n) {
       for (int64_t e = head_[rows[n]]; e >= 0; e = next_[e]) {
+        ++work;
         double& dot = acc_[owner_[e]];
         if (dot == 0.0) touched_owners_.push_back(owner_[e]);
         dot += values[n] * value_[e];

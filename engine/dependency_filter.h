@@ -90,6 +90,12 @@ class DependencyFilter {
   // A candidate id repeated in the list is considered once. Returns the kept ids in candidate
   // order. Candidates must also have |corr| <= rho with every id in `already_running` (e.g.
   // parameters of earlier chords still in flight), which are not returned.
+  // Bounded work: on dense data every candidate meets every kept column in every row, O(B^2 n) a
+  // chord, which can take seconds and starve the scheduler's event loop (and its heartbeats). So
+  // the walk stops, keeping what it has kept, once it has visited more than
+  // kWorkPerEntry x (the candidates' entries) + kMinWork index entries: the filter then costs at
+  // most a small multiple of reading the candidates, and the chord is shorter, never less safe.
+  // rho >= 1 checks nothing (|corr| <= 1 always).
   // REQUIRES: store.Contains(c) for every candidate c and every already running id.
   std::vector<uint64_t> Filter(std::span<const uint64_t> candidates_in_priority_order, double rho,
                                size_t max_keep, std::span<const uint64_t> already_running = {});
@@ -100,6 +106,8 @@ class DependencyFilter {
   uint32_t Group(uint64_t column) const;
 
   static constexpr uint32_t kNoGroup = UINT32_MAX;
+  static constexpr uint64_t kWorkPerEntry = 4;
+  static constexpr uint64_t kMinWork = 1 << 16;
 
   const ColumnStore& store_;
   std::vector<int64_t> head_;     // by row: newest entry of a kept column in that row, or -1

@@ -85,6 +85,9 @@ class ColumnModel : public WorkerModel {
 
   // The length of the shared vector (the rows of the data).
   virtual uint64_t shared_size() const = 0;
+
+  // Writes the replica's shared vector and each row's label (as DynamicApp::LossSlope takes it).
+  virtual void ExportShared(proto::SharedRows& out) const = 0;
 };
 
 class DynamicApp : public App {
@@ -117,6 +120,16 @@ class DynamicApp : public App {
 
   // The regulariser's term for one parameter.
   virtual double Penalty(double value, const proto::JobSpec& spec) const = 0;
+
+  // The right derivative of Penalty at `value` in the direction `direction`:
+  // lim_{t -> 0+} (Penalty(value + t direction) - Penalty(value)) / t.
+  virtual double PenaltySlope(double value, double direction, const proto::JobSpec& spec) const = 0;
+
+  // Column layout: the derivative of one row's loss term in its entry `shared` of the shared
+  // vector, given the row's label (as ColumnModel::ExportShared writes them). The coordinator
+  // uses it to choose each round's step length (engine/step_length.h). Default: the app has only
+  // the row layout, and it is never called.
+  virtual double LossSlope(double label, double shared) const { return 0.0; }
 
   // Adds app fields to summary.json from the workers' summed Metrics at the last check (e.g.
   // "training_accuracy"). Default: nothing.

@@ -16,15 +16,16 @@ po::options_description DynamicEngineOptions() {
       "labels", po::value<std::string>()->default_value(""),
       "MatrixMarket only: label file, one label per line")(
       "layout", po::value<std::string>()->default_value(""),
-      "rows (row shards, the coordinator pulls every value) | columns (owner-computes: each "
-      "worker owns full columns and a replica of the residual/margins; lasso, logistic, svm; "
-      "much faster with one worker); default rows")(
+      "columns (default; owner-computes: each worker owns full columns and a replica of the "
+      "residual/margins) | rows (row shards, the coordinator pulls every value: faster only "
+      "when rows far outnumber features)")(
       "chord-size", po::value<uint32_t>()->default_value(0),
       "B: at most this many parameters updated in parallel per round (0 = by layout: rows 32, "
       "columns 1024)")("candidates", po::value<uint32_t>()->default_value(0),
                        "P': candidates drawn per round (0 = 2 x chord-size)")(
-      "rho", po::value<double>()->default_value(0.1, "0.1"),
-      "dependency threshold: chord members have |corr| <= rho")(
+      "rho", po::value<double>(),
+      "dependency threshold: chord members have |corr| <= rho (default by layout: rows 0.1; "
+      "columns 1, no filter: every round's combined step is line-searched)")(
       "eta", po::value<double>()->default_value(1e-6, "1e-6"),
       "priority floor in p(j) ∝ |dbeta_j| + eta")(
       "schedule", po::value<std::string>()->default_value("dynamic"),
@@ -39,7 +40,8 @@ po::options_description DynamicEngineOptions() {
       "check-every", po::value<uint64_t>()->default_value(0),
       "updates between full optimality checks (0 = number of features)")(
       "dual-pipeline", po::bool_switch(),
-      "dynamic schedule with D > 1: the more impactful half of every chord waits for fresh "
+      "--layout rows, dynamic schedule with D > 1: the more impactful half of every chord waits "
+      "for fresh "
       "values, the rest is computed ahead");
   return d;
 }
@@ -50,10 +52,10 @@ Status DynamicSpecFromOptions(const po::variables_map& vm, proto::JobSpec& spec)
   d.set_labels_path(AbsolutePath(vm["labels"].as<std::string>()));
   d.set_dual_pipeline(vm["dual-pipeline"].as<bool>());
   std::string layout = vm["layout"].as<std::string>();
-  // Rows by default: the column layout is much faster with one worker, but with two its
-  // dependency filter can cost more than it saves (the README's quickstart job, 10.2 s against
-  // 7.8 s; a denser random problem, 16x): docs/benchmarks.md.
-  if (layout.empty()) layout = "rows";
+  // Columns by default: 15-25x faster than rows on the README's quickstart job; rows win only
+  // when rows far outnumber features (docs/benchmarks.md).
+  // The dual pipeline exists only in the row layout, so it implies rows.
+  if (layout.empty()) layout = d.dual_pipeline() ? "rows" : "columns";
   if (layout == "rows") {
     d.set_layout(proto::LAYOUT_ROWS);
   } else if (layout == "columns") {
@@ -65,7 +67,7 @@ Status DynamicSpecFromOptions(const po::variables_map& vm, proto::JobSpec& spec)
   d.set_chord_size(chord_size ? chord_size : DefaultChordSize(d.layout()));
   const uint32_t candidates = vm["candidates"].as<uint32_t>();
   d.set_candidates(candidates ? candidates : 2 * d.chord_size());
-  d.set_rho(vm["rho"].as<double>());
+  d.set_rho(vm.count("rho") ? vm["rho"].as<double>() : DefaultRho(d.layout()));
   d.set_eta(vm["eta"].as<double>());
   const std::string schedule = vm["schedule"].as<std::string>();
   if (schedule == "dynamic") {
@@ -91,6 +93,14 @@ uint32_t DefaultChordSize(proto::Layout layout) {
   // Row layout: every update costs a global reduction, so small chords keep the filter cheap.
   // Column layout: a worker applies its share sequentially, so a round can carry many updates.
   return layout == proto::LAYOUT_COLUMNS ? 1024 : 32;
+}
+
+double DefaultRho(proto::Layout layout) {
+  // Column layout: the coordinator line-searches every round's combined step
+  // (engine/step_length.h), so correlated parameters on different workers cannot make a round
+  // increase the objective, and the filter's O(kept entries) walk per candidate would cost more
+  // than the rounds it saves (docs/benchmarks.md).
+  return layout == proto::LAYOUT_COLUMNS ? 1.0 : 0.1;
 }
 
 uint32_t DefaultPipelineDepth(proto::Layout layout) {

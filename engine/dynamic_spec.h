@@ -17,14 +17,16 @@ class DynamicApp;
 boost::program_options::options_description DynamicEngineOptions();
 
 // Sets spec.dynamic() from options parsed with DynamicEngineOptions() (paths made absolute).
-// Without --layout the layout is rows (as a spec built directly with LAYOUT_UNSPECIFIED); whether
-// the app has the column layout is checked by ValidateJobSpec (engine/job_spec.h).
-// Errors: InvalidArgument for an unknown --schedule or --layout.
+// Without --layout the layout is columns (a spec built directly with LAYOUT_UNSPECIFIED is rows);
+// whether the app has the column layout is checked by ValidateJobSpec (engine/job_spec.h). Errors:
+// InvalidArgument for an unknown --schedule or --layout.
 Status DynamicSpecFromOptions(const boost::program_options::variables_map& options,
                               proto::JobSpec& spec);
 
 // The chord size when --chord-size is 0: 32 for the row layout, 1024 for the column layout.
 uint32_t DefaultChordSize(proto::Layout layout);
+// --rho when it is not given: 0.1 for the row layout, 1 (no filter) for the column layout.
+double DefaultRho(proto::Layout layout);
 // The pipeline depth when --pipeline-depth is 0: 2 for the row layout, 1 for the column layout.
 uint32_t DefaultPipelineDepth(proto::Layout layout);
 

@@ -10,6 +10,7 @@
 #include "common/logging.h"
 #include "common/member_session.h"
 #include "common/protocol.h"
+#include "common/wire_text.h"
 
 namespace strads {
 
@@ -23,7 +24,7 @@ class JobErrorReport {
     if (failed_) return;
     failed_ = true;
     auto e = MakeEnvelope(sender_, job_id_);
-    e.mutable_ready()->set_error(what);
+    e.mutable_ready()->set_error(WireText(what));
     (void)session_.SendToCoordinator(e);
   }
   bool failed() const { return failed_; }

@@ -24,6 +24,7 @@ class NamedDynamicStub final : public testing::AppStub<DynamicApp> {
   }
   double Violation(double, double, const proto::JobSpec&) const override { return 0; }
   double Penalty(double, const proto::JobSpec&) const override { return 0; }
+  double PenaltySlope(double, double, const proto::JobSpec&) const override { return 0; }
 
  private:
   std::string name_;
@@ -108,19 +109,25 @@ TEST_CASE("A job's options are the common ones, its engine's and its app's: no o
   CHECK(lasso->has_lasso());
   CHECK(lasso->has_dynamic());
   CHECK(lasso->lasso().lambda() == 0.5);
-  CHECK(lasso->dynamic().layout() == proto::LAYOUT_ROWS);  // the default
-  CHECK(lasso->dynamic().chord_size() == 32);
-  CHECK(lasso->dynamic().candidates() == 64);  // 0 = 2 x chord size
-  CHECK(lasso->dynamic().pipeline_depth() == 2);
+  CHECK(lasso->dynamic().layout() == proto::LAYOUT_COLUMNS);  // the default
+  CHECK(lasso->dynamic().chord_size() == 1024);
+  CHECK(lasso->dynamic().candidates() == 2048);  // 0 = 2 x chord size
+  CHECK(lasso->dynamic().pipeline_depth() == 1);
+  CHECK(lasso->dynamic().rho() == 1.0);  // no filter: the combined step is line-searched
   CHECK(lasso->flags().at("lambda") == "0.5");
 
-  auto columns = ParseJobSpec(
-      apps, "lasso", {"--data", data, "--lambda", "0.5", "--layout", "columns"}, {}, nullptr);
-  REQUIRE(columns.ok());
-  CHECK(columns->dynamic().layout() == proto::LAYOUT_COLUMNS);
-  CHECK(columns->dynamic().chord_size() == 1024);
-  CHECK(columns->dynamic().candidates() == 2048);
-  CHECK(columns->dynamic().pipeline_depth() == 1);
+  auto rows = ParseJobSpec(apps, "lasso", {"--data", data, "--lambda", "0.5", "--layout", "rows"},
+                           {}, nullptr);
+  REQUIRE(rows.ok());
+  CHECK(rows->dynamic().layout() == proto::LAYOUT_ROWS);
+  CHECK(rows->dynamic().chord_size() == 32);
+  CHECK(rows->dynamic().candidates() == 64);
+  CHECK(rows->dynamic().pipeline_depth() == 2);
+  CHECK(rows->dynamic().rho() == 0.1);
+  auto rho =
+      ParseJobSpec(apps, "lasso", {"--data", data, "--lambda", "0.5", "--rho", "0.3"}, {}, nullptr);
+  REQUIRE(rho.ok());
+  CHECK(rho->dynamic().rho() == 0.3);
   auto dual = ParseJobSpec(apps, "lasso", {"--data", data, "--lambda", "0.5", "--dual-pipeline"},
                            {}, nullptr);
   REQUIRE(dual.ok());

@@ -276,18 +276,15 @@ case_bad_input_keeps_daemons_up() {
   stop_cluster
 }
 
+# Nothing listens at the endpoint: the refused connection is reported as such at once. The
+# --timeout is long on purpose: a CLI that waited for it would say "no answer within", not this.
 case_unreachable_coordinator() {
-  local t0 t1
-  t0=$(date +%s.%N)
   set +e
-  OUT=$(timeout 30 "$STRADS" --coordinator tcp://127.0.0.1:1 --timeout 1 status 2>&1)
+  OUT=$(timeout 90 "$STRADS" --coordinator tcp://127.0.0.1:1 --timeout 60 status 2>&1)
   RC=$?
   set -e
-  t1=$(date +%s.%N)
   assert_rc 3
-  assert_out_has "127.0.0.1:1"
-  python3 -c "import sys; sys.exit(0 if $t1 - $t0 < 4 else 1)" ||
-    fail "strads status took $(python3 -c "print(round($t1 - $t0, 1))") s to give up (--timeout 1)"
+  assert_out_has "no coordinator at tcp://127.0.0.1:1 (connection refused"
 }
 
 case_worker_death_fails_job_and_next_runs() {
@@ -357,6 +354,20 @@ case_cancel_mid_job() {
   wait_state 1 10 CANCELLED SUCCEEDED FAILED >/dev/null
   cli jobs
   grep -Eq '^ *1 +lasso +CANCELLED' <<<"$OUT" || fail "strads jobs does not show job 1 CANCELLED"
+  # What the cancelled job has: its trace and the values committed so far, marked partial.
+  cli result 1 --output "$TMP/partial/"
+  assert_rc 5
+  assert_out_has "partial results in $TMP/partial/ ("
+  python3 - "$TMP/partial" <<'EOF' || fail "the cancelled job's files are not its partial results"
+import json, sys
+d = sys.argv[1]
+s = json.load(open(d + "/summary.json"))
+assert s["partial"] is True and s["state"] == "CANCELLED", s
+rows = open(d + "/trace.csv").read().splitlines()[1:]
+assert len(rows) >= 2, rows
+assert len(set(r.split(",")[2] for r in rows)) == len(rows), "a repeated trace row"
+assert len(open(d + "/coefficients.tsv").read().splitlines()) == s["nonzeros"] > 0, s["nonzeros"]
+EOF
 
   # 2. submit --wait, cancelled from another shell: the waiting CLI exits 5.
   (
@@ -559,6 +570,87 @@ case_coordinator_kill9_restart_keeps_jobs() {
   cli submit lasso --data "$TMP/small.svm" --lambda 0.05
   assert_rc 0
   assert_out_has "job 5 submitted"
+# Bad input never hangs (issue 10; docs/reliability.md). Each case logs the time it measured.
+
+# timed_cli LABEL ARGS...: cli ARGS, then logs LABEL with its exit code and wall time.
+timed_cli() {
+  local label=$1 t0
+  shift
+  t0=$(date +%s.%N)
+  cli "$@"
+  log "$label: exit $RC after $(python3 -c "print(round($(date +%s.%N) - $t0, 2))") s"
+}
+
+# Every daemon the launcher started still runs.
+assert_daemons_alive() {
+  local pid
+  for pid in "${DAEMON_PIDS[@]}"; do alive "$pid" || fail "daemon $pid died after bad input"; done
+}
+
+case_garbage_data_fails_fast() {
+  python3 - "$TMP/garbage.bin" <<'EOF2'
+import random, sys
+rng = random.Random(7)
+open(sys.argv[1], "wb").write(b"\x7fELF\x02\x01\x01\x00" + bytes(rng.randrange(256) for _ in range(1 << 20)))
+EOF2
+  start_cluster "127.0.0.1 coordinator scheduler=1 worker=2"
+  timed_cli "binary garbage as --data" submit lasso --data "$TMP/garbage.bin" --lambda 0.1 \
+    --wait --quiet
+  assert_rc 1
+  assert_out_has "garbage.bin:1: bad label '\x7fELF\x02\x01\x01\x00"
+  assert_daemons_alive
+  stop_cluster
+}
+
+case_huge_feature_id_refused() {
+  local avail_kb
+  avail_kb=$(awk '/^MemAvailable:/ {print $2}' /proc/meminfo)
+  if ((avail_kb > 30000000)); then
+    echo "skipped: ${avail_kb} kB available, enough to build 2147483647 columns" >&2
+    exit 77
+  fi
+  printf '1 1:1 2147483647:1\n-1 2:1\n' >"$TMP/huge.svm"
+  start_cluster "127.0.0.1 coordinator scheduler=1 worker=2"
+  timed_cli "feature id 2147483647" submit lasso --data "$TMP/huge.svm" --lambda 0.1 --wait --quiet
+  assert_rc 1
+  assert_out_has "huge.svm: needs 34.4 GB for 2147483647 features"
+  assert_out_has "available"
+  assert_daemons_alive
+  stop_cluster
+}
+
+case_impossible_request_exit_2() {
+  gen_data "$TMP/small.svm" 200 300 8
+  start_cluster "127.0.0.1 coordinator scheduler=1 worker=2"
+  timed_cli "--workers 99 on 2 workers" submit lasso --data "$TMP/small.svm" --lambda 0.1 \
+    --workers 99 --wait
+  assert_rc 2
+  assert_out_has "--workers 99 can never be met: the cluster has 2 worker(s)"
+  cli submit lasso --data "$TMP/small.svm" --lambda 0.1 --schedulers 3
+  assert_rc 2
+  assert_out_has "--schedulers 3 can never be met"
+  cli jobs
+  assert_rc 0
+  ! grep -Eq '^ *[0-9]+ +lasso' <<<"$OUT" || fail "a refused job was queued: $OUT"
+  cli submit lasso --data "$TMP/small.svm" --lambda 0.05 --workers 2 --wait --quiet
+  assert_rc 0
+  stop_cluster
+}
+
+# The daemons run in the test's directory; the user submits from another one with relative paths.
+case_relative_paths_from_caller_cwd() {
+  mkdir -p "$TMP/user/data"
+  gen_data "$TMP/user/data/small.svm" 200 300 9
+  start_cluster "127.0.0.1 coordinator scheduler=1 worker=2"
+  set +e
+  OUT=$(cd "$TMP/user" && timeout 90 "$STRADS" --coordinator "$EP" submit lasso \
+    --data data/small.svm --lambda 0.05 --output out --wait --quiet 2>&1)
+  RC=$?
+  set -e
+  assert_rc 0
+  [[ -s $TMP/user/out/coefficients.tsv ]] || fail "no coefficients in the caller's out/"
+  cli status --json
+  [[ $OUT == *"$TMP/user/data/small.svm"* ]] || fail "the job's data path is not absolute"
   stop_cluster
 }
 

@@ -256,7 +256,7 @@ TEST_CASE("Coordinator: status reports uptime, members with heartbeat age, and e
   f.h_.Advance(2.5);
   f.Heartbeat("worker-0");
   auto bad = ValidSpec();
-  bad.set_workers(3);  // queued behind the first
+  bad.set_workers(2);  // queued behind the first
   f.Submit(bad);
   const auto s = f.Status();
   CHECK(s.coordinator() == kCoordinatorId);
@@ -311,6 +311,70 @@ TEST_CASE("Coordinator: shutdown cancels the queue, tells every member and finis
   CHECK(f.h_.Kinds("worker-0") == std::vector{Kind::kShutdown});
   CHECK(f.coordinator_->Finished());
   CHECK(f.Job(id).state() == proto::JOB_CANCELLED);
+}
+
+TEST_CASE(
+    "Coordinator: a submit asking for more workers or schedulers than the cluster has is refused "
+    "at once",
+    "[coordinator][hostile]") {
+  CoordinatorFixture f;  // the launcher announced 1 scheduler and 2 workers
+  f.RegisterAll();
+  auto many_workers = ValidSpec();
+  many_workers.set_workers(99);
+  CHECK_THAT(f.Submit(many_workers).error().message(),
+             Catch::Contains("--workers 99 can never be met: the cluster has 2 worker(s)"));
+  auto many_schedulers = ValidSpec();
+  many_schedulers.set_schedulers(2);
+  CHECK_THAT(f.Submit(many_schedulers).error().message(),
+             Catch::Contains("--schedulers 2 can never be met: the cluster has 1 scheduler(s)"));
+  CHECK(f.Status().jobs_size() == 0);  // nothing queued
+  auto exact = ValidSpec();
+  exact.set_workers(2);
+  exact.set_schedulers(1);
+  CHECK(f.Submit(exact).submit_reply().job_id() == 1);
+}
+
+TEST_CASE("Coordinator: with no member registered and none announced, a sized job waits",
+          "[coordinator][hostile]") {
+  CoordinatorOptions o = CoordinatorFixture::Options();
+  o.expect_schedulers = o.expect_workers = 0;
+  testing::ActorHarness h(kCoordinatorId, {"client"});
+  const AppRegistry apps = BuiltinApps();
+  Coordinator c(h.transport(), o, apps, h.log(), h.now());
+  auto e = MakeEnvelope("client");
+  auto spec = ValidSpec();
+  spec.set_workers(4);
+  *e.mutable_submit()->mutable_spec() = spec;
+  c.OnMessage(e, h.now());
+  auto inbox = h.Inbox("client");
+  REQUIRE(inbox.size() == 1);
+  CHECK(inbox[0].submit_reply().job_id() == 1);
+}
+
+TEST_CASE(
+    "Coordinator: 50000 status subscriptions of clients that went away lapse after the TTL with "
+    "no job running; a client that renews keeps its own",
+    "[coordinator][hostile]") {
+  CoordinatorFixture f;
+  auto subscribe = [&](const std::string& from) {
+    auto e = MakeEnvelope(from);
+    e.mutable_status_request()->set_subscribe(true);
+    f.Send(from, e);
+  };
+  // Gone clients: the hub has no mailbox for them, as for a process that has exited.
+  for (int i = 0; i < 50000; ++i) subscribe("gone-" + std::to_string(i));
+  subscribe("client");
+  CHECK(f.coordinator_->subscriber_count() == 50001);
+  const double ttl = CoordinatorFixture::Options().subscription_ttl_s;
+  for (double t = 0; t < ttl + 2; t += 1) {
+    f.h_.Advance(1);
+    f.Tick();
+    if (static_cast<int>(t) % 10 == 9) subscribe("client");  // as Client::Wait renews
+  }
+  CHECK(f.coordinator_->subscriber_count() == 1);
+  f.h_.Advance(ttl + 1);
+  f.Tick();
+  CHECK(f.coordinator_->subscriber_count() == 0);
 }
 
 namespace {

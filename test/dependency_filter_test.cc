@@ -162,6 +162,29 @@ TEST_CASE("FilterIndependent with rho of 1 keeps the first max_keep distinct can
   CHECK(FilterIndependent(store, {}, 0.5, 4).empty());
 }
 
+TEST_CASE("FilterIndependent bounds its work on dense data: a shorter chord, still independent",
+          "[dependency_filter]") {
+  // 600 dense Gaussian columns of 200 rows: every pair has |corr| well below 0.99, so an unbounded
+  // filter keeps all 600 after walking ~200 x 600^2 / 2 = 36 M index entries; the bound is
+  // 4 x 120,000 + 65,536 entries, so it stops after ~70.
+  std::mt19937_64 rng(21);
+  std::normal_distribution<double> normal;
+  Eigen::MatrixXd d(200, 600);
+  for (int64_t i = 0; i < d.size(); ++i) d.data()[i] = normal(rng);
+  const SparseColMatrix x = d.sparseView();
+  const ColumnStore store(x, 0, 600);
+  std::vector<uint64_t> candidates(600);
+  for (uint64_t j = 0; j < 600; ++j) candidates[j] = j;
+  const auto kept = FilterIndependent(store, candidates, 0.99, 600);
+  CHECK(kept.size() > 30);
+  CHECK(kept.size() < 200);
+  // What it kept is the first candidates, each pair independent.
+  for (size_t k = 0; k < kept.size(); ++k) {
+    CHECK(kept[k] == k);
+    for (size_t l = 0; l < k; ++l) CHECK(store.Correlation(kept[k], kept[l]) <= 0.99);
+  }
+}
+
 TEST_CASE("FilterIndependent rejects a candidate parallel to a kept one", "[dependency_filter]") {
   Eigen::MatrixXd d(3, 3);
   d << 1, -2, 0,  //

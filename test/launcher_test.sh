@@ -465,9 +465,9 @@ case_start_reports_unregistered_daemons() {
   assert_rc 0
 }
 
-case_start_status_stop_remote_hosts_via_fake_ssh() {
-  make_stubs
-  # An ssh that runs the remote command here, so the remote code path runs for real.
+# make_fake_ssh: an ssh on PATH that runs the remote command here (logging "HOST COMMAND" to
+# the state dir), so the remote code path runs for real.
+make_fake_ssh() {
   mkdir -p "$TMP/fake path"
   cat >"$TMP/fake path/ssh" <<'EOF'
 #!/usr/bin/env bash
@@ -485,6 +485,11 @@ exec sh -c "$*" </dev/null
 EOF
   chmod +x "$TMP/fake path/ssh"
   export PATH="$TMP/fake path:$PATH"
+}
+
+case_start_status_stop_remote_hosts_via_fake_ssh() {
+  make_stubs
+  make_fake_ssh
   cd "$TMP"
   hostfile hosts.txt 'node-a.example coordinator' '127.0.0.1 scheduler' 'node-b.example worker=2'
   export STUB_IGNORE_SHUTDOWN=1 # stop must signal over ssh
@@ -512,6 +517,24 @@ EOF
   [[ -z $(find "$RUN/pids" -name '*.pid') ]] || fail "pid files left after stop"
 }
 
+# A remote host with the package and not this build tree: the daemon missing from --bin-dir there
+# is taken from the remote PATH.
+case_remote_host_runs_installed_daemons() {
+  make_stubs
+  make_fake_ssh
+  mkdir -p "$TMP/installed bin"
+  mv "$BIN/strads-worker" "$TMP/installed bin/"
+  export PATH="$TMP/installed bin:$PATH"
+  cd "$TMP"
+  hostfile hosts.txt '127.0.0.1 coordinator scheduler' 'node-b.example worker'
+  run start --hostfile hosts.txt --run-dir "$RUN" --bin-dir "$BIN" --port 0 --timeout 15
+  assert_rc 0
+  grep -q '^node-b.example cd ' "$STUB_STATE/ssh.log" || fail "worker not started over ssh"
+  grep -qx -- '--advertise-host' "$STUB_STATE/worker.args" || fail "the installed worker did not run"
+  STRADS_STOP_GRACE=1 run stop --run-dir "$RUN" --bin-dir "$BIN"
+  assert_rc 0
+}
+
 case_start_fails_without_executables() {
   cd "$TMP"
   hostfile hosts.txt '127.0.0.1 coordinator scheduler worker'
@@ -526,7 +549,8 @@ case_scripts_are_shellcheck_clean() {
     echo "shellcheck is not installed; skipping"
     exit 77
   fi
-  shellcheck "$LAUNCHER" "$HERE/../deploy/install-deps.sh" "${BASH_SOURCE[0]}" ||
+  shellcheck "$LAUNCHER" "$HERE/../deploy/install-deps.sh" "$HERE/../deploy/test-deb.sh" \
+    "$HERE/../deploy/quickstart.sh" "$HERE/../deploy/run-tests.sh" "${BASH_SOURCE[0]}" ||
     fail "shellcheck found problems"
 }
 

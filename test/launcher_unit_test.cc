@@ -165,9 +165,9 @@ TEST_CASE("the start plan: coordinator flags, one member per hostfile entry", "[
   CHECK(members[4].command[0] == "ssh");
   CHECK(members[4].command[6] == "node1");
   CHECK(members[4].command[7] ==
-        "cd /work || exit 1; mkdir -p /r/logs || exit 1; nohup /b/strads-worker --coordinator "
-        "tcp://h:1 --advertise-host node1 --log-level info > /r/logs/worker-node1-1.log 2>&1 < "
-        "/dev/null & echo $!");
+        "cd /work 2>/dev/null || cd || exit 1; mkdir -p /r/logs || exit 1; b=/b/strads-worker; "
+        "[ -x \"$b\" ] || b=strads-worker; nohup \"$b\" --coordinator tcp://h:1 --advertise-host "
+        "node1 --log-level info > /r/logs/worker-node1-1.log 2>&1 < /dev/null & echo $!");
   CHECK(plan.NeededPrograms() ==
         std::vector<std::string>{"strads-coordinator", "strads-scheduler", "strads-worker", "ssh"});
   const ExpectedMembers expected = {{{proto::ROLE_SCHEDULER, "127.0.0.1"}, 2},

@@ -65,6 +65,9 @@ class FakeDynamicApp : public testing::AppStub<DynamicApp> {
     return std::abs(gradient);
   }
   double Penalty(double value, const proto::JobSpec&) const override { return std::abs(value); }
+  double PenaltySlope(double value, double d, const proto::JobSpec&) const override {
+    return value > 0 ? d : value < 0 ? -d : std::abs(d);
+  }
 };
 
 // Blocks record the sub-rounds they were worked on in (ints); homes the blocks that came back.

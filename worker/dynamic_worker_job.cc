@@ -88,6 +88,8 @@ void DynamicWorkerJob::FinishLoading(Result<Loaded> loaded) {
     columns_ = std::move(model).value();
     change_ = std::make_unique<DeltaAccumulator>(columns_->shared_size());
     state_ = columns_.get();
+    // The coordinator keeps a replica too, for the step length; every replica starts the same.
+    if (rank_ == 0) columns_->ExportShared(*ready->mutable_shared());
   } else {
     auto model = app_->MakeShard(std::move(shard), spec_);
     if (!model.ok()) return errors_.Report(model.status().message());

@@ -123,6 +123,12 @@ class LassoColumnModel : public LassoResidualModel<ColumnModel> {
 
   uint64_t shared_size() const override { return static_cast<uint64_t>(residual_.size()); }
 
+  // The residual; the labels are y (LassoApp::LossSlope does not need them).
+  void ExportShared(proto::SharedRows& out) const override {
+    out.mutable_labels()->Assign(data_.y.data(), data_.y.data() + data_.y.size());
+    out.mutable_values()->Assign(residual_.data(), residual_.data() + residual_.size());
+  }
+
  private:
   double lambda_;
   std::vector<double> sq_norm_;                   // by column
@@ -186,5 +192,12 @@ double LassoApp::Violation(double gradient, double value, const proto::JobSpec& 
 double LassoApp::Penalty(double value, const proto::JobSpec& spec) const {
   return spec.lasso().lambda() * std::abs(value);
 }
+
+double LassoApp::PenaltySlope(double value, double direction, const proto::JobSpec& spec) const {
+  return lasso::L1Slope(value, direction, spec.lasso().lambda());
+}
+
+// The loss term of a row is r^2 / 2 in its residual r.
+double LassoApp::LossSlope(double, double residual) const { return residual; }
 
 }  // namespace strads

@@ -33,4 +33,11 @@ inline double Violation(double g, double beta, double lambda) {
   return std::max(0.0, std::abs(g) - lambda);
 }
 
+// The right derivative of lambda |beta| in the direction d.
+inline double L1Slope(double beta, double d, double lambda) {
+  if (beta > 0) return lambda * d;
+  if (beta < 0) return -lambda * d;
+  return lambda * std::abs(d);
+}
+
 }  // namespace strads::lasso

@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "common/line_reader.h"
+#include "common/memory_budget.h"
 
 namespace strads::lda {
 namespace {
@@ -123,6 +124,13 @@ Result<Corpus> LoadUciBagOfWords(const std::string& docword_path) {
     return LineError(r, "the header's NNZ = " + std::to_string(nnz) + " but the body has " +
                             std::to_string(entries.size()) + " lines");
   }
+  // The corpus, and a home's per-word offsets, sized by the header and the counts.
+  STRADS_RETURN_IF_ERROR(CheckMemory(
+      r.path(),
+      SaturatingMulAdd(8, docs + 1, SaturatingMulAdd(4, tokens, SaturatingMulAdd(16, words))),
+      std::to_string(docs) + " documents, " + std::to_string(words) + " words and " +
+          std::to_string(tokens) + " tokens",
+      AvailableMemoryBytes()));
   return Assemble(docs, words, entries, tokens);
 }
 

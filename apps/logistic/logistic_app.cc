@@ -68,6 +68,14 @@ double LogisticApp::Penalty(double value, const proto::JobSpec& spec) const {
   return spec.logistic().lambda() * std::abs(value);
 }
 
+double LogisticApp::PenaltySlope(double value, double direction, const proto::JobSpec& spec) const {
+  return lasso::L1Slope(value, direction, spec.logistic().lambda());
+}
+
+double LogisticApp::LossSlope(double label, double margin) const {
+  return logistic::LogisticLoss::Slope(label, margin);
+}
+
 void LogisticApp::Summarize(const std::map<std::string, double>& metrics,
                             nlohmann::ordered_json& summary) const {
   margin::SummarizeBinary(metrics, summary);

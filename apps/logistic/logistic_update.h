@@ -32,13 +32,22 @@
 namespace strads::logistic {
 
 struct LogisticLoss {
+  // sigma(-t) = 1 / (1 + exp(t)) from e = exp(-|t|), without overflow.
+  static double SigmaNeg(double t, double e) { return t >= 0 ? e / (1.0 + e) : 1.0 / (1.0 + e); }
+
+  // dl/dm alone (the coordinator's step length needs no more).
+  static double Slope(double y, double m) {
+    const double t = y * m;
+    return -y * SigmaNeg(t, std::exp(-std::abs(t)));
+  }
+
   // l = log(1 + exp(-y m)) computed without overflow; d1 = dl/dm; d2 = d2l/dm2.
   static margin::RowTerms Eval(double y, double m) {
     const double t = y * m;
     const double e = std::exp(-std::abs(t));  // in (0, 1]
     margin::RowTerms r;
     r.loss = std::max(-t, 0.0) + std::log1p(e);
-    const double sig_neg = t >= 0 ? e / (1.0 + e) : 1.0 / (1.0 + e);  // sigma(-t)
+    const double sig_neg = SigmaNeg(t, e);
     r.d1 = -y * sig_neg;
     r.d2 = sig_neg * (1.0 - sig_neg);
     return r;

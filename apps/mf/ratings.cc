@@ -11,6 +11,7 @@
 
 #include "common/line_reader.h"
 #include "common/matrix_market_reader.h"
+#include "common/memory_budget.h"
 
 namespace strads::mf {
 namespace {
@@ -152,6 +153,11 @@ Result<Ratings> Load(const std::string& path, EmptyLines empty, const Ratings* l
       std::error_code ec;
       const uint64_t cap = std::filesystem::file_size(path, ec) / 6;
       const uint64_t reserve = ec ? 0 : std::min<uint64_t>(h.nnz, cap);
+      // Row and column offsets (and the factors' rows) per id, about 40 bytes per entry.
+      STRADS_RETURN_IF_ERROR(
+          CheckMemory(path, SaturatingMulAdd(16, h.rows + h.cols, SaturatingMulAdd(40, reserve)),
+                      "a " + std::to_string(h.rows) + " x " + std::to_string(h.cols) + " matrix",
+                      AvailableMemoryBytes()));
       row.reserve(reserve);
       col.reserve(reserve);
       value.reserve(reserve);

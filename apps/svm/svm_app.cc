@@ -87,6 +87,14 @@ double SvmApp::Penalty(double value, const proto::JobSpec& spec) const {
   return svm::PenaltyTerm(value, spec.svm().lambda(), PenaltyOf(spec));
 }
 
+double SvmApp::PenaltySlope(double value, double direction, const proto::JobSpec& spec) const {
+  return svm::PenaltySlope(value, direction, spec.svm().lambda(), PenaltyOf(spec));
+}
+
+double SvmApp::LossSlope(double label, double margin) const {
+  return svm::SquaredHingeLoss::Slope(label, margin);
+}
+
 void SvmApp::Summarize(const std::map<std::string, double>& metrics,
                        nlohmann::ordered_json& summary) const {
   margin::SummarizeBinary(metrics, summary);

@@ -40,6 +40,8 @@ class SvmApp : public DynamicApp {
               const proto::JobSpec& spec) const override;
   double Violation(double gradient, double value, const proto::JobSpec& spec) const override;
   double Penalty(double value, const proto::JobSpec& spec) const override;
+  double PenaltySlope(double value, double direction, const proto::JobSpec& spec) const override;
+  double LossSlope(double label, double shared) const override;
   void Summarize(const std::map<std::string, double>& metrics,
                  nlohmann::ordered_json& summary) const override;
 

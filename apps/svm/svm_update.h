@@ -37,6 +37,12 @@ namespace strads::svm {
 enum class Penalty { kL1, kL2 };
 
 struct SquaredHingeLoss {
+  // dl/dm alone.
+  static double Slope(double y, double m) {
+    const double a = 1.0 - y * m;
+    return a > 0.0 ? -2.0 * y * a : 0.0;
+  }
+
   static margin::RowTerms Eval(double y, double m) {
     const double a = 1.0 - y * m;
     margin::RowTerms r;
@@ -67,6 +73,11 @@ inline double Violation(double gradient, double w, double lambda, Penalty penalt
 
 inline double PenaltyTerm(double w, double lambda, Penalty penalty) {
   return penalty == Penalty::kL2 ? 0.5 * lambda * w * w : lambda * std::abs(w);
+}
+
+// The right derivative of PenaltyTerm at w in the direction d.
+inline double PenaltySlope(double w, double d, double lambda, Penalty penalty) {
+  return penalty == Penalty::kL2 ? lambda * w * d : lasso::L1Slope(w, d, lambda);
 }
 
 }  // namespace strads::svm

@@ -1,0 +1,33 @@
+// StepLength: how far to go along a round's combined step in the column layout.
+//
+// In the column layout (owner-computes) each worker w moves its own parameters from b to b + d_w by
+// exact sequential coordinate descent against the shared vector as it was at the start of the
+// round. Every d_w alone decreases the objective F, but their sum d = sum_w d_w need not: two
+// correlated parameters on different workers both correct the same part of the residual, and
+// together they overshoot (the interference the SAP dependency filter exists to prevent). The
+// coordinator therefore takes the step b + alpha d with the alpha in [0, 1] that minimises
+//   phi(alpha) = F(b + alpha d) - F(b),
+// which is convex in alpha (F is convex). It never increases F, whatever the chord, and:
+//   * alpha = 1 whenever the workers' steps do not interfere (phi is still decreasing at 1);
+//   * phi(1/P) <= 0 for P workers that moved (b + d/P is the mean of the P points b + d_w), so the
+//     chosen alpha is never worse than that average.
+// The caller gives phi's one-sided derivatives; this file only finds the minimiser (the exact
+// search of PCDN, Bian et al. 2013, without its Armijo backtracking: phi' is cheap here).
+// Pure functions; thread-safe.
+#pragma once
+
+#include <functional>
+
+namespace strads {
+
+// phi'(alpha) from the right (side = +1) or from the left (side = -1).
+using OneSidedSlope = std::function<double(double alpha, int side)>;
+
+// The minimiser of a convex phi over [0, 1], from its one-sided derivatives: 1 if phi'(1-) <= 0,
+// 0 if phi'(0+) >= 0, else alpha with phi'(alpha+) < 0 <= phi'(alpha'+) for the alpha' = alpha plus
+// 2^-iterations found by bisection (phi is decreasing on [0, alpha], so phi(alpha) < 0). The
+// default, 20, costs 22 evaluations of the slope at most and places alpha within 1e-6.
+// REQUIRES: phi convex on [0, 1] (else the result is some point where the slope changes sign).
+double StepLength(const OneSidedSlope& slope, int iterations = 20);
+
+}  // namespace strads

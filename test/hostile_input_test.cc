@@ -1,0 +1,171 @@
+// Bad input never hangs (issue 10): error text that crosses the wire is valid UTF-8 and quotes
+// at most a short token of the file, a shard that would not fit in memory is refused before it is
+// allocated, and job paths are made absolute where the user typed them.
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "test/temp_dir.h"
+
+#include "apps/builtin_apps.h"
+#include "common/data_loader.h"
+#include "common/line_reader.h"
+#include "common/memory_budget.h"
+#include "common/protocol.h"
+#include "common/wire_text.h"
+#include "engine/job_spec.h"
+
+namespace strads {
+namespace {
+
+using strads::testing::TempDir;
+
+// True when protobuf accepts `text` in a string field on the receiving side.
+bool SurvivesTheWire(const std::string& text) {
+  auto e = MakeEnvelope("worker-0", 1);
+  e.mutable_ready()->set_error(text);
+  std::string bytes;
+  if (!e.SerializeToString(&bytes)) return false;
+  proto::Envelope back;
+  return back.ParseFromString(bytes) && back.ready().error() == text;
+}
+
+// Every byte value, and the classic broken sequences.
+std::string Garbage() {
+  std::string s;
+  for (int b = 0; b < 256; ++b) s += static_cast<char>(b);
+  s += "\xc0\xaf";          // overlong '/'
+  s += "\xed\xa0\x80";      // a surrogate
+  s += "\xf4\x90\x80\x80";  // above U+10FFFF
+  s += "\xe2\x82";          // truncated
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("WireText: any bytes become text protobuf accepts; printable UTF-8 is kept as is",
+          "[hostile]") {
+  const std::string garbage = Garbage();
+  REQUIRE_FALSE(SurvivesTheWire(garbage));  // what the escaping is for
+  const std::string text = WireText(garbage);
+  CHECK(SurvivesTheWire(text));
+  CHECK_THAT(text, Catch::Contains("\\x00") && Catch::Contains("\\x7f") &&
+                       Catch::Contains("\\xc0\\xaf") && Catch::Contains("\\xed\\xa0\\x80"));
+  CHECK(WireText("x.svm:3: bad label 'é€😀'") == "x.svm:3: bad label 'é€😀'");
+  CHECK(WireText("a\nb\tc\x1b[2J") == "a\\x0ab\\x09c\\x1b[2J");
+}
+
+TEST_CASE("WireText: cuts long text at a character boundary, marked with ...", "[hostile]") {
+  CHECK(WireText("abcdef", 6) == "abcdef");
+  CHECK(WireText("abcdefg", 6) == "abc...");
+  CHECK(WireText("\x01\x02\x03", 8) == "\\x01...");
+  const std::string cut = WireText(std::string(10000, '\xff'));
+  CHECK(cut.size() <= kMaxWireTextBytes);
+  CHECK(SurvivesTheWire(cut));
+}
+
+TEST_CASE(
+    "a binary file as libsvm data fails at its first line with an error that survives the "
+    "wire",
+    "[hostile]") {
+  TempDir dir;
+  std::string binary =
+      "\x7f"
+      "ELF\x02\x01\x01";
+  for (int i = 0; i < 4096; ++i) binary += static_cast<char>((i * 131 + 7) % 256);
+  const std::string path = dir.Write("garbage.bin", binary);
+  Result<Dataset> ds = LoadDataset({path, "", ""}, {});
+  REQUIRE_FALSE(ds.ok());
+  INFO(ds.status().message());
+  CHECK_THAT(ds.status().message(), Catch::StartsWith(path + ":1: bad label '\\x7fELF\\x02"));
+  CHECK(SurvivesTheWire(WireText(ds.status().message())));
+}
+
+TEST_CASE("an error quotes at most 16 bytes of the offending token, never the line", "[hostile]") {
+  TempDir dir;
+  const std::string path =
+      dir.Write("shadow", "root:$y$j9T$SALTSALTSALT$SECRETHASHSECRETHASH:19000:0:99999:7:::\n");
+  Result<Dataset> ds = LoadDataset({path, "", ""}, {});
+  REQUIRE_FALSE(ds.ok());
+  INFO(ds.status().message());
+  CHECK(ds.status().message() == path + ":1: bad label 'root:$y$j9T$SALT...'");
+  const std::string two = dir.Write("two.svm", "1 2:0.5 3:oops 4:SECRET\n");
+  ds = LoadDataset({two, "", ""}, {});
+  REQUIRE_FALSE(ds.ok());
+  CHECK(ds.status().message() == two + ":1: bad value in '3:oops'");
+}
+
+TEST_CASE(
+    "a feature id far beyond the memory of the host is refused before allocating, with "
+    "what it needs and what there is",
+    "[hostile]") {
+  TempDir dir;
+  const std::string path = dir.Write("huge.svm", "1 1:1 2147483647:1\n-1 2:1\n");
+  const uint64_t available = uint64_t{22800} * 1000 * 1000;  // 22.8 GB
+  Result<Dataset> ds = LoadDataset({path, "", ""}, {}, available);
+  REQUIRE_FALSE(ds.ok());
+  CHECK(ds.status().message() ==
+        path +
+            ": needs 34.4 GB for 2147483647 features (the largest feature id; ids are not "
+            "remapped); 22.8 GB available");
+  // The same file loads where the memory is there (ids as they are: no remapping).
+  const std::string small = dir.Write("sparse.svm", "1 1:1 100000:1\n-1 2:1\n");
+  ds = LoadDataset({small, "", ""}, {}, available);
+  REQUIRE(ds.ok());
+  CHECK(ds->x.cols() == 100000);
+  ds = LoadDataset({small, "", ""}, {}, 1000);
+  REQUIRE_FALSE(ds.ok());
+  CHECK_THAT(ds.status().message(), Catch::Contains("needs 1.6 MB for 100000 features"));
+}
+
+TEST_CASE("a MatrixMarket header declaring billions of columns is refused before allocating",
+          "[hostile]") {
+  TempDir dir;
+  const std::string x = dir.Write(
+      "x.mtx", "%%MatrixMarket matrix coordinate real general\n2 2000000000 1\n1 1 1.0\n");
+  const std::string y = dir.Write("y.txt", "1\n2\n");
+  Result<Dataset> ds = LoadDataset({x, "mm", y}, {}, uint64_t{1} << 30);
+  REQUIRE_FALSE(ds.ok());
+  CHECK_THAT(ds.status().message(),
+             Catch::StartsWith(x + ": needs 32.0 GB for 2000000000 columns (the header's)"));
+}
+
+TEST_CASE("MemoryBudget: MemAvailable is read from /proc/meminfo; estimates saturate",
+          "[hostile]") {
+  const uint64_t available = AvailableMemoryBytes();
+  CHECK(available > 0);
+  CHECK(available != kUnknownMemory);
+  CHECK(SaturatingMulAdd(UINT64_MAX / 2, 3, 1) == UINT64_MAX);
+  CHECK(SaturatingMulAdd(2, 3, UINT64_MAX) == UINT64_MAX);
+  CHECK(CheckMemory("f", 10, "x", kUnknownMemory).ok());
+  CHECK(FormatBytes(17179869184) == "17.2 GB");
+}
+
+TEST_CASE("job paths typed relative are made absolute against the caller's directory",
+          "[hostile]") {
+  TempDir dir;
+  const auto cwd = std::filesystem::current_path();
+  std::filesystem::current_path(dir.Path(""));
+  const AppRegistry apps = BuiltinApps();
+  auto lasso = ParseJobSpec(
+      apps, "lasso", {"--data", "x.mtx", "--labels", "sub/y.txt", "--lambda", "1"}, {}, nullptr);
+  auto lda = ParseJobSpec(apps, "lda", {"--data", "d.txt", "--vocab", "../v.txt"}, {}, nullptr);
+  auto mf = ParseJobSpec(apps, "mf", {"--data", "r.mtx", "--test", "t.mtx"}, {}, nullptr);
+  std::filesystem::current_path(cwd);
+  REQUIRE(lasso.ok());
+  REQUIRE(lda.ok());
+  REQUIRE(mf.ok());
+  const auto here = [&](const std::string& name) {
+    return (std::filesystem::path(dir.Path("")) / name).string();
+  };
+  CHECK(lasso->data_path() == here("x.mtx"));
+  CHECK(lasso->dynamic().labels_path() == here("sub/y.txt"));
+  CHECK(lda->data_path() == here("d.txt"));
+  CHECK(lda->lda().vocab_path() == here("../v.txt"));
+  CHECK(mf->mf().test_path() == here("t.mtx"));
+}
+
+}  // namespace strads
