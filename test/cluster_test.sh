@@ -570,6 +570,9 @@ case_coordinator_kill9_restart_keeps_jobs() {
   cli submit lasso --data "$TMP/small.svm" --lambda 0.05
   assert_rc 0
   assert_out_has "job 5 submitted"
+  stop_cluster
+}
+
 # Bad input never hangs (issue 10; docs/reliability.md). Each case logs the time it measured.
 
 # timed_cli LABEL ARGS...: cli ARGS, then logs LABEL with its exit code and wall time.
