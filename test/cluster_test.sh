@@ -482,6 +482,24 @@ EOF
   stop_cluster
 }
 
+# relaunch ERRFILE LAUNCHER-ARGS...: runs strads-cluster to bring the coordinator back; it must
+# exit 0 and print the same endpoint as before. Sets RELAUNCH_S (its wall time, rounded).
+RELAUNCH_S=""
+relaunch() {
+  local errfile=$1 out rc t0 ep
+  shift
+  t0=$(date +%s.%N)
+  set +e
+  out=$(timeout 60 bash "$LAUNCHER" "$@" 2>"$errfile")
+  rc=$?
+  set -e
+  RELAUNCH_S=$(python3 -c "print(round($(date +%s.%N) - $t0, 1))")
+  mapfile -t -O "${#DAEMON_PIDS[@]}" DAEMON_PIDS < <(recorded_pids)
+  ((rc == 0)) || { cat "$errfile" >&2; fail "strads-cluster $* exited $rc"; }
+  ep=$(sed -n 's/^export STRADS_COORDINATOR=//p' <<<"$out" | tr -d "'")
+  [[ $ep == "$EP" ]] || fail "the coordinator came back on $ep, not on $EP"
+}
+
 # kill -9 of the coordinator with a finished, a running and a queued job; `strads-cluster start`
 # on the same run dir restarts it on the same endpoints; the members register again; the finished
 # job's result is still there, the running one failed as interrupted, the queued one runs, and the
@@ -521,23 +539,12 @@ case_coordinator_kill9_restart_keeps_jobs() {
     [[ $pid == "$cpid" ]] || alive "$pid" || fail "member $pid exited when the coordinator died"
   done
 
-  local out rc t_start t_up
-  t_start=$(date +%s.%N)
-  set +e
-  out=$(timeout 60 bash "$LAUNCHER" start --hostfile "$TMP/hosts" --run-dir "$RUN" --port 0 \
-    --bin-dir "$BIN" --timeout 30 2>"$TMP/restart.err")
-  rc=$?
-  set -e
-  t_up=$(date +%s.%N)
-  mapfile -t -O "${#DAEMON_PIDS[@]}" DAEMON_PIDS < <(recorded_pids)
-  ((rc == 0)) || { cat "$TMP/restart.err" >&2; fail "strads-cluster start after the crash exited $rc"; }
+  relaunch "$TMP/restart.err" start --hostfile "$TMP/hosts" --run-dir "$RUN" --port 0 \
+    --bin-dir "$BIN" --timeout 30
   grep -q "restarting it" "$TMP/restart.err" || fail "start did not take the restart path"
-  local ep2
-  ep2=$(sed -n 's/^export STRADS_COORDINATOR=//p' <<<"$out" | tr -d "'")
-  [[ $ep2 == "$EP" ]] || fail "the coordinator came back on $ep2, not on $EP"
-  log "coordinator back on $EP, every member registered again: $(python3 -c \
-    "print(round($t_up - $t_start, 1))") s for 'strads-cluster start' ($(python3 -c \
-    "print(round($t_up - $t_kill, 1))") s after the kill)"
+  log "coordinator back on $EP, every member registered again: $RELAUNCH_S s for \
+'strads-cluster start' ($(python3 -c "import time; print(round(time.time() - $t_kill, 1))") s \
+after the kill)"
 
   cli jobs
   assert_rc 0
@@ -555,16 +562,9 @@ case_coordinator_kill9_restart_keeps_jobs() {
   assert_rc 0
   [[ $(job_field 4 state) == SUCCEEDED ]] || fail "the next job did not get id 4"
 
-  t_start=$(date +%s.%N)
-  set +e
-  out=$(timeout 60 bash "$LAUNCHER" restart coordinator --hostfile "$TMP/hosts" --run-dir "$RUN" \
-    --bin-dir "$BIN" --timeout 30 2>"$TMP/restart2.err")
-  rc=$?
-  set -e
-  t_up=$(date +%s.%N)
-  mapfile -t -O "${#DAEMON_PIDS[@]}" DAEMON_PIDS < <(recorded_pids)
-  ((rc == 0)) || { cat "$TMP/restart2.err" >&2; fail "restart coordinator exited $rc"; }
-  log "strads-cluster restart coordinator: $(python3 -c "print(round($t_up - $t_start, 1))") s"
+  relaunch "$TMP/restart2.err" restart coordinator --hostfile "$TMP/hosts" --run-dir "$RUN" \
+    --bin-dir "$BIN" --timeout 30
+  log "strads-cluster restart coordinator: $RELAUNCH_S s"
   cli jobs
   grep -Eq '^ *4 +lasso +SUCCEEDED' <<<"$OUT" || fail "job 4 is gone after restart coordinator"
   cli submit lasso --data "$TMP/small.svm" --lambda 0.05

@@ -43,6 +43,13 @@ class SessionFixture {
     e.set_sender("coordinator");
     REQUIRE(session_->OnMessage(e));
   }
+  // The coordinator comes up and acknowledges the first registration.
+  void RegisterOnce() {
+    CoordinatorUp();
+    Run(0.2);
+    Ack();
+    REQUIRE(session_->registered());
+  }
   void Ack() {
     auto e = MakeEnvelope("coordinator");
     e.mutable_register_ack()->set_heartbeat_interval_s(0.5);
@@ -76,9 +83,7 @@ TEST_CASE("MemberSession: unanswered registrations back off 1, 2, 4, 4 s instead
 TEST_CASE("MemberSession: a lost coordinator is found again when it returns, counting it",
           "[session][faults]") {
   SessionFixture f;
-  f.CoordinatorUp();
-  f.Run(0.2);
-  f.Ack();
+  f.RegisterOnce();
   f.CoordinatorDown();
   f.Run(10);  // heartbeats fail: lost, retrying with back-off
   CHECK_FALSE(f.session_->registered());
@@ -93,9 +98,7 @@ TEST_CASE("MemberSession: a lost coordinator is found again when it returns, cou
 TEST_CASE("MemberSession: a coordinator that forgot the member makes it register at once",
           "[session][faults]") {
   SessionFixture f;
-  f.CoordinatorUp();
-  f.Run(0.2);
-  f.Ack();
+  f.RegisterOnce();
   auto forgot = MakeEnvelope("coordinator");
   forgot.mutable_error()->set_message("not registered");
   f.Answer(forgot);
@@ -106,9 +109,7 @@ TEST_CASE("MemberSession: a coordinator that forgot the member makes it register
 TEST_CASE("MemberSession: without a coordinator past the bound it gives up and sends nothing",
           "[session][faults]") {
   SessionFixture f;
-  f.CoordinatorUp();
-  f.Run(0.2);
-  f.Ack();
+  f.RegisterOnce();
   f.CoordinatorDown();
   f.Run(29);
   CHECK_FALSE(f.session_->gave_up());
