@@ -49,7 +49,8 @@ int main(int argc, char** argv) {
       "stall-timeout", po::value(&options.deadlines.stall_s)->default_value(60),
       "seconds a running job may go without progress before it fails")(
       "work-dir", po::value(&options.work_dir)->default_value(""),
-      "directory for job results (jobs/<id>/); empty = keep them in memory only")(
+      "directory for the job journal (journal/<id>.job) and job results (jobs/<id>/); a "
+      "coordinator restarted over the same directory recovers its jobs; empty = memory only")(
       "endpoint-file", po::value(&endpoint_file),
       "write the control endpoint (line 1), the status endpoint (line 2) and, with --http-port, "
       "the dashboard's URL (line 3) here once bound")(
@@ -104,7 +105,8 @@ int main(int argc, char** argv) {
     dashboard_url = fmt::format("http://{}:{}/", host, dashboard->port());
     log->info("dashboard at {}", dashboard_url);
   }
-  if (!options.work_dir.empty()) std::filesystem::create_directories(options.work_dir);
+  std::error_code ec;  // a work dir that cannot be created is reported by the journal below
+  if (!options.work_dir.empty()) std::filesystem::create_directories(options.work_dir, ec);
   if (!endpoint_file.empty()) {
     // Written to a temporary name and renamed, so a reader never sees half a file.
     const std::string tmp = endpoint_file + ".tmp";
@@ -120,7 +122,10 @@ int main(int argc, char** argv) {
     std::filesystem::rename(tmp, endpoint_file);
   }
   const AppRegistry apps = BuiltinApps();
+  options.started_unix_s =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   Coordinator coordinator(transport, options, apps, log, Clock::now());
+  if (!coordinator.journal_status().ok()) return 1;  // logged by the coordinator
   if (dashboard) coordinator.set_status_observer(&dashboard_state);
   std::atomic<bool> stop{false};
   StopOnSignals(&stop);

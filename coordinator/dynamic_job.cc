@@ -261,7 +261,8 @@ void DynamicJob::TryCommit(Clock::time_point now) {
       const double updated = commit.values(k);
       const double old = updated - commit.deltas(k);
       penalty_ += app_->Penalty(updated, spec_) - app_->Penalty(old, spec_);
-      committed_[commit.ids(k)] = updated;
+      if (commit.ids(k) >= committed_.size()) committed_.resize(num_features_, 0.0);
+      if (commit.ids(k) < committed_.size()) committed_[commit.ids(k)] = updated;
     }
     updates_ += static_cast<uint64_t>(commit.ids_size());
     SendTo(schedulers_[next_commit_ % schedulers_.size()].id, e, now);
@@ -521,10 +522,9 @@ std::vector<proto::ResultFile> DynamicJob::ResultFiles() const {
   std::vector<std::pair<uint64_t, double>> model = model_;
   if (partial) {
     model.clear();
-    for (const auto& [j, value] : committed_) {
-      if (value != 0) model.emplace_back(j, value);
+    for (uint64_t j = 0; j < committed_.size(); ++j) {
+      if (committed_[j] != 0) model.emplace_back(j, committed_[j]);
     }
-    std::sort(model.begin(), model.end());
   }
   std::string coefficients;
   for (const auto& [j, value] : model) {
