@@ -52,7 +52,7 @@ function renderMembers(status) {
 }
 
 function jobCells(j) {
-  const started = j.state !== "queued";
+  const started = j.state !== "QUEUED";
   const dash = v => started ? v : "-";
   if (j.engine === "static") {
     return [
@@ -68,7 +68,7 @@ function jobCells(j) {
 function renderJobs(status, shown) {
   fillTable("jobs", status.jobs.slice().reverse().map(j => {
     const tr = row([{text: String(j.job_id)}, {text: j.app, cls: "text"},
-                    {text: j.engine, cls: "text"}, {text: j.state, cls: "text state-" + j.state},
+                    {text: j.engine, cls: "text"}, {text: j.state, cls: "text state-" + j.state.toLowerCase()},
                     ...jobCells(j).map(text => ({text})), {text: j.seconds.toFixed(1)}],
                    {"data-job": String(j.job_id), "data-state": j.state});
     if (j.error) tr.title = j.error;
@@ -80,7 +80,7 @@ function renderJobs(status, shown) {
 
 function pickJob(status) {
   if (selected !== null && status.jobs.some(j => j.job_id === selected)) return selected;
-  const live = status.jobs.find(j => j.state === "running" || j.state === "loading");
+  const live = status.jobs.find(j => j.state === "RUNNING" || j.state === "LOADING");
   if (live) return live.job_id;
   return status.jobs.length ? status.jobs[status.jobs.length - 1].job_id : null;
 }
