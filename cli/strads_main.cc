@@ -8,17 +8,16 @@
 
 #include <fmt/format.h>
 #include <boost/program_options.hpp>
-#include <nlohmann/json.hpp>
-#include <zmq.hpp>
 
 #include "apps/builtin_apps.h"
 #include "cli/client.h"
 #include "cli/cluster_command.h"
 #include "cli/embedded_cluster.h"
 #include "cli/predict_command.h"
+#include "cli/remote_coordinator.h"
+#include "cli/status_json.h"
 #include "common/daemon.h"
 #include "common/protocol.h"
-#include "common/zmq_transport.h"
 #include "engine/job_spec.h"
 
 namespace po = boost::program_options;
@@ -78,36 +77,6 @@ std::atomic<bool> g_interrupt{false};
 int Usage(const std::string& message) {
   std::cerr << "strads: " << message << "\n(see strads --help)\n";
   return kExitUsage;
-}
-
-// A ZeroMQ connection to a coordinator daemon.
-struct Remote {
-  zmq::context_t context;
-  std::unique_ptr<ZmqTransport> transport;
-  std::unique_ptr<Client> client;
-  std::string endpoint;
-};
-
-std::unique_ptr<Remote> Connect(const std::string& endpoint, double timeout_s) {
-  auto r = std::make_unique<Remote>();
-  r->endpoint = endpoint;
-  const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000));
-  r->transport = std::make_unique<ZmqTransport>(
-      r->context, fmt::format("cli@{}:{}", HostName(), getpid()), timeout);
-  (void)r->transport->Connect(kCoordinatorId, endpoint);
-  r->client =
-      std::make_unique<Client>(*r->transport, kCoordinatorId, "coordinator-status", timeout);
-  return r;
-}
-
-// Asks the control socket where the status socket is, and connects to it.
-Status ConnectStatus(Remote& r) {
-  auto req = MakeEnvelope(r.transport->id());
-  req.mutable_status_request();
-  auto reply = r.client->Call(req);
-  if (!reply.ok()) return reply.status();
-  const std::string& ep = reply->status_reply().status_endpoint();
-  return r.transport->Connect("coordinator-status", ep.empty() ? r.endpoint : ep);
 }
 
 int Unreachable(const Status& st, const std::string& endpoint) {
@@ -183,10 +152,10 @@ int RunOrSubmit(const AppRegistry& apps, bool embedded, const std::vector<std::s
     return Finish(apps, client, *info, output);
   }
 
-  auto remote = Connect(endpoint, timeout_s);
-  auto req = MakeEnvelope(remote->transport->id());
+  auto remote = std::make_unique<RemoteCoordinator>(endpoint, timeout_s);
+  auto req = MakeEnvelope(remote->id());
   *req.mutable_submit()->mutable_spec() = *spec;
-  auto reply = remote->client->Call(req);
+  auto reply = remote->client().Call(req);
   if (!reply.ok()) {
     if (reply.status().code() == StatusCode::kUnavailable) {
       return Unreachable(reply.status(), endpoint);
@@ -202,8 +171,8 @@ int RunOrSubmit(const AppRegistry& apps, bool embedded, const std::vector<std::s
     }
     return kExitOk;
   }
-  if (Status st = ConnectStatus(*remote); !st.ok()) return Unreachable(st, endpoint);
-  auto info = remote->client->Wait(id, g_interrupt, quiet);
+  if (Status st = remote->ConnectStatus(); !st.ok()) return Unreachable(st, endpoint);
+  auto info = remote->client().Wait(id, g_interrupt, quiet);
   if (!info.ok()) {
     if (info.status().code() == StatusCode::kCancelled) {
       std::cerr << "strads: stopped waiting; job " << id << " goes on (strads cancel " << id
@@ -212,51 +181,7 @@ int RunOrSubmit(const AppRegistry& apps, bool embedded, const std::vector<std::s
     }
     return Unreachable(info.status(), endpoint);
   }
-  return Finish(apps, *remote->client, *info, output);
-}
-
-nlohmann::ordered_json ToJson(const proto::StatusReply& s) {
-  nlohmann::ordered_json j;
-  j["coordinator"] = s.coordinator();
-  j["uptime_s"] = s.uptime_s();
-  size_t schedulers = 0, workers = 0;
-  for (const auto& m : s.members()) {
-    schedulers += m.role() == proto::ROLE_SCHEDULER;
-    workers += m.role() == proto::ROLE_WORKER;
-  }
-  j["schedulers"] = schedulers;
-  j["workers"] = workers;
-  j["members"] = nlohmann::ordered_json::array();
-  for (const auto& m : s.members()) {
-    j["members"].push_back({{"id", m.id()},
-                            {"role", RoleName(m.role())},
-                            {"host", m.host()},
-                            {"pid", m.pid()},
-                            {"endpoint", m.endpoint()},
-                            {"heartbeat_age_s", m.heartbeat_age_s()},
-                            {"busy", m.busy()}});
-  }
-  j["jobs"] = nlohmann::ordered_json::array();
-  for (const auto& job : s.jobs()) {
-    j["jobs"].push_back({{"job_id", job.job_id()},
-                         {"app", job.app()},
-                         {"state", JobStateName(job.state())},
-                         {"round", job.round()},
-                         {"updates", job.updates()},
-                         {"objective", job.objective()},
-                         {"updates_per_s", job.updates_per_s()},
-                         {"seconds", job.seconds()},
-                         {"converged", job.converged()},
-                         {"violation", job.violation()},
-                         {"iteration", job.iteration()},
-                         {"imbalance", job.imbalance()},
-                         {"objective_name", job.objective_name()},
-                         {"worker_seconds", std::vector<double>(job.worker_seconds().begin(),
-                                                                job.worker_seconds().end())},
-                         {"data", job.spec().data_path()},
-                         {"error", job.error()}});
-  }
-  return j;
+  return Finish(apps, remote->client(), *info, output);
 }
 
 void PrintJobs(const proto::StatusReply& s) {
@@ -294,17 +219,17 @@ int StatusCommand(const std::vector<std::string>& args, const std::string& endpo
   } catch (const po::error& e) {
     return Usage(e.what());
   }
-  auto remote = Connect(endpoint, timeout_s);
-  if (Status st = ConnectStatus(*remote); !st.ok()) return Unreachable(st, endpoint);
+  auto remote = std::make_unique<RemoteCoordinator>(endpoint, timeout_s);
+  if (Status st = remote->ConnectStatus(); !st.ok()) return Unreachable(st, endpoint);
   do {
-    auto req = MakeEnvelope(remote->transport->id());
+    auto req = MakeEnvelope(remote->id());
     req.mutable_status_request();
-    auto reply = remote->client->Call(req, /*to_status=*/true);
+    auto reply = remote->client().Call(req, /*to_status=*/true);
     if (!reply.ok()) return Unreachable(reply.status(), endpoint);
     const auto& s = reply->status_reply();
     if (vm.count("watch") && isatty(STDOUT_FILENO)) std::cout << "\033[H\033[2J";
     if (vm.count("json"))
-      std::cout << ToJson(s).dump(2) << "\n";
+      std::cout << StatusToJson(s).dump(2) << "\n";
     else if (jobs_only)
       PrintJobs(s);
     else
@@ -352,11 +277,11 @@ int JobCommand(const std::string& command, const std::vector<std::string>& args,
   } else if (args.size() > 1) {
     return Usage("unexpected argument '" + args[1] + "'");
   }
-  auto remote = Connect(endpoint, timeout_s);
+  auto remote = std::make_unique<RemoteCoordinator>(endpoint, timeout_s);
   if (command == "cancel") {
-    auto req = MakeEnvelope(remote->transport->id(), *id);
+    auto req = MakeEnvelope(remote->id(), *id);
     req.mutable_cancel();
-    auto reply = remote->client->Call(req);
+    auto reply = remote->client().Call(req);
     if (!reply.ok()) {
       if (reply.status().code() == StatusCode::kUnavailable) {
         return Unreachable(reply.status(), endpoint);
@@ -367,7 +292,7 @@ int JobCommand(const std::string& command, const std::vector<std::string>& args,
     std::cout << "job " << *id << ": " << JobStateName(reply->cancel_reply().state()) << "\n";
     return kExitOk;
   }
-  auto info = remote->client->FetchResults(*id, output);
+  auto info = remote->client().FetchResults(*id, output);
   if (!info.ok()) {
     if (info.status().code() == StatusCode::kUnavailable)
       return Unreachable(info.status(), endpoint);
@@ -381,10 +306,10 @@ int JobCommand(const std::string& command, const std::vector<std::string>& args,
 }
 
 int ShutdownCommand(const std::string& endpoint, double timeout_s) {
-  auto remote = Connect(endpoint, timeout_s);
-  auto req = MakeEnvelope(remote->transport->id());
+  auto remote = std::make_unique<RemoteCoordinator>(endpoint, timeout_s);
+  auto req = MakeEnvelope(remote->id());
   req.mutable_shutdown_cluster();
-  auto reply = remote->client->Call(req);
+  auto reply = remote->client().Call(req);
   if (!reply.ok()) return Unreachable(reply.status(), endpoint);
   std::cout << "cluster shut down\n";
   return kExitOk;
@@ -454,12 +379,13 @@ int main(int argc, char** argv) {
     if (command == "shutdown") return ShutdownCommand(endpoint, timeout_s);
     if (command == "predict") return PredictCommand(apps, rest);
     if (command == "cluster") {
-      std::unique_ptr<Remote> remote;  // connected on the first status request
+      std::unique_ptr<RemoteCoordinator> remote;  // connected on the first status request
       auto ask = [&]() -> Result<proto::StatusReply> {
-        if (!remote) remote = Connect(endpoint, std::min(timeout_s, 1.0));
-        auto req = MakeEnvelope(remote->transport->id());
+        if (!remote)
+          remote = std::make_unique<RemoteCoordinator>(endpoint, std::min(timeout_s, 1.0));
+        auto req = MakeEnvelope(remote->id());
         req.mutable_status_request();
-        auto reply = remote->client->Call(req);
+        auto reply = remote->client().Call(req);
         if (!reply.ok()) return reply.status();
         return reply->status_reply();
       };
