@@ -8,6 +8,9 @@
 
 #include <fmt/format.h>
 
+#include "cli/fitted_line.h"
+#include "cli/job_view.h"
+#include "cli/terminal_width.h"
 #include "common/protocol.h"
 
 namespace strads {
@@ -40,19 +43,6 @@ Result<proto::Envelope> Client::Call(proto::Envelope request, bool to_status) {
   }
   return Status::Unavailable(
       fmt::format("coordinator unreachable: no answer within {} ms", timeout_.count()));
-}
-
-// The workers' compute seconds in the last sub-round, e.g. "0.12/0.10 s" (at most 8 shown).
-std::string WorkerSeconds(const proto::JobInfo& j) {
-  const auto& t = j.worker_seconds();
-  if (t.empty()) return "-";
-  if (t.size() > 8) {
-    return fmt::format("{:.3g}..{:.3g} s", *std::min_element(t.begin(), t.end()),
-                       *std::max_element(t.begin(), t.end()));
-  }
-  std::string out;
-  for (double s : t) out += fmt::format("{}{:.3g}", out.empty() ? "" : "/", s);
-  return out + " s";
 }
 
 std::string DescribeJob(const proto::JobInfo& j) {
@@ -94,25 +84,14 @@ Result<proto::JobInfo> Client::Wait(uint64_t job_id, const std::atomic<bool>& in
   const bool tty = isatty(STDERR_FILENO);
   auto print = [&](const proto::JobInfo& j) {
     if (quiet) return;
-    std::string line =
-        !j.objective_name().empty()
-            ? fmt::format(
-                  "job {} {} [{}] iteration {}/{} sub-round {} {} {} ({:.3g}/s) {} {:.8g} "
-                  "imbalance {:.2f} workers {} {:.1f}s",
-                  j.job_id(), JobStateName(j.state()), j.app(), j.iteration(),
-                  j.spec().static_engine().iterations(), j.round(), j.updates(), j.work_unit(),
-                  j.updates_per_s(), j.objective_name(), j.objective(), j.imbalance(),
-                  WorkerSeconds(j), j.seconds())
-            : fmt::format(
-                  "job {} {} [{}] round {} updates {} ({:.0f}/s) objective {:.8g}{} {:.1f}s",
-                  j.job_id(), JobStateName(j.state()), ScheduleName(j.spec().dynamic().schedule()),
-                  j.round(), j.updates(), j.updates_per_s(), j.objective(),
-                  j.violation() >= 0 ? fmt::format(" violation {:.2e}", j.violation()) : "",
-                  j.seconds());
-    if (tty)
-      std::cerr << "\r\033[K" << line << std::flush;
-    else
-      std::cerr << line << "\n";
+    if (!tty) {
+      std::cerr << FitLine(ProgressFields(j), 0) << "\n";
+      return;
+    }
+    // One column short of the width: a line that fills the last column wraps on some terminals.
+    const size_t width = TerminalWidth(STDERR_FILENO);
+    std::cerr << "\r\033[K" << FitLine(ProgressFields(j), width > 1 ? width - 1 : width)
+              << std::flush;
   };
   auto last_print = std::chrono::steady_clock::time_point{};
   auto info = Follow(job_id, interrupt, [&](const proto::JobInfo& j) {
@@ -178,7 +157,8 @@ Result<proto::ResultReply> Client::FetchResultReply(uint64_t job_id) {
   return std::move(*reply->mutable_result_reply());
 }
 
-Result<proto::JobInfo> Client::FetchResults(uint64_t job_id, const std::string& dir) {
+Result<proto::JobInfo> Client::FetchResults(uint64_t job_id, const std::string& dir,
+                                            std::vector<std::string>* written) {
   auto reply = FetchResultReply(job_id);
   if (!reply.ok()) return reply.status();
   const auto& r = *reply;
@@ -191,6 +171,7 @@ Result<proto::JobInfo> Client::FetchResults(uint64_t job_id, const std::string& 
     std::ofstream out(path, std::ios::binary);
     out << f.content();
     if (!out) return Status::IoError("cannot write " + path.string());
+    if (written) written->push_back(f.name());
   }
   return r.job();
 }

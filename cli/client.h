@@ -8,6 +8,7 @@
 #include <chrono>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "common/transport.h"
 
@@ -47,9 +48,12 @@ class Client {
   Result<proto::JobInfo> Follow(uint64_t job_id, const std::atomic<bool>& interrupt,
                                 const std::function<void(const proto::JobInfo&)>& on_update);
 
-  // Fetches the results of a finished job and writes its files into `dir` (created).
-  Result<proto::JobInfo> FetchResults(uint64_t job_id, const std::string& dir);
-  // The same results in memory: the job and its files (none unless it succeeded).
+  // Fetches the results of a finished job and writes its files into `dir` (created only if there
+  // are files: a job that failed or was cancelled before it ran has none; one that ran has its
+  // partial results, summary.json saying "partial": true). The names written go to `written`.
+  Result<proto::JobInfo> FetchResults(uint64_t job_id, const std::string& dir,
+                                      std::vector<std::string>* written = nullptr);
+  // The same results in memory: the job and its files.
   Result<proto::ResultReply> FetchResultReply(uint64_t job_id);
 
  private:

@@ -5,26 +5,40 @@
 #include <fmt/format.h>
 
 #include "common/daemon.h"
+#include "common/endpoint_probe.h"
 #include "common/protocol.h"
 
 namespace strads {
 
-RemoteCoordinator::RemoteCoordinator(const std::string& endpoint, double timeout_s)
-    : endpoint_(endpoint) {
+Result<std::unique_ptr<RemoteCoordinator>> ConnectCoordinator(const std::string& endpoint,
+                                                              double timeout_s) {
+  auto r = std::make_unique<RemoteCoordinator>();
+  r->endpoint = endpoint;
   const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000));
-  transport_ = std::make_unique<ZmqTransport>(
-      context_, fmt::format("cli@{}:{}", HostName(), getpid()), timeout);
-  (void)transport_->Connect(kCoordinatorId, endpoint);
-  client_ = std::make_unique<Client>(*transport_, kCoordinatorId, "coordinator-status", timeout);
+  switch (ProbeEndpoint(r->context, endpoint, timeout)) {
+    case ProbeResult::kRefused:
+      return Status::Unavailable("no coordinator at " + endpoint + " (connection refused)");
+    case ProbeResult::kSilent:
+      return Status::Unavailable(fmt::format("no coordinator at {} (no connection within {} ms)",
+                                             endpoint, timeout.count()));
+    case ProbeResult::kAccepted:
+      break;
+  }
+  r->transport = std::make_unique<ZmqTransport>(
+      r->context, fmt::format("cli@{}:{}", HostName(), getpid()), timeout);
+  (void)r->transport->Connect(kCoordinatorId, endpoint);
+  r->client =
+      std::make_unique<Client>(*r->transport, kCoordinatorId, "coordinator-status", timeout);
+  return r;
 }
 
-Status RemoteCoordinator::ConnectStatus() {
-  auto req = MakeEnvelope(transport_->id());
+Status ConnectStatus(RemoteCoordinator& r) {
+  auto req = MakeEnvelope(r.transport->id());
   req.mutable_status_request();
-  auto reply = client_->Call(req);
+  auto reply = r.client->Call(req);
   if (!reply.ok()) return reply.status();
   const std::string& ep = reply->status_reply().status_endpoint();
-  return transport_->Connect("coordinator-status", ep.empty() ? endpoint_ : ep);
+  return r.transport->Connect("coordinator-status", ep.empty() ? r.endpoint : ep);
 }
 
 }  // namespace strads

@@ -2,12 +2,14 @@
 // codes.
 #include <unistd.h>
 #include <atomic>
+#include <filesystem>
 #include <iostream>
 #include <optional>
 #include <thread>
 
 #include <fmt/format.h>
 #include <boost/program_options.hpp>
+#include <nlohmann/json.hpp>
 
 #include "apps/builtin_apps.h"
 #include "cli/client.h"
@@ -15,7 +17,8 @@
 #include "cli/embedded_cluster.h"
 #include "cli/predict_command.h"
 #include "cli/remote_coordinator.h"
-#include "cli/status_json.h"
+#include "cli/status_view.h"
+#include "cli/terminal_width.h"
 #include "common/daemon.h"
 #include "common/protocol.h"
 #include "engine/job_spec.h"
@@ -33,11 +36,13 @@ commands:
   submit APP [job options] [--wait] [--output DIR]
                      submit a job to the coordinator; --wait shows progress until it ends
   status [--json] [--watch]
-                     members and jobs of the cluster
-  jobs               the jobs, one line each
+                     members and jobs of the cluster (a table per engine, fitted to the
+                     terminal; --json: README "Progress and status" lists the fields)
+  jobs               the job tables of `status`
   cancel JOB_ID      cancel a queued or running job
   result JOB_ID --output DIR
-                     fetch a finished job's result files
+                     fetch a finished job's result files (a cancelled job's partial ones,
+                     summary.json: "partial": true)
   shutdown           stop the coordinator and every member
   predict --model DIR --data FILE [--format libsvm|mm] [--labels FILE] [--output FILE]
                      apply a job's model to a data set and print its metric (RMSE or
@@ -63,13 +68,20 @@ std::string UsageText(const AppRegistry& apps) {
   return text;
 }
 
-// "coefficients.tsv, trace.csv, summary.json": what a job of `app` writes.
-std::string ResultFileList(const AppRegistry& apps, const std::string& app) {
-  auto found = apps.Find(app);
-  if (!found.ok()) return "";
+// "results in out/ (coefficients.tsv, trace.csv, summary.json)", or "partial results ..." for a
+// job that did not succeed; nothing when no file was written.
+void ReportResults(const proto::JobInfo& info, const std::string& dir,
+                   const std::vector<std::string>& files) {
+  if (files.empty()) return;
   std::string list;
-  for (const auto& name : ResultFileNames(**found)) list += (list.empty() ? "" : ", ") + name;
-  return list;
+  for (const auto& name : files) list += (list.empty() ? "" : ", ") + name;
+  const std::string shown = (std::filesystem::path(dir) / "").string();  // one trailing slash
+  if (info.state() == proto::JOB_SUCCEEDED) {
+    std::cout << "results in " << shown << " (" << list << ")\n";
+  } else {
+    std::cout << "partial results in " << shown << " (" << list
+              << "; summary.json: \"partial\": true)\n";
+  }
 }
 
 std::atomic<bool> g_interrupt{false};
@@ -80,21 +92,26 @@ int Usage(const std::string& message) {
 }
 
 int Unreachable(const Status& st, const std::string& endpoint) {
-  std::cerr << "strads: " << st.message() << " (coordinator " << endpoint
-            << "; is the cluster up? see `deploy/strads-cluster status`)\n";
+  constexpr const char* kHint = "is the cluster up? see `deploy/strads-cluster status`";
+  if (st.message().find(endpoint) != std::string::npos) {
+    std::cerr << "strads: " << st.message() << "; " << kHint << "\n";
+  } else {
+    std::cerr << "strads: " << st.message() << " (coordinator " << endpoint << "; " << kHint
+              << ")\n";
+  }
   return kExitUnreachable;
 }
 
-int Finish(const AppRegistry& apps, Client& client, const proto::JobInfo& info,
-           const std::string& output) {
+int Finish(Client& client, const proto::JobInfo& info, const std::string& output) {
   std::cout << DescribeJob(info) << "\n";
-  if (info.state() == proto::JOB_SUCCEEDED && !output.empty()) {
-    auto fetched = client.FetchResults(info.job_id(), output);
+  if (!output.empty()) {
+    std::vector<std::string> files;
+    auto fetched = client.FetchResults(info.job_id(), output, &files);
     if (!fetched.ok()) {
       std::cerr << "strads: " << fetched.status().message() << "\n";
       return kExitJobFailed;
     }
-    std::cout << "results in " << output << "/ (" << ResultFileList(apps, info.app()) << ")\n";
+    ReportResults(info, output, files);
   }
   return ExitCodeFor(info);
 }
@@ -149,13 +166,15 @@ int RunOrSubmit(const AppRegistry& apps, bool embedded, const std::vector<std::s
       std::cerr << "strads: " << info.status().message() << "\n";
       return info.status().code() == StatusCode::kCancelled ? kExitInterrupted : kExitJobFailed;
     }
-    return Finish(apps, client, *info, output);
+    return Finish(client, *info, output);
   }
 
-  auto remote = std::make_unique<RemoteCoordinator>(endpoint, timeout_s);
-  auto req = MakeEnvelope(remote->id());
+  auto connected = ConnectCoordinator(endpoint, timeout_s);
+  if (!connected.ok()) return Unreachable(connected.status(), endpoint);
+  auto& remote = *connected;
+  auto req = MakeEnvelope(remote->transport->id());
   *req.mutable_submit()->mutable_spec() = *spec;
-  auto reply = remote->client().Call(req);
+  auto reply = remote->client->Call(req);
   if (!reply.ok()) {
     if (reply.status().code() == StatusCode::kUnavailable) {
       return Unreachable(reply.status(), endpoint);
@@ -171,8 +190,8 @@ int RunOrSubmit(const AppRegistry& apps, bool embedded, const std::vector<std::s
     }
     return kExitOk;
   }
-  if (Status st = remote->ConnectStatus(); !st.ok()) return Unreachable(st, endpoint);
-  auto info = remote->client().Wait(id, g_interrupt, quiet);
+  if (Status st = ConnectStatus(*remote); !st.ok()) return Unreachable(st, endpoint);
+  auto info = remote->client->Wait(id, g_interrupt, quiet);
   if (!info.ok()) {
     if (info.status().code() == StatusCode::kCancelled) {
       std::cerr << "strads: stopped waiting; job " << id << " goes on (strads cancel " << id
@@ -181,32 +200,7 @@ int RunOrSubmit(const AppRegistry& apps, bool embedded, const std::vector<std::s
     }
     return Unreachable(info.status(), endpoint);
   }
-  return Finish(apps, remote->client(), *info, output);
-}
-
-void PrintJobs(const proto::StatusReply& s) {
-  std::cout << fmt::format("{:>4}  {:<8} {:<10} {:>8} {:>10} {:>16} {:>10} {:>8}  {}\n", "JOB",
-                           "APP", "STATE", "ROUND", "UPDATES", "OBJECTIVE", "UPDATES/S", "SECONDS",
-                           "ERROR");
-  for (const auto& j : s.jobs()) {
-    std::cout << fmt::format("{:>4}  {:<8} {:<10} {:>8} {:>10} {:>16.9g} {:>10.0f} {:>8.1f}  {}\n",
-                             j.job_id(), j.app(), JobStateName(j.state()), j.round(), j.updates(),
-                             j.objective(), j.updates_per_s(), j.seconds(), j.error());
-  }
-}
-
-void PrintStatus(const proto::StatusReply& s) {
-  std::cout << fmt::format("coordinator up {:.0f} s, {} member(s)\n", s.uptime_s(),
-                           s.members_size());
-  std::cout << fmt::format("{:<10} {:<40} {:<16} {:>8} {:>10}  {}\n", "ROLE", "ID", "HOST", "PID",
-                           "HEARTBEAT", "STATE");
-  for (const auto& m : s.members()) {
-    std::cout << fmt::format("{:<10} {:<40} {:<16} {:>8} {:>9.1f}s  {}\n", RoleName(m.role()),
-                             m.id(), m.host(), m.pid(), m.heartbeat_age_s(),
-                             m.busy() ? "busy" : "idle");
-  }
-  std::cout << "\n";
-  PrintJobs(s);
+  return Finish(*remote->client, *info, output);
 }
 
 int StatusCommand(const std::vector<std::string>& args, const std::string& endpoint,
@@ -219,21 +213,23 @@ int StatusCommand(const std::vector<std::string>& args, const std::string& endpo
   } catch (const po::error& e) {
     return Usage(e.what());
   }
-  auto remote = std::make_unique<RemoteCoordinator>(endpoint, timeout_s);
-  if (Status st = remote->ConnectStatus(); !st.ok()) return Unreachable(st, endpoint);
+  auto remote = ConnectCoordinator(endpoint, timeout_s);
+  if (!remote.ok()) return Unreachable(remote.status(), endpoint);
+  if (Status st = ConnectStatus(**remote); !st.ok()) return Unreachable(st, endpoint);
   do {
-    auto req = MakeEnvelope(remote->id());
+    auto req = MakeEnvelope((*remote)->transport->id());
     req.mutable_status_request();
-    auto reply = remote->client().Call(req, /*to_status=*/true);
+    auto reply = (*remote)->client->Call(req, /*to_status=*/true);
     if (!reply.ok()) return Unreachable(reply.status(), endpoint);
     const auto& s = reply->status_reply();
     if (vm.count("watch") && isatty(STDOUT_FILENO)) std::cout << "\033[H\033[2J";
+    const size_t width = TerminalWidth(STDOUT_FILENO);
     if (vm.count("json"))
-      std::cout << StatusToJson(s).dump(2) << "\n";
+      std::cout << StatusJson(s).dump(2) << "\n";
     else if (jobs_only)
-      PrintJobs(s);
+      std::cout << RenderJobs(s, width);
     else
-      PrintStatus(s);
+      std::cout << RenderStatus(s, width);
     std::cout << std::flush;
     if (vm.count("watch")) {
       for (int i = 0; i < 10 && !g_interrupt; ++i) {
@@ -277,11 +273,13 @@ int JobCommand(const std::string& command, const std::vector<std::string>& args,
   } else if (args.size() > 1) {
     return Usage("unexpected argument '" + args[1] + "'");
   }
-  auto remote = std::make_unique<RemoteCoordinator>(endpoint, timeout_s);
+  auto connected = ConnectCoordinator(endpoint, timeout_s);
+  if (!connected.ok()) return Unreachable(connected.status(), endpoint);
+  auto& remote = *connected;
   if (command == "cancel") {
-    auto req = MakeEnvelope(remote->id(), *id);
+    auto req = MakeEnvelope(remote->transport->id(), *id);
     req.mutable_cancel();
-    auto reply = remote->client().Call(req);
+    auto reply = remote->client->Call(req);
     if (!reply.ok()) {
       if (reply.status().code() == StatusCode::kUnavailable) {
         return Unreachable(reply.status(), endpoint);
@@ -292,7 +290,8 @@ int JobCommand(const std::string& command, const std::vector<std::string>& args,
     std::cout << "job " << *id << ": " << JobStateName(reply->cancel_reply().state()) << "\n";
     return kExitOk;
   }
-  auto info = remote->client().FetchResults(*id, output);
+  std::vector<std::string> files;
+  auto info = remote->client->FetchResults(*id, output, &files);
   if (!info.ok()) {
     if (info.status().code() == StatusCode::kUnavailable)
       return Unreachable(info.status(), endpoint);
@@ -301,15 +300,17 @@ int JobCommand(const std::string& command, const std::vector<std::string>& args,
     return info.status().code() == StatusCode::kInvalidArgument ? kExitUsage : kExitJobFailed;
   }
   std::cout << DescribeJob(*info) << "\n";
-  if (info->state() == proto::JOB_SUCCEEDED) std::cout << "results in " << output << "/\n";
+  ReportResults(*info, output, files);
   return ExitCodeFor(*info);
 }
 
 int ShutdownCommand(const std::string& endpoint, double timeout_s) {
-  auto remote = std::make_unique<RemoteCoordinator>(endpoint, timeout_s);
-  auto req = MakeEnvelope(remote->id());
+  auto connected = ConnectCoordinator(endpoint, timeout_s);
+  if (!connected.ok()) return Unreachable(connected.status(), endpoint);
+  auto& remote = *connected;
+  auto req = MakeEnvelope(remote->transport->id());
   req.mutable_shutdown_cluster();
-  auto reply = remote->client().Call(req);
+  auto reply = remote->client->Call(req);
   if (!reply.ok()) return Unreachable(reply.status(), endpoint);
   std::cout << "cluster shut down\n";
   return kExitOk;
@@ -381,11 +382,14 @@ int main(int argc, char** argv) {
     if (command == "cluster") {
       std::unique_ptr<RemoteCoordinator> remote;  // connected on the first status request
       auto ask = [&]() -> Result<proto::StatusReply> {
-        if (!remote)
-          remote = std::make_unique<RemoteCoordinator>(endpoint, std::min(timeout_s, 1.0));
-        auto req = MakeEnvelope(remote->id());
+        if (!remote) {
+          auto connected = ConnectCoordinator(endpoint, std::min(timeout_s, 1.0));
+          if (!connected.ok()) return connected.status();
+          remote = std::move(*connected);
+        }
+        auto req = MakeEnvelope(remote->transport->id());
         req.mutable_status_request();
-        auto reply = remote->client().Call(req);
+        auto reply = remote->client->Call(req);
         if (!reply.ok()) return reply.status();
         return reply->status_reply();
       };

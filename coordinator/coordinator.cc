@@ -114,6 +114,7 @@ void Coordinator::HandleSubmit(const proto::Envelope& e, Clock::time_point now) 
   record.info.set_job_id(id);
   record.info.set_app(spec.app());
   record.info.set_state(proto::JOB_QUEUED);
+  record.info.set_violation(-1);  // not measured
   *record.info.mutable_spec() = spec;
   queue_.push_back(id);
   log_->info("job {} submitted by {}: {} on {}", id, e.sender(), spec.app(), spec.data_path());
@@ -348,10 +349,8 @@ void Coordinator::CollectFinishedJob(Clock::time_point now) {
   if (!running_ || !running_->done()) return;
   JobRecord& record = jobs_[running_id_];
   record.info = running_->Info(now);
-  if (record.info.state() == proto::JOB_SUCCEEDED) {
-    record.files = running_->ResultFiles();
-    WriteResults(record);
-  }
+  record.files = running_->ResultFiles();  // partial ones for a job that did not succeed
+  if (!record.files.empty()) WriteResults(record);
   for (auto& [id, m] : members_) {
     if (running_->Involves(id)) m.info.set_busy(false);
   }

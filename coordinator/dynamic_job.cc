@@ -261,6 +261,8 @@ void DynamicJob::TryCommit(Clock::time_point now) {
       const double updated = commit.values(k);
       const double old = updated - commit.deltas(k);
       penalty_ += app_->Penalty(updated, spec_) - app_->Penalty(old, spec_);
+      if (commit.ids(k) >= committed_.size()) committed_.resize(num_features_, 0.0);
+      if (commit.ids(k) < committed_.size()) committed_[commit.ids(k)] = updated;
     }
     updates_ += static_cast<uint64_t>(commit.ids_size());
     SendTo(schedulers_[next_commit_ % schedulers_.size()].id, e, now);
@@ -482,8 +484,8 @@ void DynamicJob::Trace(Clock::time_point now, bool force) {
   // At a check the objective is exact; between checks it is the workers' latest losses (each at
   // most D - 1 rounds stale) plus the penalty of the committed values.
   const double objective = force ? objective_ : ApproxObjective();
-  trace_ += fmt::format("{:.6f},{},{},{:.17g},{}\n", Elapsed(now), next_commit_, updates_,
-                        objective, ScheduleName(spec_.dynamic().schedule()));
+  trace_.Add(updates_, fmt::format("{:.6f},{},{},{:.17g},{}", Elapsed(now), next_commit_, updates_,
+                                   objective, ScheduleName(spec_.dynamic().schedule())));
 }
 
 proto::JobInfo DynamicJob::Info(Clock::time_point now) const {
@@ -508,22 +510,33 @@ proto::JobInfo DynamicJob::Info(Clock::time_point now) const {
 
 std::vector<proto::ResultFile> DynamicJob::ResultFiles() const {
   std::vector<proto::ResultFile> files;
+  if (!HasResults()) return files;
   auto add = [&](const std::string& name, std::string content) {
     proto::ResultFile f;
     f.set_name(name);
     f.set_content(std::move(content));
     files.push_back(std::move(f));
   };
+  // An unfinished job has no model from the schedulers: its coefficients are the committed values.
+  const bool partial = state_ != proto::JOB_SUCCEEDED;
+  std::vector<std::pair<uint64_t, double>> model = model_;
+  if (partial) {
+    model.clear();
+    for (uint64_t j = 0; j < committed_.size(); ++j) {
+      if (committed_[j] != 0) model.emplace_back(j, committed_[j]);
+    }
+  }
   std::string coefficients;
-  for (const auto& [j, value] : model_) {
+  for (const auto& [j, value] : model) {
     coefficients += fmt::format("{}\t{:.17g}\n", j + 1, value);  // ids as in the input: 1-based
   }
   add("coefficients.tsv", std::move(coefficients));
-  add("trace.csv", trace_);
+  add("trace.csv", trace_.Text());
 
   nlohmann::ordered_json summary;
   summary["app"] = spec_.app();
   summary["job_id"] = id_;
+  AddOutcome(summary);
   summary["objective"] = objective_;
   summary["converged"] = converged_;
   summary["violation"] = violation_;
@@ -536,7 +549,7 @@ std::vector<proto::ResultFile> DynamicJob::ResultFiles() const {
     summary["mean_step_length"] = next_commit_ ? step_sum_ / double(next_commit_) : 1.0;
   }
   summary["seconds"] = Duration();
-  summary["nonzeros"] = model_.size();
+  summary["nonzeros"] = model.size();
   summary["rows"] = num_rows_;
   summary["features"] = num_features_;
   summary["schedulers"] = schedulers_.size();

@@ -25,21 +25,24 @@
 //   done       succeeded (converged or a limit), failed (a member's error, a dead member, a broken
 //              invariant) or cancelled; JobEnd has gone to every member.
 //
-// It holds no O(J) state: values and priorities live in the schedulers; per round it keeps the
-// chord and the partial sums of the rounds in flight (at most D). The column layout adds one
-// O(rows) replica of the shared vector, for the step length. Thread-compatibility: owned by the
-// coordinator's event loop.
+// Priorities live in the schedulers, and so does the model the job returns; per round it keeps
+// the chord and the partial sums of the rounds in flight (at most D). It also keeps a copy of the
+// committed values (O(J), for the partial result of a job that does not finish) and, in the
+// column layout, a replica of the shared vector (O(rows), for the step length).
+// Thread-compatibility: owned by the coordinator's event loop.
 #pragma once
 
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "common/event_loop.h"
 #include "common/logging.h"
 #include "common/transport.h"
 #include "coordinator/engine_job.h"
+#include "coordinator/trace_log.h"
 #include "engine/dynamic_app.h"
 #include "engine/shared_replica.h"
 
@@ -53,7 +56,9 @@ class DynamicJob final : public EngineJob {
 
   void OnTick(Clock::time_point now) override;
   proto::JobInfo Info(Clock::time_point now) const override;
-  // The result files (coefficients.tsv, trace.csv, summary.json), once succeeded.
+  // The result files (coefficients.tsv, trace.csv, summary.json) once the job has ended after
+  // loading; unless it succeeded, the coefficients are the values committed so far and
+  // summary.json says "partial": true.
   std::vector<proto::ResultFile> ResultFiles() const override;
 
  private:
@@ -140,9 +145,13 @@ class DynamicJob final : public EngineJob {
   // Model.
   uint32_t model_slices_ = 0;
   std::vector<std::pair<uint64_t, double>> model_;
+  // Every parameter's latest committed value, by id (sized J at the first commit; 8 bytes a
+  // parameter, a hash map cost 8 % of a 1-worker Lasso job): the coefficients of a job that ends
+  // unfinished.
+  std::vector<double> committed_;
 
   // Trace and rate.
-  std::string trace_ = "seconds,round,updates,objective,schedule\n";
+  TraceLog trace_{"seconds,round,updates,objective,schedule"};
   Clock::time_point last_trace_{};
   std::vector<std::pair<Clock::time_point, uint64_t>> rate_window_;
 };

@@ -111,6 +111,7 @@ void EngineJob::Fail(const std::string& cause, Clock::time_point now) {
 void EngineJob::Finish(proto::JobState state, const std::string& error, Clock::time_point now) {
   if (done()) return;
   ended_ = now;
+  ran_ = !Loading();
   OnFinished(state, now);
   state_ = state;
   error_ = WireText(error);
@@ -121,6 +122,13 @@ void EngineJob::Finish(proto::JobState state, const std::string& error, Clock::t
     for (const auto& m : *group) (void)transport_.Send(m.id, e);
   }
   log_->info("job {}: {} after {:.3f} s", id_, JobStateName(state), Elapsed(now));
+}
+
+bool EngineJob::HasResults() const { return state_ == proto::JOB_SUCCEEDED || (done() && ran_); }
+
+void EngineJob::AddOutcome(nlohmann::ordered_json& summary) const {
+  summary["state"] = JobStateName(state_);
+  summary["partial"] = state_ != proto::JOB_SUCCEEDED;
 }
 
 nlohmann::ordered_json EngineJob::FlagsJson() const {

@@ -51,6 +51,11 @@ class EngineJob : public Job {
   double Elapsed(Clock::time_point now) const;
   // Seconds from start to end, 0 while running.
   double Duration() const;
+  // Whether the job has result files: it succeeded, or it ended after loading (cancelled or
+  // failed: the files it has, marked partial).
+  bool HasResults() const;
+  // summary.json's "state" and "partial" (true unless the job succeeded).
+  void AddOutcome(nlohmann::ordered_json& summary) const;
   // spec.flags() sorted by name, for summary.json.
   nlohmann::ordered_json FlagsJson() const;
 
@@ -79,6 +84,7 @@ class EngineJob : public Job {
  private:
   std::map<std::string, int> scheduler_rank_, worker_rank_;
   std::vector<std::string> unreachable_;
+  bool ran_ = false;  // ended after loading
 };
 
 }  // namespace strads

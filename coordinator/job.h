@@ -42,7 +42,8 @@ class Job {
   virtual const std::vector<std::string>& unreachable() const = 0;
   // A snapshot for status and results.
   virtual proto::JobInfo Info(Clock::time_point now) const = 0;
-  // The result files, once succeeded.
+  // The result files: once succeeded, all of them; once cancelled or failed after loading, what
+  // exists (trace, partial coefficients) with summary.json's "partial": true; else none.
   virtual std::vector<proto::ResultFile> ResultFiles() const = 0;
 };
 

@@ -295,7 +295,8 @@ proto::JobInfo StaticJob::Info(Clock::time_point now) const {
 }
 
 std::vector<proto::ResultFile> StaticJob::ResultFiles() const {
-  std::vector<proto::ResultFile> files = files_;
+  if (!HasResults()) return {};
+  std::vector<proto::ResultFile> files = files_;  // the model files, once succeeded
   auto add = [&](const std::string& name, std::string content) {
     proto::ResultFile f;
     f.set_name(name);
@@ -308,6 +309,7 @@ std::vector<proto::ResultFile> StaticJob::ResultFiles() const {
   nlohmann::ordered_json summary;
   summary["app"] = spec_.app();
   summary["job_id"] = id_;
+  AddOutcome(summary);
   summary[app_->ObjectiveName()] = objective_.value_or(0.0);
   summary["iterations"] = iterations_done_;
   const double seconds = Duration();

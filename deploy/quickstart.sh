@@ -22,13 +22,11 @@ fi
 build/bin/strads run lasso --data "$data" --lambda 20 --output out/quickstart
 
 if command -v gnuplot > /dev/null; then
-  gnuplot -e "set terminal pngcairo size 800,500; set output 'out/quickstart/trace.png';
-    set datafile separator ','; set key off; set logscale y; set xlabel 'seconds';
-    set ylabel 'objective'; set title 'strads run lasso: objective vs time';
-    plot 'out/quickstart/trace.csv' using 1:4 skip 1 with linespoints" 2> /dev/null ||
-    echo "(gnuplot could not draw out/quickstart/trace.png)"
+  # Convergence: the relative gap to the best objective, log axis, against seconds and updates.
+  gnuplot -e "trace='out/quickstart/trace.csv'; output='out/quickstart/trace.png'" \
+    deploy/plot-trace.gp 2> /dev/null || echo "(gnuplot could not draw out/quickstart/trace.png)"
 fi
 echo
 echo "summary (out/quickstart/summary.json):"
-head -12 out/quickstart/summary.json
+cat out/quickstart/summary.json
 echo "true nonzeros: ${data}.truth.tsv; estimated: out/quickstart/coefficients.tsv"

@@ -5,42 +5,61 @@
 
 namespace strads {
 
-PrioritySampler::PrioritySampler(size_t n, double initial_weight) : n_(n), leaves_(1) {
+PrioritySampler::PrioritySampler(size_t n, double initial_weight) : n_(n) {
   assert(std::isfinite(initial_weight) && initial_weight >= 0.0);
   if (!(initial_weight >= 0.0) || !std::isfinite(initial_weight)) initial_weight = 0.0;
-  while (leaves_ < n_) leaves_ *= 2;
-  tree_.assign(2 * leaves_, 0.0);
-  for (size_t i = 0; i < n_; ++i) tree_[leaves_ + i] = initial_weight;
-  for (size_t p = leaves_ - 1; p >= 1; --p) tree_[p] = tree_[2 * p] + tree_[2 * p + 1];
+  const auto padded = [](size_t size) { return (size + kFanout - 1) / kFanout * kFanout; };
+  level_.emplace_back(padded(std::max<size_t>(n_, 1)), 0.0);
+  std::fill(level_[0].begin(), level_[0].begin() + static_cast<std::ptrdiff_t>(n_), initial_weight);
+  while (level_.back().size() > 1) {
+    const std::vector<double>& below = level_.back();
+    const size_t parents = below.size() / kFanout;
+    std::vector<double> sums(parents > 1 ? padded(parents) : 1, 0.0);
+    for (size_t p = 0; p < parents; ++p) {
+      double sum = 0.0;
+      for (size_t c = 0; c < kFanout; ++c) sum += below[kFanout * p + c];
+      sums[p] = sum;
+    }
+    level_.push_back(std::move(sums));
+  }
 }
 
 void PrioritySampler::Set(size_t i, double w) {
   assert(i < n_);
   assert(std::isfinite(w) && w >= 0.0);
   if (!(w >= 0.0) || !std::isfinite(w)) w = 0.0;
-  size_t p = leaves_ + i;
-  tree_[p] = w;
+  level_[0][i] = w;
   // Recompute rather than add a delta: each node stays the exact floating sum of its children.
-  for (p /= 2; p >= 1; p /= 2) tree_[p] = tree_[2 * p] + tree_[2 * p + 1];
+  for (size_t l = 1; l < level_.size(); ++l) {
+    i /= kFanout;
+    const double* child = &level_[l - 1][kFanout * i];
+    double sum = 0.0;
+    for (size_t c = 0; c < kFanout; ++c) sum += child[c];
+    level_[l][i] = sum;
+  }
 }
 
 size_t PrioritySampler::Find(double u) const {
   assert(Total() > 0.0);
   if (!(u >= 0.0)) u = 0.0;
-  size_t p = 1;
-  while (p < leaves_) {
-    const double left = tree_[2 * p];
-    const double right = tree_[2 * p + 1];
-    // Go left when u falls there, or when the right side is empty (u >= Total() after rounding);
-    // never enter a zero-sum subtree. Node p has a positive sum, so one side is positive.
-    if (left > 0.0 && (u < left || !(right > 0.0))) {
-      p = 2 * p;
-    } else {
-      u -= left;
-      p = 2 * p + 1;
+  size_t p = 0;  // node at level l
+  for (size_t l = level_.size() - 1; l-- > 0;) {
+    const double* child = &level_[l][kFanout * p];
+    // The child whose interval holds u; never a zero-sum one: past the end (rounding), the last
+    // positive child. Node p has a positive sum, so some child is positive.
+    size_t pick = kFanout, last_positive = 0;
+    for (size_t c = 0; c < kFanout; ++c) {
+      if (!(child[c] > 0.0)) continue;
+      last_positive = c;
+      if (u < child[c]) {
+        pick = c;
+        break;
+      }
+      u -= child[c];
     }
+    p = kFanout * p + (pick < kFanout ? pick : last_positive);
   }
-  return p - leaves_;
+  return p;
 }
 
 }  // namespace strads

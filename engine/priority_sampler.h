@@ -1,12 +1,14 @@
 // Weighted sampling of coordinates for the SAP scheduler (paper Section 2.1, Algorithm 1).
 //
 // SAP draws candidate coefficients with probability p(j) proportional to |delta beta_j| + eta.
-// PrioritySampler holds those n non-negative weights in a sum tree (an implicit binary segment
-// tree over a power-of-two number of leaves): changing one weight, reading the total and finding
-// the index that owns a point of [0, Total()) all cost O(log n), so a scheduler round that draws
-// k candidates and reports k new priorities costs O(k log n) however large n is.
+// PrioritySampler holds those n non-negative weights in a sum tree: changing one weight, reading
+// the total and finding the index that owns a point of [0, Total()) all cost O(log n), so a
+// scheduler round that draws k candidates and reports k new priorities costs O(k log n) however
+// large n is. The tree is 8-ary: a node's 8 children are contiguous, one 64-byte cache line, so a
+// walk touches log_8 n lines instead of the log_2 n scattered ones of a binary tree (n = 100,000:
+// 6 levels, not 17; the binary tree's walks were 41 % of a 1-worker Lasso job's time).
 //
-// Floating drift: Set() recomputes every ancestor as the plain sum of its two children instead of
+// Floating drift: Set() recomputes every ancestor as the plain sum of its children instead of
 // adding a delta, so each internal node is always exactly (in floating point) the sum of its
 // children and no error accumulates however many updates happen. Find() additionally never
 // descends into a subtree whose sum is zero, so it can never return a weight-0 index while
@@ -38,10 +40,10 @@ class PrioritySampler {
   void Set(size_t i, double w);
 
   // REQUIRES: i < size().
-  double Get(size_t i) const { return tree_[leaves_ + i]; }
+  double Get(size_t i) const { return level_[0][i]; }
 
   // Sum of all weights (exactly the floating sum the tree holds at its root). O(1).
-  double Total() const { return tree_[1]; }
+  double Total() const { return level_.back()[0]; }
 
   // The index i with prefix(i) <= u < prefix(i + 1), where prefix(i) is the sum of weights
   // 0..i-1. O(log n). Never returns an index of weight 0: a u below 0 is treated as 0 and a u at or
@@ -56,25 +58,44 @@ class PrioritySampler {
   template <class Rng>
   std::vector<size_t> DrawWithoutReplacement(size_t k, Rng& rng);
 
+  // As DrawWithoutReplacement, but the drawn indices keep weight 0 on return (half the Sets when
+  // the caller wants most of them at 0 anyway, e.g. the scheduler's chord, in flight until its
+  // commit); `weights` gets their weights before the draw, in the same order, for the caller to
+  // Set back where it wants to.
+  template <class Rng>
+  std::vector<size_t> TakeWithoutReplacement(size_t k, Rng& rng, std::vector<double>& weights);
+
  private:
+  static constexpr size_t kFanout = 8;
+
   size_t n_;
-  size_t leaves_;             // power of two >= max(n, 1); leaf i lives at tree_[leaves_ + i]
-  std::vector<double> tree_;  // 1-based heap layout; tree_[1] is the root, tree_[0] unused
+  // level_[0] holds the weights, level_[l + 1][p] the sum of level_[l][kFanout p + c] over the
+  // kFanout children c; every level is padded with zeros to a multiple of kFanout, and the last
+  // level is the root alone.
+  std::vector<std::vector<double>> level_;
 };
 
 template <class Rng>
-std::vector<size_t> PrioritySampler::DrawWithoutReplacement(size_t k, Rng& rng) {
+std::vector<size_t> PrioritySampler::TakeWithoutReplacement(size_t k, Rng& rng,
+                                                            std::vector<double>& weights) {
   std::vector<size_t> drawn;
-  std::vector<double> saved;
+  weights.clear();
   drawn.reserve(std::min(k, n_));
-  saved.reserve(std::min(k, n_));
+  weights.reserve(std::min(k, n_));
   while (drawn.size() < k && Total() > 0.0) {
     std::uniform_real_distribution<double> dist(0.0, Total());
     const size_t i = Find(dist(rng));
     drawn.push_back(i);
-    saved.push_back(Get(i));
+    weights.push_back(Get(i));
     Set(i, 0.0);  // so it cannot be drawn again this round
   }
+  return drawn;
+}
+
+template <class Rng>
+std::vector<size_t> PrioritySampler::DrawWithoutReplacement(size_t k, Rng& rng) {
+  std::vector<double> saved;
+  std::vector<size_t> drawn = TakeWithoutReplacement(k, rng, saved);
   for (size_t d = drawn.size(); d-- > 0;) Set(drawn[d], saved[d]);
   return drawn;
 }

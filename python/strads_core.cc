@@ -31,7 +31,7 @@
 #include "cli/client.h"
 #include "cli/embedded_cluster.h"
 #include "cli/remote_coordinator.h"
-#include "cli/status_json.h"
+#include "cli/status_view.h"
 #include "common/protocol.h"
 #include "engine/job_spec.h"
 
@@ -96,8 +96,7 @@ proto::JobSpec ParseSpec(const std::string& app, const std::vector<std::string>&
 // the job's info dict about every 200 ms. When a signal handler (Ctrl-C) or `progress` raises,
 // calls `cancel` (GIL released), follows the job to its end and rethrows. Returns the final info.
 template <typename CancelFn>
-proto::JobInfo FollowJob(Client& client, uint64_t id, const py::object& progress,
-                         CancelFn cancel) {
+proto::JobInfo FollowJob(Client& client, uint64_t id, const py::object& progress, CancelFn cancel) {
   std::atomic<bool> interrupt{false};
   std::optional<py::error_already_set> raised;
   auto on_update = [&](const proto::JobInfo& info) {
@@ -132,12 +131,13 @@ proto::JobInfo FollowJob(Client& client, uint64_t id, const py::object& progress
 }
 
 [[noreturn]] void ThrowUnreachable(const Status& st, const std::string& endpoint) {
-  // The CLI's message for exit code 3.
-  PyErr_SetString(PyExc_ConnectionError,
-                  fmt::format("{} (coordinator {}; is the cluster up? see `deploy/strads-cluster "
-                              "status`)",
-                              st.message(), endpoint)
-                      .c_str());
+  // The CLI's message for exit code 3 (cli/strads_main.cc, Unreachable).
+  constexpr const char* kHint = "is the cluster up? see `deploy/strads-cluster status`";
+  const std::string message =
+      st.message().find(endpoint) != std::string::npos
+          ? fmt::format("{}; {}", st.message(), kHint)
+          : fmt::format("{} (coordinator {}; {})", st.message(), endpoint, kHint);
+  PyErr_SetString(PyExc_ConnectionError, message.c_str());
   throw py::error_already_set();
 }
 
@@ -166,9 +166,9 @@ py::dict Run(const std::string& app, const std::vector<std::string>& args, uint3
     py::gil_scoped_release release;
     cluster = std::make_unique<EmbeddedCluster>(schedulers, workers, options, log_level);
     transport = std::make_unique<InProcTransport>(cluster->hub(), "python");
-    client = std::make_unique<Client>(
-        *transport, kCoordinatorId, kCoordinatorId,
-        std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000)));
+    client =
+        std::make_unique<Client>(*transport, kCoordinatorId, kCoordinatorId,
+                                 std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000)));
     auto req = MakeEnvelope("python");
     *req.mutable_submit()->mutable_spec() = spec;
     auto reply = client->Call(req);
@@ -205,10 +205,18 @@ py::dict Run(const std::string& app, const std::vector<std::string>& args, uint3
 // The CLI's remote verbs over one ZeroMQ connection.
 class RemoteClient {
  public:
-  RemoteClient(const std::string& endpoint, double timeout_s) : remote_(endpoint, timeout_s) {}
+  RemoteClient(const std::string& endpoint, double timeout_s) : endpoint_(endpoint) {
+    strads::Result<std::unique_ptr<RemoteCoordinator>> remote = Status::Internal("unset");
+    {
+      py::gil_scoped_release release;
+      remote = ConnectCoordinator(endpoint, timeout_s);
+    }
+    if (!remote.ok()) Fail(remote.status());
+    remote_ = std::move(*remote);
+  }
 
   uint64_t Submit(const std::string& app, const std::vector<std::string>& args) {
-    auto req = MakeEnvelope(remote_.id());
+    auto req = MakeEnvelope(remote_->transport->id());
     *req.mutable_submit()->mutable_spec() = ParseSpec(app, args);
     auto reply = Call(req, false);
     return reply.submit_reply().job_id();
@@ -216,14 +224,14 @@ class RemoteClient {
 
   std::string StatusJson() {
     ConnectStatus();
-    auto req = MakeEnvelope(remote_.id());
+    auto req = MakeEnvelope(remote_->transport->id());
     req.mutable_status_request();
     auto reply = Call(req, true);
-    return StatusToJson(reply.status_reply()).dump();
+    return strads::StatusJson(reply.status_reply()).dump();
   }
 
   std::string Cancel(uint64_t id) {
-    auto req = MakeEnvelope(remote_.id(), id);
+    auto req = MakeEnvelope(remote_->transport->id(), id);
     req.mutable_cancel();
     return JobStateName(Call(req, false).cancel_reply().state());
   }
@@ -232,7 +240,7 @@ class RemoteClient {
     strads::Result<proto::ResultReply> reply = Status::Internal("no result");
     {
       py::gil_scoped_release release;
-      reply = remote_.client().FetchResultReply(id);
+      reply = remote_->client->FetchResultReply(id);
     }
     if (!reply.ok()) Fail(reply.status());
     return ResultToDict(*reply);
@@ -242,15 +250,15 @@ class RemoteClient {
   // `cancel_on_interrupt`).
   py::dict Wait(uint64_t id, const py::object& progress, bool cancel_on_interrupt) {
     ConnectStatus();
-    auto info = FollowJob(remote_.client(), id, progress, [&] {
-      if (cancel_on_interrupt) (void)SendCancel(remote_.client(), remote_.id(), id);
+    auto info = FollowJob(*remote_->client, id, progress, [&] {
+      if (cancel_on_interrupt) (void)SendCancel(*remote_->client, remote_->transport->id(), id);
     });
     return InfoToDict(info);
   }
 
  private:
   [[noreturn]] void Fail(const Status& st) {
-    if (st.code() == StatusCode::kUnavailable) ThrowUnreachable(st, remote_.endpoint());
+    if (st.code() == StatusCode::kUnavailable) ThrowUnreachable(st, endpoint_);
     throw py::value_error(st.message());
   }
   void ConnectStatus() {
@@ -258,7 +266,7 @@ class RemoteClient {
     Status st = Status::Ok();
     {
       py::gil_scoped_release release;
-      st = remote_.ConnectStatus();
+      st = strads::ConnectStatus(*remote_);
     }
     if (!st.ok()) Fail(st);
     status_connected_ = true;
@@ -267,13 +275,14 @@ class RemoteClient {
     strads::Result<proto::Envelope> reply = Status::Internal("no reply");
     {
       py::gil_scoped_release release;
-      reply = remote_.client().Call(req, to_status);
+      reply = remote_->client->Call(req, to_status);
     }
     if (!reply.ok()) Fail(reply.status());
     return *reply;
   }
 
-  RemoteCoordinator remote_;
+  std::string endpoint_;
+  std::unique_ptr<RemoteCoordinator> remote_;
   bool status_connected_ = false;
 };
 

@@ -25,11 +25,11 @@ bool ChordBuilder::Eligible(size_t local) const {
   return !flying_[local] && store_.SquaredNorm(store_.first() + local) > 0;
 }
 
-void ChordBuilder::MarkInFlight(size_t local) {
+void ChordBuilder::MarkInFlight(size_t local, bool weight_is_zero) {
   flying_[local] = 1;
   flying_ids_.push_back(store_.first() + local);
   ++in_flight_;
-  sampler_.Set(local, 0.0);
+  if (!weight_is_zero) sampler_.Set(local, 0.0);
 }
 
 std::vector<uint64_t> ChordBuilder::Next() {
@@ -92,13 +92,23 @@ std::vector<uint64_t> ChordBuilder::Build() {
       break;
     }
     default: {
-      auto drawn = sampler_.DrawWithoutReplacement(policy_.candidates, rng_);
-      std::stable_sort(drawn.begin(), drawn.end(),
-                       [&](size_t a, size_t b) { return priority_[a] > priority_[b]; });
+      // The candidates come out of the sampler at weight 0, as the chord's members must stay
+      // while in flight; the others get their weight back below.
+      std::vector<double> weights;
+      auto drawn = sampler_.TakeWithoutReplacement(policy_.candidates, rng_, weights);
+      std::vector<size_t> order(drawn.size());
+      for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+      std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        return priority_[drawn[a]] > priority_[drawn[b]];
+      });
       std::vector<uint64_t> ids(drawn.size());
-      for (size_t k = 0; k < drawn.size(); ++k) ids[k] = first + drawn[k];
+      for (size_t k = 0; k < order.size(); ++k) ids[k] = first + drawn[order[k]];
       chord = filter_.Filter(ids, policy_.rho, policy_.chord_size, running);
-      break;
+      for (uint64_t j : chord) MarkInFlight(j - first, /*weight_is_zero=*/true);
+      for (size_t k = 0; k < drawn.size(); ++k) {
+        if (!flying_[drawn[k]]) sampler_.Set(drawn[k], weights[k]);
+      }
+      return chord;
     }
   }
   for (uint64_t j : chord) MarkInFlight(j - first);

@@ -77,7 +77,9 @@ class ChordBuilder {
  private:
   std::vector<uint64_t> Build();
   bool Eligible(size_t local) const;
-  void MarkInFlight(size_t local);
+  // Marks a parameter in flight and gives it weight 0 in the sampler (already so if
+  // weight_is_zero).
+  void MarkInFlight(size_t local, bool weight_is_zero = false);
 
   const ColumnStore& store_;
   ChordPolicy policy_;

@@ -276,18 +276,15 @@ case_bad_input_keeps_daemons_up() {
   stop_cluster
 }
 
+# Nothing listens at the endpoint: the refused connection is reported as such at once. The
+# --timeout is long on purpose: a CLI that waited for it would say "no answer within", not this.
 case_unreachable_coordinator() {
-  local t0 t1
-  t0=$(date +%s.%N)
   set +e
-  OUT=$(timeout 30 "$STRADS" --coordinator tcp://127.0.0.1:1 --timeout 1 status 2>&1)
+  OUT=$(timeout 90 "$STRADS" --coordinator tcp://127.0.0.1:1 --timeout 60 status 2>&1)
   RC=$?
   set -e
-  t1=$(date +%s.%N)
   assert_rc 3
-  assert_out_has "127.0.0.1:1"
-  python3 -c "import sys; sys.exit(0 if $t1 - $t0 < 4 else 1)" ||
-    fail "strads status took $(python3 -c "print(round($t1 - $t0, 1))") s to give up (--timeout 1)"
+  assert_out_has "no coordinator at tcp://127.0.0.1:1 (connection refused"
 }
 
 case_worker_death_fails_job_and_next_runs() {
@@ -357,6 +354,20 @@ case_cancel_mid_job() {
   wait_state 1 10 CANCELLED SUCCEEDED FAILED >/dev/null
   cli jobs
   grep -Eq '^ *1 +lasso +CANCELLED' <<<"$OUT" || fail "strads jobs does not show job 1 CANCELLED"
+  # What the cancelled job has: its trace and the values committed so far, marked partial.
+  cli result 1 --output "$TMP/partial/"
+  assert_rc 5
+  assert_out_has "partial results in $TMP/partial/ ("
+  python3 - "$TMP/partial" <<'EOF' || fail "the cancelled job's files are not its partial results"
+import json, sys
+d = sys.argv[1]
+s = json.load(open(d + "/summary.json"))
+assert s["partial"] is True and s["state"] == "CANCELLED", s
+rows = open(d + "/trace.csv").read().splitlines()[1:]
+assert len(rows) >= 2, rows
+assert len(set(r.split(",")[2] for r in rows)) == len(rows), "a repeated trace row"
+assert len(open(d + "/coefficients.tsv").read().splitlines()) == s["nonzeros"] > 0, s["nonzeros"]
+EOF
 
   # 2. submit --wait, cancelled from another shell: the waiting CLI exits 5.
   (

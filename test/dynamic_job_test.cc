@@ -3,6 +3,8 @@
 // pull adds the summed statistic to the old value, so every number is checkable by hand.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "actor_harness.h"
 #include "app_stub.h"
 #include "coordinator/dynamic_job.h"
@@ -351,6 +353,71 @@ TEST_CASE("DynamicJob: after check_every updates the pipeline drains and a check
   f.AnswerCheck(5, 5, 0, 2);
   CHECK(f.job_->Info(f.h_.now()).state() == proto::JOB_RUNNING);
   CHECK(f.Rounds("scheduler-0", Kind::kChordRequest) == std::vector<uint64_t>{2});
+}
+
+namespace {
+
+// The result file `name`, or a failed test.
+std::string FileContent(const std::vector<proto::ResultFile>& files, const std::string& name) {
+  for (const auto& f : files) {
+    if (f.name() == name) return f.content();
+  }
+  FAIL("no " << name);
+  return "";
+}
+
+size_t Lines(const std::string& text) { return size_t(std::count(text.begin(), text.end(), '\n')); }
+
+}  // namespace
+
+TEST_CASE(
+    "DynamicJob: trace.csv has one row per state: the first check's row replaces the timed row "
+    "before it, the final row the last check's",
+    "[dynamic_job][trace]") {
+  DynamicJobFixture f;
+  f.LoadEveryone();  // the first check is running
+  f.h_.Advance(2);
+  f.job_->OnTick(f.h_.now());  // a timed row at 0 updates, while the check runs
+  f.AnswerCheck(/*loss=*/2, /*violation=*/0.005, /*penalty=*/0.5, 0);  // converged
+  for (size_t s = 0; s < 2; ++s) {
+    auto e = MakeEnvelope("");
+    e.mutable_model_slice();
+    f.Deliver(kSchedulers[s], e);
+  }
+  REQUIRE(f.job_->Info(f.h_.now()).state() == proto::JOB_SUCCEEDED);
+  const std::string trace = FileContent(f.job_->ResultFiles(), "trace.csv");
+  INFO(trace);
+  REQUIRE(Lines(trace) == 2);
+  CHECK_THAT(trace, Catch::EndsWith(",0,0,5,dynamic\n"));  // the check's exact objective
+  CHECK_THAT(FileContent(f.job_->ResultFiles(), "summary.json"),
+             Catch::Contains("\"partial\": false"));
+}
+
+TEST_CASE(
+    "DynamicJob: a cancelled job's results are its trace and the committed values, marked "
+    "partial",
+    "[dynamic_job][partial]") {
+  DynamicJobFixture f(1);
+  f.StartRunning();
+  f.CompleteRound(0, 3, 1.0, 1.0);  // parameter 3 (id 4 in the file): 1 + 2
+  f.SendChord(1, 6);
+  f.job_->Cancel(f.h_.now());
+  REQUIRE(f.job_->Info(f.h_.now()).state() == proto::JOB_CANCELLED);
+  const auto files = f.job_->ResultFiles();
+  CHECK(FileContent(files, "coefficients.tsv") == "4\t3\n");
+  CHECK(Lines(FileContent(files, "trace.csv")) >= 2);
+  const std::string summary = FileContent(files, "summary.json");
+  CHECK_THAT(summary, Catch::Contains("\"state\": \"CANCELLED\"") &&
+                          Catch::Contains("\"partial\": true") &&
+                          Catch::Contains("\"nonzeros\": 1"));
+}
+
+TEST_CASE("DynamicJob: a job cancelled while loading has no result files",
+          "[dynamic_job][partial]") {
+  DynamicJobFixture f;
+  f.job_->Start(f.h_.now());
+  f.job_->Cancel(f.h_.now());
+  CHECK(f.job_->ResultFiles().empty());
 }
 
 }  // namespace strads

@@ -262,4 +262,19 @@ TEST_CASE(
   CHECK_THAT(info.error(), !Catch::Contains("worker-0"));
 }
 
+TEST_CASE("StaticJob: a cancelled job's results are its trace, sub-rounds and summary, partial",
+          "[static_job][partial]") {
+  StaticJobFixture f;
+  f.LoadEveryone();
+  f.CompletePass(0, 1);  // the initial evaluation: trace row 0
+  f.job_->Cancel(f.h_.now());
+  const auto files = f.job_->ResultFiles();
+  std::vector<std::string> names;
+  for (const auto& file : files) names.push_back(file.name());
+  CHECK(names == std::vector<std::string>{"trace.csv", "subrounds.csv", "summary.json"});
+  CHECK(files.at(0).content() == "iteration,score\n0,2\n");
+  CHECK_THAT(files.at(2).content(),
+             Catch::Contains("\"partial\": true") && Catch::Contains("\"state\": \"CANCELLED\""));
+}
+
 }  // namespace strads

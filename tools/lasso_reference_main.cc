@@ -17,6 +17,7 @@
 
 #include "apps/lasso/lasso_reference.h"
 #include "common/data_loader.h"
+#include "common/option_default.h"
 #include "tools/tool_flags.h"
 
 namespace po = boost::program_options;
@@ -52,7 +53,7 @@ int main(int argc, char** argv) {
       "libsvm or mm (default: .mtx/.mm is mm, else libsvm)")(
       "labels", po::value(&labels)->default_value(""), "MatrixMarket only: label file")(
       "lambda", po::value(&lambda), "regularisation strength lambda >= 0 (required)")(
-      "tolerance", po::value(&tolerance)->default_value(1e-6),
+      "tolerance", strads::ValueWithDefault(&tolerance, 1e-6),
       "converged when max_j KKT violation <= tolerance * lambda_max")(
       "max-seconds", po::value(&max_seconds)->default_value(0), "time limit (0 = none)")(
       "max-sweeps", po::value(&max_sweeps)->default_value(0), "full-sweep limit (0 = none)")(

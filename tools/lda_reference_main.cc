@@ -16,6 +16,7 @@
 
 #include "apps/lda/corpus.h"
 #include "apps/lda/lda_reference.h"
+#include "common/option_default.h"
 #include "tools/tool_flags.h"
 
 namespace po = boost::program_options;
@@ -28,11 +29,11 @@ int main(int argc, char** argv) {
   desc.add_options()("help,h", "show this help")("data", po::value(&data),
                                                  "UCI docword.txt (required)")(
       "vocab", po::value(&vocab_path), "vocab.txt (optional; needed for --topics-output)")(
-      "topics", po::value(&options.topics)->default_value(options.topics), "K")(
-      "alpha", po::value(&options.alpha)->default_value(options.alpha), "document-topic prior")(
-      "beta", po::value(&options.beta)->default_value(options.beta), "topic-word prior")(
-      "iterations", po::value(&options.iterations)->default_value(options.iterations),
-      "Gibbs sweeps")("seed", po::value(&options.seed)->default_value(options.seed), "random seed")(
+      "topics", strads::ValueWithDefault(&options.topics, options.topics), "K")(
+      "alpha", strads::ValueWithDefault(&options.alpha, options.alpha), "document-topic prior")(
+      "beta", strads::ValueWithDefault(&options.beta, options.beta), "topic-word prior")(
+      "iterations", strads::ValueWithDefault(&options.iterations, options.iterations),
+      "Gibbs sweeps")("seed", strads::ValueWithDefault(&options.seed, options.seed), "random seed")(
       "sampler", po::value(&sampler)->default_value("sparse"),
       "sparse (SparseLDA, O(K_d + K_w) per token) | mh (LightLDA Metropolis-Hastings, O(1)) | "
       "dense (O(K))")("trace", po::value(&trace_path), "trace CSV to write (required)")(

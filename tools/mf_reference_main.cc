@@ -16,6 +16,7 @@
 
 #include "apps/mf/mf_reference.h"
 #include "apps/mf/ratings.h"
+#include "common/option_default.h"
 #include "tools/tool_flags.h"
 
 namespace po = boost::program_options;
@@ -29,16 +30,16 @@ int main(int argc, char** argv) {
                                                  "training ratings, MatrixMarket (required)")(
       "test", po::value(&test_path), "held-out ratings, MatrixMarket (optional)")(
       "algorithm", po::value(&algorithm)->default_value("ccd"), "ccd (CCD++) | sgd")(
-      "rank", po::value(&options.rank)->default_value(options.rank), "k")(
-      "lambda", po::value(&options.lambda)->default_value(options.lambda), "lambda >= 0")(
-      "iterations", po::value(&options.iterations)->default_value(options.iterations),
+      "rank", strads::ValueWithDefault(&options.rank, options.rank), "k")(
+      "lambda", strads::ValueWithDefault(&options.lambda, options.lambda), "lambda >= 0")(
+      "iterations", strads::ValueWithDefault(&options.iterations, options.iterations),
       "outer iterations (ccd) or epochs (sgd)")(
-      "learning-rate", po::value(&options.learning_rate)->default_value(options.learning_rate),
-      "sgd: eta_0")("decay", po::value(&options.decay)->default_value(options.decay),
+      "learning-rate", strads::ValueWithDefault(&options.learning_rate, options.learning_rate),
+      "sgd: eta_0")("decay", strads::ValueWithDefault(&options.decay, options.decay),
                     "sgd: eta_t = eta_0 / (1 + decay t)")(
-      "inner-iterations", po::value(&options.ccd_inner)->default_value(options.ccd_inner),
+      "inner-iterations", strads::ValueWithDefault(&options.ccd_inner, options.ccd_inner),
       "ccd: inner alternations per rank-one subproblem")(
-      "seed", po::value(&options.seed)->default_value(options.seed), "random seed")(
+      "seed", strads::ValueWithDefault(&options.seed, options.seed), "random seed")(
       "trace", po::value(&trace_path), "trace CSV to write (required)");
   po::variables_map vm;
   if (auto exit_code =

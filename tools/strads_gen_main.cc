@@ -11,6 +11,7 @@
 #include <boost/program_options.hpp>
 
 #include "common/logging.h"
+#include "common/option_default.h"
 #include "tools/synthetic_lasso.h"
 #include "tools/synthetic_ratings.h"
 #include "tools/tool_flags.h"
@@ -31,11 +32,11 @@ int RatingsMain(int argc, char** argv) {
       "ratings", po::value(&ratings)->default_value(static_cast<int64_t>(o.ratings)),
       "distinct ratings in train + test, >= rows + cols")(
       "rank", po::value(&rank)->default_value(o.rank), "rank of the planted model")(
-      "zipf", po::value(&o.zipf)->default_value(o.zipf),
+      "zipf", strads::ValueWithDefault(&o.zipf, o.zipf),
       "popularity exponent: row/column i drawn with probability ~ 1/(i+1)^zipf")(
-      "test-fraction", po::value(&o.test_fraction)->default_value(o.test_fraction),
+      "test-fraction", strads::ValueWithDefault(&o.test_fraction, o.test_fraction),
       "probability that a rating (outside the covering set) goes to the test file")(
-      "noise", po::value(&o.noise)->default_value(o.noise), "standard deviation of the noise")(
+      "noise", strads::ValueWithDefault(&o.noise, o.noise), "standard deviation of the noise")(
       "shuffle", po::bool_switch(&o.shuffle),
       "permute row and column ids (default: id order = popularity order)")(
       "seed", po::value(&seed)->default_value(static_cast<int64_t>(o.seed)), "random seed")(
@@ -106,12 +107,12 @@ int LassoMain(int argc, char** argv) {
       "features (columns)")("group-size",
                             po::value(&group_size)->default_value(defaults.group_size),
                             "features per correlated group")(
-      "correlation", po::value(&correlation)->default_value(defaults.correlation),
+      "correlation", strads::ValueWithDefault(&correlation, defaults.correlation),
       "correlation within a group, in [0, 1]")("density",
-                                               po::value(&density)->default_value(defaults.density),
+                                               strads::ValueWithDefault(&density, defaults.density),
                                                "fraction of nonzero entries per column, in (0, 1]")(
       "nonzeros", po::value(&nonzeros)->default_value(defaults.true_nonzeros),
-      "nonzero true coefficients")("noise", po::value(&noise)->default_value(defaults.noise),
+      "nonzero true coefficients")("noise", strads::ValueWithDefault(&noise, defaults.noise),
                                    "standard deviation of the noise in y")(
       "seed", po::value(&seed)->default_value(static_cast<int64_t>(defaults.seed)), "random seed")(
       "output,o", po::value(&output), "libsvm file to write (required)");

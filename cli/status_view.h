@@ -1,0 +1,27 @@
+// StatusView: `strads status` and `strads jobs` as text and as JSON.
+//
+// Text: the members, then one table of dynamic jobs and one table of static jobs per app (each
+// with the columns of its engine, cli/job_view.h), then one line per job with an error. Every
+// table fits `width` (the terminal's; 0 = no limit) by leaving out its least important columns.
+// JSON: the document `strads status --json` prints (fields listed in the README, "Status").
+// Thread-compatibility: pure functions.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "strads.pb.h"
+
+namespace strads {
+
+// The job tables and error lines (`strads jobs`).
+std::string RenderJobs(const proto::StatusReply& status, size_t width);
+
+// The coordinator's uptime, the members' table, then RenderJobs (`strads status`).
+std::string RenderStatus(const proto::StatusReply& status, size_t width);
+
+nlohmann::ordered_json StatusJson(const proto::StatusReply& status);
+
+}  // namespace strads
