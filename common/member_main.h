@@ -24,6 +24,7 @@ int MemberMain(int argc, char** argv, const std::string& role, const Context&...
   namespace po = boost::program_options;
   std::string coordinator, bind_host, advertise_host, log_level;
   int port = 0;
+  ReconnectPolicy reconnect;
   po::options_description desc("strads-" + role + " options");
   desc.add_options()("help,h", "show this help")(
       "coordinator", po::value(&coordinator),
@@ -33,6 +34,9 @@ int MemberMain(int argc, char** argv, const std::string& role, const Context&...
       "port", po::value(&port)->default_value(0), "inbox port (0 = any free port)")(
       "advertise-host", po::value(&advertise_host),
       "host name peers use to reach this member (default: this machine's host name)")(
+      "coordinator-timeout", po::value(&reconnect.give_up_s)->default_value(reconnect.give_up_s),
+      "seconds without a coordinator (not started yet, or lost) after which this member exits "
+      "with status 3; it registers again with back-off meanwhile; 0 = never")(
       "log-level", po::value(&log_level)->default_value("info"), "trace|debug|info|warn|error");
   po::variables_map vm;
   try {
@@ -72,13 +76,14 @@ int MemberMain(int argc, char** argv, const std::string& role, const Context&...
   identity.host = advertise_host;
   identity.pid = pid;
   identity.endpoint = AdvertisedEndpoint(*bound, advertise_host);
+  identity.reconnect = reconnect;
   log->info("starting: inbox {}, coordinator {}", identity.endpoint, coordinator);
   MemberActor actor(transport, identity, actor_context..., log);
   std::atomic<bool> stop{false};
   StopOnSignals(&stop);
   RunEventLoop(transport, actor, stop, log);
   log->info("stopped");
-  return 0;
+  return actor.gave_up() ? 3 : 0;
 }
 
 }  // namespace strads

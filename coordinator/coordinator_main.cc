@@ -44,7 +44,8 @@ int main(int argc, char** argv) {
       "stall-timeout", po::value(&options.deadlines.stall_s)->default_value(60),
       "seconds a running job may go without progress before it fails")(
       "work-dir", po::value(&options.work_dir)->default_value(""),
-      "directory for job results (jobs/<id>/); empty = keep them in memory only")(
+      "directory for the job journal (journal/<id>.job) and job results (jobs/<id>/); a "
+      "coordinator restarted over the same directory recovers its jobs; empty = memory only")(
       "endpoint-file", po::value(&endpoint_file),
       "write the control endpoint (line 1) and status endpoint (line 2) here once bound")(
       "log-level", po::value(&log_level)->default_value("info"), "trace|debug|info|warn|error");
@@ -79,7 +80,8 @@ int main(int argc, char** argv) {
   const std::string control_ep = AdvertisedEndpoint(*control, advertise_host);
   options.status_endpoint = AdvertisedEndpoint(*status, advertise_host);
   log->info("control endpoint {}, status endpoint {}", control_ep, options.status_endpoint);
-  if (!options.work_dir.empty()) std::filesystem::create_directories(options.work_dir);
+  std::error_code ec;  // a work dir that cannot be created is reported by the journal below
+  if (!options.work_dir.empty()) std::filesystem::create_directories(options.work_dir, ec);
   if (!endpoint_file.empty()) {
     // Written to a temporary name and renamed, so a reader never sees half a file.
     const std::string tmp = endpoint_file + ".tmp";
@@ -94,7 +96,10 @@ int main(int argc, char** argv) {
     std::filesystem::rename(tmp, endpoint_file);
   }
   const AppRegistry apps = BuiltinApps();
+  options.started_unix_s =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   Coordinator coordinator(transport, options, apps, log, Clock::now());
+  if (!coordinator.journal_status().ok()) return 1;  // logged by the coordinator
   std::atomic<bool> stop{false};
   StopOnSignals(&stop);
   RunEventLoop(transport, coordinator, stop, log);

@@ -482,6 +482,97 @@ EOF
   stop_cluster
 }
 
+# relaunch ERRFILE LAUNCHER-ARGS...: runs strads-cluster to bring the coordinator back; it must
+# exit 0 and print the same endpoint as before. Sets RELAUNCH_S (its wall time, rounded).
+RELAUNCH_S=""
+relaunch() {
+  local errfile=$1 out rc t0 ep
+  shift
+  t0=$(date +%s.%N)
+  set +e
+  out=$(timeout 60 bash "$LAUNCHER" "$@" 2>"$errfile")
+  rc=$?
+  set -e
+  RELAUNCH_S=$(python3 -c "print(round($(date +%s.%N) - $t0, 1))")
+  mapfile -t -O "${#DAEMON_PIDS[@]}" DAEMON_PIDS < <(recorded_pids)
+  ((rc == 0)) || { cat "$errfile" >&2; fail "strads-cluster $* exited $rc"; }
+  ep=$(sed -n 's/^export STRADS_COORDINATOR=//p' <<<"$out" | tr -d "'")
+  [[ $ep == "$EP" ]] || fail "the coordinator came back on $ep, not on $EP"
+}
+
+# kill -9 of the coordinator with a finished, a running and a queued job; `strads-cluster start`
+# on the same run dir restarts it on the same endpoints; the members register again; the finished
+# job's result is still there, the running one failed as interrupted, the queued one runs, and the
+# next id is new. Then `strads-cluster restart coordinator` on a live coordinator does the same.
+case_coordinator_kill9_restart_keeps_jobs() {
+  gen_data "$TMP/big.svm" 4000 2000 5
+  gen_data "$TMP/small.svm" 200 300 6
+  start_cluster "127.0.0.1 coordinator scheduler=1 worker=2"
+
+  cli submit lasso --data "$TMP/small.svm" --lambda 0.05 --output "$TMP/out1" --wait --quiet
+  assert_rc 0
+  cli submit lasso --data "$TMP/big.svm" --lambda 0.01 "${LONG_JOB[@]}"
+  assert_rc 0
+  wait_state 2 20 RUNNING >/dev/null
+  cli submit lasso --data "$TMP/small.svm" --lambda 0.05
+  assert_rc 0
+  [[ $(job_field 3 state) == QUEUED ]] || fail "job 3 should wait behind job 2"
+
+  local cfile cpid pid
+  cfile=$(ls "$RUN"/pids/coordinator-*.pid)
+  cpid=$(head -n 1 "$cfile")
+  log "kill -9 coordinator (pid $cpid)"
+  local t_kill
+  t_kill=$(date +%s.%N)
+  kill -9 "$cpid"
+  # Every member notices (a heartbeat cannot be sent) and backs off; none exits.
+  local deadline=$((SECONDS + 15)) lost
+  while :; do
+    lost=$({ grep -l "lost the coordinator" "$RUN"/logs/{scheduler,worker}-*.log || true; } | wc -l)
+    ((lost < 3)) || break
+    ((SECONDS < deadline)) || fail "only $lost of 3 members noticed that the coordinator was gone"
+    sleep 0.1
+  done
+  log "every member noticed the loss $(python3 -c "import time; print(round(time.time() - $t_kill, 1))") s after the kill"
+  sleep 2
+  for pid in "${DAEMON_PIDS[@]}"; do
+    [[ $pid == "$cpid" ]] || alive "$pid" || fail "member $pid exited when the coordinator died"
+  done
+
+  relaunch "$TMP/restart.err" start --hostfile "$TMP/hosts" --run-dir "$RUN" --port 0 \
+    --bin-dir "$BIN" --timeout 30
+  grep -q "restarting it" "$TMP/restart.err" || fail "start did not take the restart path"
+  log "coordinator back on $EP, every member registered again: $RELAUNCH_S s for \
+'strads-cluster start' ($(python3 -c "import time; print(round(time.time() - $t_kill, 1))") s \
+after the kill)"
+
+  cli jobs
+  assert_rc 0
+  grep -Eq '^ *1 +lasso +SUCCEEDED' <<<"$OUT" || fail "job 1 is not SUCCEEDED after the restart"
+  [[ $(job_field 2 state) == FAILED ]] || fail "job 2 (running at the crash) is not FAILED"
+  [[ $(job_field 2 error) == "coordinator restarted" ]] || fail "job 2's cause: $(job_field 2 error)"
+  wait_state 3 60 SUCCEEDED >/dev/null
+  cli result 1 --output "$TMP/out2"
+  assert_rc 0
+  local f
+  for f in summary.json coefficients.tsv trace.csv; do
+    cmp -s "$TMP/out1/$f" "$TMP/out2/$f" || fail "job 1's $f differs after the restart"
+  done
+  cli submit lasso --data "$TMP/small.svm" --lambda 0.05 --output "$TMP/out4" --wait --quiet
+  assert_rc 0
+  [[ $(job_field 4 state) == SUCCEEDED ]] || fail "the next job did not get id 4"
+
+  relaunch "$TMP/restart2.err" restart coordinator --hostfile "$TMP/hosts" --run-dir "$RUN" \
+    --bin-dir "$BIN" --timeout 30
+  log "strads-cluster restart coordinator: $RELAUNCH_S s"
+  cli jobs
+  grep -Eq '^ *4 +lasso +SUCCEEDED' <<<"$OUT" || fail "job 4 is gone after restart coordinator"
+  cli submit lasso --data "$TMP/small.svm" --lambda 0.05
+  assert_rc 0
+  assert_out_has "job 5 submitted"
+  stop_cluster
+}
+
 # Bad input never hangs (issue 10; docs/reliability.md). Each case logs the time it measured.
 
 # timed_cli LABEL ARGS...: cli ARGS, then logs LABEL with its exit code and wall time.
