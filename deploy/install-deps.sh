@@ -23,6 +23,12 @@ PACKAGES=(
   help2man
   gnuplot-nox
   python3
+  python3-dev
+  pybind11-dev
+  python3-numpy
+  python3-scipy
+  python3-pytest
+  python3-sklearn
   openssh-client
   procps
   util-linux
