@@ -472,6 +472,8 @@ void DynamicJob::OnFinished(proto::JobState state, Clock::time_point now) {
 }
 
 double DynamicJob::ApproxObjective() const {
+  // Column layout: the loss of the coordinator's replica, current with every commit.
+  if (columns() && !replica_.empty()) return replica_.Loss(*app_) + penalty_;
   double loss = 0;
   for (double l : worker_loss_) loss += l;
   return loss + penalty_;
