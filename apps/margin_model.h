@@ -278,10 +278,13 @@ class MarginColumnModel : public MarginRows<ColumnModel, RowLoss> {
     this->loss_ = loss_before;
   }
 
+  // Only the derivatives follow the margins: the loss (a log1p a row for logistic) is brought
+  // up to date by ExactLoss at each check; between checks the coordinator computes it from its
+  // own replica (DynamicApp::RowLoss).
   void ApplyShared(const proto::VectorDelta& change) override {
     ForEachEntry(change, [&](uint64_t row, double d) {
       this->margin_[static_cast<int64_t>(row)] += d;
-      this->Eval(static_cast<size_t>(row));
+      this->EvalDerivatives(static_cast<size_t>(row));
     });
   }
 

@@ -10,19 +10,17 @@
 #include <fmt/format.h>
 #include <boost/program_options.hpp>
 #include <nlohmann/json.hpp>
-#include <zmq.hpp>
 
 #include "apps/builtin_apps.h"
 #include "cli/client.h"
 #include "cli/cluster_command.h"
 #include "cli/embedded_cluster.h"
 #include "cli/predict_command.h"
+#include "cli/remote_coordinator.h"
 #include "cli/status_view.h"
 #include "cli/terminal_width.h"
 #include "common/daemon.h"
-#include "common/endpoint_probe.h"
 #include "common/protocol.h"
-#include "common/zmq_transport.h"
 #include "engine/job_spec.h"
 
 namespace po = boost::program_options;
@@ -91,47 +89,6 @@ std::atomic<bool> g_interrupt{false};
 int Usage(const std::string& message) {
   std::cerr << "strads: " << message << "\n(see strads --help)\n";
   return kExitUsage;
-}
-
-// A ZeroMQ connection to a coordinator daemon.
-struct Remote {
-  zmq::context_t context;
-  std::unique_ptr<ZmqTransport> transport;
-  std::unique_ptr<Client> client;
-  std::string endpoint;
-};
-
-// Connects to the coordinator at `endpoint`; Unavailable at once if the connection is refused
-// (common/endpoint_probe.h), or if none is made within the timeout.
-Result<std::unique_ptr<Remote>> Connect(const std::string& endpoint, double timeout_s) {
-  auto r = std::make_unique<Remote>();
-  r->endpoint = endpoint;
-  const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000));
-  switch (ProbeEndpoint(r->context, endpoint, timeout)) {
-    case ProbeResult::kRefused:
-      return Status::Unavailable("no coordinator at " + endpoint + " (connection refused)");
-    case ProbeResult::kSilent:
-      return Status::Unavailable(fmt::format("no coordinator at {} (no connection within {} ms)",
-                                             endpoint, timeout.count()));
-    case ProbeResult::kAccepted:
-      break;
-  }
-  r->transport = std::make_unique<ZmqTransport>(
-      r->context, fmt::format("cli@{}:{}", HostName(), getpid()), timeout);
-  (void)r->transport->Connect(kCoordinatorId, endpoint);
-  r->client =
-      std::make_unique<Client>(*r->transport, kCoordinatorId, "coordinator-status", timeout);
-  return r;
-}
-
-// Asks the control socket where the status socket is, and connects to it.
-Status ConnectStatus(Remote& r) {
-  auto req = MakeEnvelope(r.transport->id());
-  req.mutable_status_request();
-  auto reply = r.client->Call(req);
-  if (!reply.ok()) return reply.status();
-  const std::string& ep = reply->status_reply().status_endpoint();
-  return r.transport->Connect("coordinator-status", ep.empty() ? r.endpoint : ep);
 }
 
 int Unreachable(const Status& st, const std::string& endpoint) {
@@ -212,7 +169,7 @@ int RunOrSubmit(const AppRegistry& apps, bool embedded, const std::vector<std::s
     return Finish(client, *info, output);
   }
 
-  auto connected = Connect(endpoint, timeout_s);
+  auto connected = ConnectCoordinator(endpoint, timeout_s);
   if (!connected.ok()) return Unreachable(connected.status(), endpoint);
   auto& remote = *connected;
   auto req = MakeEnvelope(remote->transport->id());
@@ -256,7 +213,7 @@ int StatusCommand(const std::vector<std::string>& args, const std::string& endpo
   } catch (const po::error& e) {
     return Usage(e.what());
   }
-  auto remote = Connect(endpoint, timeout_s);
+  auto remote = ConnectCoordinator(endpoint, timeout_s);
   if (!remote.ok()) return Unreachable(remote.status(), endpoint);
   if (Status st = ConnectStatus(**remote); !st.ok()) return Unreachable(st, endpoint);
   do {
@@ -316,7 +273,7 @@ int JobCommand(const std::string& command, const std::vector<std::string>& args,
   } else if (args.size() > 1) {
     return Usage("unexpected argument '" + args[1] + "'");
   }
-  auto connected = Connect(endpoint, timeout_s);
+  auto connected = ConnectCoordinator(endpoint, timeout_s);
   if (!connected.ok()) return Unreachable(connected.status(), endpoint);
   auto& remote = *connected;
   if (command == "cancel") {
@@ -348,7 +305,7 @@ int JobCommand(const std::string& command, const std::vector<std::string>& args,
 }
 
 int ShutdownCommand(const std::string& endpoint, double timeout_s) {
-  auto connected = Connect(endpoint, timeout_s);
+  auto connected = ConnectCoordinator(endpoint, timeout_s);
   if (!connected.ok()) return Unreachable(connected.status(), endpoint);
   auto& remote = *connected;
   auto req = MakeEnvelope(remote->transport->id());
@@ -423,10 +380,10 @@ int main(int argc, char** argv) {
     if (command == "shutdown") return ShutdownCommand(endpoint, timeout_s);
     if (command == "predict") return PredictCommand(apps, rest);
     if (command == "cluster") {
-      std::unique_ptr<Remote> remote;  // connected on the first status request
+      std::unique_ptr<RemoteCoordinator> remote;  // connected on the first status request
       auto ask = [&]() -> Result<proto::StatusReply> {
         if (!remote) {
-          auto connected = Connect(endpoint, std::min(timeout_s, 1.0));
+          auto connected = ConnectCoordinator(endpoint, std::min(timeout_s, 1.0));
           if (!connected.ok()) return connected.status();
           remote = std::move(*connected);
         }

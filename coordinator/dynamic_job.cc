@@ -328,7 +328,12 @@ bool DynamicJob::CommitColumns(Round& round, proto::Envelope& e, Clock::time_poi
   sum.Take(change);
   // One worker's share is exact coordinate descent: taken whole. Shares of several workers may
   // interfere: the step along their sum is line-searched (engine/step_length.h).
-  const double alpha = moved > 1 ? CombinedStepLength(chord, deltas, change) : 1.0;
+  // Never below 1/moved: b + d/P is the mean of the P points b + d_w, each no worse than b, so by
+  // convexity that step never increases the objective, and near the optimum, where the slopes are
+  // at rounding level, the search can mistake a descent direction for a flat one (a 2-worker run
+  // on the diabetes data stalled at alpha ~ 1e-4 without this floor).
+  const double alpha =
+      moved > 1 ? std::max(CombinedStepLength(chord, deltas, change), 1.0 / moved) : 1.0;
   if (alpha != 1.0) {
     for (double& d : deltas) d *= alpha;
     for (double& v : *change.mutable_values()) v *= alpha;
@@ -472,6 +477,8 @@ void DynamicJob::OnFinished(proto::JobState state, Clock::time_point now) {
 }
 
 double DynamicJob::ApproxObjective() const {
+  // Column layout: the loss of the coordinator's replica, current with every commit.
+  if (columns() && !replica_.empty()) return replica_.Loss(*app_) + penalty_;
   double loss = 0;
   for (double l : worker_loss_) loss += l;
   return loss + penalty_;

@@ -25,6 +25,12 @@ PACKAGES=(
   gnuplot-nox
   chromium
   python3
+  python3-dev
+  pybind11-dev
+  python3-numpy
+  python3-scipy
+  python3-pytest
+  python3-sklearn
   openssh-client
   procps
   util-linux
