@@ -132,6 +132,7 @@ start_cluster() {
     cat "$TMP/start.err" >&2
     fail "strads-cluster start exited $rc"
   fi
+  START_OUT=$out
   EP=$(sed -n 's/^export STRADS_COORDINATOR=//p' <<<"$out" | tr -d "'")
   [[ $EP == tcp://* ]] || fail "strads-cluster start printed no endpoint: $out"
   log "cluster up at $EP (pids: ${DAEMON_PIDS[*]})"
@@ -413,6 +414,7 @@ case_dashboard_in_browser() {
   start_cluster "127.0.0.1 coordinator scheduler=1 worker=2"
   url=$(sed -n 3p "$RUN/coordinator.endpoint")
   [[ $url == http://127.0.0.1:*/ ]] || fail "no dashboard URL on line 3 of the endpoint file: '$url'"
+  [[ $START_OUT == *"# dashboard: $url"* ]] || fail "start did not print the dashboard URL: $START_OUT"
   # A job that runs its whole --max-seconds, so its trace has points whatever the machine's speed.
   cli submit lasso --data "$TMP/small.svm" --lambda 0.05 --tolerance 1e-15 --max-seconds 3 \
     --wait --quiet

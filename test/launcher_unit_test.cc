@@ -206,7 +206,7 @@ TEST_CASE("port 0 asks for free ports for both coordinator sockets", "[plan]") {
   CHECK_THAT(plan.DryRun("strads"), Catch::Contains("cluster wait start --hostfile h"));
 }
 
-TEST_CASE("--http-port and --http-address reach the coordinator; no dashboard by default",
+TEST_CASE("launcher: --http-port and --http-address reach the coordinator, no dashboard by default",
           "[plan]") {
   const LocalHost local({});
   const Hostfile hosts = Parse("localhost coordinator scheduler worker");

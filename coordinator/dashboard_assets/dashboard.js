@@ -85,6 +85,12 @@ function pickJob(status) {
   return status.jobs.length ? status.jobs[status.jobs.length - 1].job_id : null;
 }
 
+// A tick's label: the shortest decimal that names it ("1.5", not "1.500"), grouped when large.
+function tickLabel(t) {
+  if (Math.abs(t) >= 1000) return Math.round(t).toLocaleString("en-US");
+  return String(Number(t.toPrecision(6)));
+}
+
 // Nice tick values for [lo, hi].
 function ticks(lo, hi, log) {
   if (log) {
@@ -131,10 +137,10 @@ function plot(figure, title, xlabel, series, logY) {
   for (const t of ticks(y0, y1, logY)) {
     svg.appendChild(svgEl("line", {x1: L, x2: W - R, y1: sy(t), y2: sy(t), class: "grid"}));
     svg.appendChild(svgEl("text", {x: L - 4, y: sy(t) + 4, "text-anchor": "end"},
-                          logY ? t.toExponential(0) : num(t, 4)));
+                          logY ? t.toExponential(0) : tickLabel(t)));
   }
   for (const t of ticks(x0, x1, false)) {
-    svg.appendChild(svgEl("text", {x: sx(t), y: H - B + 14, "text-anchor": "middle"}, num(t, 4)));
+    svg.appendChild(svgEl("text", {x: sx(t), y: H - B + 14, "text-anchor": "middle"}, tickLabel(t)));
   }
   svg.appendChild(svgEl("line", {x1: L, x2: L, y1: T, y2: H - B, class: "axis"}));
   svg.appendChild(svgEl("line", {x1: L, x2: W - R, y1: H - B, y2: H - B, class: "axis"}));
