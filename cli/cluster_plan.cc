@@ -46,12 +46,29 @@ ClusterPlan::ClusterPlan(const Hostfile& hostfile, const LauncherOptions& option
   const int status_port = options_.coordinator_port ? options_.coordinator_status_port
                           : port == 0               ? 0
                                                     : port + 1;
-  coordinator_ = Make(proto::ROLE_COORDINATOR, hostfile_.coordinator, 0,
-                      {"--port", std::to_string(port), "--status-port", std::to_string(status_port),
-                       "--expect-schedulers", std::to_string(schedulers()), "--expect-workers",
-                       std::to_string(workers()), "--work-dir", options_.run_dir + "/coordinator",
-                       "--endpoint-file", endpoint_file(), "--advertise-host",
-                       hostfile_.coordinator, "--log-level", options_.log_level});
+  std::vector<std::string> args = {"--port",
+                                   std::to_string(port),
+                                   "--status-port",
+                                   std::to_string(status_port),
+                                   "--expect-schedulers",
+                                   std::to_string(schedulers()),
+                                   "--expect-workers",
+                                   std::to_string(workers()),
+                                   "--work-dir",
+                                   options_.run_dir + "/coordinator",
+                                   "--endpoint-file",
+                                   endpoint_file(),
+                                   "--advertise-host",
+                                   hostfile_.coordinator,
+                                   "--log-level",
+                                   options_.log_level};
+  if (options_.http_port >= 0) {
+    args.insert(args.end(), {"--http-port", std::to_string(options_.http_port)});
+  }
+  if (!options_.http_address.empty()) {
+    args.insert(args.end(), {"--http-address", options_.http_address});
+  }
+  coordinator_ = Make(proto::ROLE_COORDINATOR, hostfile_.coordinator, 0, std::move(args));
 }
 
 std::string ClusterPlan::Bin(const std::string& program) const {

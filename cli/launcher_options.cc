@@ -28,7 +28,7 @@ long Digits(const std::string& s, size_t digits) {
 Result<LauncherOptions> ParseLauncherOptions(const std::vector<std::string>& args,
                                              const std::string& default_run_dir) {
   LauncherOptions o;
-  std::string port = "7700", timeout = "30", coordinator_ports;
+  std::string port = "7700", timeout = "30", coordinator_ports, http_port;
   bool bin_dir_given = false;
   for (size_t i = 0; i < args.size(); ++i) {
     std::string arg = args[i];
@@ -49,6 +49,8 @@ Result<LauncherOptions> ParseLauncherOptions(const std::vector<std::string>& arg
                           : name == "--timeout"           ? &timeout
                           : name == "--endpoint"          ? &o.endpoint
                           : name == "--coordinator-ports" ? &coordinator_ports
+                          : name == "--http-port"         ? &http_port
+                          : name == "--http-address"      ? &o.http_address
                                                           : nullptr;
     if (target != nullptr) {
       if (name != arg) {
@@ -111,6 +113,13 @@ Result<LauncherOptions> ParseLauncherOptions(const std::vector<std::string>& arg
     return Status::InvalidArgument(
         fmt::format("bad --port '{}' (expected 0 for any free port, or 1..65534)", port));
   }
+  if (!http_port.empty()) {
+    o.http_port = static_cast<int>(Digits(http_port, 5));
+    if (o.http_port < 0 || o.http_port > 65535) {
+      return Status::InvalidArgument(fmt::format(
+          "bad --http-port '{}' (expected 0 for any free port, or 1..65535)", http_port));
+    }
+  }
   o.timeout_s = static_cast<int>(Digits(timeout, 6));
   if (o.timeout_s <= 0) {
     return Status::InvalidArgument(
@@ -167,6 +176,10 @@ Options:
                       deploy/strads-cluster when it exists)
   --log-level LVL     daemon log level: {} (default info)
   --timeout SECONDS   bound on each wait during start: endpoint file, registration (default 30)
+  --http-port PORT    the coordinator serves the web dashboard on PORT (0 = any free port;
+                      default: none); its URL is line 3 of RUN_DIR/coordinator.endpoint
+  --http-address ADDR address the dashboard binds (default 127.0.0.1, this host only;
+                      0.0.0.0 = every interface: it has no authentication)
   --dry-run           print every command that start/stop would run, one per line; run nothing
   --coordinator-ports CONTROL,STATUS
                       the coordinator binds exactly these ports (restart passes the recorded ones)

@@ -3,7 +3,8 @@
 //
 //   start|stop|status|restart ROLE [--hostfile FILE] [--run-dir DIR] [--port PORT]
 //       [--bin-dir DIR] [--log-level LVL] [--timeout SECONDS] [--dry-run]
-//       [--coordinator-ports CONTROL,STATUS] [-h|--help]
+//       [--coordinator-ports CONTROL,STATUS] [--http-port PORT] [--http-address ADDR]
+//       [-h|--help]
 //
 // Options take their value as the next word or after '='. Errors are InvalidArgument with the
 // message the launcher prints above its usage text (exit 2).
@@ -33,6 +34,8 @@ struct LauncherOptions {
   // 0 = from --port.
   int coordinator_port = 0;
   int coordinator_status_port = 0;
+  int http_port = -1;        // the coordinator's web dashboard; -1 = none, 0 = any free port
+  std::string http_address;  // what the dashboard binds; empty = the coordinator's default
 };
 
 // Parses `args`; `default_run_dir` is used when --run-dir is absent.

@@ -482,6 +482,7 @@ void Coordinator::CheckHeartbeats(Clock::time_point now) {
 }
 
 void Coordinator::Publish(Clock::time_point now, bool force, uint64_t job_id) {
+  Observe(now, force);
   if (subscribers_.empty()) return;
   const proto::JobInfo* info = nullptr;
   proto::JobInfo live;
@@ -504,6 +505,13 @@ void Coordinator::Publish(Clock::time_point now, bool force, uint64_t job_id) {
       it = subscribers_.erase(it);
     }
   }
+}
+
+void Coordinator::Observe(Clock::time_point now, bool force) {
+  if (!observer_) return;
+  if (!force && now - last_observe_ < std::chrono::milliseconds(250)) return;
+  last_observe_ = now;
+  observer_->OnStatus(Snapshot(now));
 }
 
 void Coordinator::PruneSubscribers(Clock::time_point now) {

@@ -16,6 +16,8 @@
 // journaled before it is acknowledged, and a coordinator constructed over the same work dir
 // recovers it: finished jobs keep their results, queued jobs run again, a job that was loading or
 // running fails with "coordinator restarted", and ids continue above every id used before.
+// An optional StatusObserver (the web dashboard's model) is shown the status document on every
+// job state change and at most every 250 ms otherwise.
 // Client input never takes the coordinator down: every request is validated and answered with a
 // reply or an ErrorReply. A submit that can never run (more schedulers or workers than the
 // cluster has registered or the launcher announced) is refused at once.
@@ -37,6 +39,7 @@
 #include "coordinator/job.h"
 #include "coordinator/job_journal.h"
 #include "coordinator/static_job.h"
+#include "coordinator/status_observer.h"
 #include "engine/app_registry.h"
 
 namespace strads {
@@ -67,6 +70,9 @@ class Coordinator : public Actor {
   void OnMessage(const proto::Envelope& envelope, Clock::time_point now) override;
   void OnTick(Clock::time_point now) override;
   bool Finished() const override { return finished_; }
+
+  // `observer` (null: none) must outlive the coordinator or be replaced first.
+  void set_status_observer(StatusObserver* observer) { observer_ = observer; }
 
   // OK unless the work dir's journal could not be read or created; then every submission is
   // refused with this error (accepting jobs that a restart would lose, or ids it would reuse,
@@ -115,6 +121,8 @@ class Coordinator : public Actor {
   // Streams the state of `job_id` (0: the running job) to the subscribers; unless `force`, at
   // most every 250 ms.
   void Publish(Clock::time_point now, bool force, uint64_t job_id = 0);
+  // Shows the observer the status: if `force`, else at most every 250 ms.
+  void Observe(Clock::time_point now, bool force);
   bool Alive(const Member& m, Clock::time_point now) const;
   proto::StatusReply Snapshot(Clock::time_point now);
   // Idle members of `role` whose heartbeats are current.
@@ -138,6 +146,8 @@ class Coordinator : public Actor {
   Clock::time_point last_publish_{};
   std::optional<JobJournal> journal_;  // with a work dir
   Status journal_status_;
+  StatusObserver* observer_ = nullptr;
+  Clock::time_point last_observe_{};
   Clock::time_point last_prune_{};
   bool seen_full_cluster_ = false;  // the launcher's expected counts were reached once
 };

@@ -17,11 +17,13 @@ PACKAGES=(
   libeigen3-dev
   libspdlog-dev
   nlohmann-json3-dev
+  libcpp-httplib-dev
   catch2
   clang-format
   shellcheck
   help2man
   gnuplot-nox
+  chromium
   python3
   python3-dev
   pybind11-dev

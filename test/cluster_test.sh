@@ -116,13 +116,15 @@ with open(path, "w") as f:
 EOF
 }
 
-# start_cluster HOSTFILE_LINE...: starts a cluster from these hostfile lines; sets EP.
+# start_cluster HOSTFILE_LINE...: starts a cluster from these hostfile lines (with the launcher
+# options in START_ARGS); sets EP.
+START_ARGS=()
 start_cluster() {
   printf '%s\n' "$@" >"$TMP/hosts"
   local out rc
   set +e
   out=$(timeout 60 bash "$LAUNCHER" start --hostfile "$TMP/hosts" --run-dir "$RUN" --port 0 \
-    --bin-dir "$BIN" --timeout 20 2>"$TMP/start.err")
+    --bin-dir "$BIN" --timeout 20 "${START_ARGS[@]}" 2>"$TMP/start.err")
   rc=$?
   set -e
   mapfile -t -O "${#DAEMON_PIDS[@]}" DAEMON_PIDS < <(recorded_pids)
@@ -130,6 +132,7 @@ start_cluster() {
     cat "$TMP/start.err" >&2
     fail "strads-cluster start exited $rc"
   fi
+  START_OUT=$out
   EP=$(sed -n 's/^export STRADS_COORDINATOR=//p' <<<"$out" | tr -d "'")
   [[ $EP == tcp://* ]] || fail "strads-cluster start printed no endpoint: $out"
   log "cluster up at $EP (pids: ${DAEMON_PIDS[*]})"
@@ -396,6 +399,84 @@ EOF
   gen_data "$TMP/small.svm" 200 300 6
   cli submit lasso --data "$TMP/small.svm" --lambda 0.05 --wait --quiet
   assert_rc 0
+  stop_cluster
+}
+
+# The web dashboard (issue 11) in a real browser: a cluster started with --http-port 0 serves it;
+# /api/status is what `strads status --json` prints; headless Chromium runs the page's scripts and
+# the DOM has the job's row and plots with points. DASHBOARD_SCREENSHOT=FILE keeps a screenshot.
+case_dashboard_in_browser() {
+  local chrome url
+  chrome=$(command -v chromium || command -v chromium-browser || true)
+  [[ -n $chrome ]] || { echo "SKIP: chromium is not installed (deploy/install-deps.sh)" >&2; exit 77; }
+  gen_data "$TMP/small.svm" 300 400 3
+  START_ARGS=(--http-port 0)
+  start_cluster "127.0.0.1 coordinator scheduler=1 worker=2"
+  url=$(sed -n 3p "$RUN/coordinator.endpoint")
+  [[ $url == http://127.0.0.1:*/ ]] || fail "no dashboard URL on line 3 of the endpoint file: '$url'"
+  [[ $START_OUT == *"# dashboard: $url"* ]] || fail "start did not print the dashboard URL: $START_OUT"
+  # A job that runs its whole --max-seconds, so its trace has points whatever the machine's speed.
+  cli submit lasso --data "$TMP/small.svm" --lambda 0.05 --tolerance 1e-15 --max-seconds 3 \
+    --wait --quiet
+  assert_rc 0
+  cli status --json
+  assert_rc 0
+  python3 - "$url" "$OUT" <<'EOF' || fail "/api/status differs from strads status --json"
+import json, sys, urllib.request
+api = json.load(urllib.request.urlopen(sys.argv[1] + "api/status"))
+cli = json.loads(sys.argv[2])
+for doc in (api, cli):  # what moves between the two requests
+    del doc["uptime_s"]
+    for m in doc["members"]:
+        del m["heartbeat_age_s"]
+assert api == cli, (api, cli)
+assert api["jobs"][0]["state"] == "SUCCEEDED"
+EOF
+  python3 - "$url" <<'EOF' || fail "the trace endpoint"
+import json, sys, urllib.error, urllib.request
+t = json.load(urllib.request.urlopen(sys.argv[1] + "api/jobs/1/trace"))
+assert t["engine"] == "dynamic" and len(t["seconds"]) >= 2, t
+try:
+    urllib.request.urlopen(sys.argv[1] + "api/jobs/99/trace")
+    raise SystemExit("job 99 has a trace")
+except urllib.error.HTTPError as e:
+    assert e.code == 404 and json.load(e)["error"] == "no job 99"
+EOF
+  local chrome_args=(--headless --no-sandbox --disable-gpu --hide-scrollbars
+    --user-data-dir="$TMP/chromium" --virtual-time-budget=4000 --window-size=1400,1000)
+  set +e
+  timeout 90 "$chrome" "${chrome_args[@]}" --dump-dom "$url" >"$TMP/dom.html" 2>"$TMP/chromium.err"
+  RC=$?
+  set -e
+  ((RC == 0)) || { tail -n 5 "$TMP/chromium.err" >&2; fail "chromium --dump-dom exited $RC"; }
+  python3 - "$TMP/dom.html" <<'EOF' || fail "the rendered dashboard lacks the job or its plots"
+import html.parser, sys
+class Dom(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.rows, self.lines, self.members, self.figure = [], {}, 0, None
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "tr" and "data-job" in a:
+            self.rows.append((a["data-job"], a.get("data-state")))
+        if tag == "tr" and "data-member" in a:
+            self.members += 1
+        if tag == "figure":
+            self.figure = a.get("id")
+        if tag == "polyline":
+            self.lines[self.figure] = max(self.lines.get(self.figure, 0), int(a["data-points"]))
+dom = Dom()
+dom.feed(open(sys.argv[1]).read())
+print("rows", dom.rows, "members", dom.members, "polyline points by plot", dom.lines)
+assert ("1", "SUCCEEDED") in dom.rows
+assert dom.members == 3
+for plot in ("plot-time", "plot-updates", "plot-rate"):
+    assert dom.lines.get(plot, 0) >= 2, plot
+EOF
+  if [[ -n ${DASHBOARD_SCREENSHOT:-} ]]; then
+    timeout 90 "$chrome" "${chrome_args[@]}" --screenshot="$DASHBOARD_SCREENSHOT" "$url" \
+      2>>"$TMP/chromium.err" || fail "chromium --screenshot failed"
+  fi
   stop_cluster
 }
 

@@ -206,6 +206,25 @@ TEST_CASE("port 0 asks for free ports for both coordinator sockets", "[plan]") {
   CHECK_THAT(plan.DryRun("strads"), Catch::Contains("cluster wait start --hostfile h"));
 }
 
+TEST_CASE("launcher: --http-port and --http-address reach the coordinator, no dashboard by default",
+          "[plan]") {
+  const LocalHost local({});
+  const Hostfile hosts = Parse("localhost coordinator scheduler worker");
+  auto plain = Options({"start", "--hostfile", "h", "--run-dir", "/r"});
+  CHECK(plain.http_port == -1);
+  CHECK_THAT(ShellJoin(ClusterPlan(hosts, plain, local, "/", false).coordinator().argv),
+             !Catch::Contains("--http"));
+  auto o = Options({"start", "--hostfile", "h", "--run-dir", "/r", "--http-port=0",
+                    "--http-address", "0.0.0.0"});
+  CHECK_THAT(ShellJoin(ClusterPlan(hosts, o, local, "/", false).coordinator().argv),
+             Catch::EndsWith(" --http-port 0 --http-address 0.0.0.0"));
+  CHECK(Options({"stop", "--http-port", "65535"}).http_port == 65535);
+  CHECK_THAT(OptionError({"stop", "--http-port", "65536"}),
+             Catch::StartsWith("bad --http-port '65536'"));
+  CHECK_THAT(OptionError({"stop", "--http-port", "-1"}), Catch::StartsWith("bad --http-port '-1'"));
+  CHECK(OptionError({"stop", "--http-port"}) == "option --http-port needs a value");
+}
+
 namespace {
 
 // A clock that advances only when the waiter pauses.
