@@ -128,7 +128,7 @@ TEST_CASE("Coordinator: a member that registers is acknowledged with the heartbe
 }
 
 TEST_CASE(
-    "Coordinator: only schedulers and workers may register; a stranger's heartbeat is "
+    "Coordinator: only schedulers and workers may register, a stranger's heartbeat is "
     "answered with an error",
     "[coordinator]") {
   CoordinatorFixture f;
@@ -353,7 +353,7 @@ TEST_CASE("Coordinator: with no member registered and none announced, a sized jo
 
 TEST_CASE(
     "Coordinator: 50000 status subscriptions of clients that went away lapse after the TTL with "
-    "no job running; a client that renews keeps its own",
+    "no job running, a client that renews keeps its own",
     "[coordinator][hostile]") {
   CoordinatorFixture f;
   auto subscribe = [&](const std::string& from) {

@@ -88,7 +88,7 @@ TEST_CASE("JobTrace: samples a job from its first running snapshot, each state o
 }
 
 TEST_CASE(
-    "JobTrace: a static job's objective is null before its first evaluation; per-worker "
+    "JobTrace: a static job's objective is null before its first evaluation, per-worker "
     "sub-round seconds are kept",
     "[dashboard]") {
   JobTrace trace;
@@ -100,7 +100,7 @@ TEST_CASE(
   CHECK(j["worker_seconds"] == json({json::array(), json({0.25, 0.5})}));
 }
 
-TEST_CASE("JobTrace: when full, every other point goes; the first and the newest stay",
+TEST_CASE("JobTrace: when full, every other point goes, the first and the newest stay",
           "[dashboard]") {
   JobTrace trace(4);
   for (uint64_t u = 1; u <= 9; ++u) trace.Add(Lasso(1, proto::JOB_RUNNING, u, u, 10.0 / u));
@@ -112,7 +112,7 @@ TEST_CASE("JobTrace: when full, every other point goes; the first and the newest
   }
 }
 
-TEST_CASE("DashboardState: a finished job's trace is frozen and shared; the oldest traces go",
+TEST_CASE("DashboardState: a finished job's trace is frozen and shared, the oldest traces go",
           "[dashboard]") {
   DashboardState state(/*max_traced_jobs=*/2);
   CHECK(state.Current()->status.jobs().empty());
@@ -253,7 +253,7 @@ TEST_CASE(
   CHECK(Body(r)["jobs"][0]["state"] == "LOADING");  // started on the two members
 }
 
-TEST_CASE("HttpDashboard: serves on a loopback port until destroyed; a port in use is an error",
+TEST_CASE("HttpDashboard: serves on a loopback port until destroyed, a port in use is an error",
           "[dashboard]") {
   DashboardState state;
   state.OnStatus(StatusOf({Lasso(1, proto::JOB_RUNNING, 1, 10, 5)}));

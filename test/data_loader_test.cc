@@ -384,7 +384,7 @@ Status ReadAllEntries(const TempDir& dir, const std::string& text,
   return reader->status();
 }
 
-TEST_CASE("data: mm reader: entries stream in file order; values are checked when taken",
+TEST_CASE("data: mm reader: entries stream in file order, values are checked when taken",
           "[data]") {
   TempDir dir;
   const std::string path = dir.Write("m.mtx",

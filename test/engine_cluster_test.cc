@@ -296,7 +296,7 @@ TEST_CASE("a limit stops the job before convergence and says so", "[cluster]") {
         200 + 2 * spec.dynamic().chord_size() * std::max(1u, spec.dynamic().pipeline_depth()));
 }
 
-TEST_CASE("a missing data file fails the job with the file's name; the next job runs",
+TEST_CASE("a missing data file fails the job with the file's name, the next job runs",
           "[cluster][faults]") {
   EmbeddedCluster cluster(1, 2, FastOptions());
   auto bad = LassoSpec(1.0);
@@ -331,7 +331,7 @@ TEST_CASE("invalid specs are refused at submit with a clear message", "[cluster]
   CHECK_FALSE(submit(zero_depth).ok());
 }
 
-TEST_CASE("a worker that dies mid-job fails the job naming it; the next job runs",
+TEST_CASE("a worker that dies mid-job fails the job naming it, the next job runs",
           "[cluster][faults]") {
   // Worker 1 dies right after sending the partials of its 20th round: mid-job, every run alike.
   EmbeddedCluster cluster(1, 3, FastOptions(), "warn",

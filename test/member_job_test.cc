@@ -346,7 +346,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "dynamic scheduler job: commits set the values it sends; one outside its partition is "
+    "dynamic scheduler job: commits set the values it sends, one outside its partition is "
     "reported",
     "[member_job][dynamic_scheduler]") {
   testing::TempDir dir;
