@@ -12,6 +12,7 @@
 
 #include "common/daemon.h"
 #include "common/event_loop.h"
+#include "common/latency_transport.h"
 #include "common/logging.h"
 #include "common/member_session.h"
 #include "common/protocol.h"
@@ -78,10 +79,16 @@ int MemberMain(int argc, char** argv, const std::string& role, const Context&...
   identity.endpoint = AdvertisedEndpoint(*bound, advertise_host);
   identity.reconnect = reconnect;
   log->info("starting: inbox {}, coordinator {}", identity.endpoint, coordinator);
-  MemberActor actor(transport, identity, actor_context..., log);
+  std::unique_ptr<LatencyTransport> delayed;
+  auto used = WithInjectedLatency(transport, delayed, log);
+  if (!used.ok()) {
+    log->critical("{}", used.status().message());
+    return 2;
+  }
+  MemberActor actor(**used, identity, actor_context..., log);
   std::atomic<bool> stop{false};
   StopOnSignals(&stop);
-  RunEventLoop(transport, actor, stop, log);
+  RunEventLoop(**used, actor, stop, log);
   log->info("stopped");
   return actor.gave_up() ? 3 : 0;
 }

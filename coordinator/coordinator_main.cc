@@ -11,6 +11,7 @@
 
 #include "apps/builtin_apps.h"
 #include "common/daemon.h"
+#include "common/latency_transport.h"
 #include "common/protocol.h"
 #include "common/zmq_transport.h"
 #include "coordinator/coordinator.h"
@@ -124,12 +125,18 @@ int main(int argc, char** argv) {
   const AppRegistry apps = BuiltinApps();
   options.started_unix_s =
       std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-  Coordinator coordinator(transport, options, apps, log, Clock::now());
+  std::unique_ptr<LatencyTransport> delayed;
+  auto used = WithInjectedLatency(transport, delayed, log);
+  if (!used.ok()) {
+    log->critical("{}", used.status().message());
+    return 2;
+  }
+  Coordinator coordinator(**used, options, apps, log, Clock::now());
   if (!coordinator.journal_status().ok()) return 1;  // logged by the coordinator
   if (dashboard) coordinator.set_status_observer(&dashboard_state);
   std::atomic<bool> stop{false};
   StopOnSignals(&stop);
-  RunEventLoop(transport, coordinator, stop, log);
+  RunEventLoop(**used, coordinator, stop, log);
   // After a shutdown request: the members' and the CLI's DEALER sockets use ZMQ_IMMEDIATE, which
   // discards messages they have received but not yet read once the connection closes. Exiting at
   // once would often lose the 'shutdown' to the members and the reply to `strads shutdown`, so
