@@ -31,7 +31,8 @@ LatencyTransport::LatencyTransport(Transport& inner, std::chrono::microseconds d
     : inner_(inner), delay_(delay), now_(std::move(now)), sleep_for_(std::move(sleep_for)) {}
 
 LatencyTransport::LatencyTransport(Transport& inner, std::chrono::microseconds delay)
-    : LatencyTransport(inner, delay, [] { return Clock::now(); }, PreciseSleep) {}
+    : LatencyTransport(
+          inner, delay, [] { return Clock::now(); }, PreciseSleep) {}
 
 void LatencyTransport::Drain(Clock::time_point now) {
   while (auto m = inner_.Receive(std::chrono::milliseconds(0))) {

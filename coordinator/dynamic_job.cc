@@ -486,7 +486,8 @@ double DynamicJob::ApproxObjective() const {
 
 void DynamicJob::Trace(Clock::time_point now, bool force) {
   if (phase_ == Phase::kLoading) return;
-  if (!force && now - last_trace_ < std::chrono::seconds(1)) return;
+  const double every = spec_.dynamic().trace_every_s() > 0 ? spec_.dynamic().trace_every_s() : 1.0;
+  if (!force && now - last_trace_ < std::chrono::duration<double>(every)) return;
   last_trace_ = now;
   // At a check the objective is exact; between checks it is the workers' latest losses (each at
   // most D - 1 rounds stale) plus the penalty of the committed values.

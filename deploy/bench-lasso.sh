@@ -21,7 +21,9 @@
 #            check (at beta = 0, right after loading), so engine solve time = seconds - seconds of
 #            the first row. That first-row time is shown as "start" (load + first check).
 #   Engine trace rows are exact at every full check (every `features` updates) and, in between,
-#   at most once a second, the workers' latest losses plus the committed penalty (approximate).
+#   every 2 ms (--trace-every 0.002): in the column layout the exact objective of the
+#   coordinator's replica, in the row layout the workers' latest losses plus the committed
+#   penalty (approximate).
 #
 # Usage: deploy/bench-lasso.sh [options]
 #   --app APP            lasso (default) or logistic; logistic's default problem is docs/compare.md's
@@ -130,7 +132,9 @@ if has ref; then
   echo "== (a) reference" >&2
   "$BIN/strads-lasso-reference" "${JOB[@]}" --output "$OUT/ref" >&2
 fi
-JOB+=(--max-updates "$MAX_UPDATES")  # the engine's runs only
+# The engine's runs only. A trace row every 2 ms between checks, so that the time to a gap is
+# not rounded up to the next check (100 rounds apart on the synthetic problem).
+JOB+=(--max-updates "$MAX_UPDATES" --trace-every 0.002)
 
 run_embedded() { # NAME SCHEDULERS WORKERS [JOB OPTIONS...]
   echo "== (b) embedded $2x$3: strads run $APP ${JOB[*]} ${*:4} --schedulers $2 --workers $3 --max-seconds $MAX_SECONDS" >&2

@@ -25,10 +25,12 @@ proto::Envelope Heartbeat(const std::string& from, uint64_t round) {
 // Node "b" receives through a LatencyTransport on a fake clock that its sleeps advance.
 struct Delayed {
   explicit Delayed(microseconds delay)
-      : b(b_inner, delay, [this] { return now; }, [this](Clock::duration d) {
-          now += d;
-          slept += d;
-        }) {}
+      : b(
+            b_inner, delay, [this] { return now; },
+            [this](Clock::duration d) {
+              now += d;
+              slept += d;
+            }) {}
   Clock::time_point now{};
   Clock::duration slept{};
   InProcHub hub;
