@@ -111,7 +111,7 @@ void DynamicSchedulerJob::FinishLoading(Result<Partition> loaded) {
   policy.seed = spec_.seed() * 1000003 + rank_;
   policy.check_in_flight = spec_.dynamic().pipeline_depth() > 1;
   builder_ = std::make_unique<ChordBuilder>(*p.store, policy);
-  if (!p.worker_of.empty()) builder_->SetGroups(std::move(part_.worker_of));
+  if (!p.worker_of.empty()) builder_->SetGroups(part_.worker_of);  // kept: it routes the shares
   values_.assign(p.end - p.first, 0.0);
   auto reply = MakeEnvelope(transport_.id(), id_);
   auto* ready = reply.mutable_ready();
@@ -138,9 +138,33 @@ void DynamicSchedulerJob::HandleChordRequest(const proto::Envelope& e) {
     chord->add_values(values_[j - first]);
     chord->add_sq_norms(part_.store->SquaredNorm(j));
   }
-  for (const auto& w : worker_ids_) Send(w, out);
+  SendToWorkers(out);
   (void)session_.SendToCoordinator(out);
   builder_->Prepare();  // the next request finds its chord ready
+}
+
+void DynamicSchedulerJob::SendToWorkers(const proto::Envelope& chord_envelope) {
+  const std::vector<uint32_t>& owner = part_.worker_of;
+  if (owner.empty() || worker_ids_.size() < 2) {
+    for (const auto& w : worker_ids_) Send(w, chord_envelope);
+    return;
+  }
+  // Column layout: each worker gets the parameters it owns and no others, so a round's chord
+  // bytes are O(B), not O(B x P) (docs/scaling.md). A worker with none still gets its (empty)
+  // share: the coordinator waits for every worker's partials.
+  proto::Envelope header = chord_envelope;  // the chord's fields without its parameters
+  header.mutable_chord()->clear_ids();
+  header.mutable_chord()->clear_values();
+  header.mutable_chord()->clear_sq_norms();
+  std::vector<proto::Envelope> shares(worker_ids_.size(), header);
+  const proto::Chord& all = chord_envelope.chord();
+  for (int k = 0; k < all.ids_size(); ++k) {
+    proto::Chord& c = *shares[owner[all.ids(k) - part_.first]].mutable_chord();
+    c.add_ids(all.ids(k));
+    c.add_values(all.values(k));
+    c.add_sq_norms(all.sq_norms(k));
+  }
+  for (size_t w = 0; w < worker_ids_.size(); ++w) Send(worker_ids_[w], shares[w]);
 }
 
 void DynamicSchedulerJob::HandleCommit(const proto::Envelope& e) {

@@ -3,6 +3,7 @@
 // coordinator and the peers. Fake apps keep the jobs' own logic in view: a dynamic shard whose
 // statistics are the deltas it has applied, and a static app whose blocks record the sub-rounds
 // they were worked on in.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <memory>
@@ -343,6 +344,49 @@ TEST_CASE(
       }
     }
   }
+}
+
+TEST_CASE(
+    "dynamic scheduler job: in the column layout each worker gets only the parameters it owns, "
+    "the coordinator the whole chord",
+    "[member_job][dynamic_scheduler]") {
+  testing::TempDir dir;
+  Bench bench("scheduler-0", 1, 2);
+  bench.start.mutable_spec()->set_data_path(TinyData(dir));
+  proto::DynamicEngineSpec& d = *bench.start.mutable_spec()->mutable_dynamic();
+  d.set_layout(proto::LAYOUT_COLUMNS);
+  d.set_chord_size(6);
+  d.set_candidates(12);
+  d.set_rho(1.0);
+  DynamicSchedulerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
+  REQUIRE(bench.AwaitReady(job).error().empty());
+  auto request = MakeEnvelope("coordinator", kJob, 0);
+  request.mutable_chord_request();
+  bench.Deliver(job, request);
+  auto whole = bench.Drain("coordinator", proto::Envelope::kChord);
+  REQUIRE(whole.size() == 1);
+  REQUIRE(whole[0].chord().ids_size() == 6);  // every feature of the tiny file
+  std::vector<std::vector<uint64_t>> shares;
+  std::vector<uint64_t> all;
+  for (const std::string to : {"worker-0", "worker-1"}) {
+    auto got = bench.Drain(to, proto::Envelope::kChord);
+    REQUIRE(got.size() == 1);
+    const proto::Chord& c = got[0].chord();
+    CHECK(got[0].round() == 0);
+    CHECK(c.values_size() == c.ids_size());
+    CHECK(c.sq_norms_size() == c.ids_size());
+    shares.emplace_back(c.ids().begin(), c.ids().end());
+    all.insert(all.end(), c.ids().begin(), c.ids().end());
+  }
+  // Each worker owns a contiguous block, worker 0 the lower one; together they are the chord.
+  REQUIRE_FALSE(shares[0].empty());
+  REQUIRE_FALSE(shares[1].empty());
+  CHECK(*std::max_element(shares[0].begin(), shares[0].end()) <
+        *std::min_element(shares[1].begin(), shares[1].end()));
+  std::sort(all.begin(), all.end());
+  std::vector<uint64_t> expected(whole[0].chord().ids().begin(), whole[0].chord().ids().end());
+  std::sort(expected.begin(), expected.end());
+  CHECK(all == expected);
 }
 
 TEST_CASE(
