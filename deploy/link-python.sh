@@ -19,3 +19,11 @@ site=$("$py" -m site --user-site)
 mkdir -p "$site"
 echo "$build/python" > "$site/strads-build.pth"
 echo "python3 imports strads from $build/python ($site/strads-build.pth)"
+# Another python3 first on the PATH (pyenv, a virtualenv) has neither Debian's numpy nor this .pth.
+on_path=$(command -v python3 || true)
+if [[ -n $on_path && $(realpath "$on_path") != $(realpath "$py") ]] &&
+  ! "$on_path" -c 'import numpy, strads' 2>/dev/null; then
+  echo "link-python.sh: note: 'python3' on your PATH is $on_path, which cannot import numpy and" \
+    "strads; run $py, or install numpy and scipy into that Python and set" \
+    "PYTHONPATH=$build/python" >&2
+fi
