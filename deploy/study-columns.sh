@@ -2,6 +2,7 @@
 # study-columns.sh — the scheduling-policy study on the column layout (docs/study.md, "The column
 # layout"): time to 1e-3 of F* for each policy and chord size, embedded, 1 scheduler x 2 workers,
 # pipeline depth 1 (the layout's default), every run under `flock /tmp/strads-cpu.lock`.
+# A trace row every 2 ms (--trace-every 0.002), so a time to 1e-3 is not rounded up to a check.
 #
 # Usage: deploy/study-columns.sh DATA LAMBDA FSTAR [options]
 #   DATA, LAMBDA, FSTAR   a libsvm file, lambda, and the best objective known (deploy/bench-lasso.sh
@@ -45,7 +46,7 @@ for b in $SIZES; do
     # shellcheck disable=SC2086  # EXTRA is a list of flags
     flock /tmp/strads-cpu.lock "$BIN/strads" run lasso --data "$DATA" --lambda "$LAMBDA" \
       --workers 2 --schedule "$policy" --chord-size "$b" --tolerance 1e-6 \
-      --max-seconds "$MAX_SECONDS" --output "$out" $EXTRA > /dev/null 2>&1 || true
+      --max-seconds "$MAX_SECONDS" --trace-every 0.002 --output "$out" $EXTRA > /dev/null 2>&1 || true
     python3 - "$out" "$policy" "$b" "$FSTAR" <<'PY'
 import csv, json, sys
 out, policy, b, fstar = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
