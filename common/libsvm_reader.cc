@@ -40,7 +40,8 @@ Status ParseFeatureToken(std::string_view token, const std::string& path, uint64
 }
 
 // Parses one data line into the builder; on error the builder may hold part of the row.
-Status ParseRow(std::string_view line, const std::string& path, uint64_t line_no, CsrBuilder* b) {
+Status ParseRow(std::string_view line, const std::string& path, uint64_t line_no,
+                std::span<const ColumnRange> columns, CsrBuilder* b) {
   if (size_t hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
   const char* p = line.data();
   const char* const end = p + line.size();
@@ -113,14 +114,30 @@ Status ParseRow(std::string_view line, const std::string& path, uint64_t line_no
       return LineError(path, line_no, "duplicate feature id " + std::to_string(*dup + 1));
     }
   }
+  if (!columns.empty()) {  // checked whole; only the selected columns are kept
+    size_t kept = row_begin;
+    for (size_t k = row_begin; k < b->cols.size(); ++k) {
+      if (!InRanges(columns, static_cast<uint64_t>(b->cols[k]))) continue;
+      b->cols[kept] = b->cols[k];
+      b->values[kept] = b->values[k];
+      ++kept;
+    }
+    b->cols.resize(kept);
+    b->values.resize(kept);
+  }
   b->labels.push_back(label);
   b->row_start.push_back(static_cast<int64_t>(b->cols.size()));
   return Status::Ok();
 }
 
+std::string FeaturesWhat(int64_t max_id) {
+  return std::to_string(max_id) + " features (the largest feature id; ids are not remapped)";
+}
+
 }  // namespace
 
-Result<Dataset> ReadLibsvm(const std::string& path, RowRange rows, uint64_t available_memory) {
+Result<Dataset> ReadLibsvm(const std::string& path, RowRange rows, uint64_t available_memory,
+                           std::span<const ColumnRange> columns) {
   if (rows.begin > rows.end) {
     return Status::InvalidArgument(path + ": row range [" + std::to_string(rows.begin) + ", " +
                                    std::to_string(rows.end) + ") is inverted");
@@ -135,7 +152,7 @@ Result<Dataset> ReadLibsvm(const std::string& path, RowRange rows, uint64_t avai
     while (reader.Next(&line)) {
       if (!IsDataLine(line)) continue;
       if (row >= rows.begin && row < rows.end) {
-        STRADS_RETURN_IF_ERROR(ParseRow(line, path, reader.line_number(), &b));
+        STRADS_RETURN_IF_ERROR(ParseRow(line, path, reader.line_number(), columns, &b));
       }
       ++row;
     }
@@ -147,10 +164,8 @@ Result<Dataset> ReadLibsvm(const std::string& path, RowRange rows, uint64_t avai
     ds.first_row = std::min(rows.begin, row);
     const auto n = static_cast<int64_t>(b.labels.size());
     const auto nnz = static_cast<int64_t>(b.values.size());
-    STRADS_RETURN_IF_ERROR(CheckMemory(
-        path, DatasetBuildBytes(n, b.max_id, nnz),
-        std::to_string(b.max_id) + " features (the largest feature id; ids are not remapped)",
-        available_memory));
+    STRADS_RETURN_IF_ERROR(CheckMemory(path, DatasetBuildBytes(n, b.max_id, nnz),
+                                       FeaturesWhat(b.max_id), available_memory));
     // Eigen converts between storage orders with a counting sort, which is what we want.
     Eigen::Map<const Eigen::SparseMatrix<double, Eigen::RowMajor, int64_t>> csr(
         n, b.max_id, nnz, b.row_start.data(), b.cols.data(), b.values.data());
@@ -159,6 +174,48 @@ Result<Dataset> ReadLibsvm(const std::string& path, RowRange rows, uint64_t avai
     return ds;
   } catch (const std::bad_alloc&) {
     return Status::Internal(path + ": out of memory while loading");
+  }
+}
+
+Result<std::vector<uint64_t>> CountLibsvmColumns(const std::string& path,
+                                                 uint64_t available_memory) {
+  try {
+    Result<LineReader> opened = LineReader::Open(path);
+    if (!opened.ok()) return opened.status();
+    LineReader& reader = opened.value();
+    std::vector<uint64_t> counts;
+    uint64_t rows = 0, entries = 0;
+    std::string_view line;
+    while (reader.Next(&line)) {
+      if (!IsDataLine(line)) continue;
+      ++rows;
+      if (size_t hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
+      const char* p = line.data();
+      const char* const end = p + line.size();
+      while (p < end && IsSpace(*p)) ++p;
+      while (p < end && !IsSpace(*p)) ++p;  // the label
+      while (p < end) {
+        while (p < end && IsSpace(*p)) ++p;
+        if (p == end) break;
+        int64_t id = 0;
+        const auto [colon, ec] = std::from_chars(p, end, id);
+        if (ec == std::errc() && colon < end && *colon == ':' && id > 0 &&
+            id <= kMaxLibsvmFeatureId) {
+          if (static_cast<uint64_t>(id) > counts.size()) {
+            STRADS_RETURN_IF_ERROR(CheckMemory(path, DatasetBuildBytes(rows, id, entries),
+                                               FeaturesWhat(id), available_memory));
+            counts.resize(static_cast<size_t>(id), 0);
+          }
+          ++counts[static_cast<size_t>(id - 1)];
+          ++entries;
+        }
+        while (p < end && !IsSpace(*p)) ++p;  // the value, or a token this pass skips
+      }
+    }
+    STRADS_RETURN_IF_ERROR(reader.status());
+    return counts;
+  } catch (const std::bad_alloc&) {
+    return Status::Internal(path + ": out of memory while counting the columns");
   }
 }
 

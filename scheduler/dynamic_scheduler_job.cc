@@ -69,12 +69,17 @@ void DynamicSchedulerJob::OnMessage(const proto::Envelope& e) {
 Result<DynamicSchedulerJob::Partition> DynamicSchedulerJob::LoadPartition(
     const proto::JobSpec& spec, uint32_t rank, uint32_t parts, uint32_t workers) {
   try {
+    // Two passes, as the workers do: the columns' entry counts give the partition, then only
+    // this scheduler's columns are loaded.
     DataSource source{spec.data_path(), spec.dynamic().data_format(), spec.dynamic().labels_path()};
-    auto data = LoadDataset(source, RowRange{});
+    auto counts = CountColumnEntries(source);
+    if (!counts.ok()) return counts.status();
+    const std::vector<uint64_t>& weights = *counts;
+    auto starts = PartitionByWeight(weights, parts);
+    const ColumnRange mine[] = {{starts[rank], starts[rank + 1]}};
+    auto data = LoadColumns(source, mine);
     if (!data.ok()) return data.status();
     const SparseColMatrix& x = data->x;
-    const std::vector<uint64_t> weights = ColumnWeights(x);
-    auto starts = PartitionByWeight(weights, parts);
     Partition p;
     if (spec.dynamic().layout() == proto::LAYOUT_COLUMNS) {
       // The workers cut the same blocks (worker/dynamic_worker_job.h): block w of this range is

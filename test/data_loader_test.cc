@@ -622,5 +622,81 @@ TEST_CASE("data: lines longer than the read buffer are read whole", "[data]") {
   CHECK(ds.y[2] == 3);
 }
 
+
+TEST_CASE("data: LoadColumns keeps the selected columns of every row, at the file's full width",
+          "[data]") {
+  TempDir dir;
+  const std::string svm = dir.Write("small.svm", kSmallLibsvm);
+  const std::string mtx = dir.Write("m.mtx", kSmallMatrixMarket);
+  const std::string labels = dir.Write("y.txt", kSmallLabels);
+  const std::vector<ColumnRange> ranges = {{0, 1}, {4, 6}};
+  for (const DataSource& src : {DataSource{svm, "", ""}, DataSource{mtx, "", labels}}) {
+    CAPTURE(src.path);
+    const Dataset all = MustLoad(src);
+    Result<Dataset> some = LoadColumns(src, ranges);
+    INFO(some.status().ToString());
+    REQUIRE(some.ok());
+    CHECK(some->total_rows == all.total_rows);
+    CHECK(some->x.cols() == all.x.cols());
+    CHECK(some->y == all.y);
+    Eigen::MatrixXd expected = Dense(all.x);
+    for (int64_t j = 0; j < expected.cols(); ++j) {
+      if (!InRanges(ranges, static_cast<uint64_t>(j))) expected.col(j).setZero();
+    }
+    CHECK(Dense(some->x) == expected);
+    CHECK(some->x.nonZeros() < all.x.nonZeros());
+    Result<Dataset> none = LoadColumns(src, std::vector<ColumnRange>{{3, 3}});  // an empty range
+    REQUIRE(none.ok());
+    CHECK(none->x.nonZeros() == 0);
+    CHECK(none->x.cols() == all.x.cols());
+  }
+}
+
+TEST_CASE("data: CountColumnEntries counts the entries of every column as a full load holds them",
+          "[data]") {
+  TempDir dir;
+  const std::string svm = dir.Write(
+      "unordered.svm", "1 qid:3 7:1 2:0.5 # 9:9 comment\n\n-1 2:1 1:3\n# 8:8\n0 5:2 1:1 7:0\n");
+  const std::string mtx = dir.Write("m.mtx", kSmallMatrixMarket);
+  const std::string labels = dir.Write("y.txt", kSmallLabels);
+  for (const DataSource& src : {DataSource{svm, "", ""}, DataSource{mtx, "", labels}}) {
+    CAPTURE(src.path);
+    const Dataset all = MustLoad(src);
+    Result<std::vector<uint64_t>> counts = CountColumnEntries(src);
+    INFO(counts.status().ToString());
+    REQUIRE(counts.ok());
+    REQUIRE(counts->size() == static_cast<size_t>(all.x.cols()));
+    for (int64_t j = 0; j < all.x.cols(); ++j) {
+      CHECK((*counts)[j] ==
+            static_cast<uint64_t>(all.x.outerIndexPtr()[j + 1] - all.x.outerIndexPtr()[j]));
+    }
+  }
+}
+
+TEST_CASE("data: CountColumnEntries refuses a huge feature id before allocating, as a load does",
+          "[data]") {
+  TempDir dir;
+  const std::string svm = dir.Write("huge.svm", "1 1:1\n2 2147483647:1\n");
+  const uint64_t one_gb = 1000 * 1000 * 1000;
+  Result<std::vector<uint64_t>> counts = CountColumnEntries({svm, "", ""}, one_gb);
+  REQUIRE_FALSE(counts.ok());
+  CHECK_THAT(counts.status().message(),
+             Catch::Contains("huge.svm: needs 34.4 GB for 2147483647 features"));
+  Result<Dataset> load = LoadDataset({svm, "", ""}, {}, one_gb);
+  REQUIRE_FALSE(load.ok());
+  CHECK_THAT(load.status().message(), Catch::Contains("needs 34.4 GB for 2147483647 features"));
+}
+
+TEST_CASE("data: a malformed token is skipped by the count and reported by LoadColumns", "[data]") {
+  TempDir dir;
+  const std::string svm = dir.Write("bad.svm", "1 1:1 2:0.5\n2 3:x\n");
+  Result<std::vector<uint64_t>> counts = CountColumnEntries({svm, "", ""});
+  REQUIRE(counts.ok());
+  CHECK(counts->size() == 3);
+  Result<Dataset> load = LoadColumns({svm, "", ""}, std::vector<ColumnRange>{{0, 1}});
+  REQUIRE_FALSE(load.ok());
+  CHECK_THAT(load.status().message(), Catch::Contains("bad.svm:2: bad value in '3:x'"));
+}
+
 }  // namespace
 }  // namespace strads

@@ -37,17 +37,21 @@ Result<DynamicWorkerJob::Loaded> DynamicWorkerJob::Load(const proto::JobSpec& sp
     return Loaded{std::move(shard).value(), {}};
   }
   try {
+    // Two passes: the columns' entry counts give the blocks (the same on every member), then
+    // only this worker's columns are kept, so it never holds the whole matrix.
     DataSource source{spec.data_path(), spec.dynamic().data_format(), spec.dynamic().labels_path()};
-    auto data = LoadDataset(source, RowRange{});
-    if (!data.ok()) return data.status();
-    Loaded out{std::move(data).value(), {}};
-    out.blocks = NestedPartitionByWeight(ColumnWeights(out.data.x), schedulers, workers);
+    auto counts = CountColumnEntries(source);
+    if (!counts.ok()) return counts.status();
+    Loaded out;
+    out.blocks = NestedPartitionByWeight(*counts, schedulers, workers);
     std::vector<ColumnRange> owned;
     for (uint32_t s = 0; s < schedulers; ++s) {
       const size_t b = size_t(s) * workers + rank;
       owned.push_back({out.blocks[b], out.blocks[b + 1]});
     }
-    out.data.x = KeepColumns(out.data.x, owned);
+    auto data = LoadColumns(source, owned);
+    if (!data.ok()) return data.status();
+    out.data = std::move(data).value();
     return out;
   } catch (const std::exception& e) {
     return Status::Internal(spec.data_path() + ": cannot load the columns: " + e.what());
