@@ -42,11 +42,14 @@ Result<Dataset> LoadColumns(const DataSource& src, std::span<const ColumnRange> 
   return ReadMatrixMarket(src.path, src.labels_path, RowRange{}, available_memory, columns);
 }
 
-Result<std::vector<uint64_t>> CountColumnEntries(const DataSource& src, uint64_t available_memory) {
+Result<std::vector<uint64_t>> CountColumnEntries(const DataSource& src, uint64_t available_memory,
+                                                 std::vector<double>* sq_norms, uint64_t* rows) {
   Result<DataFormat> format = ResolveFormat(src);
   if (!format.ok()) return format.status();
-  if (*format == DataFormat::kLibsvm) return CountLibsvmColumns(src.path, available_memory);
-  return CountMatrixMarketColumns(src.path, available_memory);
+  if (*format == DataFormat::kLibsvm) {
+    return CountLibsvmColumns(src.path, available_memory, sq_norms, rows);
+  }
+  return CountMatrixMarketColumns(src.path, available_memory, sq_norms, rows);
 }
 
 Result<uint64_t> CountRows(const DataSource& src) {

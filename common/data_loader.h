@@ -53,8 +53,12 @@ Result<Dataset> LoadColumns(const DataSource& src, std::span<const ColumnRange> 
 // The entries of every column of `src` (for PartitionByWeight, before LoadColumns), from a pass
 // that parses coordinates only. Errors: as LoadDataset for a missing file or a bad header; a
 // malformed libsvm token is skipped here and reported by the load that follows.
-Result<std::vector<uint64_t>> CountColumnEntries(
-    const DataSource& src, uint64_t available_memory = AvailableMemoryBytes());
+// With `sq_norms` the pass also parses the values and gives each column's sum of squares; with
+// `rows` the number of rows.
+Result<std::vector<uint64_t>> CountColumnEntries(const DataSource& src,
+                                                 uint64_t available_memory = AvailableMemoryBytes(),
+                                                 std::vector<double>* sq_norms = nullptr,
+                                                 uint64_t* rows = nullptr);
 
 // The number of rows in `src`: data lines of a libsvm file (not parsed), the header's row count
 // of a MatrixMarket file. Errors as LoadDataset.

@@ -177,8 +177,9 @@ Result<Dataset> ReadLibsvm(const std::string& path, RowRange rows, uint64_t avai
   }
 }
 
-Result<std::vector<uint64_t>> CountLibsvmColumns(const std::string& path,
-                                                 uint64_t available_memory) {
+Result<std::vector<uint64_t>> CountLibsvmColumns(const std::string& path, uint64_t available_memory,
+                                                 std::vector<double>* sq_norms,
+                                                 uint64_t* rows_out) {
   try {
     Result<LineReader> opened = LineReader::Open(path);
     if (!opened.ok()) return opened.status();
@@ -205,14 +206,21 @@ Result<std::vector<uint64_t>> CountLibsvmColumns(const std::string& path,
             STRADS_RETURN_IF_ERROR(CheckMemory(path, DatasetBuildBytes(rows, id, entries),
                                                FeaturesWhat(id), available_memory));
             counts.resize(static_cast<size_t>(id), 0);
+            if (sq_norms) sq_norms->resize(static_cast<size_t>(id), 0.0);
           }
           ++counts[static_cast<size_t>(id - 1)];
           ++entries;
+          double value = 0.0;
+          if (sq_norms && std::from_chars(colon + 1, end, value).ec == std::errc() &&
+              std::isfinite(value)) {
+            (*sq_norms)[static_cast<size_t>(id - 1)] += value * value;
+          }
         }
         while (p < end && !IsSpace(*p)) ++p;  // the value, or a token this pass skips
       }
     }
     STRADS_RETURN_IF_ERROR(reader.status());
+    if (rows_out) *rows_out = rows;
     return counts;
   } catch (const std::bad_alloc&) {
     return Status::Internal(path + ": out of memory while counting the columns");

@@ -45,8 +45,12 @@ Result<Dataset> ReadLibsvm(const std::string& path, RowRange rows,
 // from a pass that reads only the ids. A malformed token is skipped here (ReadLibsvm reports it);
 // an id past kMaxLibsvmFeatureId is ignored. Before the counts grow to an id, the matrix that id
 // implies is checked against `available_memory` as ReadLibsvm does, with the same message.
-Result<std::vector<uint64_t>> CountLibsvmColumns(
-    const std::string& path, uint64_t available_memory = AvailableMemoryBytes());
+// With `sq_norms`, it also parses the values and sets (*sq_norms)[j] to the sum of squares of
+// column j's values (a malformed value is skipped); with `rows`, it sets the data lines.
+Result<std::vector<uint64_t>> CountLibsvmColumns(const std::string& path,
+                                                 uint64_t available_memory = AvailableMemoryBytes(),
+                                                 std::vector<double>* sq_norms = nullptr,
+                                                 uint64_t* rows = nullptr);
 
 // Number of rows (data lines) in the libsvm file `path`, without parsing them.
 Result<uint64_t> CountLibsvmRows(const std::string& path);

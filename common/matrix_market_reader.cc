@@ -162,7 +162,9 @@ Result<MatrixMarketHeader> ReadMatrixMarketHeader(const std::string& path) {
 }
 
 Result<std::vector<uint64_t>> CountMatrixMarketColumns(const std::string& path,
-                                                       uint64_t available_memory) {
+                                                       uint64_t available_memory,
+                                                       std::vector<double>* sq_norms,
+                                                       uint64_t* rows) {
   try {
     Result<MatrixMarketReader> opened = MatrixMarketReader::Open(path);
     if (!opened.ok()) return opened.status();
@@ -172,9 +174,17 @@ Result<std::vector<uint64_t>> CountMatrixMarketColumns(const std::string& path,
                                        std::to_string(h.cols) + " columns (the header's)",
                                        available_memory));
     std::vector<uint64_t> counts(h.cols, 0);
+    if (sq_norms) sq_norms->assign(h.cols, 0.0);
     uint64_t i, j;
-    while (reader.NextCoordinate(&i, &j)) ++counts[j - 1];
+    while (reader.NextCoordinate(&i, &j)) {
+      ++counts[j - 1];
+      if (!sq_norms) continue;
+      double v;
+      if (!reader.TakeValue(&v)) break;
+      (*sq_norms)[j - 1] += v * v;
+    }
     STRADS_RETURN_IF_ERROR(reader.status());
+    if (rows) *rows = h.rows;
     return counts;
   } catch (const std::bad_alloc&) {
     return Status::Internal(path + ": out of memory while counting the columns");

@@ -250,7 +250,10 @@ Result<Dataset> ReadMatrixMarket(const std::string& path, const std::string& lab
 // The entries of every column (the header's count of them) of the coordinate matrix in `path`,
 // from a pass over the coordinates (bounds checked, values not). The counts are checked against
 // `available_memory` first, as ReadMatrixMarket checks the header's columns.
+// With `sq_norms` it also sets each column's sum of squared values (checking them), with `rows`
+// the header's rows.
 Result<std::vector<uint64_t>> CountMatrixMarketColumns(
-    const std::string& path, uint64_t available_memory = AvailableMemoryBytes());
+    const std::string& path, uint64_t available_memory = AvailableMemoryBytes(),
+    std::vector<double>* sq_norms = nullptr, uint64_t* rows = nullptr);
 
 }  // namespace strads

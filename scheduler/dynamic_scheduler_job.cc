@@ -69,17 +69,32 @@ void DynamicSchedulerJob::OnMessage(const proto::Envelope& e) {
 Result<DynamicSchedulerJob::Partition> DynamicSchedulerJob::LoadPartition(
     const proto::JobSpec& spec, uint32_t rank, uint32_t parts, uint32_t workers) {
   try {
-    // Two passes, as the workers do: the columns' entry counts give the partition, then only
-    // this scheduler's columns are loaded.
+    // The columns' entry counts give the partition (the same on every member). The columns
+    // themselves are needed only by the dependency filter (rho < 1); without it a scheduler needs
+    // their squared norms alone, which the counting pass gathers, so it never holds the matrix.
     DataSource source{spec.data_path(), spec.dynamic().data_format(), spec.dynamic().labels_path()};
-    auto counts = CountColumnEntries(source);
+    const bool filtered = spec.dynamic().rho() < 1.0;
+    std::vector<double> sq_norms;
+    uint64_t rows = 0;
+    auto counts =
+        CountColumnEntries(source, AvailableMemoryBytes(), filtered ? nullptr : &sq_norms, &rows);
     if (!counts.ok()) return counts.status();
     const std::vector<uint64_t>& weights = *counts;
     auto starts = PartitionByWeight(weights, parts);
-    const ColumnRange mine[] = {{starts[rank], starts[rank + 1]}};
-    auto data = LoadColumns(source, mine);
-    if (!data.ok()) return data.status();
-    const SparseColMatrix& x = data->x;
+    const uint64_t first = starts[rank], end = starts[rank + 1];
+    std::unique_ptr<ColumnStore> store;
+    if (filtered) {
+      const ColumnRange mine[] = {{first, end}};
+      auto data = LoadColumns(source, mine);
+      if (!data.ok()) return data.status();
+      rows = static_cast<uint64_t>(data->x.rows());
+      store = std::make_unique<ColumnStore>(data->x, first, end);
+    } else {
+      store = std::make_unique<ColumnStore>(
+          first, end, static_cast<int64_t>(rows),
+          std::vector<double>(sq_norms.begin() + static_cast<std::ptrdiff_t>(first),
+                              sq_norms.begin() + static_cast<std::ptrdiff_t>(end)));
+    }
     Partition p;
     if (spec.dynamic().layout() == proto::LAYOUT_COLUMNS) {
       // The workers cut the same blocks (worker/dynamic_worker_job.h): block w of this range is
@@ -90,12 +105,12 @@ Result<DynamicSchedulerJob::Partition> DynamicSchedulerJob::LoadPartition(
         for (uint64_t j = blocks[b]; j < blocks[b + 1]; ++j) p.worker_of.push_back(w);
       }
     }
-    p.num_rows = static_cast<uint64_t>(x.rows());
-    p.num_features = static_cast<uint64_t>(x.cols());
-    p.first = starts[rank];
-    p.end = starts[rank + 1];
+    p.num_rows = rows;
+    p.num_features = weights.size();
+    p.first = first;
+    p.end = end;
     for (uint64_t j = p.first; j < p.end; ++j) p.nonzeros += weights[j];
-    p.store = std::make_unique<ColumnStore>(x, p.first, p.end);
+    p.store = std::move(store);
     return p;
   } catch (const std::exception& e) {
     // E.g. bad_alloc for a file whose largest feature id implies an enormous partition.

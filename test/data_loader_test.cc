@@ -622,7 +622,6 @@ TEST_CASE("data: lines longer than the read buffer are read whole", "[data]") {
   CHECK(ds.y[2] == 3);
 }
 
-
 TEST_CASE("data: LoadColumns keeps the selected columns of every row, at the file's full width",
           "[data]") {
   TempDir dir;
@@ -669,6 +668,14 @@ TEST_CASE("data: CountColumnEntries counts the entries of every column as a full
     for (int64_t j = 0; j < all.x.cols(); ++j) {
       CHECK((*counts)[j] ==
             static_cast<uint64_t>(all.x.outerIndexPtr()[j + 1] - all.x.outerIndexPtr()[j]));
+    }
+    std::vector<double> sq_norms;
+    uint64_t rows = 0;
+    REQUIRE(CountColumnEntries(src, AvailableMemoryBytes(), &sq_norms, &rows).ok());
+    CHECK(rows == all.total_rows);
+    REQUIRE(sq_norms.size() == counts->size());
+    for (int64_t j = 0; j < all.x.cols(); ++j) {
+      CHECK(sq_norms[j] == Approx(all.x.col(j).squaredNorm()).epsilon(1e-15));
     }
   }
 }

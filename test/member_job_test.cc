@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -387,6 +388,45 @@ TEST_CASE(
   std::vector<uint64_t> expected(whole[0].chord().ids().begin(), whole[0].chord().ids().end());
   std::sort(expected.begin(), expected.end());
   CHECK(all == expected);
+}
+
+TEST_CASE(
+    "dynamic scheduler job: without the filter (rho 1) it loads norms only, and its partition "
+    "and chords' norms are those of a full load",
+    "[member_job][dynamic_scheduler]") {
+  testing::TempDir dir;
+  const std::string data = TinyData(dir);
+  std::vector<proto::Ready> readies;
+  std::vector<std::map<uint64_t, double>> norms;
+  for (double rho : {1.0, 0.5}) {
+    CAPTURE(rho);
+    Bench bench("scheduler-1", 2, 1);
+    bench.start.set_rank(1);
+    bench.start.mutable_spec()->set_data_path(data);
+    proto::DynamicEngineSpec& d = *bench.start.mutable_spec()->mutable_dynamic();
+    d.set_schedule(proto::SCHEDULE_CYCLIC);  // the same ids whatever the filter
+    d.set_chord_size(6);
+    d.set_rho(rho);
+    DynamicSchedulerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
+    readies.push_back(bench.AwaitReady(job));
+    REQUIRE(readies.back().error().empty());
+    auto request = MakeEnvelope("coordinator", kJob, 1);
+    request.mutable_chord_request();
+    bench.Deliver(job, request);
+    auto chords = bench.Drain("coordinator", proto::Envelope::kChord);
+    REQUIRE(chords.size() == 1);
+    norms.emplace_back();
+    for (int k = 0; k < chords[0].chord().ids_size(); ++k) {
+      norms.back()[chords[0].chord().ids(k)] = chords[0].chord().sq_norms(k);
+    }
+  }
+  CHECK(readies[0].first_param() == readies[1].first_param());
+  CHECK(readies[0].end_param() == readies[1].end_param());
+  CHECK(readies[0].num_rows() == 4);
+  CHECK(readies[0].num_rows() == readies[1].num_rows());
+  CHECK(readies[0].num_features() == readies[1].num_features());
+  REQUIRE_FALSE(norms[0].empty());
+  CHECK(norms[0] == norms[1]);
 }
 
 TEST_CASE(
