@@ -42,6 +42,15 @@ Result<Dataset> LoadColumns(const DataSource& src, std::span<const ColumnRange> 
   return ReadMatrixMarket(src.path, src.labels_path, RowRange{}, available_memory, columns);
 }
 
+Result<Dataset> LoadColumns(const DataSource& src, std::span<const ColumnRange> columns,
+                            std::span<const uint64_t> counts, uint64_t rows,
+                            uint64_t available_memory) {
+  Result<DataFormat> format = ResolveFormat(src);
+  if (!format.ok()) return format.status();
+  if (*format != DataFormat::kLibsvm) return LoadColumns(src, columns, available_memory);
+  return ReadLibsvmColumns(src.path, columns, counts, rows, available_memory);
+}
+
 Result<std::vector<uint64_t>> CountColumnEntries(const DataSource& src, uint64_t available_memory,
                                                  std::vector<double>* sq_norms, uint64_t* rows) {
   Result<DataFormat> format = ResolveFormat(src);

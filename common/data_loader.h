@@ -50,6 +50,13 @@ Result<Dataset> LoadDataset(const DataSource& src, RowRange rows,
 Result<Dataset> LoadColumns(const DataSource& src, std::span<const ColumnRange> columns,
                             uint64_t available_memory = AvailableMemoryBytes());
 
+// As above, given what CountColumnEntries found for `src` (its `counts` and `rows`): a libsvm file
+// is then parsed once more straight into compressed columns, never holding more than the result
+// and one row (MatrixMarket loads as above).
+Result<Dataset> LoadColumns(const DataSource& src, std::span<const ColumnRange> columns,
+                            std::span<const uint64_t> counts, uint64_t rows,
+                            uint64_t available_memory = AvailableMemoryBytes());
+
 // The entries of every column of `src` (for PartitionByWeight, before LoadColumns), from a pass
 // that parses coordinates only. Errors: as LoadDataset for a missing file or a bad header; a
 // malformed libsvm token is skipped here and reported by the load that follows.

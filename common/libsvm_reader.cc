@@ -227,6 +227,65 @@ Result<std::vector<uint64_t>> CountLibsvmColumns(const std::string& path, uint64
   }
 }
 
+Result<Dataset> ReadLibsvmColumns(const std::string& path, std::span<const ColumnRange> columns,
+                                  std::span<const uint64_t> counts, uint64_t rows,
+                                  uint64_t available_memory) {
+  try {
+    const auto cols = static_cast<int64_t>(counts.size());
+    // Column c's entries go to [start[c], start[c + 1]) in row order.
+    std::vector<int64_t> start(counts.size() + 1, 0);
+    for (size_t c = 0; c < counts.size(); ++c) {
+      start[c + 1] = start[c] + (InRanges(columns, c) ? static_cast<int64_t>(counts[c]) : 0);
+    }
+    const int64_t nnz = start.back();
+    STRADS_RETURN_IF_ERROR(CheckMemory(path, DatasetBuildBytes(rows, counts.size(), nnz),
+                                       FeaturesWhat(cols), available_memory));
+    Result<LineReader> opened = LineReader::Open(path);
+    if (!opened.ok()) return opened.status();
+    LineReader& reader = opened.value();
+    Dataset ds;
+    ds.path = path;
+    ds.x.resize(static_cast<int64_t>(rows), cols);
+    ds.x.resizeNonZeros(nnz);
+    std::copy(start.begin(), start.end(), ds.x.outerIndexPtr());
+    ds.y.resize(static_cast<int64_t>(rows));
+    const Status changed = Status::InvalidArgument(path + ": changed while loading");
+    CsrBuilder b;  // one row at a time
+    uint64_t row = 0;
+    std::string_view line;
+    while (reader.Next(&line)) {
+      if (!IsDataLine(line)) continue;
+      if (row >= rows) return changed;
+      b.cols.clear();
+      b.values.clear();
+      b.labels.clear();
+      b.row_start.assign(1, 0);
+      STRADS_RETURN_IF_ERROR(ParseRow(line, path, reader.line_number(), columns, &b));
+      if (b.max_id > cols) return changed;
+      ds.y[static_cast<int64_t>(row)] = b.labels[0];
+      for (size_t k = 0; k < b.cols.size(); ++k) {
+        const int64_t c = b.cols[k];
+        if (start[c] == ds.x.outerIndexPtr()[c + 1]) return changed;  // more than counted
+        const int64_t at = start[c]++;
+        ds.x.innerIndexPtr()[at] = static_cast<int64_t>(row);
+        ds.x.valuePtr()[at] = b.values[k];
+      }
+      ++row;
+    }
+    STRADS_RETURN_IF_ERROR(reader.status());
+    // Every column must be exactly full: start[c] has reached the next column's first entry.
+    for (size_t c = 0; c < counts.size(); ++c) {
+      if (start[c] != ds.x.outerIndexPtr()[c + 1]) return changed;
+    }
+    if (row != rows) return changed;
+    ds.total_rows = rows;
+    ds.first_row = 0;
+    return ds;
+  } catch (const std::bad_alloc&) {
+    return Status::Internal(path + ": out of memory while loading");
+  }
+}
+
 Result<uint64_t> CountLibsvmRows(const std::string& path) {
   Result<LineReader> opened = LineReader::Open(path);
   if (!opened.ok()) return opened.status();

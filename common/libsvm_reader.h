@@ -41,6 +41,14 @@ Result<Dataset> ReadLibsvm(const std::string& path, RowRange rows,
                            uint64_t available_memory = AvailableMemoryBytes(),
                            std::span<const ColumnRange> columns = {});
 
+// Every row of the file, keeping the entries of `columns` only, written straight into compressed
+// columns sized from `counts` and `rows` (what CountLibsvmColumns gave for this file): the load
+// never holds more than the result and one row. A file that disagrees with the counts (changed
+// since) is InvalidArgument "FILE: changed while loading"; other errors as ReadLibsvm.
+Result<Dataset> ReadLibsvmColumns(const std::string& path, std::span<const ColumnRange> columns,
+                                  std::span<const uint64_t> counts, uint64_t rows,
+                                  uint64_t available_memory = AvailableMemoryBytes());
+
 // The entries of every column (0-based; as many as the largest feature id) over the whole file,
 // from a pass that reads only the ids. A malformed token is skipped here (ReadLibsvm reports it);
 // an id past kMaxLibsvmFeatureId is ignored. Before the counts grow to an id, the matrix that id

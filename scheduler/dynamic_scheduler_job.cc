@@ -85,7 +85,7 @@ Result<DynamicSchedulerJob::Partition> DynamicSchedulerJob::LoadPartition(
     std::unique_ptr<ColumnStore> store;
     if (filtered) {
       const ColumnRange mine[] = {{first, end}};
-      auto data = LoadColumns(source, mine);
+      auto data = LoadColumns(source, mine, weights, rows);
       if (!data.ok()) return data.status();
       rows = static_cast<uint64_t>(data->x.rows());
       store = std::make_unique<ColumnStore>(data->x, first, end);

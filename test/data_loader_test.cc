@@ -705,5 +705,37 @@ TEST_CASE("data: a malformed token is skipped by the count and reported by LoadC
   CHECK_THAT(load.status().message(), Catch::Contains("bad.svm:2: bad value in '3:x'"));
 }
 
+TEST_CASE("data: LoadColumns from the counts fills the columns directly, equal to a filtered load",
+          "[data]") {
+  TempDir dir;
+  const std::string svm = dir.Write(
+      "unordered.svm", "1 qid:3 7:1 2:0.5 # 9:9 comment\n\n-1 2:1 1:3\n# 8:8\n0 5:2 1:1 7:0\n");
+  const DataSource src{svm, "", ""};
+  uint64_t rows = 0;
+  Result<std::vector<uint64_t>> counts =
+      CountColumnEntries(src, AvailableMemoryBytes(), nullptr, &rows);
+  REQUIRE(counts.ok());
+  for (const std::vector<ColumnRange>& ranges :
+       {std::vector<ColumnRange>{{0, 7}}, std::vector<ColumnRange>{{0, 1}, {4, 7}},
+        std::vector<ColumnRange>{{2, 2}}}) {
+    Result<Dataset> filtered = LoadColumns(src, ranges);
+    Result<Dataset> direct = LoadColumns(src, ranges, *counts, rows);
+    INFO(direct.status().ToString());
+    REQUIRE(filtered.ok());
+    REQUIRE(direct.ok());
+    CHECK(direct->total_rows == filtered->total_rows);
+    CHECK(direct->y == filtered->y);
+    CHECK(direct->x.cols() == filtered->x.cols());
+    CHECK(Dense(direct->x) == Dense(filtered->x));
+    CHECK(direct->x.nonZeros() == filtered->x.nonZeros());
+  }
+  // Counts of another file: the load notices instead of writing past a column.
+  const std::string other = dir.Write("other.svm", "1 1:1 2:1\n2 1:1\n-1 2:1 1:3\n");
+  Result<Dataset> changed =
+      LoadColumns({other, "", ""}, std::vector<ColumnRange>{{0, 7}}, *counts, rows);
+  REQUIRE_FALSE(changed.ok());
+  CHECK_THAT(changed.status().message(), Catch::Contains("other.svm: changed while loading"));
+}
+
 }  // namespace
 }  // namespace strads

@@ -40,7 +40,8 @@ Result<DynamicWorkerJob::Loaded> DynamicWorkerJob::Load(const proto::JobSpec& sp
     // Two passes: the columns' entry counts give the blocks (the same on every member), then
     // only this worker's columns are kept, so it never holds the whole matrix.
     DataSource source{spec.data_path(), spec.dynamic().data_format(), spec.dynamic().labels_path()};
-    auto counts = CountColumnEntries(source);
+    uint64_t rows = 0;
+    auto counts = CountColumnEntries(source, AvailableMemoryBytes(), nullptr, &rows);
     if (!counts.ok()) return counts.status();
     Loaded out;
     out.blocks = NestedPartitionByWeight(*counts, schedulers, workers);
@@ -49,7 +50,7 @@ Result<DynamicWorkerJob::Loaded> DynamicWorkerJob::Load(const proto::JobSpec& sp
       const size_t b = size_t(s) * workers + rank;
       owned.push_back({out.blocks[b], out.blocks[b + 1]});
     }
-    auto data = LoadColumns(source, owned);
+    auto data = LoadColumns(source, owned, *counts, rows);
     if (!data.ok()) return data.status();
     out.data = std::move(data).value();
     return out;
