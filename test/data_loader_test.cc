@@ -737,5 +737,21 @@ TEST_CASE("data: LoadColumns from the counts fills the columns directly, equal t
   CHECK_THAT(changed.status().message(), Catch::Contains("other.svm: changed while loading"));
 }
 
+TEST_CASE("data: moving a Dataset hands over the matrix's storage instead of copying it",
+          "[data]") {
+  TempDir dir;
+  Dataset a = MustLoad({dir.Write("small.svm", kSmallLibsvm), "", ""});
+  const Eigen::MatrixXd before = Dense(a.x);
+  const double* values = a.x.valuePtr();
+  Dataset b(std::move(a));
+  CHECK(b.x.valuePtr() == values);  // Eigen 3.4's own "move" would have copied
+  CHECK(Dense(b.x) == before);
+  Dataset c;
+  c = std::move(b);
+  CHECK(c.x.valuePtr() == values);
+  CHECK(Dense(c.x) == before);
+  CHECK(c.y.size() == 4);
+}
+
 }  // namespace
 }  // namespace strads
