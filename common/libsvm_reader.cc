@@ -77,6 +77,14 @@ Status ParseRow(std::string_view line, const std::string& path, uint64_t line_no
     double value;
     const auto [colon, id_ec] = std::from_chars(p, end, id);
     bool ok = id_ec == std::errc() && colon < end && *colon == ':';
+    if (ok && !columns.empty() && id > 0 && id <= kMaxLibsvmFeatureId &&
+        !InRanges(columns, static_cast<uint64_t>(id - 1))) {
+      // A column this load does not keep: its id counts (the width), its value is parsed and
+      // checked by the member that keeps it.
+      b->max_id = std::max(b->max_id, id);
+      p = token_end(colon + 1);
+      continue;
+    }
     const char* after = colon;
     if (ok) {
       const auto [value_end, value_ec] = std::from_chars(colon + 1, end, value);

@@ -35,8 +35,9 @@ inline constexpr int64_t kMaxLibsvmFeatureId = 2147483647;
 // Before it builds the matrix it checks that the result fits in `available_memory` bytes (see
 // DatasetBuildBytes; the columns are the largest id, ids are not remapped) and otherwise fails
 // with InvalidArgument "FILE: needs X GB for N features ...; Y GB available".
-// With `columns` not empty, only the entries of those columns are kept (the others are parsed and
-// checked like the rest of the row, then dropped), and the memory check counts the kept ones.
+// With `columns` not empty, only the entries of those columns are kept and checked whole; of the
+// others only the ids are checked (the member that keeps a column checks its values: in the
+// column layout every column has one), and the memory check counts the kept ones.
 Result<Dataset> ReadLibsvm(const std::string& path, RowRange rows,
                            uint64_t available_memory = AvailableMemoryBytes(),
                            std::span<const ColumnRange> columns = {});

@@ -694,15 +694,28 @@ TEST_CASE("data: CountColumnEntries refuses a huge feature id before allocating,
   CHECK_THAT(load.status().message(), Catch::Contains("needs 34.4 GB for 2147483647 features"));
 }
 
-TEST_CASE("data: a malformed token is skipped by the count and reported by LoadColumns", "[data]") {
+TEST_CASE(
+    "data: a malformed value is skipped by the count and reported by the load that keeps its "
+    "column",
+    "[data]") {
   TempDir dir;
   const std::string svm = dir.Write("bad.svm", "1 1:1 2:0.5\n2 3:x\n");
   Result<std::vector<uint64_t>> counts = CountColumnEntries({svm, "", ""});
   REQUIRE(counts.ok());
   CHECK(counts->size() == 3);
-  Result<Dataset> load = LoadColumns({svm, "", ""}, std::vector<ColumnRange>{{0, 1}});
-  REQUIRE_FALSE(load.ok());
-  CHECK_THAT(load.status().message(), Catch::Contains("bad.svm:2: bad value in '3:x'"));
+  Result<Dataset> owner = LoadColumns({svm, "", ""}, std::vector<ColumnRange>{{2, 3}});
+  REQUIRE_FALSE(owner.ok());
+  CHECK_THAT(owner.status().message(), Catch::Contains("bad.svm:2: bad value in '3:x'"));
+  // Another member checks only the id, and keeps its own columns.
+  Result<Dataset> other = LoadColumns({svm, "", ""}, std::vector<ColumnRange>{{0, 2}});
+  REQUIRE(other.ok());
+  CHECK(other->x.cols() == 3);
+  CHECK(other->x.nonZeros() == 2);
+  // A malformed id is everyone's error.
+  const std::string bad_id = dir.Write("bad-id.svm", "1 1:1 x:0.5\n");
+  Result<Dataset> any = LoadColumns({bad_id, "", ""}, std::vector<ColumnRange>{{0, 1}});
+  REQUIRE_FALSE(any.ok());
+  CHECK_THAT(any.status().message(), Catch::Contains("bad-id.svm:1: bad feature id in 'x:0.5'"));
 }
 
 TEST_CASE("data: LoadColumns from the counts fills the columns directly, equal to a filtered load",
