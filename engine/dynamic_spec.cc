@@ -112,9 +112,10 @@ double DefaultRho(proto::Layout layout) {
 }
 
 uint32_t DefaultPipelineDepth(proto::Layout layout) {
-  // Column layout: a worker's own updates reach its replica only with the round's commit, so a
-  // second round in flight would compute against a replica without them (and the filter would
-  // have to separate it from every parameter in flight); measured slower (docs/benchmarks.md).
+  // Column layout: 1. There a depth D > 1 only lets chords be requested ahead (a worker always
+  // computes round t with every commit before t applied: its replica must hold its own last
+  // updates); that hides the request's round trip but builds each chord from priorities one more
+  // round old, and measured no better overall (docs/benchmarks.md, 2026-11-24).
   return layout == proto::LAYOUT_COLUMNS ? 1 : 2;
 }
 

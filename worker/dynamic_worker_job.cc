@@ -153,7 +153,10 @@ void DynamicWorkerJob::HandleBegin(const proto::Envelope& e) {
 }
 
 void DynamicWorkerJob::ComputeEligibleChords() {
-  const uint64_t depth = std::max<uint32_t>(1, spec_.dynamic().pipeline_depth());
+  // Column layout: a worker's share is exact coordinate descent against its replica, so round t
+  // always waits for every commit before it; a depth D > 1 only lets the chords come ahead
+  // (requested while earlier rounds run, which hides the request's round trip).
+  const uint64_t depth = columns_ ? 1 : std::max<uint32_t>(1, spec_.dynamic().pipeline_depth());
   for (auto it = pending_.begin(); it != pending_.end();) {
     const uint64_t t = it->first;
     const proto::Chord& chord = it->second.chord;
