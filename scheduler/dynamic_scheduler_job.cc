@@ -208,9 +208,11 @@ void DynamicSchedulerJob::HandleCommit(const proto::Envelope& e) {
 void DynamicSchedulerJob::HandleGradientSlice(const proto::Envelope& e) {
   const auto& slice = e.gradient_slice();
   const size_t n = values_.size();
-  if (static_cast<size_t>(slice.values_size()) != n) {
-    return errors_.Report(fmt::format("gradient slice from {} has {} values, partition has {}",
-                                      e.sender(), slice.values_size(), n));
+  const uint64_t first = slice.first();
+  if (first > n || static_cast<size_t>(slice.values_size()) > n - first) {
+    return errors_.Report(
+        fmt::format("gradient slice from {} has values {} to {}, partition has {}", e.sender(),
+                    first, first + static_cast<uint64_t>(slice.values_size()), n));
   }
   if (slices_ == 0) {
     gradient_.assign(n, 0.0);
@@ -219,7 +221,8 @@ void DynamicSchedulerJob::HandleGradientSlice(const proto::Envelope& e) {
     return errors_.Report(
         fmt::format("gradient slices of checks {} and {} mixed", check_round_, e.round()));
   }
-  for (size_t i = 0; i < n; ++i) gradient_[i] += slice.values(static_cast<int>(i));
+  for (int i = 0; i < slice.values_size(); ++i)
+    gradient_[first + static_cast<size_t>(i)] += slice.values(i);
   ++slices_;
   MaybeFinishCheck();
 }

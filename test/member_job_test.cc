@@ -500,6 +500,45 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "dynamic scheduler job: gradient slices of workers' blocks add at their offsets, one past the "
+    "partition is reported",
+    "[member_job][dynamic_scheduler]") {
+  testing::TempDir dir;
+  Bench bench("scheduler-0", 1, 2);
+  bench.start.mutable_spec()->set_data_path(TinyData(dir));
+  DynamicSchedulerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
+  const proto::Ready ready = bench.AwaitReady(job);
+  REQUIRE(ready.error().empty());
+  const size_t n = ready.end_param() - ready.first_param();
+  REQUIRE(n >= 2);
+  auto slice = [&](uint32_t worker, uint64_t first, size_t count, double value) {
+    auto e = MakeEnvelope("worker-" + std::to_string(worker), kJob, 5);
+    e.mutable_gradient_slice()->set_worker_rank(worker);
+    e.mutable_gradient_slice()->set_first(first);
+    for (size_t i = 0; i < count; ++i) e.mutable_gradient_slice()->add_values(value);
+    return e;
+  };
+  auto request = MakeEnvelope("coordinator", kJob, 5);
+  request.mutable_check_request();
+  bench.Deliver(job, request);
+  bench.Deliver(job, slice(0, 0, 1, -4.0));      // worker 0: the first parameter
+  bench.Deliver(job, slice(1, 1, n - 1, -2.0));  // worker 1: the others
+  auto reports = bench.Drain("coordinator", proto::Envelope::kCheckReport);
+  REQUIRE(reports.size() == 1);
+  CHECK(reports[0].check_report().max_abs_gradient() == 4.0);
+
+  auto next = MakeEnvelope("coordinator", kJob, 6);
+  next.mutable_check_request();
+  bench.Deliver(job, next);
+  auto past = slice(0, n - 1, 2, 1.0);
+  past.set_round(6);
+  bench.Deliver(job, past);
+  auto errors = bench.Drain("coordinator", proto::Envelope::kReady);
+  REQUIRE(errors.size() == 1);
+  CHECK_THAT(errors[0].ready().error(), Catch::Contains("partition has"));
+}
+
+TEST_CASE(
     "static worker job: works on its block only with both the barrier and the block, then "
     "forwards it to the plan's next holder",
     "[member_job][static_worker]") {

@@ -275,10 +275,18 @@ void DynamicWorkerJob::HandleCheck(const proto::Envelope& e) {
   const auto& starts = partition_starts_;
   std::vector<double> slice;
   for (size_t s = 0; s + 1 < starts.size(); ++s) {
-    slice.assign(starts[s + 1] - starts[s], 0.0);
-    state_->Gradient(starts[s], starts[s + 1], slice);
+    // Column layout: only this worker's block of the partition (its gradient is 0 elsewhere).
+    uint64_t first = starts[s], end = starts[s + 1];
+    if (columns()) {
+      const size_t b = s * num_workers_ + rank_;
+      first = std::clamp<uint64_t>(blocks_[b], starts[s], starts[s + 1]);
+      end = std::clamp<uint64_t>(blocks_[b + 1], first, starts[s + 1]);
+    }
+    slice.assign(end - first, 0.0);
+    state_->Gradient(first, end, slice);
     auto g = MakeEnvelope(transport_.id(), id_, e.round());
     g.mutable_gradient_slice()->set_worker_rank(rank_);
+    g.mutable_gradient_slice()->set_first(first - starts[s]);
     g.mutable_gradient_slice()->mutable_values()->Assign(slice.begin(), slice.end());
     if (Status st = transport_.Send(scheduler_ids_[s], g); !st.ok()) {
       return errors_.Report("cannot send gradient to " + scheduler_ids_[s] + ": " + st.message());
