@@ -214,6 +214,17 @@ proto::Envelope ChordEnvelope(uint64_t round, std::vector<uint64_t> ids, uint32_
   return e;
 }
 
+// Worker `worker`'s gradient slice for check `round`: `count` values `value` from partition
+// index `first` on.
+proto::Envelope SliceEnvelope(uint32_t worker, uint64_t round, uint64_t first, size_t count,
+                              double value) {
+  auto e = MakeEnvelope("worker-" + std::to_string(worker), kJob, round);
+  e.mutable_gradient_slice()->set_worker_rank(worker);
+  e.mutable_gradient_slice()->set_first(first);
+  for (size_t i = 0; i < count; ++i) e.mutable_gradient_slice()->add_values(value);
+  return e;
+}
+
 proto::Envelope CommitEnvelope(uint64_t round, uint64_t id, double value, double delta) {
   auto e = MakeEnvelope("coordinator", kJob, round);
   e.mutable_commit()->add_ids(id);
@@ -475,12 +486,7 @@ TEST_CASE(
   const proto::Ready ready = bench.AwaitReady(job);
   REQUIRE(ready.error().empty());
   const size_t n = ready.end_param() - ready.first_param();
-  auto slice = [&](uint32_t worker, double value) {
-    auto e = MakeEnvelope("worker-" + std::to_string(worker), kJob, 5);
-    e.mutable_gradient_slice()->set_worker_rank(worker);
-    for (size_t i = 0; i < n; ++i) e.mutable_gradient_slice()->add_values(value);
-    return e;
-  };
+  auto slice = [&](uint32_t worker, double value) { return SliceEnvelope(worker, 5, 0, n, value); };
   auto request = MakeEnvelope("coordinator", kJob, 5);
   request.mutable_check_request();
   std::vector<proto::Envelope> order;
@@ -511,18 +517,11 @@ TEST_CASE(
   REQUIRE(ready.error().empty());
   const size_t n = ready.end_param() - ready.first_param();
   REQUIRE(n >= 2);
-  auto slice = [&](uint32_t worker, uint64_t first, size_t count, double value) {
-    auto e = MakeEnvelope("worker-" + std::to_string(worker), kJob, 5);
-    e.mutable_gradient_slice()->set_worker_rank(worker);
-    e.mutable_gradient_slice()->set_first(first);
-    for (size_t i = 0; i < count; ++i) e.mutable_gradient_slice()->add_values(value);
-    return e;
-  };
   auto request = MakeEnvelope("coordinator", kJob, 5);
   request.mutable_check_request();
   bench.Deliver(job, request);
-  bench.Deliver(job, slice(0, 0, 1, -4.0));      // worker 0: the first parameter
-  bench.Deliver(job, slice(1, 1, n - 1, -2.0));  // worker 1: the others
+  bench.Deliver(job, SliceEnvelope(0, 5, 0, 1, -4.0));      // worker 0: the first parameter
+  bench.Deliver(job, SliceEnvelope(1, 5, 1, n - 1, -2.0));  // worker 1: the others
   auto reports = bench.Drain("coordinator", proto::Envelope::kCheckReport);
   REQUIRE(reports.size() == 1);
   CHECK(reports[0].check_report().max_abs_gradient() == 4.0);
@@ -530,9 +529,7 @@ TEST_CASE(
   auto next = MakeEnvelope("coordinator", kJob, 6);
   next.mutable_check_request();
   bench.Deliver(job, next);
-  auto past = slice(0, n - 1, 2, 1.0);
-  past.set_round(6);
-  bench.Deliver(job, past);
+  bench.Deliver(job, SliceEnvelope(0, 6, n - 1, 2, 1.0));
   auto errors = bench.Drain("coordinator", proto::Envelope::kReady);
   REQUIRE(errors.size() == 1);
   CHECK_THAT(errors[0].ready().error(), Catch::Contains("partition has"));
