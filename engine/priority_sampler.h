@@ -71,20 +71,6 @@ class PrioritySampler {
   template <class Rng>
   std::vector<size_t> TakeSystematic(size_t k, Rng& rng, std::vector<double>& weights);
 
-  // Draws up to k distinct indices, each successive draw proportional to the weights of the
-  // indices not yet drawn (successive sampling without replacement). Returns fewer than k only
-  // when fewer than k indices have positive weight. The weights are unchanged on return.
-  // O(k log n). Rng is a UniformRandomBitGenerator (e.g. std::mt19937_64).
-  template <class Rng>
-  std::vector<size_t> DrawWithoutReplacement(size_t k, Rng& rng);
-
-  // As DrawWithoutReplacement, but the drawn indices keep weight 0 on return (half the Sets when
-  // the caller wants most of them at 0 anyway, e.g. the scheduler's chord, in flight until its
-  // commit); `weights` gets their weights before the draw, in the same order, for the caller to
-  // Set back where it wants to.
-  template <class Rng>
-  std::vector<size_t> TakeWithoutReplacement(size_t k, Rng& rng, std::vector<double>& weights);
-
  private:
   static constexpr size_t kFanout = 8;
 
@@ -125,31 +111,6 @@ std::vector<size_t> PrioritySampler::TakeSystematic(size_t k, Rng& rng,
     const std::vector<double> zeros(drawn.size() - before, 0.0);
     SetMany(std::span(drawn).subspan(before), zeros);
   }
-  return drawn;
-}
-
-template <class Rng>
-std::vector<size_t> PrioritySampler::TakeWithoutReplacement(size_t k, Rng& rng,
-                                                            std::vector<double>& weights) {
-  std::vector<size_t> drawn;
-  weights.clear();
-  drawn.reserve(std::min(k, n_));
-  weights.reserve(std::min(k, n_));
-  while (drawn.size() < k && Total() > 0.0) {
-    std::uniform_real_distribution<double> dist(0.0, Total());
-    const size_t i = Find(dist(rng));
-    drawn.push_back(i);
-    weights.push_back(Get(i));
-    Set(i, 0.0);  // so it cannot be drawn again this round
-  }
-  return drawn;
-}
-
-template <class Rng>
-std::vector<size_t> PrioritySampler::DrawWithoutReplacement(size_t k, Rng& rng) {
-  std::vector<double> saved;
-  std::vector<size_t> drawn = TakeWithoutReplacement(k, rng, saved);
-  for (size_t d = drawn.size(); d-- > 0;) Set(drawn[d], saved[d]);
   return drawn;
 }
 

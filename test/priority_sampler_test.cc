@@ -103,9 +103,7 @@ TEST_CASE("PrioritySampler single draws occur with frequency proportional to wei
   const int draws = 200000;
   std::vector<int> count(w.size(), 0);
   for (int d = 0; d < draws; ++d) {
-    const auto got = s.DrawWithoutReplacement(1, rng);
-    REQUIRE(got.size() == 1);
-    ++count[got[0]];
+    ++count[s.Find(std::uniform_real_distribution<double>(0.0, s.Total())(rng))];
   }
   for (size_t i = 0; i < w.size(); ++i) {
     const double p = w[i] / s.Total();
@@ -115,72 +113,6 @@ TEST_CASE("PrioritySampler single draws occur with frequency proportional to wei
   }
   CHECK(count[4] == 0);
   CHECK(count[7] == 0);
-}
-
-TEST_CASE("PrioritySampler draws without replacement with successive-sampling inclusion odds",
-          "[priority_sampler]") {
-  // For k = 2: P(i in draw) = w_i/W + sum_{j != i} (w_j/W) (w_i/(W - w_j)).
-  std::mt19937_64 rng(5);
-  const std::vector<double> w = {1, 2, 4, 8, 0, 16};
-  double total = 0;
-  for (double x : w) total += x;
-  PrioritySampler s(w.size(), 0.0);
-  for (size_t i = 0; i < w.size(); ++i) s.Set(i, w[i]);
-  const int trials = 100000;
-  std::vector<int> count(w.size(), 0);
-  for (int t = 0; t < trials; ++t) {
-    const auto got = s.DrawWithoutReplacement(2, rng);
-    REQUIRE(got.size() == 2);
-    REQUIRE(got[0] != got[1]);
-    for (size_t i : got) ++count[i];
-  }
-  for (size_t i = 0; i < w.size(); ++i) {
-    double p = w[i] / total;
-    for (size_t j = 0; j < w.size(); ++j) {
-      if (j != i) p += (w[j] / total) * (w[i] / (total - w[j]));
-    }
-    const double sigma = std::sqrt(trials * p * (1 - p));
-    INFO("index " << i << " count " << count[i] << " expected " << trials * p);
-    CHECK(std::abs(count[i] - trials * p) <= 5 * sigma + 1e-9);
-  }
-}
-
-TEST_CASE(
-    "PrioritySampler DrawWithoutReplacement gives distinct positive-weight indices and "
-    "restores every weight",
-    "[priority_sampler]") {
-  std::mt19937_64 rng(9);
-  const size_t n = 100;
-  PrioritySampler s(n, 0.0);
-  std::vector<double> w(n, 0.0);
-  for (size_t i = 0; i < n; i += 3) w[i] = 0.25 + (i % 7);  // 34 positive weights
-  for (size_t i = 0; i < n; ++i) s.Set(i, w[i]);
-  const double total = s.Total();
-  for (int round = 0; round < 100; ++round) {
-    const auto got = s.DrawWithoutReplacement(20, rng);
-    REQUIRE(got.size() == 20);
-    REQUIRE(std::set<size_t>(got.begin(), got.end()).size() == got.size());
-    for (size_t i : got) REQUIRE(w[i] > 0.0);
-    REQUIRE(s.Total() == total);
-    for (size_t i = 0; i < n; ++i) REQUIRE(s.Get(i) == w[i]);
-  }
-}
-
-TEST_CASE(
-    "PrioritySampler DrawWithoutReplacement returns only the positive-weight indices when "
-    "asked for more",
-    "[priority_sampler]") {
-  std::mt19937_64 rng(1);
-  PrioritySampler s(10, 0.0);
-  s.Set(2, 1.0);
-  s.Set(7, 1e-12);
-  s.Set(9, 5.0);
-  auto got = s.DrawWithoutReplacement(8, rng);
-  std::sort(got.begin(), got.end());
-  CHECK(got == std::vector<size_t>{2, 7, 9});
-  CHECK(s.DrawWithoutReplacement(0, rng).empty());
-  CHECK(PrioritySampler(10, 0.0).DrawWithoutReplacement(3, rng).empty());
-  CHECK(PrioritySampler(0, 1.0).DrawWithoutReplacement(3, rng).empty());
 }
 
 TEST_CASE("PrioritySampler SetMany builds the same tree as the Sets one by one, repeats in order",
