@@ -4,7 +4,9 @@
 //
 // Concept. A margin loss is F(w) = sum_i l(y_i, m_i) + penalty(w) with y_i in {-1, +1}. A Loss
 // policy provides `static RowTerms Eval(double y, double m)`: l, dl/dm and d2l/dm2 (a generalised
-// second derivative where l is not twice differentiable). MarginShard keeps, per row, the margin
+// second derivative where l is not twice differentiable), and `Derivatives(y, m)`, the same
+// without l (the column layout's sequential updates need only the derivatives; logistic's l costs
+// a log1p). MarginShard keeps, per row, the margin
 // and those three numbers; Push for a parameter j returns {g_j, h_j} = {sum_i x_ij dl_i,
 // sum_i x_ij^2 d2l_i} over the shard (so the coordinator's sums are the full partial gradient and
 // curvature), Apply moves the margins of the rows of the changed columns and re-evaluates those
@@ -139,6 +141,15 @@ class MarginRows : public Model {
     loss_ += terms_[i].loss - old;
   }
 
+  // Re-evaluates row i's derivatives at its current margin; its loss term and the loss are left
+  // stale (for changes that are undone).
+  void EvalDerivatives(size_t i) {
+    const RowTerms t =
+        RowLoss::Derivatives(data_.y[static_cast<int64_t>(i)], margin_[static_cast<int64_t>(i)]);
+    terms_[i].d1 = t.d1;
+    terms_[i].d2 = t.d2;
+  }
+
   // Re-evaluates every row's terms and the loss from the margins (removes the loss's drift).
   double EvalAll() {
     loss_ = 0.0;
@@ -253,7 +264,7 @@ class MarginColumnModel : public MarginRows<ColumnModel, RowLoss> {
           undo_.push_back({i, this->margin_[it.index()], this->terms_[i]});
         }
         this->margin_[it.index()] += it.value() * d;
-        this->Eval(i);
+        this->EvalDerivatives(i);  // undone below: the loss is not needed
       }
     }
     for (const Saved& s : undo_) {
@@ -267,10 +278,13 @@ class MarginColumnModel : public MarginRows<ColumnModel, RowLoss> {
     this->loss_ = loss_before;
   }
 
+  // Only the derivatives follow the margins: the loss (a log1p a row for logistic) is brought
+  // up to date by ExactLoss at each check; between checks the coordinator computes it from its
+  // own replica (DynamicApp::RowLoss).
   void ApplyShared(const proto::VectorDelta& change) override {
     ForEachEntry(change, [&](uint64_t row, double d) {
       this->margin_[static_cast<int64_t>(row)] += d;
-      this->Eval(static_cast<size_t>(row));
+      this->EvalDerivatives(static_cast<size_t>(row));
     });
   }
 

@@ -93,6 +93,25 @@ Result<proto::JobInfo> Client::Wait(uint64_t job_id, const std::atomic<bool>& in
     std::cerr << "\r\033[K" << FitLine(ProgressFields(j), width > 1 ? width - 1 : width)
               << std::flush;
   };
+  auto last_print = std::chrono::steady_clock::time_point{};
+  auto info = Follow(job_id, interrupt, [&](const proto::JobInfo& j) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_print > std::chrono::milliseconds(tty ? 250 : 5000)) {
+      print(j);
+      last_print = now;
+    }
+  });
+  if (!info.ok()) {
+    if (tty && !quiet && info.status().code() == StatusCode::kCancelled) std::cerr << "\n";
+    return info.status();
+  }
+  print(*info);
+  if (tty && !quiet) std::cerr << "\n";
+  return info;
+}
+
+Result<proto::JobInfo> Client::Follow(uint64_t job_id, const std::atomic<bool>& interrupt,
+                                      const std::function<void(const proto::JobInfo&)>& on_update) {
   auto subscribe = [&]() -> Result<proto::JobInfo> {
     auto req = MakeEnvelope(transport_.id());
     req.mutable_status_request()->set_subscribe(true);
@@ -108,12 +127,8 @@ Result<proto::JobInfo> Client::Wait(uint64_t job_id, const std::atomic<bool>& in
   proto::JobInfo info = *current;
   auto last_news = std::chrono::steady_clock::now();
   auto last_subscribe = last_news;
-  auto last_print = std::chrono::steady_clock::time_point{};
   while (info.state() < proto::JOB_SUCCEEDED) {
-    if (interrupt.load()) {
-      if (tty && !quiet) std::cerr << "\n";
-      return Status::Cancelled("interrupted");
-    }
+    if (interrupt.load()) return Status::Cancelled("interrupted");
     auto e = transport_.Receive(std::chrono::milliseconds(200));
     const auto now = std::chrono::steady_clock::now();
     if (e && e->body_case() == proto::Envelope::kProgress && e->job_id() == job_id) {
@@ -129,23 +144,24 @@ Result<proto::JobInfo> Client::Wait(uint64_t job_id, const std::atomic<bool>& in
       info = *again;
       last_news = last_subscribe = now;
     }
-    if (now - last_print > std::chrono::milliseconds(tty ? 250 : 5000)) {
-      print(info);
-      last_print = now;
-    }
+    if (info.state() < proto::JOB_SUCCEEDED) on_update(info);
   }
-  print(info);
-  if (tty && !quiet) std::cerr << "\n";
   return info;
 }
 
-Result<proto::JobInfo> Client::FetchResults(uint64_t job_id, const std::string& dir,
-                                            std::vector<std::string>* written) {
+Result<proto::ResultReply> Client::FetchResultReply(uint64_t job_id) {
   auto req = MakeEnvelope(transport_.id(), job_id);
   req.mutable_result_request();
   auto reply = Call(req);
   if (!reply.ok()) return reply.status();
-  const auto& r = reply->result_reply();
+  return std::move(*reply->mutable_result_reply());
+}
+
+Result<proto::JobInfo> Client::FetchResults(uint64_t job_id, const std::string& dir,
+                                            std::vector<std::string>* written) {
+  auto reply = FetchResultReply(job_id);
+  if (!reply.ok()) return reply.status();
+  const auto& r = *reply;
   if (r.files_size() == 0) return r.job();
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);

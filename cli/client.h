@@ -19,8 +19,7 @@ enum ExitCode : int {
   kExitOk = 0,
   kExitJobFailed = 1,
   kExitUsage = 2,
-  kExitUnreachable = 3,
-  kExitRefused = 4,  // the coordinator refused this client's keys (or their absence)
+  kExitUnreachable = 3,  // no coordinator, or it refused this client's key (or lack of one)
   kExitCancelled = 5,
   kExitInterrupted = 130,
 };
@@ -42,11 +41,20 @@ class Client {
   // Cancelled if `interrupt` became true.
   Result<proto::JobInfo> Wait(uint64_t job_id, const std::atomic<bool>& interrupt, bool quiet);
 
+  // Follows job `job_id` on the progress stream until it ends, calling `on_update` on this thread
+  // with its latest JobInfo at least every 200 ms while it runs (`on_update` may set `interrupt`).
+  // Returns the final JobInfo (`on_update` has not seen it), Unavailable if the coordinator stops
+  // answering, or Cancelled if `interrupt` became true (the job goes on: send a CancelJob).
+  Result<proto::JobInfo> Follow(uint64_t job_id, const std::atomic<bool>& interrupt,
+                                const std::function<void(const proto::JobInfo&)>& on_update);
+
   // Fetches the results of a finished job and writes its files into `dir` (created only if there
   // are files: a job that failed or was cancelled before it ran has none; one that ran has its
   // partial results, summary.json saying "partial": true). The names written go to `written`.
   Result<proto::JobInfo> FetchResults(uint64_t job_id, const std::string& dir,
                                       std::vector<std::string>* written = nullptr);
+  // The same results in memory: the job and its files.
+  Result<proto::ResultReply> FetchResultReply(uint64_t job_id);
 
  private:
   Transport& transport_;

@@ -105,7 +105,7 @@ std::optional<Parsed> Parse(const std::vector<std::string>& args, const ClusterE
     return std::nullopt;
   }
   auto& o = p.options;
-  const bool real_start = o.command == "start" && !o.dry_run;
+  const bool real_start = (o.command == "start" || o.command == "restart") && !o.dry_run;
   std::error_code ec;
   if (o.bin_dir.empty()) {
     o.bin_dir = env.self_dir;
@@ -134,7 +134,7 @@ int Plan(const std::vector<std::string>& args, const ClusterEnvironment& env) {
   auto parsed = Parse(args, env, /*for_plan=*/true, &code);
   if (!parsed) return code;
   const auto& o = parsed->options;
-  if (o.command != "start") {
+  if (o.command != "start" && o.command != "restart") {
     Set("COMMAND", o.command);
     Set("RUN_DIR", o.run_dir);
     Set("BIN_DIR", o.bin_dir);
@@ -151,7 +151,14 @@ int Plan(const std::vector<std::string>& args, const ClusterEnvironment& env) {
     return kExitOk;
   }
   if (int rc = CheckPrograms(plan, o.bin_dir); rc != 0) return rc;
-  Set("COMMAND", "start");
+  Set("COMMAND", o.command);
+  Set("ROLE", o.role);
+  // Without a usable record, a restart refuses and start picks ports as --port says.
+  if (auto recorded = RecordedPorts(plan.endpoint_file()); recorded.ok()) {
+    Set("RECORDED_PORTS", fmt::format("{},{}", recorded->first, recorded->second));
+  } else {
+    Set("RECORDED_PORTS_ERROR", recorded.status().message());
+  }
   Set("RUN_DIR", o.run_dir);
   Set("BIN_DIR", o.bin_dir);
   Set("DRY_RUN", "0");
@@ -174,8 +181,8 @@ int WaitForRegistration(const std::vector<std::string>& args, const ClusterEnvir
   auto parsed = Parse(args, env, /*for_plan=*/false, &code);
   if (!parsed) return code;
   const auto& o = parsed->options;
-  if (o.command != "start") {
-    std::cerr << "strads-cluster: cluster wait needs the arguments of a start\n";
+  if (o.command != "start" && o.command != "restart") {
+    std::cerr << "strads-cluster: cluster wait needs the arguments of a start or restart\n";
     return kExitUsage;
   }
   const ClusterPlan plan(*parsed->hostfile, o, LocalHost::Detect(), env.cwd, false);

@@ -4,7 +4,9 @@
 //   plan  checks the options and the hostfile (errors as FILE:LINE: reason, exit 2) and, for a
 //         real start, that the executables exist (exit 1); with --dry-run prints every command of
 //         the start; otherwise writes the plan for the wrapper on stdout as NUL-terminated fields:
-//           set NAME VALUE                        COMMAND RUN_DIR BIN_DIR DRY_RUN TIMEOUT ...
+//           set NAME VALUE                        COMMAND ROLE RUN_DIR BIN_DIR DRY_RUN TIMEOUT
+//                                                 RECORDED_PORTS (CONTROL,STATUS of the
+//                                                 endpoint file, when there is one) ...
 //           print TEXT                            text for the user's stdout (--help, --dry-run)
 //           daemon ROLE HOST NAME local|remote N WORD...   one daemon to start: the coordinator,
 //                                                 or with --endpoint EP the members connecting to

@@ -1,6 +1,8 @@
 #include "cli/cluster_plan.h"
 
 #include <algorithm>
+#include <charconv>
+#include <fstream>
 
 #include <fmt/format.h>
 
@@ -8,6 +10,26 @@
 #include "common/protocol.h"
 
 namespace strads {
+
+Result<std::pair<int, int>> RecordedPorts(const std::string& endpoint_file) {
+  std::ifstream in(endpoint_file);
+  if (!in) return Status::NotFound(endpoint_file + ": no recorded endpoints");
+  int ports[2] = {0, 0};
+  for (int& port : ports) {
+    std::string line;
+    std::getline(in, line);
+    const size_t colon = line.rfind(':');
+    const std::string digits = colon == std::string::npos ? "" : line.substr(colon + 1);
+    auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), port);
+    if (line.rfind("tcp://", 0) != 0 || digits.empty() || ec != std::errc() ||
+        end != digits.data() + digits.size() || port < 1 || port > 65535) {
+      return Status::InvalidArgument(
+          fmt::format("{}: expected two lines tcp://HOST:PORT (control, status), got '{}'",
+                      endpoint_file, line));
+    }
+  }
+  return std::make_pair(ports[0], ports[1]);
+}
 
 std::vector<std::string> SshCommand(const std::string& host, const std::string& remote_command) {
   return {"ssh", "-n", "-o", "BatchMode=yes", "-o", "ConnectTimeout=5", host, remote_command};
@@ -20,14 +42,33 @@ ClusterPlan::ClusterPlan(const Hostfile& hostfile, const LauncherOptions& option
       local_(local),
       cwd_(std::move(cwd)),
       has_setsid_(has_setsid) {
-  const int port = options_.port;
-  coordinator_ =
-      Make(proto::ROLE_COORDINATOR, hostfile_.coordinator, 0,
-           {"--port", std::to_string(port), "--status-port",
-            std::to_string(port == 0 ? 0 : port + 1), "--expect-schedulers",
-            std::to_string(schedulers()), "--expect-workers", std::to_string(workers()),
-            "--work-dir", options_.run_dir + "/coordinator", "--endpoint-file", endpoint_file(),
-            "--advertise-host", hostfile_.coordinator, "--log-level", options_.log_level});
+  const int port = options_.coordinator_port ? options_.coordinator_port : options_.port;
+  const int status_port = options_.coordinator_port ? options_.coordinator_status_port
+                          : port == 0               ? 0
+                                                    : port + 1;
+  std::vector<std::string> args = {"--port",
+                                   std::to_string(port),
+                                   "--status-port",
+                                   std::to_string(status_port),
+                                   "--expect-schedulers",
+                                   std::to_string(schedulers()),
+                                   "--expect-workers",
+                                   std::to_string(workers()),
+                                   "--work-dir",
+                                   options_.run_dir + "/coordinator",
+                                   "--endpoint-file",
+                                   endpoint_file(),
+                                   "--advertise-host",
+                                   hostfile_.coordinator,
+                                   "--log-level",
+                                   options_.log_level};
+  if (options_.http_port >= 0) {
+    args.insert(args.end(), {"--http-port", std::to_string(options_.http_port)});
+  }
+  if (!options_.http_address.empty()) {
+    args.insert(args.end(), {"--http-address", options_.http_address});
+  }
+  coordinator_ = Make(proto::ROLE_COORDINATOR, hostfile_.coordinator, 0, std::move(args));
 }
 
 std::string ClusterPlan::Bin(const std::string& program) const {

@@ -3,7 +3,9 @@
 // for other hosts) and records a pid file and a log per daemon under the run dir:
 //
 //   RUN_DIR/pids/NAME.pid, RUN_DIR/logs/NAME.log   NAME = ROLE-HOST-N (N counts per role and host)
-//   RUN_DIR/coordinator.endpoint                   written by the coordinator once bound
+//   RUN_DIR/coordinator.endpoint                   written by the coordinator once bound: its
+//                                                  control and status endpoints, kept until
+//                                                  stop, so a restart reuses the same ports
 //   RUN_DIR/coordinator/                           the coordinator's --work-dir
 //
 // The coordinator expects exactly the schedulers and workers of the hostfile; each member
@@ -75,6 +77,11 @@ class ClusterPlan {
   bool has_setsid_;
   DaemonLaunch coordinator_;
 };
+
+// The control and status ports of the endpoints recorded in `endpoint_file` (two lines,
+// tcp://HOST:PORT each). NotFound when there is no file; InvalidArgument naming the file when it
+// does not hold two such lines.
+Result<std::pair<int, int>> RecordedPorts(const std::string& endpoint_file);
 
 // The ssh options of every remote command (batch mode: never a password prompt).
 std::vector<std::string> SshCommand(const std::string& host, const std::string& remote_command);

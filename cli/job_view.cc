@@ -15,9 +15,6 @@ using Align = TextTable::Align;
 
 bool Started(const proto::JobInfo& j) { return j.state() != proto::JOB_QUEUED; }
 
-// A dynamic job's violation is measured at its first optimality check (-1 before).
-bool Measured(const proto::JobInfo& j) { return Started(j) && j.violation() >= 0; }
-
 // The workers' compute seconds in the last sub-round, e.g. "0.12/0.10" (at most 8 shown).
 std::string WorkerSeconds(const proto::JobInfo& j) {
   const auto& t = j.worker_seconds();
@@ -32,7 +29,7 @@ std::string WorkerSeconds(const proto::JobInfo& j) {
 }
 
 std::string Violation(const proto::JobInfo& j) {
-  return Measured(j) ? fmt::format("{:.2e}", j.violation()) : "-";
+  return ViolationMeasured(j) ? fmt::format("{:.2e}", j.violation()) : "-";
 }
 
 std::string WorkUnit(const proto::JobInfo& j) {
@@ -44,10 +41,6 @@ std::string ObjectiveName(const proto::JobInfo& j) {
 }
 
 }  // namespace
-
-bool IsStaticJob(const proto::JobInfo& job) {
-  return job.spec().engine_case() == proto::JobSpec::kStaticEngine;
-}
 
 std::string HeaderFor(const std::string& name, const std::string& fallback) {
   if (name.empty()) return fallback;
@@ -112,7 +105,7 @@ std::vector<LineField> ProgressFields(const proto::JobInfo& j) {
     f.push_back({fmt::format("updates {}", j.updates()), 2});
     f.push_back({fmt::format("({:.0f} updates/s)", j.updates_per_s()), 1});
     f.push_back({fmt::format("objective {:.8g}", j.objective()), 0});
-    if (Measured(j)) f.push_back({fmt::format("violation {:.2e}", j.violation()), 1});
+    if (ViolationMeasured(j)) f.push_back({fmt::format("violation {:.2e}", j.violation()), 1});
   } else {
     f.push_back({fmt::format("[{}]", j.app()), 5});
     f.push_back(
@@ -126,37 +119,6 @@ std::vector<LineField> ProgressFields(const proto::JobInfo& j) {
   }
   f.push_back({fmt::format("{:.1f}s", j.seconds()), 1});
   return f;
-}
-
-nlohmann::ordered_json JobJson(const proto::JobInfo& j) {
-  nlohmann::ordered_json o = {{"job_id", j.job_id()},
-                              {"app", j.app()},
-                              {"engine", IsStaticJob(j) ? "static" : "dynamic"},
-                              {"state", JobStateName(j.state())},
-                              {"seconds", j.seconds()},
-                              {"data", j.spec().data_path()},
-                              {"error", j.error()}};
-  if (!IsStaticJob(j)) {
-    o["round"] = j.round();
-    o["updates"] = j.updates();
-    o["updates_per_s"] = j.updates_per_s();
-    o["objective"] = j.objective();
-    // Unmeasured before the first optimality check.
-    o["violation"] = Measured(j) ? nlohmann::ordered_json(j.violation()) : nullptr;
-    o["converged"] = j.converged();
-  } else {
-    o["iteration"] = j.iteration();
-    o["iterations"] = j.spec().static_engine().iterations();
-    o["sub_rounds"] = j.round();
-    o["work_unit"] = j.work_unit();
-    o["work"] = j.updates();
-    o["work_per_s"] = j.updates_per_s();
-    o["objective_name"] = j.objective_name();
-    o["objective"] = j.objective();
-    o["imbalance"] = j.imbalance();
-    o["worker_seconds"] = std::vector<double>(j.worker_seconds().begin(), j.worker_seconds().end());
-  }
-  return o;
 }
 
 }  // namespace strads

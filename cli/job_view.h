@@ -5,22 +5,19 @@
 // tokens, ratings) and measures an objective or a log-likelihood, the load imbalance and each
 // worker's compute seconds. `strads status` shows the two in separate tables with their own
 // columns (cli/status_view.h), the progress line (`submit --wait`, `run`) as fields fitted to the
-// terminal (cli/fitted_line.h), and `status --json` as one object per job.
+// terminal (cli/fitted_line.h); `status --json` is coordinator/status_json.h.
 // Thread-compatibility: pure functions.
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "cli/fitted_line.h"
 #include "cli/text_table.h"
+#include "coordinator/status_json.h"
 #include "strads.pb.h"
 
 namespace strads {
-
-bool IsStaticJob(const proto::JobInfo& job);
 
 // "TOKENS" for work unit "tokens", "LOGLIK/TOKEN" for "loglik_per_token": a header naming what a
 // static job's number holds ("WORK" / "OBJECTIVE" while it is not known yet, e.g. queued).
@@ -33,8 +30,5 @@ std::vector<std::string> JobRow(const proto::JobInfo& job);
 
 // The fields of the progress line, by priority (0 = always shown).
 std::vector<LineField> ProgressFields(const proto::JobInfo& job);
-
-// One job of `strads status --json`: the common fields, then its engine's (README, "Status").
-nlohmann::ordered_json JobJson(const proto::JobInfo& job);
 
 }  // namespace strads

@@ -28,7 +28,7 @@ long Digits(const std::string& s, size_t digits) {
 Result<LauncherOptions> ParseLauncherOptions(const std::vector<std::string>& args,
                                              const std::string& default_run_dir) {
   LauncherOptions o;
-  std::string port = "7700", timeout = "30";
+  std::string port = "7700", timeout = "30", coordinator_ports, http_port;
   bool bin_dir_given = false;
   for (size_t i = 0; i < args.size(); ++i) {
     std::string arg = args[i];
@@ -41,14 +41,17 @@ Result<LauncherOptions> ParseLauncherOptions(const std::vector<std::string>& arg
       continue;
     }
     const std::string name = arg.substr(0, arg.find('='));
-    std::string* target = name == "--hostfile"    ? &o.hostfile
-                          : name == "--run-dir"   ? &o.run_dir
-                          : name == "--port"      ? &port
-                          : name == "--bin-dir"   ? &o.bin_dir
-                          : name == "--log-level" ? &o.log_level
-                          : name == "--timeout"   ? &timeout
-                          : name == "--endpoint"  ? &o.endpoint
-                                                  : nullptr;
+    std::string* target = name == "--hostfile"            ? &o.hostfile
+                          : name == "--run-dir"           ? &o.run_dir
+                          : name == "--port"              ? &port
+                          : name == "--bin-dir"           ? &o.bin_dir
+                          : name == "--log-level"         ? &o.log_level
+                          : name == "--timeout"           ? &timeout
+                          : name == "--endpoint"          ? &o.endpoint
+                          : name == "--coordinator-ports" ? &coordinator_ports
+                          : name == "--http-port"         ? &http_port
+                          : name == "--http-address"      ? &o.http_address
+                                                          : nullptr;
     if (target != nullptr) {
       if (name != arg) {
         *target = arg.substr(name.size() + 1);
@@ -62,26 +65,60 @@ Result<LauncherOptions> ParseLauncherOptions(const std::vector<std::string>& arg
     }
     if (arg == "--") return Status::InvalidArgument("unexpected '--'");
     if (arg.rfind('-', 0) == 0) return Status::InvalidArgument("unknown option '" + arg + "'");
+    if (o.command == "restart" && o.role.empty()) {
+      if (arg != "coordinator") {
+        return Status::InvalidArgument(fmt::format(
+            "cannot restart '{}' (only the coordinator can be restarted; members whose process "
+            "died are started again by stop and start)",
+            arg));
+      }
+      o.role = arg;
+      continue;
+    }
     if (!o.command.empty()) {
       return Status::InvalidArgument(
           fmt::format("unexpected argument '{}' (command is already '{}')", arg, o.command));
     }
-    if (arg != "start" && arg != "stop" && arg != "status") {
+    if (arg != "start" && arg != "stop" && arg != "status" && arg != "restart") {
       return Status::InvalidArgument(
-          fmt::format("unknown command '{}' (expected start, stop or status)", arg));
+          fmt::format("unknown command '{}' (expected start, stop, status or restart)", arg));
     }
     o.command = arg;
   }
   if (o.command.empty()) {
-    return Status::InvalidArgument("no command given (expected start, stop or status)");
+    return Status::InvalidArgument("no command given (expected start, stop, status or restart)");
   }
-  if (o.command == "start" && o.hostfile.empty()) {
-    return Status::InvalidArgument("start needs --hostfile FILE");
+  if (o.command == "restart" && o.role.empty()) {
+    return Status::InvalidArgument("restart needs a role (restart coordinator)");
+  }
+  if ((o.command == "start" || o.command == "restart") && o.hostfile.empty()) {
+    return Status::InvalidArgument(o.command + " needs --hostfile FILE");
+  }
+  if (!coordinator_ports.empty()) {
+    const size_t comma = coordinator_ports.find(',');
+    const long control =
+        comma == std::string::npos ? -1 : Digits(coordinator_ports.substr(0, comma), 5);
+    const long status =
+        comma == std::string::npos ? -1 : Digits(coordinator_ports.substr(comma + 1), 5);
+    if (control < 1 || control > 65535 || status < 1 || status > 65535) {
+      return Status::InvalidArgument(fmt::format(
+          "bad --coordinator-ports '{}' (expected CONTROL,STATUS, two ports in 1..65535)",
+          coordinator_ports));
+    }
+    o.coordinator_port = static_cast<int>(control);
+    o.coordinator_status_port = static_cast<int>(status);
   }
   o.port = static_cast<int>(Digits(port, 5));
   if (o.port < 0 || o.port > 65534) {
     return Status::InvalidArgument(
         fmt::format("bad --port '{}' (expected 0 for any free port, or 1..65534)", port));
+  }
+  if (!http_port.empty()) {
+    o.http_port = static_cast<int>(Digits(http_port, 5));
+    if (o.http_port < 0 || o.http_port > 65535) {
+      return Status::InvalidArgument(fmt::format(
+          "bad --http-port '{}' (expected 0 for any free port, or 1..65535)", http_port));
+    }
   }
   o.timeout_s = static_cast<int>(Digits(timeout, 6));
   if (o.timeout_s <= 0) {
@@ -108,6 +145,7 @@ std::string LauncherUsage(const std::string& default_run_dir) {
   return fmt::format(R"(Usage: strads-cluster start  --hostfile FILE [options]
        strads-cluster stop   [--hostfile FILE] [options]
        strads-cluster status [--hostfile FILE] [options]
+       strads-cluster restart coordinator --hostfile FILE [options]
        strads-cluster --help
 
 Commands:
@@ -118,6 +156,11 @@ Commands:
            what is left; remove the pid files (exit 0 when nothing is running)
   status   list every recorded daemon (role, host, pid, alive/dead, log), then 'strads status'
            (exit 0 when every recorded daemon is alive, 1 otherwise)
+  restart coordinator
+           stop the coordinator if it still runs, start it again on the endpoints recorded in
+           RUN_DIR/coordinator.endpoint (same ports, same work dir: its jobs are recovered), and
+           wait until the members have registered again. 'start' on a run dir whose
+           coordinator died while its members run does the same.
 
 Options:
   --hostfile FILE     cluster description (required for start), lines of
@@ -133,7 +176,13 @@ Options:
                       deploy/strads-cluster when it exists)
   --log-level LVL     daemon log level: {} (default info)
   --timeout SECONDS   bound on each wait during start: endpoint file, registration (default 30)
+  --http-port PORT    the coordinator serves the web dashboard on PORT (0 = any free port;
+                      default: none); its URL is line 3 of RUN_DIR/coordinator.endpoint
+  --http-address ADDR address the dashboard binds (default 127.0.0.1, this host only;
+                      0.0.0.0 = every interface: it has no authentication)
   --dry-run           print every command that start/stop would run, one per line; run nothing
+  --coordinator-ports CONTROL,STATUS
+                      the coordinator binds exactly these ports (restart passes the recorded ones)
   -h, --help          this text
 
 Hosts that are this machine (127.0.0.1, localhost, ::1, its host name and canonical name, the

@@ -1,8 +1,10 @@
 // LauncherOptions: the command line of deploy/strads-cluster, which hands it verbatim to
 // `strads cluster plan|wait`, parsed and validated in one place.
 //
-//   start|stop|status [--hostfile FILE] [--run-dir DIR] [--port PORT] [--bin-dir DIR]
-//                     [--log-level LVL] [--timeout SECONDS] [--dry-run] [-h|--help]
+//   start|stop|status|restart ROLE [--hostfile FILE] [--run-dir DIR] [--port PORT]
+//       [--bin-dir DIR] [--log-level LVL] [--timeout SECONDS] [--dry-run]
+//       [--coordinator-ports CONTROL,STATUS] [--http-port PORT] [--http-address ADDR]
+//       [-h|--help]
 //
 // Options take their value as the next word or after '='. Errors are InvalidArgument with the
 // message the launcher prints above its usage text (exit 2).
@@ -18,7 +20,8 @@ namespace strads {
 
 struct LauncherOptions {
   bool help = false;     // -h/--help was given: print the usage, nothing else
-  std::string command;   // start, stop or status
+  std::string command;   // start, stop, status or restart
+  std::string role;      // restart: the role to restart ("coordinator")
   std::string hostfile;  // required for start
   std::string run_dir;   // absolute, symlinks resolved where they exist
   int port = 7700;       // coordinator control port; 0 = any free port
@@ -27,6 +30,12 @@ struct LauncherOptions {
   int timeout_s = 30;  // bound on each wait of start
   bool dry_run = false;
   std::string endpoint;  // --endpoint (plan only): the control endpoint members connect to
+  // --coordinator-ports: the coordinator binds exactly these (a restart on recorded endpoints);
+  // 0 = from --port.
+  int coordinator_port = 0;
+  int coordinator_status_port = 0;
+  int http_port = -1;        // the coordinator's web dashboard; -1 = none, 0 = any free port
+  std::string http_address;  // what the dashboard binds; empty = the coordinator's default
 };
 
 // Parses `args`; `default_run_dir` is used when --run-dir is absent.

@@ -69,30 +69,4 @@ std::string RenderStatus(const proto::StatusReply& status, size_t width) {
   return out + "\n" + RenderJobs(status, width);
 }
 
-nlohmann::ordered_json StatusJson(const proto::StatusReply& s) {
-  nlohmann::ordered_json j;
-  j["coordinator"] = s.coordinator();
-  j["uptime_s"] = s.uptime_s();
-  size_t schedulers = 0, workers = 0;
-  for (const auto& m : s.members()) {
-    schedulers += m.role() == proto::ROLE_SCHEDULER;
-    workers += m.role() == proto::ROLE_WORKER;
-  }
-  j["schedulers"] = schedulers;
-  j["workers"] = workers;
-  j["members"] = nlohmann::ordered_json::array();
-  for (const auto& m : s.members()) {
-    j["members"].push_back({{"id", m.id()},
-                            {"role", RoleName(m.role())},
-                            {"host", m.host()},
-                            {"pid", m.pid()},
-                            {"endpoint", m.endpoint()},
-                            {"heartbeat_age_s", m.heartbeat_age_s()},
-                            {"busy", m.busy()}});
-  }
-  j["jobs"] = nlohmann::ordered_json::array();
-  for (const auto& job : s.jobs()) j["jobs"].push_back(JobJson(job));
-  return j;
-}
-
 }  // namespace strads

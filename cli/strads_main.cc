@@ -10,7 +10,6 @@
 #include <fmt/format.h>
 #include <boost/program_options.hpp>
 #include <nlohmann/json.hpp>
-#include <zmq.hpp>
 
 #include "apps/builtin_apps.h"
 #include "cli/client.h"
@@ -18,12 +17,11 @@
 #include "cli/cluster_command.h"
 #include "cli/embedded_cluster.h"
 #include "cli/predict_command.h"
+#include "cli/remote_coordinator.h"
 #include "cli/status_view.h"
 #include "cli/terminal_width.h"
 #include "common/daemon.h"
-#include "common/endpoint_probe.h"
 #include "common/protocol.h"
-#include "common/zmq_transport.h"
 #include "engine/job_spec.h"
 
 namespace po = boost::program_options;
@@ -60,8 +58,8 @@ global options:
                            used if it exists; README "Security")
   --cluster-key FILE       the cluster's public key (default ~/.config/strads/cluster.pub)
 
-exit codes: 0 ok, 1 job failed, 2 usage error, 3 coordinator unreachable, 4 refused (keys),
-            5 job cancelled
+exit codes: 0 ok, 1 job failed, 2 usage error (or an unreadable key file), 3 coordinator
+            unreachable (or it refused this client's key), 5 job cancelled
 )";
 
 // kUsage, then the apps with their engines and one line each.
@@ -98,66 +96,10 @@ int Usage(const std::string& message) {
   return kExitUsage;
 }
 
-// A ZeroMQ connection to a coordinator daemon.
-struct Remote {
-  zmq::context_t context;
-  std::unique_ptr<ZmqTransport> transport;
-  std::unique_ptr<Client> client;
-  std::string endpoint;
-};
-
-// Connects to the coordinator at `endpoint` (with CURVE when `curve`); Unavailable at once if
-// the connection is refused (common/endpoint_probe.h), or if none is made within the timeout;
-// FailedPrecondition if the handshake refused this client's keys or lack of them.
-Result<std::unique_ptr<Remote>> Connect(const std::string& endpoint, double timeout_s,
-                                        const std::optional<CurveIdentity>& curve) {
-  auto r = std::make_unique<Remote>();
-  r->endpoint = endpoint;
-  const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000));
-  switch (ProbeEndpoint(r->context, endpoint, timeout, curve)) {
-    case ProbeResult::kRefused:
-      return Status::Unavailable("no coordinator at " + endpoint + " (connection refused)");
-    case ProbeResult::kSilent:
-      return Status::Unavailable(fmt::format("no coordinator at {} (no connection within {} ms)",
-                                             endpoint, timeout.count()));
-    case ProbeResult::kKeyRefused:
-      return Status::FailedPrecondition(
-          "the coordinator at " + endpoint +
-          " refused this client's key: its public key is not in the cluster's "
-          "authorized_clients (deploy/strads-cluster keygen adds it)");
-    case ProbeResult::kKeysMismatch:
-      return Status::FailedPrecondition(
-          curve ? "the coordinator at " + endpoint +
-                      " did not accept this client's CURVE handshake: it runs without keys, or "
-                      "with another cluster key than --cluster-key"
-                : "the coordinator at " + endpoint +
-                      " requires CURVE keys and this client has none (--client-key, "
-                      "--cluster-key; README \"Security\")");
-    case ProbeResult::kAccepted:
-      break;
-  }
-  r->transport = std::make_unique<ZmqTransport>(
-      r->context, fmt::format("cli@{}:{}", HostName(), getpid()), timeout, curve);
-  (void)r->transport->Connect(kCoordinatorId, endpoint);
-  r->client =
-      std::make_unique<Client>(*r->transport, kCoordinatorId, "coordinator-status", timeout);
-  return r;
-}
-
-// Asks the control socket where the status socket is, and connects to it.
-Status ConnectStatus(Remote& r) {
-  auto req = MakeEnvelope(r.transport->id());
-  req.mutable_status_request();
-  auto reply = r.client->Call(req);
-  if (!reply.ok()) return reply.status();
-  const std::string& ep = reply->status_reply().status_endpoint();
-  return r.transport->Connect("coordinator-status", ep.empty() ? r.endpoint : ep);
-}
-
 int Unreachable(const Status& st, const std::string& endpoint) {
-  if (st.code() == StatusCode::kFailedPrecondition) {
+  if (st.code() == StatusCode::kFailedPrecondition) {  // the handshake refused our keys
     std::cerr << "strads: " << st.message() << "\n";
-    return kExitRefused;
+    return kExitUnreachable;
   }
   constexpr const char* kHint = "is the cluster up? see `deploy/strads-cluster status`";
   if (st.message().find(endpoint) != std::string::npos) {
@@ -237,7 +179,7 @@ int RunOrSubmit(const AppRegistry& apps, bool embedded, const std::vector<std::s
     return Finish(client, *info, output);
   }
 
-  auto connected = Connect(endpoint, timeout_s, curve);
+  auto connected = ConnectCoordinator(endpoint, timeout_s, curve);
   if (!connected.ok()) return Unreachable(connected.status(), endpoint);
   auto& remote = *connected;
   auto req = MakeEnvelope(remote->transport->id());
@@ -281,7 +223,7 @@ int StatusCommand(const std::vector<std::string>& args, const std::string& endpo
   } catch (const po::error& e) {
     return Usage(e.what());
   }
-  auto remote = Connect(endpoint, timeout_s, curve);
+  auto remote = ConnectCoordinator(endpoint, timeout_s, curve);
   if (!remote.ok()) return Unreachable(remote.status(), endpoint);
   if (Status st = ConnectStatus(**remote); !st.ok()) return Unreachable(st, endpoint);
   do {
@@ -342,7 +284,7 @@ int JobCommand(const std::string& command, const std::vector<std::string>& args,
   } else if (args.size() > 1) {
     return Usage("unexpected argument '" + args[1] + "'");
   }
-  auto connected = Connect(endpoint, timeout_s, curve);
+  auto connected = ConnectCoordinator(endpoint, timeout_s, curve);
   if (!connected.ok()) return Unreachable(connected.status(), endpoint);
   auto& remote = *connected;
   if (command == "cancel") {
@@ -375,7 +317,7 @@ int JobCommand(const std::string& command, const std::vector<std::string>& args,
 
 int ShutdownCommand(const std::string& endpoint, double timeout_s,
                     const std::optional<CurveIdentity>& curve) {
-  auto connected = Connect(endpoint, timeout_s, curve);
+  auto connected = ConnectCoordinator(endpoint, timeout_s, curve);
   if (!connected.ok()) return Unreachable(connected.status(), endpoint);
   auto& remote = *connected;
   auto req = MakeEnvelope(remote->transport->id());
@@ -463,10 +405,10 @@ int main(int argc, char** argv) {
     if (command == "shutdown") return ShutdownCommand(endpoint, timeout_s, curve);
     if (command == "predict") return PredictCommand(apps, rest);
     if (command == "cluster") {
-      std::unique_ptr<Remote> remote;  // connected on the first status request
+      std::unique_ptr<RemoteCoordinator> remote;  // connected on the first status request
       auto ask = [&]() -> Result<proto::StatusReply> {
         if (!remote) {
-          auto connected = Connect(endpoint, std::min(timeout_s, 1.0), curve);
+          auto connected = ConnectCoordinator(endpoint, std::min(timeout_s, 1.0), curve);
           if (!connected.ok()) return connected.status();
           remote = std::move(*connected);
         }

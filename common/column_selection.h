@@ -18,6 +18,15 @@ struct ColumnRange {
   uint64_t end = 0;
 };
 
+// Whether column `col` lies in one of `ranges`; every column does when `ranges` is empty.
+inline bool InRanges(std::span<const ColumnRange> ranges, uint64_t col) {
+  if (ranges.empty()) return true;
+  for (const ColumnRange& r : ranges) {
+    if (col >= r.begin && col < r.end) return true;
+  }
+  return false;
+}
+
 // The stored entries of every column of x, for PartitionByWeight.
 std::vector<uint64_t> ColumnWeights(const SparseColMatrix& x);
 

@@ -29,6 +29,38 @@ Result<Dataset> LoadDataset(const DataSource& src, RowRange rows, uint64_t avail
   return ReadMatrixMarket(src.path, src.labels_path, rows, available_memory);
 }
 
+Result<Dataset> LoadColumns(const DataSource& src, std::span<const ColumnRange> columns,
+                            uint64_t available_memory) {
+  Result<DataFormat> format = ResolveFormat(src);
+  if (!format.ok()) return format.status();
+  if (*format == DataFormat::kLibsvm) {
+    return ReadLibsvm(src.path, RowRange{}, available_memory, columns);
+  }
+  if (src.labels_path.empty()) {
+    return Status::InvalidArgument(src.path + ": a MatrixMarket data set needs a labels file");
+  }
+  return ReadMatrixMarket(src.path, src.labels_path, RowRange{}, available_memory, columns);
+}
+
+Result<Dataset> LoadColumns(const DataSource& src, std::span<const ColumnRange> columns,
+                            std::span<const uint64_t> counts, uint64_t rows,
+                            uint64_t available_memory) {
+  Result<DataFormat> format = ResolveFormat(src);
+  if (!format.ok()) return format.status();
+  if (*format != DataFormat::kLibsvm) return LoadColumns(src, columns, available_memory);
+  return ReadLibsvmColumns(src.path, columns, counts, rows, available_memory);
+}
+
+Result<std::vector<uint64_t>> CountColumnEntries(const DataSource& src, uint64_t available_memory,
+                                                 std::vector<double>* sq_norms, uint64_t* rows) {
+  Result<DataFormat> format = ResolveFormat(src);
+  if (!format.ok()) return format.status();
+  if (*format == DataFormat::kLibsvm) {
+    return CountLibsvmColumns(src.path, available_memory, sq_norms, rows);
+  }
+  return CountMatrixMarketColumns(src.path, available_memory, sq_norms, rows);
+}
+
 Result<uint64_t> CountRows(const DataSource& src) {
   Result<DataFormat> format = ResolveFormat(src);
   if (!format.ok()) return format.status();

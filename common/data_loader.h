@@ -15,8 +15,11 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
+#include <vector>
 
+#include "common/column_selection.h"
 #include "common/dataset.h"
 #include "common/memory_budget.h"
 #include "common/status.h"
@@ -39,6 +42,30 @@ Result<DataFormat> ResolveFormat(const DataSource& src);
 // DatasetBuildBytes) with "FILE: needs X GB for N features ...; Y GB available".
 Result<Dataset> LoadDataset(const DataSource& src, RowRange rows,
                             uint64_t available_memory = AvailableMemoryBytes());
+
+// Every row of `src`, keeping only the entries of the columns in `columns` (all of them when it is
+// empty): a member of the column layout holds its columns without ever holding the whole matrix.
+// x has the file's full width (libsvm: the largest feature id in the file; MatrixMarket: the
+// header's columns), so column ids are the file's. Errors as LoadDataset.
+Result<Dataset> LoadColumns(const DataSource& src, std::span<const ColumnRange> columns,
+                            uint64_t available_memory = AvailableMemoryBytes());
+
+// As above, given what CountColumnEntries found for `src` (its `counts` and `rows`): a libsvm file
+// is then parsed once more straight into compressed columns, never holding more than the result
+// and one row (MatrixMarket loads as above).
+Result<Dataset> LoadColumns(const DataSource& src, std::span<const ColumnRange> columns,
+                            std::span<const uint64_t> counts, uint64_t rows,
+                            uint64_t available_memory = AvailableMemoryBytes());
+
+// The entries of every column of `src` (for PartitionByWeight, before LoadColumns), from a pass
+// that parses coordinates only. Errors: as LoadDataset for a missing file or a bad header; a
+// malformed libsvm token is skipped here and reported by the load that follows.
+// With `sq_norms` the pass also parses the values and gives each column's sum of squares; with
+// `rows` the number of rows.
+Result<std::vector<uint64_t>> CountColumnEntries(const DataSource& src,
+                                                 uint64_t available_memory = AvailableMemoryBytes(),
+                                                 std::vector<double>* sq_norms = nullptr,
+                                                 uint64_t* rows = nullptr);
 
 // The number of rows in `src`: data lines of a libsvm file (not parsed), the header's row count
 // of a MatrixMarket file. Errors as LoadDataset.

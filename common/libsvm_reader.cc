@@ -40,7 +40,8 @@ Status ParseFeatureToken(std::string_view token, const std::string& path, uint64
 }
 
 // Parses one data line into the builder; on error the builder may hold part of the row.
-Status ParseRow(std::string_view line, const std::string& path, uint64_t line_no, CsrBuilder* b) {
+Status ParseRow(std::string_view line, const std::string& path, uint64_t line_no,
+                std::span<const ColumnRange> columns, CsrBuilder* b) {
   if (size_t hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
   const char* p = line.data();
   const char* const end = p + line.size();
@@ -76,6 +77,14 @@ Status ParseRow(std::string_view line, const std::string& path, uint64_t line_no
     double value;
     const auto [colon, id_ec] = std::from_chars(p, end, id);
     bool ok = id_ec == std::errc() && colon < end && *colon == ':';
+    if (ok && !columns.empty() && id > 0 && id <= kMaxLibsvmFeatureId &&
+        !InRanges(columns, static_cast<uint64_t>(id - 1))) {
+      // A column this load does not keep: its id counts (the width), its value is parsed and
+      // checked by the member that keeps it.
+      b->max_id = std::max(b->max_id, id);
+      p = token_end(colon + 1);
+      continue;
+    }
     const char* after = colon;
     if (ok) {
       const auto [value_end, value_ec] = std::from_chars(colon + 1, end, value);
@@ -113,14 +122,30 @@ Status ParseRow(std::string_view line, const std::string& path, uint64_t line_no
       return LineError(path, line_no, "duplicate feature id " + std::to_string(*dup + 1));
     }
   }
+  if (!columns.empty()) {  // checked whole; only the selected columns are kept
+    size_t kept = row_begin;
+    for (size_t k = row_begin; k < b->cols.size(); ++k) {
+      if (!InRanges(columns, static_cast<uint64_t>(b->cols[k]))) continue;
+      b->cols[kept] = b->cols[k];
+      b->values[kept] = b->values[k];
+      ++kept;
+    }
+    b->cols.resize(kept);
+    b->values.resize(kept);
+  }
   b->labels.push_back(label);
   b->row_start.push_back(static_cast<int64_t>(b->cols.size()));
   return Status::Ok();
 }
 
+std::string FeaturesWhat(int64_t max_id) {
+  return std::to_string(max_id) + " features (the largest feature id; ids are not remapped)";
+}
+
 }  // namespace
 
-Result<Dataset> ReadLibsvm(const std::string& path, RowRange rows, uint64_t available_memory) {
+Result<Dataset> ReadLibsvm(const std::string& path, RowRange rows, uint64_t available_memory,
+                           std::span<const ColumnRange> columns) {
   if (rows.begin > rows.end) {
     return Status::InvalidArgument(path + ": row range [" + std::to_string(rows.begin) + ", " +
                                    std::to_string(rows.end) + ") is inverted");
@@ -135,7 +160,7 @@ Result<Dataset> ReadLibsvm(const std::string& path, RowRange rows, uint64_t avai
     while (reader.Next(&line)) {
       if (!IsDataLine(line)) continue;
       if (row >= rows.begin && row < rows.end) {
-        STRADS_RETURN_IF_ERROR(ParseRow(line, path, reader.line_number(), &b));
+        STRADS_RETURN_IF_ERROR(ParseRow(line, path, reader.line_number(), columns, &b));
       }
       ++row;
     }
@@ -147,15 +172,122 @@ Result<Dataset> ReadLibsvm(const std::string& path, RowRange rows, uint64_t avai
     ds.first_row = std::min(rows.begin, row);
     const auto n = static_cast<int64_t>(b.labels.size());
     const auto nnz = static_cast<int64_t>(b.values.size());
-    STRADS_RETURN_IF_ERROR(CheckMemory(
-        path, DatasetBuildBytes(n, b.max_id, nnz),
-        std::to_string(b.max_id) + " features (the largest feature id; ids are not remapped)",
-        available_memory));
+    STRADS_RETURN_IF_ERROR(CheckMemory(path, DatasetBuildBytes(n, b.max_id, nnz),
+                                       FeaturesWhat(b.max_id), available_memory));
     // Eigen converts between storage orders with a counting sort, which is what we want.
     Eigen::Map<const Eigen::SparseMatrix<double, Eigen::RowMajor, int64_t>> csr(
         n, b.max_id, nnz, b.row_start.data(), b.cols.data(), b.values.data());
     ds.x = csr;
     ds.y = Eigen::Map<const Eigen::VectorXd>(b.labels.data(), n);
+    return ds;
+  } catch (const std::bad_alloc&) {
+    return Status::Internal(path + ": out of memory while loading");
+  }
+}
+
+Result<std::vector<uint64_t>> CountLibsvmColumns(const std::string& path, uint64_t available_memory,
+                                                 std::vector<double>* sq_norms,
+                                                 uint64_t* rows_out) {
+  try {
+    Result<LineReader> opened = LineReader::Open(path);
+    if (!opened.ok()) return opened.status();
+    LineReader& reader = opened.value();
+    std::vector<uint64_t> counts;
+    uint64_t rows = 0, entries = 0;
+    std::string_view line;
+    while (reader.Next(&line)) {
+      if (!IsDataLine(line)) continue;
+      ++rows;
+      if (size_t hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
+      const char* p = line.data();
+      const char* const end = p + line.size();
+      while (p < end && IsSpace(*p)) ++p;
+      while (p < end && !IsSpace(*p)) ++p;  // the label
+      while (p < end) {
+        while (p < end && IsSpace(*p)) ++p;
+        if (p == end) break;
+        int64_t id = 0;
+        const auto [colon, ec] = std::from_chars(p, end, id);
+        if (ec == std::errc() && colon < end && *colon == ':' && id > 0 &&
+            id <= kMaxLibsvmFeatureId) {
+          if (static_cast<uint64_t>(id) > counts.size()) {
+            STRADS_RETURN_IF_ERROR(CheckMemory(path, DatasetBuildBytes(rows, id, entries),
+                                               FeaturesWhat(id), available_memory));
+            counts.resize(static_cast<size_t>(id), 0);
+            if (sq_norms) sq_norms->resize(static_cast<size_t>(id), 0.0);
+          }
+          ++counts[static_cast<size_t>(id - 1)];
+          ++entries;
+          double value = 0.0;
+          if (sq_norms && std::from_chars(colon + 1, end, value).ec == std::errc() &&
+              std::isfinite(value)) {
+            (*sq_norms)[static_cast<size_t>(id - 1)] += value * value;
+          }
+        }
+        while (p < end && !IsSpace(*p)) ++p;  // the value, or a token this pass skips
+      }
+    }
+    STRADS_RETURN_IF_ERROR(reader.status());
+    if (rows_out) *rows_out = rows;
+    return counts;
+  } catch (const std::bad_alloc&) {
+    return Status::Internal(path + ": out of memory while counting the columns");
+  }
+}
+
+Result<Dataset> ReadLibsvmColumns(const std::string& path, std::span<const ColumnRange> columns,
+                                  std::span<const uint64_t> counts, uint64_t rows,
+                                  uint64_t available_memory) {
+  try {
+    const auto cols = static_cast<int64_t>(counts.size());
+    // Column c's entries go to [start[c], start[c + 1]) in row order.
+    std::vector<int64_t> start(counts.size() + 1, 0);
+    for (size_t c = 0; c < counts.size(); ++c) {
+      start[c + 1] = start[c] + (InRanges(columns, c) ? static_cast<int64_t>(counts[c]) : 0);
+    }
+    const int64_t nnz = start.back();
+    STRADS_RETURN_IF_ERROR(CheckMemory(path, DatasetBuildBytes(rows, counts.size(), nnz),
+                                       FeaturesWhat(cols), available_memory));
+    Result<LineReader> opened = LineReader::Open(path);
+    if (!opened.ok()) return opened.status();
+    LineReader& reader = opened.value();
+    Dataset ds;
+    ds.path = path;
+    ds.x.resize(static_cast<int64_t>(rows), cols);
+    ds.x.resizeNonZeros(nnz);
+    std::copy(start.begin(), start.end(), ds.x.outerIndexPtr());
+    ds.y.resize(static_cast<int64_t>(rows));
+    const Status changed = Status::InvalidArgument(path + ": changed while loading");
+    CsrBuilder b;  // one row at a time
+    uint64_t row = 0;
+    std::string_view line;
+    while (reader.Next(&line)) {
+      if (!IsDataLine(line)) continue;
+      if (row >= rows) return changed;
+      b.cols.clear();
+      b.values.clear();
+      b.labels.clear();
+      b.row_start.assign(1, 0);
+      STRADS_RETURN_IF_ERROR(ParseRow(line, path, reader.line_number(), columns, &b));
+      if (b.max_id > cols) return changed;
+      ds.y[static_cast<int64_t>(row)] = b.labels[0];
+      for (size_t k = 0; k < b.cols.size(); ++k) {
+        const int64_t c = b.cols[k];
+        if (start[c] == ds.x.outerIndexPtr()[c + 1]) return changed;  // more than counted
+        const int64_t at = start[c]++;
+        ds.x.innerIndexPtr()[at] = static_cast<int64_t>(row);
+        ds.x.valuePtr()[at] = b.values[k];
+      }
+      ++row;
+    }
+    STRADS_RETURN_IF_ERROR(reader.status());
+    // Every column must be exactly full: start[c] has reached the next column's first entry.
+    for (size_t c = 0; c < counts.size(); ++c) {
+      if (start[c] != ds.x.outerIndexPtr()[c + 1]) return changed;
+    }
+    if (row != rows) return changed;
+    ds.total_rows = rows;
+    ds.first_row = 0;
     return ds;
   } catch (const std::bad_alloc&) {
     return Status::Internal(path + ": out of memory while loading");

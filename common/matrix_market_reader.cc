@@ -161,8 +161,39 @@ Result<MatrixMarketHeader> ReadMatrixMarketHeader(const std::string& path) {
   return reader->header();
 }
 
+Result<std::vector<uint64_t>> CountMatrixMarketColumns(const std::string& path,
+                                                       uint64_t available_memory,
+                                                       std::vector<double>* sq_norms,
+                                                       uint64_t* rows) {
+  try {
+    Result<MatrixMarketReader> opened = MatrixMarketReader::Open(path);
+    if (!opened.ok()) return opened.status();
+    MatrixMarketReader& reader = opened.value();
+    const MatrixMarketHeader& h = reader.header();
+    STRADS_RETURN_IF_ERROR(CheckMemory(path, SaturatingMulAdd(8, h.cols),
+                                       std::to_string(h.cols) + " columns (the header's)",
+                                       available_memory));
+    std::vector<uint64_t> counts(h.cols, 0);
+    if (sq_norms) sq_norms->assign(h.cols, 0.0);
+    uint64_t i, j;
+    while (reader.NextCoordinate(&i, &j)) {
+      ++counts[j - 1];
+      if (!sq_norms) continue;
+      double v;
+      if (!reader.TakeValue(&v)) break;
+      (*sq_norms)[j - 1] += v * v;
+    }
+    STRADS_RETURN_IF_ERROR(reader.status());
+    if (rows) *rows = h.rows;
+    return counts;
+  } catch (const std::bad_alloc&) {
+    return Status::Internal(path + ": out of memory while counting the columns");
+  }
+}
+
 Result<Dataset> ReadMatrixMarket(const std::string& path, const std::string& labels_path,
-                                 RowRange rows, uint64_t available_memory) {
+                                 RowRange rows, uint64_t available_memory,
+                                 std::span<const ColumnRange> columns) {
   if (rows.begin > rows.end) {
     return Status::InvalidArgument(path + ": row range [" + std::to_string(rows.begin) + ", " +
                                    std::to_string(rows.end) + ") is inverted");
@@ -185,7 +216,14 @@ Result<Dataset> ReadMatrixMarket(const std::string& path, const std::string& lab
       // (an entry line takes at least 4 bytes), so that a lying header cannot make us allocate.
       std::error_code ec;
       const uint64_t file_bytes = std::filesystem::file_size(path, ec);
-      const double share = h.rows == 0 ? 0.0 : static_cast<double>(n) / static_cast<double>(h.rows);
+      double share = h.rows == 0 ? 0.0 : static_cast<double>(n) / static_cast<double>(h.rows);
+      if (!columns.empty() && h.cols > 0) {  // and the selected columns' share of those
+        uint64_t selected = 0;
+        for (const ColumnRange& r : columns) {
+          selected += std::min(r.end, h.cols) - std::min(r.begin, std::min(r.end, h.cols));
+        }
+        share *= static_cast<double>(selected) / static_cast<double>(h.cols);
+      }
       const double wanted = static_cast<double>(h.nnz) * share;
       const uint64_t cap = ec ? 0 : file_bytes / 4;
       const uint64_t reserve =
@@ -203,7 +241,7 @@ Result<Dataset> ReadMatrixMarket(const std::string& path, const std::string& lab
     uint64_t i, j;
     while (reader.NextCoordinate(&i, &j)) {
       const uint64_t row = i - 1;
-      if (row < begin || row >= end) continue;
+      if (row < begin || row >= end || !InRanges(columns, j - 1)) continue;
       double v;
       if (!reader.TakeValue(&v)) break;
       const auto local_row = static_cast<int64_t>(row - begin);

@@ -23,10 +23,13 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
+#include "common/column_selection.h"
 #include "common/dataset.h"
 #include "common/line_reader.h"
 #include "common/status.h"
@@ -237,7 +240,20 @@ Result<MatrixMarketHeader> ReadMatrixMarketHeader(const std::string& path);
 // differs from the row count, or rows.begin > rows.end; and, before anything is allocated, a
 // shard that would need more than `available_memory` bytes (DatasetBuildBytes of the header's
 // columns and this shard's share of its entries).
+// With `columns` not empty, only the entries of those columns are kept (as for rows, every
+// entry's coordinates are checked, values only where kept); the memory check then counts the kept
+// columns' share of the entries.
 Result<Dataset> ReadMatrixMarket(const std::string& path, const std::string& labels_path,
-                                 RowRange rows, uint64_t available_memory = AvailableMemoryBytes());
+                                 RowRange rows, uint64_t available_memory = AvailableMemoryBytes(),
+                                 std::span<const ColumnRange> columns = {});
+
+// The entries of every column (the header's count of them) of the coordinate matrix in `path`,
+// from a pass over the coordinates (bounds checked, values not). The counts are checked against
+// `available_memory` first, as ReadMatrixMarket checks the header's columns.
+// With `sq_norms` it also sets each column's sum of squared values (checking them), with `rows`
+// the header's rows.
+Result<std::vector<uint64_t>> CountMatrixMarketColumns(
+    const std::string& path, uint64_t available_memory = AvailableMemoryBytes(),
+    std::vector<double>* sq_norms = nullptr, uint64_t* rows = nullptr);
 
 }  // namespace strads

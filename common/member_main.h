@@ -15,6 +15,7 @@
 #include "common/daemon_security.h"
 #include "common/data_roots.h"
 #include "common/event_loop.h"
+#include "common/latency_transport.h"
 #include "common/logging.h"
 #include "common/member_session.h"
 #include "common/protocol.h"
@@ -27,6 +28,7 @@ int MemberMain(int argc, char** argv, const std::string& role, const Context&...
   namespace po = boost::program_options;
   std::string coordinator, bind_host, advertise_host, log_level;
   int port = 0;
+  ReconnectPolicy reconnect;
   std::vector<std::string> data_roots;
   SecurityOptions security_options;
   po::options_description desc("strads-" + role + " options");
@@ -43,6 +45,9 @@ int MemberMain(int argc, char** argv, const std::string& role, const Context&...
       "data-root", po::value(&data_roots),
       "a directory job files may be read from (repeatable); files elsewhere are refused "
       "(default: anywhere this user can read)")(
+      "coordinator-timeout", po::value(&reconnect.give_up_s)->default_value(reconnect.give_up_s),
+      "seconds without a coordinator (not started yet, or lost) after which this member exits "
+      "with status 3; it registers again with back-off meanwhile; 0 = never")(
       "log-level", po::value(&log_level)->default_value("info"), "trace|debug|info|warn|error");
   AddSecurityOptions(desc, &security_options, /*with_clients=*/false);
   po::variables_map vm;
@@ -99,13 +104,20 @@ int MemberMain(int argc, char** argv, const std::string& role, const Context&...
   identity.pid = pid;
   identity.endpoint = AdvertisedEndpoint(*bound, advertise_host);
   identity.data_roots = std::move(roots).value();
+  identity.reconnect = reconnect;
   log->info("starting: inbox {}, coordinator {}", identity.endpoint, coordinator);
-  MemberActor actor(transport, identity, actor_context..., log);
+  std::unique_ptr<LatencyTransport> delayed;
+  auto used = WithInjectedLatency(transport, delayed, log);
+  if (!used.ok()) {
+    log->critical("{}", used.status().message());
+    return 2;
+  }
+  MemberActor actor(**used, identity, actor_context..., log);
   std::atomic<bool> stop{false};
   StopOnSignals(&stop);
-  RunEventLoop(transport, actor, stop, log);
+  RunEventLoop(**used, actor, stop, log);
   log->info("stopped");
-  return 0;
+  return actor.gave_up() ? 3 : 0;
 }
 
 }  // namespace strads

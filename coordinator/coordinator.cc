@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 
 #include <fmt/format.h>
 
@@ -24,7 +23,72 @@ Coordinator::Coordinator(Transport& transport, CoordinatorOptions options, const
       options_(std::move(options)),
       apps_(apps),
       log_(std::move(log)),
-      started_(started) {}
+      started_(started) {
+  if (!options_.work_dir.empty()) Recover(started);
+}
+
+double Coordinator::WallSeconds(Clock::time_point now) const {
+  return options_.started_unix_s + Seconds(now - started_);
+}
+
+void Coordinator::Recover(Clock::time_point now) {
+  journal_.emplace(options_.work_dir);
+  auto recovered = journal_->Recover();
+  if (!recovered.ok()) {
+    journal_status_ =
+        Status::IoError("the job journal is unusable: " + recovered.status().message());
+    log_->critical("{}", journal_status_.message());
+    return;
+  }
+  for (const auto& p : recovered->problems) {
+    log_->error("journal: skipped {}: {}", p.file, p.reason);
+  }
+  next_job_id_ = recovered->next_job_id;
+  size_t finished = 0, requeued = 0, interrupted = 0;
+  for (auto& durable : recovered->records) {
+    const uint64_t id = durable.info().job_id();
+    JobRecord& record = jobs_[id];
+    record.info = durable.info();
+    record.submitted = now;
+    record.durable = std::move(durable);
+    switch (record.info.state()) {
+      case proto::JOB_QUEUED:
+        queue_.push_back(id);
+        ++requeued;
+        break;
+      case proto::JOB_LOADING:
+      case proto::JOB_RUNNING:
+        // Its members have forgotten it (or will on their next JobStart); resuming from a
+        // checkpoint is not built yet.
+        Finish(record, proto::JOB_FAILED, "coordinator restarted", now);
+        ++interrupted;
+        break;
+      default:
+        ++finished;
+    }
+  }
+  log_->info(
+      "journal {}: recovered {} job(s): {} finished, {} queued again, {} failed as they were "
+      "running; next job id {}",
+      (std::filesystem::path(options_.work_dir) / "journal").string(), jobs_.size(), finished,
+      requeued, interrupted, next_job_id_);
+}
+
+Status Coordinator::Persist(JobRecord& record, Clock::time_point now) {
+  if (!journal_) return Status::Ok();
+  *record.durable.mutable_info() = record.info;
+  Status st = journal_->Write(record.durable);
+  if (!st.ok()) log_->error("job {}: cannot journal it: {}", record.info.job_id(), st.message());
+  return st;
+}
+
+void Coordinator::Finish(JobRecord& record, proto::JobState state, const std::string& cause,
+                         Clock::time_point now) {
+  record.info.set_state(state);
+  record.info.set_error(cause);
+  record.durable.set_finished_unix_s(WallSeconds(now));
+  (void)Persist(record, now);
+}
 
 void Coordinator::Reply(const proto::Envelope& request, proto::Envelope reply) {
   if (Status st = transport_.Send(request.sender(), reply); !st.ok()) {
@@ -107,6 +171,7 @@ void Coordinator::HandleRegister(const proto::Envelope& e, Clock::time_point now
 void Coordinator::HandleSubmit(const proto::Envelope& e, Clock::time_point now) {
   const proto::JobSpec& spec = e.submit().spec();
   if (Status st = ValidateJobSpec(apps_, spec); !st.ok()) return ReplyError(e, st.message());
+  if (!journal_status_.ok()) return ReplyError(e, journal_status_.message());
   if (Status st = CheckCapacity(spec); !st.ok()) return ReplyError(e, st.message());
   const uint64_t id = next_job_id_++;
   JobRecord& record = jobs_[id];
@@ -116,6 +181,13 @@ void Coordinator::HandleSubmit(const proto::Envelope& e, Clock::time_point now) 
   record.info.set_state(proto::JOB_QUEUED);
   record.info.set_violation(-1);  // not measured
   *record.info.mutable_spec() = spec;
+  record.durable.set_submitter(e.sender());
+  record.durable.set_submitted_unix_s(WallSeconds(now));
+  // Acknowledged only once durable: a job the client was told about survives a crash.
+  if (Status st = Persist(record, now); !st.ok()) {
+    jobs_.erase(id);
+    return ReplyError(e, "cannot journal the job: " + st.message());
+  }
   queue_.push_back(id);
   log_->info("job {} submitted by {}: {} on {}", id, e.sender(), spec.app(), spec.data_path());
   auto reply = MakeEnvelope(transport_.id(), id);
@@ -133,8 +205,7 @@ void Coordinator::HandleCancel(const proto::Envelope& e, Clock::time_point now) 
     CollectFinishedJob(now);
   } else if (record.info.state() == proto::JOB_QUEUED) {
     std::erase(queue_, e.job_id());
-    record.info.set_state(proto::JOB_CANCELLED);
-    record.info.set_error("cancelled before it started");
+    Finish(record, proto::JOB_CANCELLED, "cancelled before it started", now);
   }
   log_->info("job {}: cancel requested by {}, now {}", e.job_id(), e.sender(),
              JobStateName(record.info.state()));
@@ -206,6 +277,12 @@ void Coordinator::HandleResult(const proto::Envelope& e, Clock::time_point now) 
   auto reply = MakeEnvelope(transport_.id(), e.job_id());
   auto* r = reply.mutable_result_reply();
   *r->mutable_job() = record.info;
+  if (record.files.empty() && record.durable.result_files_size() > 0 && journal_) {
+    // A job finished before this coordinator started: its files are on disk only.
+    auto files = journal_->ReadResults(record.durable);
+    if (!files.ok()) return ReplyError(e, files.status().message());
+    for (auto& f : *files) *r->add_files() = std::move(f);
+  }
   for (const auto& f : record.files) *r->add_files() = f;
   Reply(e, std::move(reply));
 }
@@ -216,10 +293,8 @@ void Coordinator::HandleShutdown(const proto::Envelope& e, Clock::time_point now
     running_->Fail("the cluster was shut down", now);
     CollectFinishedJob(now);
   }
-  for (uint64_t id : queue_) {
-    jobs_[id].info.set_state(proto::JOB_CANCELLED);
-    jobs_[id].info.set_error("the cluster was shut down");
-  }
+  for (uint64_t id : queue_)
+    Finish(jobs_[id], proto::JOB_CANCELLED, "the cluster was shut down", now);
   queue_.clear();
   auto bye = MakeEnvelope(transport_.id());
   bye.mutable_shutdown();
@@ -280,9 +355,8 @@ void Coordinator::TryStartNext(Clock::time_point now) {
       cause += fmt::format("; {} worker(s) never registered", need_w - workers.size());
     }
     log_->error("job {} {}", id, cause);
-    record.info.set_state(proto::JOB_FAILED);
-    record.info.set_error(cause);
     queue_.pop_front();
+    Finish(record, proto::JOB_FAILED, cause, now);
     Publish(now, true, id);
     return TryStartNext(now);
   }
@@ -314,8 +388,7 @@ void Coordinator::TryStartNext(Clock::time_point now) {
   } catch (const std::exception& e) {
     const std::string cause = std::string("cannot set up the job: ") + e.what();
     log_->error("job {} {}", id, cause);
-    record.info.set_state(proto::JOB_FAILED);
-    record.info.set_error(cause);
+    Finish(record, proto::JOB_FAILED, cause, now);
     Publish(now, true, id);
     return TryStartNext(now);
   }
@@ -324,6 +397,8 @@ void Coordinator::TryStartNext(Clock::time_point now) {
   }
   running_id_ = id;
   record.info.set_state(proto::JOB_LOADING);
+  record.durable.set_started_unix_s(WallSeconds(now));
+  (void)Persist(record, now);
   running_->Start(now);
   if (running_->done() && !running_->unreachable().empty()) {
     // A member we believed alive is gone: drop it and start the job again on the others (it
@@ -338,6 +413,7 @@ void Coordinator::TryStartNext(Clock::time_point now) {
     running_.reset();
     running_id_ = 0;
     record.info.set_state(proto::JOB_QUEUED);
+    (void)Persist(record, now);
     queue_.push_front(id);
     return TryStartNext(now);
   }
@@ -350,7 +426,19 @@ void Coordinator::CollectFinishedJob(Clock::time_point now) {
   JobRecord& record = jobs_[running_id_];
   record.info = running_->Info(now);
   record.files = running_->ResultFiles();  // partial ones for a job that did not succeed
-  if (!record.files.empty()) WriteResults(record);
+  if (!record.files.empty() && journal_) {
+    // Files first, then the record that names them: a record never points at missing files.
+    auto dir = journal_->WriteResults(record.info.job_id(), record.files);
+    if (dir.ok()) {
+      record.durable.set_result_dir(*dir);
+      for (const auto& f : record.files) record.durable.add_result_files(f.name());
+    } else {
+      log_->error("job {}: cannot write its results: {}", record.info.job_id(),
+                  dir.status().message());
+    }
+  }
+  record.durable.set_finished_unix_s(WallSeconds(now));
+  (void)Persist(record, now);
   for (auto& [id, m] : members_) {
     if (running_->Involves(id)) m.info.set_busy(false);
   }
@@ -364,23 +452,6 @@ void Coordinator::CollectFinishedJob(Clock::time_point now) {
   running_id_ = 0;
   Publish(now, true, finished);
   TryStartNext(now);
-}
-
-void Coordinator::WriteResults(const JobRecord& record) {
-  if (options_.work_dir.empty()) return;
-  namespace fs = std::filesystem;
-  const fs::path dir = fs::path(options_.work_dir) / "jobs" / std::to_string(record.info.job_id());
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) {
-    log_->error("cannot create {}: {}", dir.string(), ec.message());
-    return;
-  }
-  for (const auto& f : record.files) {
-    std::ofstream out(dir / f.name(), std::ios::binary);
-    out << f.content();
-    if (!out) log_->error("cannot write {}", (dir / f.name()).string());
-  }
 }
 
 bool Coordinator::Alive(const Member& m, Clock::time_point now) const {
@@ -411,6 +482,7 @@ void Coordinator::CheckHeartbeats(Clock::time_point now) {
 }
 
 void Coordinator::Publish(Clock::time_point now, bool force, uint64_t job_id) {
+  Observe(now, force);
   if (subscribers_.empty()) return;
   const proto::JobInfo* info = nullptr;
   proto::JobInfo live;
@@ -433,6 +505,13 @@ void Coordinator::Publish(Clock::time_point now, bool force, uint64_t job_id) {
       it = subscribers_.erase(it);
     }
   }
+}
+
+void Coordinator::Observe(Clock::time_point now, bool force) {
+  if (!observer_) return;
+  if (!force && now - last_observe_ < std::chrono::milliseconds(250)) return;
+  last_observe_ = now;
+  observer_->OnStatus(Snapshot(now));
 }
 
 void Coordinator::PruneSubscribers(Clock::time_point now) {

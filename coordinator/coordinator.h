@@ -12,6 +12,12 @@
 //    sender; status subscribers get a Progress stream (a few per second, and on every state
 //    change) until they go away or their subscription lapses (`subscription_ttl_s` after their
 //    last StatusRequest; pruned on every tick, job or no job).
+// With a work dir, the job table is durable (coordinator/job_journal.h): every state change is
+// journaled before it is acknowledged, and a coordinator constructed over the same work dir
+// recovers it: finished jobs keep their results, queued jobs run again, a job that was loading or
+// running fails with "coordinator restarted", and ids continue above every id used before.
+// An optional StatusObserver (the web dashboard's model) is shown the status document on every
+// job state change and at most every 250 ms otherwise.
 // Client input never takes the coordinator down: every request is validated and answered with a
 // reply or an ErrorReply. A submit that can never run (more schedulers or workers than the
 // cluster has registered or the launcher announced) is refused at once.
@@ -31,7 +37,9 @@
 #include "common/transport.h"
 #include "coordinator/dynamic_job.h"
 #include "coordinator/job.h"
+#include "coordinator/job_journal.h"
 #include "coordinator/static_job.h"
+#include "coordinator/status_observer.h"
 #include "engine/app_registry.h"
 
 namespace strads {
@@ -45,6 +53,7 @@ struct CoordinatorOptions {
   JobDeadlines deadlines;       // a job with no progress for this long fails, naming who is silent
   std::string work_dir;         // results are also written to work_dir/jobs/<id>/ (empty: not)
   std::string status_endpoint;  // told to clients so they can subscribe
+  double started_unix_s = 0;    // wall-clock time at `started`, for the journal's times
   // A status subscription lapses this long after the client's last StatusRequest (clients that
   // watch renew it more often), whether or not a job runs.
   double subscription_ttl_s = 30;
@@ -62,6 +71,13 @@ class Coordinator : public Actor {
   void OnTick(Clock::time_point now) override;
   bool Finished() const override { return finished_; }
 
+  // `observer` (null: none) must outlive the coordinator or be replaced first.
+  void set_status_observer(StatusObserver* observer) { observer_ = observer; }
+
+  // OK unless the work dir's journal could not be read or created; then every submission is
+  // refused with this error (accepting jobs that a restart would lose, or ids it would reuse,
+  // is worse than accepting none). The daemon's main() refuses to start.
+  const Status& journal_status() const { return journal_status_; }
   // Live status subscriptions (for tests and status).
   size_t subscriber_count() const { return subscribers_.size(); }
 
@@ -74,7 +90,8 @@ class Coordinator : public Actor {
     proto::JobInfo info;
     Clock::time_point submitted;
     std::optional<Clock::time_point> at_head;  // first time it could have started
-    std::vector<proto::ResultFile> files;
+    std::vector<proto::ResultFile> files;  // in memory; empty for jobs recovered from the journal
+    proto::JobRecord durable;              // what the journal keeps (its `info` is not maintained)
   };
 
   void HandleRegister(const proto::Envelope& e, Clock::time_point now);
@@ -92,10 +109,20 @@ class Coordinator : public Actor {
   Status CheckCapacity(const proto::JobSpec& spec) const;
   void TryStartNext(Clock::time_point now);
   void CollectFinishedJob(Clock::time_point now);
-  void WriteResults(const JobRecord& record);
+  // Wall-clock seconds since the epoch at `now` (the journal's times).
+  double WallSeconds(Clock::time_point now) const;
+  // Reads the journal back (constructor, with a work dir).
+  void Recover(Clock::time_point now);
+  // Journals `record` (a no-op without a work dir); failures are logged and returned.
+  Status Persist(JobRecord& record, Clock::time_point now);
+  // Ends a job that never ran or whose run is over: state, cause, journal.
+  void Finish(JobRecord& record, proto::JobState state, const std::string& cause,
+              Clock::time_point now);
   // Streams the state of `job_id` (0: the running job) to the subscribers; unless `force`, at
   // most every 250 ms.
   void Publish(Clock::time_point now, bool force, uint64_t job_id = 0);
+  // Shows the observer the status: if `force`, else at most every 250 ms.
+  void Observe(Clock::time_point now, bool force);
   bool Alive(const Member& m, Clock::time_point now) const;
   proto::StatusReply Snapshot(Clock::time_point now);
   // Idle members of `role` whose heartbeats are current.
@@ -117,6 +144,10 @@ class Coordinator : public Actor {
 
   std::map<std::string, Clock::time_point> subscribers_;  // client -> its last StatusRequest
   Clock::time_point last_publish_{};
+  std::optional<JobJournal> journal_;  // with a work dir
+  Status journal_status_;
+  StatusObserver* observer_ = nullptr;
+  Clock::time_point last_observe_{};
   Clock::time_point last_prune_{};
   bool seen_full_cluster_ = false;  // the launcher's expected counts were reached once
 };

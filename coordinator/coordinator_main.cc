@@ -3,23 +3,29 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
 
+#include <fmt/format.h>
 #include <boost/program_options.hpp>
 #include <zmq.hpp>
 
 #include "apps/builtin_apps.h"
 #include "common/daemon.h"
 #include "common/daemon_security.h"
+#include "common/latency_transport.h"
 #include "common/protocol.h"
 #include "common/zmq_transport.h"
 #include "coordinator/coordinator.h"
+#include "coordinator/dashboard_state.h"
+#include "coordinator/http_dashboard.h"
 
 int main(int argc, char** argv) {
   namespace po = boost::program_options;
   using namespace strads;
   int port = kDefaultControlPort;
   int status_port = -1;
-  std::string bind_host, advertise_host, endpoint_file, log_level;
+  int http_port = -1;
+  std::string bind_host, advertise_host, endpoint_file, log_level, http_address;
   CoordinatorOptions options;
   SecurityOptions security_options;
   po::options_description desc("strads-coordinator options");
@@ -47,9 +53,15 @@ int main(int argc, char** argv) {
       "stall-timeout", po::value(&options.deadlines.stall_s)->default_value(60),
       "seconds a running job may go without progress before it fails")(
       "work-dir", po::value(&options.work_dir)->default_value(""),
-      "directory for job results (jobs/<id>/); empty = keep them in memory only")(
+      "directory for the job journal (journal/<id>.job) and job results (jobs/<id>/); a "
+      "coordinator restarted over the same directory recovers its jobs; empty = memory only")(
       "endpoint-file", po::value(&endpoint_file),
-      "write the control endpoint (line 1) and status endpoint (line 2) here once bound")(
+      "write the control endpoint (line 1), the status endpoint (line 2) and, with --http-port, "
+      "the dashboard's URL (line 3) here once bound")(
+      "http-port", po::value(&http_port),
+      "serve the web dashboard on this port (0 = any free port; default: no dashboard)")(
+      "http-address", po::value(&http_address)->default_value("127.0.0.1"),
+      "address the dashboard binds (0.0.0.0 = every interface; it has no authentication)")(
       "log-level", po::value(&log_level)->default_value("info"), "trace|debug|info|warn|error");
   AddSecurityOptions(desc, &security_options, /*with_clients=*/true);
   po::variables_map vm;
@@ -94,13 +106,30 @@ int main(int argc, char** argv) {
   const std::string control_ep = AdvertisedEndpoint(*control, advertise_host);
   options.status_endpoint = AdvertisedEndpoint(*status, advertise_host);
   log->info("control endpoint {}, status endpoint {}", control_ep, options.status_endpoint);
-  if (!options.work_dir.empty()) std::filesystem::create_directories(options.work_dir);
+  // The dashboard reads snapshots the coordinator's event loop publishes to `dashboard_state`.
+  DashboardState dashboard_state;
+  std::unique_ptr<HttpDashboard> dashboard;
+  std::string dashboard_url;
+  if (vm.count("http-port")) {
+    auto started = HttpDashboard::Start(dashboard_state, http_address, http_port, log);
+    if (!started.ok()) {
+      log->critical("{}", started.status().message());
+      return 1;
+    }
+    dashboard = std::move(*started);
+    const std::string host = http_address == "0.0.0.0" ? advertise_host : http_address;
+    dashboard_url = fmt::format("http://{}:{}/", host, dashboard->port());
+    log->info("dashboard at {}", dashboard_url);
+  }
+  std::error_code ec;  // a work dir that cannot be created is reported by the journal below
+  if (!options.work_dir.empty()) std::filesystem::create_directories(options.work_dir, ec);
   if (!endpoint_file.empty()) {
     // Written to a temporary name and renamed, so a reader never sees half a file.
     const std::string tmp = endpoint_file + ".tmp";
     {
       std::ofstream out(tmp);
       out << control_ep << "\n" << options.status_endpoint << "\n";
+      if (dashboard) out << dashboard_url << "\n";
       if (!out) {
         log->critical("cannot write {}", endpoint_file);
         return 1;
@@ -109,10 +138,20 @@ int main(int argc, char** argv) {
     std::filesystem::rename(tmp, endpoint_file);
   }
   const AppRegistry apps = BuiltinApps();
-  Coordinator coordinator(transport, options, apps, log, Clock::now());
+  options.started_unix_s =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  std::unique_ptr<LatencyTransport> delayed;
+  auto used = WithInjectedLatency(transport, delayed, log);
+  if (!used.ok()) {
+    log->critical("{}", used.status().message());
+    return 2;
+  }
+  Coordinator coordinator(**used, options, apps, log, Clock::now());
+  if (!coordinator.journal_status().ok()) return 1;  // logged by the coordinator
+  if (dashboard) coordinator.set_status_observer(&dashboard_state);
   std::atomic<bool> stop{false};
   StopOnSignals(&stop);
-  RunEventLoop(transport, coordinator, stop, log);
+  RunEventLoop(**used, coordinator, stop, log);
   // After a shutdown request: the members' and the CLI's DEALER sockets use ZMQ_IMMEDIATE, which
   // discards messages they have received but not yet read once the connection closes. Exiting at
   // once would often lose the 'shutdown' to the members and the reply to `strads shutdown`, so

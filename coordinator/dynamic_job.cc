@@ -261,7 +261,8 @@ void DynamicJob::TryCommit(Clock::time_point now) {
       const double updated = commit.values(k);
       const double old = updated - commit.deltas(k);
       penalty_ += app_->Penalty(updated, spec_) - app_->Penalty(old, spec_);
-      committed_[commit.ids(k)] = updated;
+      if (commit.ids(k) >= committed_.size()) committed_.resize(num_features_, 0.0);
+      if (commit.ids(k) < committed_.size()) committed_[commit.ids(k)] = updated;
     }
     updates_ += static_cast<uint64_t>(commit.ids_size());
     SendTo(schedulers_[next_commit_ % schedulers_.size()].id, e, now);
@@ -327,7 +328,12 @@ bool DynamicJob::CommitColumns(Round& round, proto::Envelope& e, Clock::time_poi
   sum.Take(change);
   // One worker's share is exact coordinate descent: taken whole. Shares of several workers may
   // interfere: the step along their sum is line-searched (engine/step_length.h).
-  const double alpha = moved > 1 ? CombinedStepLength(chord, deltas, change) : 1.0;
+  // Never below 1/moved: b + d/P is the mean of the P points b + d_w, each no worse than b, so by
+  // convexity that step never increases the objective, and near the optimum, where the slopes are
+  // at rounding level, the search can mistake a descent direction for a flat one (a 2-worker run
+  // on the diabetes data stalled at alpha ~ 1e-4 without this floor).
+  const double alpha =
+      moved > 1 ? std::max(CombinedStepLength(chord, deltas, change), 1.0 / moved) : 1.0;
   if (alpha != 1.0) {
     for (double& d : deltas) d *= alpha;
     for (double& v : *change.mutable_values()) v *= alpha;
@@ -471,6 +477,8 @@ void DynamicJob::OnFinished(proto::JobState state, Clock::time_point now) {
 }
 
 double DynamicJob::ApproxObjective() const {
+  // Column layout: the loss of the coordinator's replica, current with every commit.
+  if (columns() && !replica_.empty()) return replica_.Loss(*app_) + penalty_;
   double loss = 0;
   for (double l : worker_loss_) loss += l;
   return loss + penalty_;
@@ -478,7 +486,8 @@ double DynamicJob::ApproxObjective() const {
 
 void DynamicJob::Trace(Clock::time_point now, bool force) {
   if (phase_ == Phase::kLoading) return;
-  if (!force && now - last_trace_ < std::chrono::seconds(1)) return;
+  const double every = spec_.dynamic().trace_every_s() > 0 ? spec_.dynamic().trace_every_s() : 1.0;
+  if (!force && now - last_trace_ < std::chrono::duration<double>(every)) return;
   last_trace_ = now;
   // At a check the objective is exact; between checks it is the workers' latest losses (each at
   // most D - 1 rounds stale) plus the penalty of the committed values.
@@ -521,10 +530,9 @@ std::vector<proto::ResultFile> DynamicJob::ResultFiles() const {
   std::vector<std::pair<uint64_t, double>> model = model_;
   if (partial) {
     model.clear();
-    for (const auto& [j, value] : committed_) {
-      if (value != 0) model.emplace_back(j, value);
+    for (uint64_t j = 0; j < committed_.size(); ++j) {
+      if (committed_[j] != 0) model.emplace_back(j, committed_[j]);
     }
-    std::sort(model.begin(), model.end());
   }
   std::string coefficients;
   for (const auto& [j, value] : model) {

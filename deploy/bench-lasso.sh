@@ -21,7 +21,9 @@
 #            check (at beta = 0, right after loading), so engine solve time = seconds - seconds of
 #            the first row. That first-row time is shown as "start" (load + first check).
 #   Engine trace rows are exact at every full check (every `features` updates) and, in between,
-#   at most once a second, the workers' latest losses plus the committed penalty (approximate).
+#   every 2 ms (--trace-every 0.002): in the column layout the exact objective of the
+#   coordinator's replica, in the row layout the workers' latest losses plus the committed
+#   penalty (approximate).
 #
 # Usage: deploy/bench-lasso.sh [options]
 #   --app APP            lasso (default) or logistic; logistic's default problem is docs/compare.md's
@@ -34,8 +36,10 @@
 #   --tolerance T        tolerance of every run (default 1e-9: relative KKT violation)
 #   --max-seconds S      time limit of each engine run (default 90; the 1e-6 point is reached
 #                        long before the 1e-9 tolerance on this machine)
+#   --max-updates N      stop every engine run after N updates (default 0: no limit)
 #   --configs LIST       comma list of ref,emb11,emb12,cl11,cl22 (--layout rows) and their
-#                        column-layout twins emb11c,emb12c,cl11c,cl22c (--layout columns)
+#                        column-layout twins emb11c,emb12c,cl11c,cl22c (--layout columns), and
+#                        cl12c (a loopback cluster of 1 scheduler x 2 workers, columns)
 #                        (default: all)
 set -euo pipefail
 
@@ -49,6 +53,7 @@ NAME=""
 FRACTION=0.1
 TOL=1e-9
 MAX_SECONDS=90
+MAX_UPDATES=0
 CONFIGS=ref,emb11,emb12,cl11,cl22,emb11c,emb12c,cl11c,cl22c
 
 # The synthetic problem (tools/synthetic_lasso.h): 1000 x 100,000, groups of 10 features with
@@ -66,6 +71,7 @@ while (($#)); do
     --lambda-fraction) FRACTION=$2; shift 2 ;;
     --tolerance) TOL=$2; shift 2 ;;
     --max-seconds) MAX_SECONDS=$2; shift 2 ;;
+    --max-updates) MAX_UPDATES=$2; shift 2 ;;
     --configs) CONFIGS=$2; shift 2 ;;
     -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench-lasso.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
@@ -126,6 +132,9 @@ if has ref; then
   echo "== (a) reference" >&2
   "$BIN/strads-lasso-reference" "${JOB[@]}" --output "$OUT/ref" >&2
 fi
+# The engine's runs only. A trace row every 2 ms between checks, so that the time to a gap is
+# not rounded up to the next check (100 rounds apart on the synthetic problem).
+JOB+=(--max-updates "$MAX_UPDATES" --trace-every 0.002)
 
 run_embedded() { # NAME SCHEDULERS WORKERS [JOB OPTIONS...]
   echo "== (b) embedded $2x$3: strads run $APP ${JOB[*]} ${*:4} --schedulers $2 --workers $3 --max-seconds $MAX_SECONDS" >&2
@@ -163,11 +172,27 @@ run_cluster() { # NAME SCHEDULERS WORKERS [JOB OPTIONS...]
     --output "$OUT/$1" >"$OUT/$1.log" 2>&1 ||
     { echo "bench-lasso.sh: $1 failed, see $OUT/$1.log" >&2; tail -5 "$OUT/$1.log" >&2; }
   tail -1 "$OUT/$1.log" >&2 || true
+  daemon_cpu_seconds >"$OUT/$1.cpu"
   stop_cluster
+}
+
+# Prints "DAEMON CPU_SECONDS" (user + system, since it started) for every local daemon of the
+# cluster: what each role spent, idle heartbeats included (docs/scaling.md's cost model).
+daemon_cpu_seconds() {
+  local f pid tick
+  tick=$(getconf CLK_TCK)
+  for f in "$CLUSTER_RUN_DIR"/pids/*.pid; do
+    pid=$(head -n 1 "$f")
+    [[ $pid =~ ^[0-9]+$ && -r /proc/$pid/stat ]] || continue
+    # Fields 14 and 15 of /proc/PID/stat (after the parenthesised command name).
+    awk -v n="$(basename "$f" .pid)" -v t="$tick" '{ sub(/^.*\) /, ""); print n, ($12 + $13) / t }' \
+      "/proc/$pid/stat"
+  done
 }
 has cl11 && run_cluster cl11 1 1 --layout rows
 has cl22 && run_cluster cl22 2 2 --layout rows
 has cl11c && run_cluster cl11c 1 1 --layout columns
+has cl12c && run_cluster cl12c 1 2 --layout columns
 has cl22c && run_cluster cl22c 2 2 --layout columns
 
 echo "== table ($NAME: $DATA, lambda = $FRACTION lambda_max = $LAMBDA, tolerance $TOL)" >&2
@@ -183,6 +208,7 @@ configs = [("ref", "(a) reference, sequential"),
            ("emb11c", "(b) embedded 1x1, --layout columns"),
            ("emb12c", "(b) embedded 1x2, --layout columns"),
            ("cl11c", "(c) loopback cluster 1x1, --layout columns"),
+           ("cl12c", "(c) loopback cluster 1x2, --layout columns"),
            ("cl22c", "(c) loopback cluster 2x2, --layout columns")]
 runs = {}
 for key, label in configs:
@@ -231,6 +257,7 @@ print()
 print("| config | start s | s to 1e-3 | updates to 1e-3 | s to 1e-6 | updates to 1e-6 | "
       "time ratio 1e-3 | time ratio 1e-6 | final gap | rounds/s | updates/s | converged |")
 print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+table = {"fstar": fstar, "configs": {}}
 for key, _ in configs:
     if key not in runs:
         continue
@@ -245,9 +272,15 @@ for key, _ in configs:
     rps = f"{rounds / solve:,.0f}" if rounds and solve > 0 else "-"
     ups = f"{summary['updates'] / solve:,.0f}" if solve > 0 else "-"
     gap = (summary["objective"] - fstar) / abs(fstar)
+    table["configs"][key] = {"label": label, "start_s": start, "s_to_1e-3": t3,
+                             "updates_to_1e-3": u3, "s_to_1e-6": t6, "updates_to_1e-6": u6,
+                             "solve_s": solve, "rounds": rounds, "updates": summary["updates"],
+                             "final_gap": gap, "converged": summary["converged"]}
     print(f"| {label} | {start:.3f} | {fmt_s(t3)} | {fmt_u(u3)} | {fmt_s(t6)} | {fmt_u(u6)} | "
           f"{ratio(t3, 1e-3)} | {ratio(t6, 1e-6)} | {gap:.1e} | {rps} | {ups} | "
           f"{'yes' if summary['converged'] else 'no'} |")
+with open(os.path.join(out, "table.json"), "w") as f:
+    json.dump(table, f, indent=1)
 print()
 print("start = engine job time before its first trace row (shard loading + first check at beta=0);"
       " the reference's load time is excluded and not shown here (see its summary.json"

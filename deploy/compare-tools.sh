@@ -91,10 +91,11 @@ helper() { "$PY" "$HELPER" "$@"; }
 
 run_strads() { # RESULTS NAME APP DATA LAMBDA WORKERS
   local res=$1 name=$2 app=$3 data=$4 lam=$5 p=$6
-  echo "== $name: strads run $app --data $data --lambda $lam --tolerance 1e-8 --schedulers 1 --workers $p --max-seconds $MAX_SECONDS" >&2
+  # A trace row every 2 ms, so the time to F*(1 + 1e-3) is not rounded up to the next check.
+  echo "== $name: strads run $app --data $data --lambda $lam --tolerance 1e-8 --schedulers 1 --workers $p --max-seconds $MAX_SECONDS --trace-every 0.002" >&2
   timed "$PY" "$HELPER" strads "$name" "$res/$name" "$res" -- "$BIN/strads" run "$app" --data "$data" \
     --lambda "$lam" --tolerance 1e-8 --schedulers 1 --workers "$p" --max-seconds "$MAX_SECONDS" \
-    --output "$res/$name"
+    --trace-every 0.002 --output "$res/$name"
 }
 
 classification() { # NAME DATA

@@ -17,12 +17,20 @@ PACKAGES=(
   libeigen3-dev
   libspdlog-dev
   nlohmann-json3-dev
+  libcpp-httplib-dev
   catch2
   clang-format
   shellcheck
   help2man
   gnuplot-nox
+  chromium
   python3
+  python3-dev
+  pybind11-dev
+  python3-numpy
+  python3-scipy
+  python3-pytest
+  python3-sklearn
   openssh-client
   procps
   util-linux

@@ -10,6 +10,7 @@ cd "$(dirname "$0")/.."
 if [[ "${1:-}" != "--no-install" ]]; then deploy/install-deps.sh; fi
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
 cmake --build build -j"$(nproc)"
+deploy/link-python.sh  # python3 -c "import strads" works from here on
 
 mkdir -p data out
 data=data/synthetic-1000x20000.svm

@@ -8,4 +8,5 @@ cd "$(dirname "$0")/.."
 if [[ "${1:-}" != "--no-install" ]]; then deploy/install-deps.sh; fi
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=ON
 cmake --build build -j"$(nproc)"
+deploy/link-python.sh  # python3 -c "import strads" works from here on
 ctest --test-dir build --output-on-failure -j2 --timeout 300

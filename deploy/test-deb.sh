@@ -84,7 +84,9 @@ for f in "$ROOT"/usr/bin/*; do
   libs=$(ldd "$f") || fail "ldd $name failed"
   if grep -q 'not found' <<<"$libs"; then fail "$name: $(grep 'not found' <<<"$libs")"; fi
   while IFS= read -r lib; do
-    path=$(awk -v l="$lib" '$1 == l && $2 == "=>" {print $3}' <<<"$libs")
+    # "lib => path", or for the dynamic loader (NEEDED when position-independent code uses TLS,
+    # as with -DSTRADS_PYTHON=ON) "/lib64/ld-linux-x86-64.so.2 (0x...)".
+    path=$(awk -v l="$lib" '$1 == l && $2 == "=>" {print $3} $1 ~ ("/" l "$") {print $1}' <<<"$libs")
     [[ -n $path ]] || fail "$name: $lib is not resolved by ldd"
     owner=$(dpkg -S "$(readlink -f -- "$path")" 2>/dev/null || dpkg -S "$path" 2>/dev/null) ||
       fail "$name: $path belongs to no Debian package"

@@ -6,6 +6,16 @@
 
 namespace strads {
 
+ColumnStore::ColumnStore(uint64_t first, uint64_t end, int64_t num_rows,
+                         std::vector<double> sq_norms)
+    : first_(first),
+      end_(end),
+      num_rows_(num_rows),
+      offset_(end - first + 1, 0),
+      sq_norm_(std::move(sq_norms)) {
+  assert(first <= end && sq_norm_.size() == end - first);
+}
+
 ColumnStore::ColumnStore(const SparseColMatrix& x, uint64_t first, uint64_t end)
     : first_(first), end_(end), num_rows_(x.rows()) {
   assert(first <= end && end <= static_cast<uint64_t>(x.cols()));

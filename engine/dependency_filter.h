@@ -31,6 +31,12 @@ class ColumnStore {
   // REQUIRES: first <= end <= x.cols().
   ColumnStore(const SparseColMatrix& x, uint64_t first, uint64_t end);
 
+  // Norms only: columns [first, end) of a matrix of `num_rows` rows of which only the squared
+  // norms are known, for a scheduler that runs no dependency filter. Every column then has no
+  // stored entries (Nnz 0, Correlation 0).
+  // REQUIRES: first <= end; sq_norms.size() == end - first.
+  ColumnStore(uint64_t first, uint64_t end, int64_t num_rows, std::vector<double> sq_norms);
+
   uint64_t first() const { return first_; }
   uint64_t end() const { return end_; }
   bool Contains(uint64_t j) const { return j >= first_ && j < end_; }

@@ -67,7 +67,8 @@ class ShardModel : public WorkerModel {
 };
 
 // Column layout: a worker's full columns and its replica of the shared vector over all rows.
-// Loss() is the whole loss (every replica holds it).
+// Loss() is the whole loss (every replica holds it), current at least as of the last ExactLoss()
+// (the margin apps refresh it only then; between checks the coordinator computes its own).
 class ColumnModel : public WorkerModel {
  public:
   // Updates parameters ids[k] (owned by this worker, current values values[k]) one after another,
@@ -130,6 +131,12 @@ class DynamicApp : public App {
   // uses it to choose each round's step length (engine/step_length.h). Default: the app has only
   // the row layout, and it is never called.
   virtual double LossSlope(double label, double shared) const { return 0.0; }
+
+  // Column layout: one row's loss term at its entry `shared` of the shared vector (so that
+  // sum_rows RowLoss is the loss). The coordinator computes the objective it reports between
+  // checks from its replica with it, so the workers need not keep the loss current. Default:
+  // 0 (row layout only; never called).
+  virtual double RowLoss(double label, double shared) const { return 0.0; }
 
   // Adds app fields to summary.json from the workers' summed Metrics at the last check (e.g.
   // "training_accuracy"). Default: nothing.

@@ -39,6 +39,9 @@ po::options_description DynamicEngineOptions() {
                                                  "by layout: rows 2, columns 1)")(
       "check-every", po::value<uint64_t>()->default_value(0),
       "updates between full optimality checks (0 = number of features)")(
+      "trace-every", po::value<double>()->default_value(1.0, "1"),
+      "seconds between trace.csv rows between checks (columns: the exact objective, from the "
+      "coordinator's replica; rows: the workers' latest losses)")(
       "dual-pipeline", po::bool_switch(),
       "--layout rows, dynamic schedule with D > 1: the more impactful half of every chord waits "
       "for fresh "
@@ -86,6 +89,11 @@ Status DynamicSpecFromOptions(const po::variables_map& vm, proto::JobSpec& spec)
   const uint32_t depth = vm["pipeline-depth"].as<uint32_t>();
   d.set_pipeline_depth(depth ? depth : DefaultPipelineDepth(d.layout()));
   d.set_check_every(vm["check-every"].as<uint64_t>());
+  const double trace_every = vm["trace-every"].as<double>();
+  if (!(trace_every > 0.0) || !std::isfinite(trace_every)) {
+    return Status::InvalidArgument("--trace-every must be a positive number of seconds");
+  }
+  d.set_trace_every_s(trace_every);
   return Status::Ok();
 }
 
@@ -104,9 +112,10 @@ double DefaultRho(proto::Layout layout) {
 }
 
 uint32_t DefaultPipelineDepth(proto::Layout layout) {
-  // Column layout: a worker's own updates reach its replica only with the round's commit, so a
-  // second round in flight would compute against a replica without them (and the filter would
-  // have to separate it from every parameter in flight); measured slower (docs/benchmarks.md).
+  // Column layout: 1. There a depth D > 1 only lets chords be requested ahead (a worker always
+  // computes round t with every commit before t applied: its replica must hold its own last
+  // updates); that hides the request's round trip but builds each chord from priorities one more
+  // round old, and measured no better overall (docs/benchmarks.md, 2026-11-24).
   return layout == proto::LAYOUT_COLUMNS ? 1 : 2;
 }
 

@@ -30,7 +30,15 @@ void Member::OnTick(Clock::time_point now) {
 }
 
 void Member::OnMessage(const proto::Envelope& e, Clock::time_point now) {
-  if (session_.OnMessage(e)) return;
+  if (session_.OnMessage(e)) {
+    if (session_.registrations() > registrations_seen_) {
+      if (registrations_seen_ > 0 && jobs_.id() != 0) {
+        jobs_.End(log_, "the coordinator was lost and found again");
+      }
+      registrations_seen_ = session_.registrations();
+    }
+    return;
+  }
   if (e.body_case() == proto::Envelope::kJobStart) return StartJob(e);
   if (!jobs_.Route(e, log_)) {
     log_->debug("dropping {} for job {} (not running it)", BodyName(e), e.job_id());

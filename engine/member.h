@@ -5,7 +5,9 @@
 // at a time in its JobSlot: on JobStart it ends the current job and builds the new one with the
 // role's factory (a job the factory cannot build, e.g. an unknown engine or app, is reported as
 // the job's error); every other message of the current job goes to it, JobEnd ends it; messages
-// of other jobs are dropped. What a role does in a job is in its MemberJob classes.
+// of other jobs are dropped. When the session registers again (the coordinator was lost, and has
+// failed or forgotten the job), the current job ends. What a role does in a job is in its
+// MemberJob classes.
 // Thread-compatibility: used by its event loop's thread only.
 #pragma once
 
@@ -28,7 +30,9 @@ class Member : public Actor {
 
   void OnMessage(const proto::Envelope& envelope, Clock::time_point now) override;
   void OnTick(Clock::time_point now) override;
-  bool Finished() const override { return session_.shutdown_requested(); }
+  bool Finished() const override { return session_.shutdown_requested() || session_.gave_up(); }
+  // True when the member stopped because it was without a coordinator for too long.
+  bool gave_up() const { return session_.gave_up(); }
   bool Polling() const override { return jobs_.Polling(); }
 
   // The job running now (nullptr: none), for tests.
@@ -42,7 +46,8 @@ class Member : public Actor {
   Logger log_;
   MemberSession session_;
   MemberJobFactory factory_;
-  JobSlot jobs_;  // last member: its jobs go before the session they use
+  uint64_t registrations_seen_ = 0;  // the session's count when last looked at
+  JobSlot jobs_;                     // last member: its jobs go before the session they use
 };
 
 }  // namespace strads

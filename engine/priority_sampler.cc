@@ -2,6 +2,7 @@
 
 #include <cassert>
 #include <cmath>
+#include <vector>
 
 namespace strads {
 
@@ -12,6 +13,7 @@ PrioritySampler::PrioritySampler(size_t n, double initial_weight) : n_(n) {
   level_.emplace_back(padded(std::max<size_t>(n_, 1)), 0.0);
   std::fill(level_[0].begin(), level_[0].begin() + static_cast<std::ptrdiff_t>(n_), initial_weight);
   while (level_.back().size() > 1) {
+    marked_.emplace_back(level_.back().size() / kFanout, 0);
     const std::vector<double>& below = level_.back();
     const size_t parents = below.size() / kFanout;
     std::vector<double> sums(parents > 1 ? padded(parents) : 1, 0.0);
@@ -36,6 +38,73 @@ void PrioritySampler::Set(size_t i, double w) {
     double sum = 0.0;
     for (size_t c = 0; c < kFanout; ++c) sum += child[c];
     level_[l][i] = sum;
+  }
+}
+
+void PrioritySampler::SetMany(std::span<const size_t> ids, std::span<const double> weights) {
+  assert(ids.size() == weights.size());
+  dirty_.clear();
+  for (size_t m = 0; m < ids.size(); ++m) {
+    double w = weights[m];
+    assert(ids[m] < n_);
+    assert(std::isfinite(w) && w >= 0.0);
+    if (!(w >= 0.0) || !std::isfinite(w)) w = 0.0;
+    level_[0][ids[m]] = w;
+    dirty_.push_back(ids[m]);
+  }
+  // Level by level: the distinct parents of the nodes that changed, each recomputed once, as
+  // Set does (the exact floating sum of its children).
+  for (size_t l = 1; l < level_.size(); ++l) {
+    std::vector<uint8_t>& mark = marked_[l - 1];
+    parents_.clear();
+    for (size_t i : dirty_) {
+      const size_t p = i / kFanout;
+      if (!mark[p]) {
+        mark[p] = 1;
+        parents_.push_back(p);
+      }
+    }
+    for (size_t p : parents_) {
+      mark[p] = 0;
+      const double* child = &level_[l - 1][kFanout * p];
+      double sum = 0.0;
+      for (size_t c = 0; c < kFanout; ++c) sum += child[c];
+      level_[l][p] = sum;
+    }
+    dirty_.swap(parents_);
+  }
+}
+
+void PrioritySampler::FindSorted(std::span<const double> points, std::vector<size_t>& out) const {
+  assert(Total() > 0.0);
+  if (!points.empty()) FindSorted(level_.size() - 1, 0, 0.0, points, out);
+}
+
+void PrioritySampler::FindSorted(size_t level, size_t node, double base,
+                                 std::span<const double> points, std::vector<size_t>& out) const {
+  if (level == 0) {
+    out.push_back(node);  // however many points it holds
+    return;
+  }
+  // Node `node` starts at prefix `base`. As in Find, a child of zero sum gets no point, and the
+  // points past the last positive child (rounding) are that child's.
+  const double* child = &level_[level - 1][kFanout * node];
+  size_t last_positive = 0;
+  for (size_t c = 0; c < kFanout; ++c) {
+    if (child[c] > 0.0) last_positive = c;
+  }
+  size_t m = 0;
+  for (size_t c = 0; c <= last_positive && m < points.size(); ++c) {
+    if (!(child[c] > 0.0)) continue;
+    const double end = base + child[c];
+    size_t stop = points.size();
+    if (c != last_positive) {
+      stop = m;
+      while (stop < points.size() && points[stop] < end) ++stop;
+    }
+    if (stop > m) FindSorted(level - 1, kFanout * node + c, base, points.subspan(m, stop - m), out);
+    m = stop;
+    base = end;
   }
 }
 

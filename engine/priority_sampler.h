@@ -20,7 +20,9 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <random>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -51,52 +53,64 @@ class PrioritySampler {
   // REQUIRES: Total() > 0.
   size_t Find(double u) const;
 
-  // Draws up to k distinct indices, each successive draw proportional to the weights of the
-  // indices not yet drawn (successive sampling without replacement). Returns fewer than k only
-  // when fewer than k indices have positive weight. The weights are unchanged on return.
-  // O(k log n). Rng is a UniformRandomBitGenerator (e.g. std::mt19937_64).
-  template <class Rng>
-  std::vector<size_t> DrawWithoutReplacement(size_t k, Rng& rng);
+  // Sets weights[m] at ids[m] for every m, in order (a repeated id ends at its last weight): the
+  // same tree as that many Set calls, but each ancestor is recomputed once however many of its
+  // leaves changed, so a chord's worth of updates walks the shared upper levels once.
+  // REQUIRES: as Set for each pair; ids.size() == weights.size().
+  void SetMany(std::span<const size_t> ids, std::span<const double> weights);
 
-  // As DrawWithoutReplacement, but the drawn indices keep weight 0 on return (half the Sets when
-  // the caller wants most of them at 0 anyway, e.g. the scheduler's chord, in flight until its
-  // commit); `weights` gets their weights before the draw, in the same order, for the caller to
-  // Set back where it wants to.
+  // Draws up to k distinct indices by systematic sampling (Madow): the points o + m·T/k, m < k,
+  // for one uniform offset o in [0, T/k), T = Total(), each select the index whose prefix
+  // interval holds them. An index of weight w is drawn with probability min(1, k·w/T), so the
+  // draw is proportional to the weights as SAP asks, and all k points are found in one ordered
+  // walk of the tree (the upper levels once, the leaves in memory order). An index holding more
+  // than one point is drawn once; the shortfall is drawn the same way from the indices left.
+  // Returns fewer than k only when fewer than k indices have positive weight. The drawn indices
+  // keep weight 0 on return, and `weights` gets their weights before the draw, in the same order.
+  // O(k log n). Rng is a UniformRandomBitGenerator.
   template <class Rng>
-  std::vector<size_t> TakeWithoutReplacement(size_t k, Rng& rng, std::vector<double>& weights);
+  std::vector<size_t> TakeSystematic(size_t k, Rng& rng, std::vector<double>& weights);
 
  private:
   static constexpr size_t kFanout = 8;
+
+  // Appends to `out` every index of positive weight whose prefix interval holds one of the
+  // points, given ascending; points past the end (rounding) go to the last positive index.
+  // REQUIRES: Total() > 0.
+  void FindSorted(std::span<const double> points, std::vector<size_t>& out) const;
+  void FindSorted(size_t level, size_t node, double base, std::span<const double> points,
+                  std::vector<size_t>& out) const;
 
   size_t n_;
   // level_[0] holds the weights, level_[l + 1][p] the sum of level_[l][kFanout p + c] over the
   // kFanout children c; every level is padded with zeros to a multiple of kFanout, and the last
   // level is the root alone.
   std::vector<std::vector<double>> level_;
+  // SetMany's scratch: the nodes of one level to recompute, and a mark per node of the level
+  // above so each is listed once.
+  std::vector<size_t> dirty_, parents_;
+  std::vector<std::vector<uint8_t>> marked_;
 };
 
 template <class Rng>
-std::vector<size_t> PrioritySampler::TakeWithoutReplacement(size_t k, Rng& rng,
-                                                            std::vector<double>& weights) {
+std::vector<size_t> PrioritySampler::TakeSystematic(size_t k, Rng& rng,
+                                                    std::vector<double>& weights) {
   std::vector<size_t> drawn;
   weights.clear();
   drawn.reserve(std::min(k, n_));
-  weights.reserve(std::min(k, n_));
+  std::vector<double> points;
   while (drawn.size() < k && Total() > 0.0) {
-    std::uniform_real_distribution<double> dist(0.0, Total());
-    const size_t i = Find(dist(rng));
-    drawn.push_back(i);
-    weights.push_back(Get(i));
-    Set(i, 0.0);  // so it cannot be drawn again this round
+    const size_t want = k - drawn.size();
+    const double spacing = Total() / static_cast<double>(want);
+    const double offset = std::uniform_real_distribution<double>(0.0, spacing)(rng);
+    points.resize(want);
+    for (size_t m = 0; m < want; ++m) points[m] = offset + static_cast<double>(m) * spacing;
+    const size_t before = drawn.size();
+    FindSorted(points, drawn);
+    for (size_t d = before; d < drawn.size(); ++d) weights.push_back(Get(drawn[d]));
+    const std::vector<double> zeros(drawn.size() - before, 0.0);
+    SetMany(std::span(drawn).subspan(before), zeros);
   }
-  return drawn;
-}
-
-template <class Rng>
-std::vector<size_t> PrioritySampler::DrawWithoutReplacement(size_t k, Rng& rng) {
-  std::vector<double> saved;
-  std::vector<size_t> drawn = TakeWithoutReplacement(k, rng, saved);
-  for (size_t d = drawn.size(); d-- > 0;) Set(drawn[d], saved[d]);
   return drawn;
 }
 

@@ -24,10 +24,13 @@ namespace strads {
 using OneSidedSlope = std::function<double(double alpha, int side)>;
 
 // The minimiser of a convex phi over [0, 1], from its one-sided derivatives: 1 if phi'(1-) <= 0,
-// 0 if phi'(0+) >= 0, else alpha with phi'(alpha+) < 0 <= phi'(alpha'+) for the alpha' = alpha plus
-// 2^-iterations found by bisection (phi is decreasing on [0, alpha], so phi(alpha) < 0). The
-// default, 20, costs 22 evaluations of the slope at most and places alpha within 1e-6.
+// 0 if phi'(0+) >= 0, else a root of the slope (|phi'| <= 1e-12 of the end slopes), or an alpha
+// with phi'(alpha+) < 0 (so phi decreases on [0, alpha] and phi(alpha) < 0) within kWidth of the
+// minimiser, found by false position on the slope (Illinois
+// variant) in at most `iterations` evaluations after the first two; if they run out first, the
+// best lower end found. A Lasso round (slope linear between kinks) takes 1 to 3 evaluations.
 // REQUIRES: phi convex on [0, 1] (else the result is some point where the slope changes sign).
-double StepLength(const OneSidedSlope& slope, int iterations = 20);
+inline constexpr double kWidth = 1e-7;
+double StepLength(const OneSidedSlope& slope, int iterations = 40);
 
 }  // namespace strads

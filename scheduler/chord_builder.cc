@@ -51,9 +51,20 @@ void ChordBuilder::DropPrepared() {
     const size_t local = j - store_.first();
     flying_[local] = 0;
     --in_flight_;
-    sampler_.Set(local, store_.SquaredNorm(j) > 0 ? priority_[local] : 0.0);
+    SetLater(local, store_.SquaredNorm(j) > 0 ? priority_[local] : 0.0);
   }
   prepared_.reset();
+}
+
+void ChordBuilder::SetLater(size_t local, double weight) {
+  pending_ids_.push_back(local);
+  pending_weights_.push_back(weight);
+}
+
+void ChordBuilder::FlushPending() {
+  sampler_.SetMany(pending_ids_, pending_weights_);
+  pending_ids_.clear();
+  pending_weights_.clear();
 }
 
 std::vector<uint64_t> ChordBuilder::Build() {
@@ -65,6 +76,7 @@ std::vector<uint64_t> ChordBuilder::Build() {
                                                 ? std::span<const uint64_t>(flying_ids_)
                                                 : std::span<const uint64_t>();
   std::vector<uint64_t> chord;
+  FlushPending();
   if (n == 0) return chord;
   switch (policy_.schedule) {
     case proto::SCHEDULE_CYCLIC: {
@@ -80,13 +92,16 @@ std::vector<uint64_t> ChordBuilder::Build() {
       const size_t want = filter ? policy_.candidates : policy_.chord_size;
       std::uniform_int_distribution<size_t> pick(0, n - 1);
       std::vector<uint64_t> drawn;
+      // Drawn ones are marked in flying_ meanwhile (a linear search of `drawn` per try cost
+      // O(B^2) a round, ~1 ms at B = 1024, and slowed the random baseline of docs/study.md).
       for (size_t tries = 0; drawn.size() < want && tries < 4 * want + 16; ++tries) {
         size_t local = pick(rng_);
-        if (Eligible(local) &&
-            std::find(drawn.begin(), drawn.end(), first + local) == drawn.end()) {
+        if (Eligible(local)) {
+          flying_[local] = 1;
           drawn.push_back(first + local);
         }
       }
+      for (uint64_t j : drawn) flying_[j - first] = 0;
       chord = filter ? filter_.Filter(drawn, policy_.rho, policy_.chord_size, running)
                      : std::move(drawn);
       break;
@@ -95,7 +110,7 @@ std::vector<uint64_t> ChordBuilder::Build() {
       // The candidates come out of the sampler at weight 0, as the chord's members must stay
       // while in flight; the others get their weight back below.
       std::vector<double> weights;
-      auto drawn = sampler_.TakeWithoutReplacement(policy_.candidates, rng_, weights);
+      auto drawn = sampler_.TakeSystematic(policy_.candidates, rng_, weights);
       std::vector<size_t> order(drawn.size());
       for (size_t k = 0; k < order.size(); ++k) order[k] = k;
       std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
@@ -106,8 +121,9 @@ std::vector<uint64_t> ChordBuilder::Build() {
       chord = filter_.Filter(ids, policy_.rho, policy_.chord_size, running);
       for (uint64_t j : chord) MarkInFlight(j - first, /*weight_is_zero=*/true);
       for (size_t k = 0; k < drawn.size(); ++k) {
-        if (!flying_[drawn[k]]) sampler_.Set(drawn[k], weights[k]);
+        if (!flying_[drawn[k]]) SetLater(drawn[k], weights[k]);
       }
+      FlushPending();
       return chord;
     }
   }
@@ -122,14 +138,14 @@ void ChordBuilder::OnCommit(uint64_t j, double delta) {
     --in_flight_;  // flying_ids_ drops it at the next Build
   }
   priority_[local] = std::abs(delta) + policy_.eta;
-  sampler_.Set(local, store_.SquaredNorm(j) > 0 ? priority_[local] : 0.0);
+  SetLater(local, store_.SquaredNorm(j) > 0 ? priority_[local] : 0.0);
 }
 
 void ChordBuilder::OnCheck(uint64_t j, double violation) {
   const size_t local = j - store_.first();
   const double sq = store_.SquaredNorm(j);
   priority_[local] = sq > 0 ? violation / sq + policy_.eta : 0.0;
-  if (!flying_[local]) sampler_.Set(local, priority_[local]);
+  if (!flying_[local]) SetLater(local, priority_[local]);
 }
 
 }  // namespace strads

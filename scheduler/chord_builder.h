@@ -76,6 +76,10 @@ class ChordBuilder {
 
  private:
   std::vector<uint64_t> Build();
+  // Sampler weights change in batches (PrioritySampler::SetMany): commits, checks and dropped
+  // chords queue theirs, and Build applies them, in order, before it samples.
+  void SetLater(size_t local, double weight);
+  void FlushPending();
   bool Eligible(size_t local) const;
   // Marks a parameter in flight and gives it weight 0 in the sampler (already so if
   // weight_is_zero).
@@ -88,6 +92,8 @@ class ChordBuilder {
   std::vector<char> flying_;          // by local index
   std::vector<uint64_t> flying_ids_;  // global ids in flight (and, until Build, committed ones)
   PrioritySampler sampler_;           // weight = priority, 0 while in flight
+  std::vector<size_t> pending_ids_;   // SetLater: applied by FlushPending, in order
+  std::vector<double> pending_weights_;
   DependencyFilter filter_;
   size_t in_flight_ = 0;
   uint64_t cursor_ = 0;  // cyclic policy

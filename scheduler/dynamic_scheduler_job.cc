@@ -69,12 +69,32 @@ void DynamicSchedulerJob::OnMessage(const proto::Envelope& e) {
 Result<DynamicSchedulerJob::Partition> DynamicSchedulerJob::LoadPartition(
     const proto::JobSpec& spec, uint32_t rank, uint32_t parts, uint32_t workers) {
   try {
+    // The columns' entry counts give the partition (the same on every member). The columns
+    // themselves are needed only by the dependency filter (rho < 1); without it a scheduler needs
+    // their squared norms alone, which the counting pass gathers, so it never holds the matrix.
     DataSource source{spec.data_path(), spec.dynamic().data_format(), spec.dynamic().labels_path()};
-    auto data = LoadDataset(source, RowRange{});
-    if (!data.ok()) return data.status();
-    const SparseColMatrix& x = data->x;
-    const std::vector<uint64_t> weights = ColumnWeights(x);
+    const bool filtered = spec.dynamic().rho() < 1.0;
+    std::vector<double> sq_norms;
+    uint64_t rows = 0;
+    auto counts =
+        CountColumnEntries(source, AvailableMemoryBytes(), filtered ? nullptr : &sq_norms, &rows);
+    if (!counts.ok()) return counts.status();
+    const std::vector<uint64_t>& weights = *counts;
     auto starts = PartitionByWeight(weights, parts);
+    const uint64_t first = starts[rank], end = starts[rank + 1];
+    std::unique_ptr<ColumnStore> store;
+    if (filtered) {
+      const ColumnRange mine[] = {{first, end}};
+      auto data = LoadColumns(source, mine, weights, rows);
+      if (!data.ok()) return data.status();
+      rows = static_cast<uint64_t>(data->x.rows());
+      store = std::make_unique<ColumnStore>(data->x, first, end);
+    } else {
+      store = std::make_unique<ColumnStore>(
+          first, end, static_cast<int64_t>(rows),
+          std::vector<double>(sq_norms.begin() + static_cast<std::ptrdiff_t>(first),
+                              sq_norms.begin() + static_cast<std::ptrdiff_t>(end)));
+    }
     Partition p;
     if (spec.dynamic().layout() == proto::LAYOUT_COLUMNS) {
       // The workers cut the same blocks (worker/dynamic_worker_job.h): block w of this range is
@@ -85,12 +105,12 @@ Result<DynamicSchedulerJob::Partition> DynamicSchedulerJob::LoadPartition(
         for (uint64_t j = blocks[b]; j < blocks[b + 1]; ++j) p.worker_of.push_back(w);
       }
     }
-    p.num_rows = static_cast<uint64_t>(x.rows());
-    p.num_features = static_cast<uint64_t>(x.cols());
-    p.first = starts[rank];
-    p.end = starts[rank + 1];
+    p.num_rows = rows;
+    p.num_features = weights.size();
+    p.first = first;
+    p.end = end;
     for (uint64_t j = p.first; j < p.end; ++j) p.nonzeros += weights[j];
-    p.store = std::make_unique<ColumnStore>(x, p.first, p.end);
+    p.store = std::move(store);
     return p;
   } catch (const std::exception& e) {
     // E.g. bad_alloc for a file whose largest feature id implies an enormous partition.
@@ -111,7 +131,7 @@ void DynamicSchedulerJob::FinishLoading(Result<Partition> loaded) {
   policy.seed = spec_.seed() * 1000003 + rank_;
   policy.check_in_flight = spec_.dynamic().pipeline_depth() > 1;
   builder_ = std::make_unique<ChordBuilder>(*p.store, policy);
-  if (!p.worker_of.empty()) builder_->SetGroups(std::move(part_.worker_of));
+  if (!p.worker_of.empty()) builder_->SetGroups(part_.worker_of);  // kept: it routes the shares
   values_.assign(p.end - p.first, 0.0);
   auto reply = MakeEnvelope(transport_.id(), id_);
   auto* ready = reply.mutable_ready();
@@ -138,9 +158,33 @@ void DynamicSchedulerJob::HandleChordRequest(const proto::Envelope& e) {
     chord->add_values(values_[j - first]);
     chord->add_sq_norms(part_.store->SquaredNorm(j));
   }
-  for (const auto& w : worker_ids_) Send(w, out);
+  SendToWorkers(out);
   (void)session_.SendToCoordinator(out);
   builder_->Prepare();  // the next request finds its chord ready
+}
+
+void DynamicSchedulerJob::SendToWorkers(const proto::Envelope& chord_envelope) {
+  const std::vector<uint32_t>& owner = part_.worker_of;
+  if (owner.empty() || worker_ids_.size() < 2) {
+    for (const auto& w : worker_ids_) Send(w, chord_envelope);
+    return;
+  }
+  // Column layout: each worker gets the parameters it owns and no others, so a round's chord
+  // bytes are O(B), not O(B x P) (docs/scaling.md). A worker with none still gets its (empty)
+  // share: the coordinator waits for every worker's partials.
+  proto::Envelope header = chord_envelope;  // the chord's fields without its parameters
+  header.mutable_chord()->clear_ids();
+  header.mutable_chord()->clear_values();
+  header.mutable_chord()->clear_sq_norms();
+  std::vector<proto::Envelope> shares(worker_ids_.size(), header);
+  const proto::Chord& all = chord_envelope.chord();
+  for (int k = 0; k < all.ids_size(); ++k) {
+    proto::Chord& c = *shares[owner[all.ids(k) - part_.first]].mutable_chord();
+    c.add_ids(all.ids(k));
+    c.add_values(all.values(k));
+    c.add_sq_norms(all.sq_norms(k));
+  }
+  for (size_t w = 0; w < worker_ids_.size(); ++w) Send(worker_ids_[w], shares[w]);
 }
 
 void DynamicSchedulerJob::HandleCommit(const proto::Envelope& e) {
@@ -164,9 +208,11 @@ void DynamicSchedulerJob::HandleCommit(const proto::Envelope& e) {
 void DynamicSchedulerJob::HandleGradientSlice(const proto::Envelope& e) {
   const auto& slice = e.gradient_slice();
   const size_t n = values_.size();
-  if (static_cast<size_t>(slice.values_size()) != n) {
-    return errors_.Report(fmt::format("gradient slice from {} has {} values, partition has {}",
-                                      e.sender(), slice.values_size(), n));
+  const uint64_t first = slice.first();
+  if (first > n || static_cast<size_t>(slice.values_size()) > n - first) {
+    return errors_.Report(
+        fmt::format("gradient slice from {} has values {} to {}, partition has {}", e.sender(),
+                    first, first + static_cast<uint64_t>(slice.values_size()), n));
   }
   if (slices_ == 0) {
     gradient_.assign(n, 0.0);
@@ -175,7 +221,8 @@ void DynamicSchedulerJob::HandleGradientSlice(const proto::Envelope& e) {
     return errors_.Report(
         fmt::format("gradient slices of checks {} and {} mixed", check_round_, e.round()));
   }
-  for (size_t i = 0; i < n; ++i) gradient_[i] += slice.values(static_cast<int>(i));
+  for (int i = 0; i < slice.values_size(); ++i)
+    gradient_[first + static_cast<size_t>(i)] += slice.values(i);
   ++slices_;
   MaybeFinishCheck();
 }

@@ -59,6 +59,8 @@ class DynamicSchedulerJob final : public MemberJob {
   static Result<Partition> LoadPartition(const proto::JobSpec& spec, uint32_t rank, uint32_t parts,
                                          uint32_t workers);
   void FinishLoading(Result<Partition> loaded);
+  // Sends a chord to the workers: the whole of it, or in the column layout each worker's share.
+  void SendToWorkers(const proto::Envelope& chord_envelope);
   void HandleChordRequest(const proto::Envelope& e);
   void HandleCommit(const proto::Envelope& e);
   void HandleGradientSlice(const proto::Envelope& e);

@@ -110,7 +110,7 @@ TEST_CASE("Progress line: 80 columns hold a dynamic and a static job's essential
                       Catch::Contains("tokens/s"));
 }
 
-TEST_CASE("TextTable: columns as wide as their widest cell; least important left out to fit",
+TEST_CASE("TextTable: columns as wide as their widest cell, least important left out to fit",
           "[cli_view]") {
   TextTable t;
   t.AddColumn("ID", TextTable::Align::kRight, 0);
@@ -156,7 +156,7 @@ TEST_CASE("Status: dynamic and static jobs in separate tables, named for what th
   CHECK(text.find(" lasso ") < lda_header);
 }
 
-TEST_CASE("Status: every table fits 80 columns; errors follow on their own lines", "[cli_view]") {
+TEST_CASE("Status: every table fits 80 columns, errors follow on their own lines", "[cli_view]") {
   proto::StatusReply s;
   s.set_uptime_s(100);
   auto* m = s.add_members();
@@ -180,7 +180,7 @@ TEST_CASE("Status: every table fits 80 columns; errors follow on their own lines
 }
 
 TEST_CASE(
-    "Status JSON: per-engine fields; a static job has no violation, an unmeasured one is null",
+    "Status JSON: per-engine fields, a static job has no violation, an unmeasured one is null",
     "[cli_view]") {
   proto::StatusReply s;
   *s.add_jobs() = DynamicJob();

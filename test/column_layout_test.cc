@@ -16,6 +16,7 @@
 #include "common/column_selection.h"
 #include "engine/dependency_filter.h"
 #include "engine/job_spec.h"
+#include "engine/shared_replica.h"
 #include "engine/vector_delta.h"
 
 namespace strads {
@@ -259,11 +260,19 @@ TEST_CASE(
 
   proto::VectorDelta d;
   change.Take(d);
+  // The coordinator's replica starts from the model's export and applies the same change.
+  proto::SharedRows exported;
+  model.ExportShared(exported);
+  SharedReplica replica;
+  REQUIRE(replica.Reset(exported, 40).ok());
   model.ApplyShared(d);
+  replica.Apply(d);
   double loss = 0.0;
   for (int i = 0; i < 40; ++i) loss += logistic::LogisticLoss::Eval(data.y[i], m[i]).loss;
-  CHECK(model.Loss() == Approx(loss).epsilon(1e-12));
+  CHECK(model.Loss() == loss_before);  // the loss is refreshed only by ExactLoss (at checks)
   CHECK(model.ExactLoss() == Approx(loss).epsilon(1e-12));
+  CHECK(model.Loss() == Approx(loss).epsilon(1e-12));
+  CHECK(replica.Loss(app) == Approx(loss).epsilon(1e-12));
 }
 
 }  // namespace

@@ -7,6 +7,8 @@
 #include "actor_harness.h"
 #include "apps/builtin_apps.h"
 #include "coordinator/coordinator.h"
+#include "coordinator/job_journal.h"
+#include "temp_dir.h"
 
 namespace strads {
 namespace {
@@ -29,9 +31,19 @@ proto::JobSpec ValidSpec() {
 
 class CoordinatorFixture {
  public:
-  CoordinatorFixture()
+  explicit CoordinatorFixture(CoordinatorOptions options = Options())
       : h_(kCoordinatorId, {"scheduler-0", "worker-0", "worker-1", "client"}),
-        coordinator_(h_.transport(), Options(), apps_, h_.log(), h_.now()) {}
+        options_(std::move(options)) {
+    Restart();
+  }
+
+  // A new coordinator over the same options (and work dir), as after a crash: the old one is
+  // dropped without any goodbye.
+  void Restart() {
+    coordinator_.reset();
+    coordinator_ =
+        std::make_unique<Coordinator>(h_.transport(), options_, apps_, h_.log(), h_.now());
+  }
 
   static CoordinatorOptions Options() {
     CoordinatorOptions o;
@@ -46,7 +58,7 @@ class CoordinatorFixture {
 
   void Send(const std::string& from, proto::Envelope e) {
     e.set_sender(from);
-    coordinator_.OnMessage(e, h_.now());
+    coordinator_->OnMessage(e, h_.now());
   }
   void Register(const std::string& id, proto::Role role) {
     auto e = MakeEnvelope(id);
@@ -91,11 +103,12 @@ class CoordinatorFixture {
     FAIL("no job " << id << " in the status");
     return {};
   }
-  void Tick() { coordinator_.OnTick(h_.now()); }
+  void Tick() { coordinator_->OnTick(h_.now()); }
 
   ActorHarness h_;
   const AppRegistry apps_ = BuiltinApps();
-  Coordinator coordinator_;
+  CoordinatorOptions options_;
+  std::unique_ptr<Coordinator> coordinator_;
 };
 
 }  // namespace
@@ -115,7 +128,7 @@ TEST_CASE("Coordinator: a member that registers is acknowledged with the heartbe
 }
 
 TEST_CASE(
-    "Coordinator: only schedulers and workers may register; a stranger's heartbeat is "
+    "Coordinator: only schedulers and workers may register, a stranger's heartbeat is "
     "answered with an error",
     "[coordinator]") {
   CoordinatorFixture f;
@@ -272,7 +285,7 @@ TEST_CASE("Coordinator: a bad spec is answered with an ErrorReply and the coordi
   CHECK_THAT(f.Submit(depth).error().message(), Catch::Contains("--pipeline-depth"));
   auto empty = MakeEnvelope("client");  // no body at all
   CHECK(f.Call(empty).has_error());
-  CHECK_FALSE(f.coordinator_.Finished());
+  CHECK_FALSE(f.coordinator_->Finished());
   CHECK(f.Status().jobs_size() == 0);
   CHECK(f.Submit(ValidSpec()).submit_reply().job_id() == 1);  // the next good one is accepted
 }
@@ -296,7 +309,7 @@ TEST_CASE("Coordinator: shutdown cancels the queue, tells every member and finis
   req.mutable_shutdown_cluster();
   CHECK(f.Call(req).has_shutdown_cluster());
   CHECK(f.h_.Kinds("worker-0") == std::vector{Kind::kShutdown});
-  CHECK(f.coordinator_.Finished());
+  CHECK(f.coordinator_->Finished());
   CHECK(f.Job(id).state() == proto::JOB_CANCELLED);
 }
 
@@ -340,7 +353,7 @@ TEST_CASE("Coordinator: with no member registered and none announced, a sized jo
 
 TEST_CASE(
     "Coordinator: 50000 status subscriptions of clients that went away lapse after the TTL with "
-    "no job running; a client that renews keeps its own",
+    "no job running, a client that renews keeps its own",
     "[coordinator][hostile]") {
   CoordinatorFixture f;
   auto subscribe = [&](const std::string& from) {
@@ -351,17 +364,112 @@ TEST_CASE(
   // Gone clients: the hub has no mailbox for them, as for a process that has exited.
   for (int i = 0; i < 50000; ++i) subscribe("gone-" + std::to_string(i));
   subscribe("client");
-  CHECK(f.coordinator_.subscriber_count() == 50001);
+  CHECK(f.coordinator_->subscriber_count() == 50001);
   const double ttl = CoordinatorFixture::Options().subscription_ttl_s;
   for (double t = 0; t < ttl + 2; t += 1) {
     f.h_.Advance(1);
     f.Tick();
     if (static_cast<int>(t) % 10 == 9) subscribe("client");  // as Client::Wait renews
   }
-  CHECK(f.coordinator_.subscriber_count() == 1);
+  CHECK(f.coordinator_->subscriber_count() == 1);
   f.h_.Advance(ttl + 1);
   f.Tick();
-  CHECK(f.coordinator_.subscriber_count() == 0);
+  CHECK(f.coordinator_->subscriber_count() == 0);
+}
+
+namespace {
+
+CoordinatorOptions WithWorkDir(const std::string& work_dir) {
+  CoordinatorOptions o = CoordinatorFixture::Options();
+  o.work_dir = work_dir;
+  return o;
+}
+
+proto::Envelope Request(uint64_t job_id, proto::Envelope::BodyCase kind) {
+  auto e = MakeEnvelope("client", job_id);
+  if (kind == Kind::kCancel) e.mutable_cancel();
+  if (kind == Kind::kResultRequest) e.mutable_result_request();
+  return e;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "Coordinator: restarted over the same work dir, it keeps the job table: finished jobs stay, "
+    "queued jobs run again, a loading job fails as interrupted, ids are not reused",
+    "[coordinator][journal]") {
+  testing::TempDir dir;
+  CoordinatorFixture f(WithWorkDir(dir.Path("work")));
+  f.RegisterAll();
+  const uint64_t cancelled = f.Submit(ValidSpec()).submit_reply().job_id();
+  REQUIRE(f.Call(Request(cancelled, Kind::kCancel)).cancel_reply().state() == proto::JOB_CANCELLED);
+  const uint64_t interrupted = f.Submit(ValidSpec()).submit_reply().job_id();
+  const uint64_t queued = f.Submit(ValidSpec()).submit_reply().job_id();
+  REQUIRE(f.Job(interrupted).state() == proto::JOB_LOADING);
+  REQUIRE(f.Job(queued).state() == proto::JOB_QUEUED);
+
+  f.Restart();
+  f.h_.ClearInboxes();
+  const auto status = f.Status();
+  REQUIRE(status.jobs_size() == 3);
+  CHECK(status.members_size() == 0);  // members are not journaled: they register again
+  CHECK(f.Job(cancelled).state() == proto::JOB_CANCELLED);
+  CHECK(f.Job(cancelled).error() == "cancelled");
+  CHECK(f.Job(interrupted).state() == proto::JOB_FAILED);
+  CHECK(f.Job(interrupted).error() == "coordinator restarted");
+  CHECK(f.Job(queued).state() == proto::JOB_QUEUED);
+  CHECK(f.Job(queued).spec().data_path() == ValidSpec().data_path());
+  // The members come back and the queued job runs again; the next submission gets a new id.
+  f.RegisterAll();
+  CHECK(f.Job(queued).state() == proto::JOB_LOADING);
+  CHECK(f.Submit(ValidSpec()).submit_reply().job_id() == queued + 1);
+
+  // A second restart sees the states the first one wrote.
+  f.Restart();
+  CHECK(f.Job(interrupted).error() == "coordinator restarted");
+  CHECK(f.Job(queued).state() == proto::JOB_FAILED);
+  CHECK(f.Job(queued + 1).state() == proto::JOB_QUEUED);
+  CHECK(f.Submit(ValidSpec()).submit_reply().job_id() == queued + 2);
+}
+
+TEST_CASE(
+    "Coordinator: results of a job that succeeded before a restart are served from the work dir, "
+    "and a lost file is named",
+    "[coordinator][journal]") {
+  testing::TempDir dir;
+  JobJournal journal(dir.Path("work"));
+  proto::ResultFile file;
+  file.set_name("coefficients.tsv");
+  file.set_content("3\t0.25\n");
+  auto written = journal.WriteResults(4, {file});
+  REQUIRE(written.ok());
+  proto::JobRecord record;
+  record.mutable_info()->set_job_id(4);
+  record.mutable_info()->set_state(proto::JOB_SUCCEEDED);
+  record.mutable_info()->set_objective(1.5);
+  record.set_result_dir(*written);
+  record.add_result_files("coefficients.tsv");
+  REQUIRE(journal.Write(record).ok());
+
+  CoordinatorFixture f(WithWorkDir(dir.Path("work")));
+  const auto reply = f.Call(Request(4, Kind::kResultRequest)).result_reply();
+  CHECK(reply.job().objective() == 1.5);
+  REQUIRE(reply.files_size() == 1);
+  CHECK(reply.files(0).content() == "3\t0.25\n");
+  CHECK(f.Submit(ValidSpec()).submit_reply().job_id() == 5);
+
+  std::filesystem::remove(std::filesystem::path(*written) / "coefficients.tsv");
+  CHECK_THAT(f.Call(Request(4, Kind::kResultRequest)).error().message(),
+             Catch::Contains("result file of job 4 lost") && Catch::Contains("coefficients.tsv"));
+}
+
+TEST_CASE("Coordinator: a work dir it cannot use refuses submissions instead of losing them",
+          "[coordinator][journal][faults]") {
+  testing::TempDir dir;
+  dir.Write("file", "not a directory");
+  CoordinatorFixture f(WithWorkDir(dir.Path("file")));
+  CHECK_FALSE(f.coordinator_->journal_status().ok());
+  CHECK_THAT(f.Submit(ValidSpec()).error().message(), Catch::Contains("job journal is unusable"));
 }
 
 }  // namespace strads

@@ -384,7 +384,7 @@ Status ReadAllEntries(const TempDir& dir, const std::string& text,
   return reader->status();
 }
 
-TEST_CASE("data: mm reader: entries stream in file order; values are checked when taken",
+TEST_CASE("data: mm reader: entries stream in file order, values are checked when taken",
           "[data]") {
   TempDir dir;
   const std::string path = dir.Write("m.mtx",
@@ -620,6 +620,150 @@ TEST_CASE("data: lines longer than the read buffer are read whole", "[data]") {
   CHECK(ds.x.cols() == features);
   CHECK(ds.x.row(1).sum() == 1.5 * features);
   CHECK(ds.y[2] == 3);
+}
+
+TEST_CASE("data: LoadColumns keeps the selected columns of every row, at the file's full width",
+          "[data]") {
+  TempDir dir;
+  const std::string svm = dir.Write("small.svm", kSmallLibsvm);
+  const std::string mtx = dir.Write("m.mtx", kSmallMatrixMarket);
+  const std::string labels = dir.Write("y.txt", kSmallLabels);
+  const std::vector<ColumnRange> ranges = {{0, 1}, {4, 6}};
+  for (const DataSource& src : {DataSource{svm, "", ""}, DataSource{mtx, "", labels}}) {
+    CAPTURE(src.path);
+    const Dataset all = MustLoad(src);
+    Result<Dataset> some = LoadColumns(src, ranges);
+    INFO(some.status().ToString());
+    REQUIRE(some.ok());
+    CHECK(some->total_rows == all.total_rows);
+    CHECK(some->x.cols() == all.x.cols());
+    CHECK(some->y == all.y);
+    Eigen::MatrixXd expected = Dense(all.x);
+    for (int64_t j = 0; j < expected.cols(); ++j) {
+      if (!InRanges(ranges, static_cast<uint64_t>(j))) expected.col(j).setZero();
+    }
+    CHECK(Dense(some->x) == expected);
+    CHECK(some->x.nonZeros() < all.x.nonZeros());
+    Result<Dataset> none = LoadColumns(src, std::vector<ColumnRange>{{3, 3}});  // an empty range
+    REQUIRE(none.ok());
+    CHECK(none->x.nonZeros() == 0);
+    CHECK(none->x.cols() == all.x.cols());
+  }
+}
+
+TEST_CASE("data: CountColumnEntries counts the entries of every column as a full load holds them",
+          "[data]") {
+  TempDir dir;
+  const std::string svm = dir.Write(
+      "unordered.svm", "1 qid:3 7:1 2:0.5 # 9:9 comment\n\n-1 2:1 1:3\n# 8:8\n0 5:2 1:1 7:0\n");
+  const std::string mtx = dir.Write("m.mtx", kSmallMatrixMarket);
+  const std::string labels = dir.Write("y.txt", kSmallLabels);
+  for (const DataSource& src : {DataSource{svm, "", ""}, DataSource{mtx, "", labels}}) {
+    CAPTURE(src.path);
+    const Dataset all = MustLoad(src);
+    Result<std::vector<uint64_t>> counts = CountColumnEntries(src);
+    INFO(counts.status().ToString());
+    REQUIRE(counts.ok());
+    REQUIRE(counts->size() == static_cast<size_t>(all.x.cols()));
+    for (int64_t j = 0; j < all.x.cols(); ++j) {
+      CHECK((*counts)[j] ==
+            static_cast<uint64_t>(all.x.outerIndexPtr()[j + 1] - all.x.outerIndexPtr()[j]));
+    }
+    std::vector<double> sq_norms;
+    uint64_t rows = 0;
+    REQUIRE(CountColumnEntries(src, AvailableMemoryBytes(), &sq_norms, &rows).ok());
+    CHECK(rows == all.total_rows);
+    REQUIRE(sq_norms.size() == counts->size());
+    for (int64_t j = 0; j < all.x.cols(); ++j) {
+      CHECK(sq_norms[j] == Approx(all.x.col(j).squaredNorm()).epsilon(1e-15));
+    }
+  }
+}
+
+TEST_CASE("data: CountColumnEntries refuses a huge feature id before allocating, as a load does",
+          "[data]") {
+  TempDir dir;
+  const std::string svm = dir.Write("huge.svm", "1 1:1\n2 2147483647:1\n");
+  const uint64_t one_gb = 1000 * 1000 * 1000;
+  Result<std::vector<uint64_t>> counts = CountColumnEntries({svm, "", ""}, one_gb);
+  REQUIRE_FALSE(counts.ok());
+  CHECK_THAT(counts.status().message(),
+             Catch::Contains("huge.svm: needs 34.4 GB for 2147483647 features"));
+  Result<Dataset> load = LoadDataset({svm, "", ""}, {}, one_gb);
+  REQUIRE_FALSE(load.ok());
+  CHECK_THAT(load.status().message(), Catch::Contains("needs 34.4 GB for 2147483647 features"));
+}
+
+TEST_CASE(
+    "data: a malformed value is skipped by the count and reported by the load that keeps its "
+    "column",
+    "[data]") {
+  TempDir dir;
+  const std::string svm = dir.Write("bad.svm", "1 1:1 2:0.5\n2 3:x\n");
+  Result<std::vector<uint64_t>> counts = CountColumnEntries({svm, "", ""});
+  REQUIRE(counts.ok());
+  CHECK(counts->size() == 3);
+  Result<Dataset> owner = LoadColumns({svm, "", ""}, std::vector<ColumnRange>{{2, 3}});
+  REQUIRE_FALSE(owner.ok());
+  CHECK_THAT(owner.status().message(), Catch::Contains("bad.svm:2: bad value in '3:x'"));
+  // Another member checks only the id, and keeps its own columns.
+  Result<Dataset> other = LoadColumns({svm, "", ""}, std::vector<ColumnRange>{{0, 2}});
+  REQUIRE(other.ok());
+  CHECK(other->x.cols() == 3);
+  CHECK(other->x.nonZeros() == 2);
+  // A malformed id is everyone's error.
+  const std::string bad_id = dir.Write("bad-id.svm", "1 1:1 x:0.5\n");
+  Result<Dataset> any = LoadColumns({bad_id, "", ""}, std::vector<ColumnRange>{{0, 1}});
+  REQUIRE_FALSE(any.ok());
+  CHECK_THAT(any.status().message(), Catch::Contains("bad-id.svm:1: bad feature id in 'x:0.5'"));
+}
+
+TEST_CASE("data: LoadColumns from the counts fills the columns directly, equal to a filtered load",
+          "[data]") {
+  TempDir dir;
+  const std::string svm = dir.Write(
+      "unordered.svm", "1 qid:3 7:1 2:0.5 # 9:9 comment\n\n-1 2:1 1:3\n# 8:8\n0 5:2 1:1 7:0\n");
+  const DataSource src{svm, "", ""};
+  uint64_t rows = 0;
+  Result<std::vector<uint64_t>> counts =
+      CountColumnEntries(src, AvailableMemoryBytes(), nullptr, &rows);
+  REQUIRE(counts.ok());
+  for (const std::vector<ColumnRange>& ranges :
+       {std::vector<ColumnRange>{{0, 7}}, std::vector<ColumnRange>{{0, 1}, {4, 7}},
+        std::vector<ColumnRange>{{2, 2}}}) {
+    Result<Dataset> filtered = LoadColumns(src, ranges);
+    Result<Dataset> direct = LoadColumns(src, ranges, *counts, rows);
+    INFO(direct.status().ToString());
+    REQUIRE(filtered.ok());
+    REQUIRE(direct.ok());
+    CHECK(direct->total_rows == filtered->total_rows);
+    CHECK(direct->y == filtered->y);
+    CHECK(direct->x.cols() == filtered->x.cols());
+    CHECK(Dense(direct->x) == Dense(filtered->x));
+    CHECK(direct->x.nonZeros() == filtered->x.nonZeros());
+  }
+  // Counts of another file: the load notices instead of writing past a column.
+  const std::string other = dir.Write("other.svm", "1 1:1 2:1\n2 1:1\n-1 2:1 1:3\n");
+  Result<Dataset> changed =
+      LoadColumns({other, "", ""}, std::vector<ColumnRange>{{0, 7}}, *counts, rows);
+  REQUIRE_FALSE(changed.ok());
+  CHECK_THAT(changed.status().message(), Catch::Contains("other.svm: changed while loading"));
+}
+
+TEST_CASE("data: moving a Dataset hands over the matrix's storage instead of copying it",
+          "[data]") {
+  TempDir dir;
+  Dataset a = MustLoad({dir.Write("small.svm", kSmallLibsvm), "", ""});
+  const Eigen::MatrixXd before = Dense(a.x);
+  const double* values = a.x.valuePtr();
+  Dataset b(std::move(a));
+  CHECK(b.x.valuePtr() == values);  // Eigen 3.4's own "move" would have copied
+  CHECK(Dense(b.x) == before);
+  Dataset c;
+  c = std::move(b);
+  CHECK(c.x.valuePtr() == values);
+  CHECK(Dense(c.x) == before);
+  CHECK(c.y.size() == 4);
 }
 
 }  // namespace

@@ -46,7 +46,7 @@ std::string Garbage() {
 
 }  // namespace
 
-TEST_CASE("WireText: any bytes become text protobuf accepts; printable UTF-8 is kept as is",
+TEST_CASE("WireText: any bytes become text protobuf accepts, printable UTF-8 is kept as is",
           "[hostile]") {
   const std::string garbage = Garbage();
   REQUIRE_FALSE(SurvivesTheWire(garbage));  // what the escaping is for
@@ -133,7 +133,7 @@ TEST_CASE("a MatrixMarket header declaring billions of columns is refused before
              Catch::StartsWith(x + ": needs 32.0 GB for 2000000000 columns (the header's)"));
 }
 
-TEST_CASE("MemoryBudget: MemAvailable is read from /proc/meminfo; estimates saturate",
+TEST_CASE("MemoryBudget: MemAvailable is read from /proc/meminfo, estimates saturate",
           "[hostile]") {
   const uint64_t available = AvailableMemoryBytes();
   CHECK(available > 0);

@@ -319,13 +319,27 @@ case_rejects_unknown_flag() {
 }
 
 case_rejects_unknown_command() {
-  run restart --run-dir "$RUN"
+  run reboot --run-dir "$RUN"
   assert_rc 2
-  assert_err_has "unknown command 'restart'"
+  assert_err_has "unknown command 'reboot'"
   assert_err_has "Usage:"
   run --run-dir "$RUN"
   assert_rc 2
   assert_err_has "no command"
+}
+
+case_restart_without_recorded_endpoints_refuses() {
+  make_stubs
+  cd "$TMP"
+  hostfile hosts.txt '127.0.0.1 coordinator scheduler worker'
+  run restart coordinator --hostfile hosts.txt --run-dir "$RUN" --bin-dir "$BIN" --timeout 5
+  assert_rc 1
+  assert_err_has "cannot restart the coordinator"
+  assert_err_has "coordinator.endpoint: no recorded endpoints"
+  [[ ! -e $STUB_STATE/coordinator.ran ]] || fail "a coordinator was started"
+  run restart worker --hostfile hosts.txt --run-dir "$RUN" --bin-dir "$BIN"
+  assert_rc 2
+  assert_err_has "cannot restart 'worker'"
 }
 
 case_prints_help() {

@@ -2,6 +2,8 @@
 // registration_waiter, shell_words, local_host): no sockets, no processes.
 #include <catch2/catch.hpp>
 
+#include "temp_dir.h"
+
 #include "cli/cluster_plan.h"
 #include "cli/hostfile.h"
 #include "cli/launcher_options.h"
@@ -101,8 +103,16 @@ TEST_CASE("launcher options: values, defaults and the errors users see", "[optio
   CHECK(Options({"stop"}).run_dir == "/tmp/default-run");
   CHECK(Options({"--help", "--bogus"}).help);
   CHECK(OptionError({"start", "--bogus"}) == "unknown option '--bogus'");
-  CHECK(OptionError({"restart"}) == "unknown command 'restart' (expected start, stop or status)");
-  CHECK(OptionError({"--dry-run"}) == "no command given (expected start, stop or status)");
+  CHECK(OptionError({"reboot"}) ==
+        "unknown command 'reboot' (expected start, stop, status or restart)");
+  CHECK(OptionError({"--dry-run"}) == "no command given (expected start, stop, status or restart)");
+  CHECK(OptionError({"restart"}) == "restart needs a role (restart coordinator)");
+  CHECK_THAT(OptionError({"restart", "worker"}), Catch::StartsWith("cannot restart 'worker'"));
+  CHECK(OptionError({"restart", "coordinator"}) == "restart needs --hostfile FILE");
+  CHECK_THAT(OptionError({"stop", "--coordinator-ports", "7700"}),
+             Catch::StartsWith("bad --coordinator-ports '7700'"));
+  CHECK_THAT(OptionError({"stop", "--coordinator-ports", "7700,0"}),
+             Catch::StartsWith("bad --coordinator-ports"));
   CHECK(OptionError({"start"}) == "start needs --hostfile FILE");
   CHECK(OptionError({"stop", "--timeout"}) == "option --timeout needs a value");
   CHECK_THAT(OptionError({"stop", "--port", "65535"}), Catch::StartsWith("bad --port '65535'"));
@@ -166,6 +176,27 @@ TEST_CASE("the start plan: coordinator flags, one member per hostfile entry", "[
   CHECK(plan.Expected() == expected);
 }
 
+TEST_CASE("a restart pins the coordinator to the ports recorded in the endpoint file", "[plan]") {
+  testing::TempDir dir;
+  const std::string recorded =
+      dir.Write("coordinator.endpoint", "tcp://127.0.0.1:41234\ntcp://127.0.0.1:41999\n");
+  const auto ports = RecordedPorts(recorded);
+  REQUIRE(ports.ok());
+  CHECK(ports.value() == std::make_pair(41234, 41999));
+  CHECK(RecordedPorts(dir.Path("none")).status().code() == StatusCode::kNotFound);
+  CHECK_THAT(RecordedPorts(dir.Write("half", "tcp://127.0.0.1:41234\n")).status().message(),
+             Catch::Contains("expected two lines tcp://HOST:PORT"));
+  CHECK_FALSE(RecordedPorts(dir.Write("bad", "tcp://h:1\ntcp://h:99999\n")).ok());
+
+  auto o = Options({"restart", "coordinator", "--hostfile", "h", "--run-dir", "/r", "--port", "0",
+                    "--coordinator-ports", "41234,41999"});
+  CHECK(o.role == "coordinator");
+  const LocalHost local({});
+  const ClusterPlan plan(Parse("localhost coordinator scheduler worker"), o, local, "/", false);
+  CHECK_THAT(ShellJoin(plan.coordinator().command),
+             Catch::StartsWith("nohup strads-coordinator --port 41234 --status-port 41999 "));
+}
+
 TEST_CASE("port 0 asks for free ports for both coordinator sockets", "[plan]") {
   auto o = Options({"start", "--hostfile", "h", "--run-dir", "/r", "--port", "0"});
   const LocalHost local({});
@@ -173,6 +204,25 @@ TEST_CASE("port 0 asks for free ports for both coordinator sockets", "[plan]") {
   CHECK_THAT(ShellJoin(plan.coordinator().command),
              Catch::StartsWith("nohup strads-coordinator --port 0 --status-port 0 "));
   CHECK_THAT(plan.DryRun("strads"), Catch::Contains("cluster wait start --hostfile h"));
+}
+
+TEST_CASE("launcher: --http-port and --http-address reach the coordinator, no dashboard by default",
+          "[plan]") {
+  const LocalHost local({});
+  const Hostfile hosts = Parse("localhost coordinator scheduler worker");
+  auto plain = Options({"start", "--hostfile", "h", "--run-dir", "/r"});
+  CHECK(plain.http_port == -1);
+  CHECK_THAT(ShellJoin(ClusterPlan(hosts, plain, local, "/", false).coordinator().argv),
+             !Catch::Contains("--http"));
+  auto o = Options({"start", "--hostfile", "h", "--run-dir", "/r", "--http-port=0",
+                    "--http-address", "0.0.0.0"});
+  CHECK_THAT(ShellJoin(ClusterPlan(hosts, o, local, "/", false).coordinator().argv),
+             Catch::EndsWith(" --http-port 0 --http-address 0.0.0.0"));
+  CHECK(Options({"stop", "--http-port", "65535"}).http_port == 65535);
+  CHECK_THAT(OptionError({"stop", "--http-port", "65536"}),
+             Catch::StartsWith("bad --http-port '65536'"));
+  CHECK_THAT(OptionError({"stop", "--http-port", "-1"}), Catch::StartsWith("bad --http-port '-1'"));
+  CHECK(OptionError({"stop", "--http-port"}) == "option --http-port needs a value");
 }
 
 namespace {

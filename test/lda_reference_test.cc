@@ -222,7 +222,7 @@ TEST_CASE("the log-likelihood per token matches its O(K) definition", "[lda]") {
   CHECK(r->loglik_per_token == Approx(sum / p.corpus.tokens).epsilon(1e-12));
 }
 
-TEST_CASE("a seed determines the whole run; another seed gives another run", "[lda]") {
+TEST_CASE("a seed determines the whole run, another seed gives another run", "[lda]") {
   const Planted p = PlantedCorpus(11, 4, 10, 40, 30);
   LdaOptions o;
   o.topics = 10;

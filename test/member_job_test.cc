@@ -3,8 +3,10 @@
 // coordinator and the peers. Fake apps keep the jobs' own logic in view: a dynamic shard whose
 // statistics are the deltas it has applied, and a static app whose blocks record the sub-rounds
 // they were worked on in.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -212,6 +214,17 @@ proto::Envelope ChordEnvelope(uint64_t round, std::vector<uint64_t> ids, uint32_
   return e;
 }
 
+// Worker `worker`'s gradient slice for check `round`: `count` values `value` from partition
+// index `first` on.
+proto::Envelope SliceEnvelope(uint32_t worker, uint64_t round, uint64_t first, size_t count,
+                              double value) {
+  auto e = MakeEnvelope("worker-" + std::to_string(worker), kJob, round);
+  e.mutable_gradient_slice()->set_worker_rank(worker);
+  e.mutable_gradient_slice()->set_first(first);
+  for (size_t i = 0; i < count; ++i) e.mutable_gradient_slice()->add_values(value);
+  return e;
+}
+
 proto::Envelope CommitEnvelope(uint64_t round, uint64_t id, double value, double delta) {
   auto e = MakeEnvelope("coordinator", kJob, round);
   e.mutable_commit()->add_ids(id);
@@ -346,7 +359,89 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "dynamic scheduler job: commits set the values it sends; one outside its partition is "
+    "dynamic scheduler job: in the column layout each worker gets only the parameters it owns, "
+    "the coordinator the whole chord",
+    "[member_job][dynamic_scheduler]") {
+  testing::TempDir dir;
+  Bench bench("scheduler-0", 1, 2);
+  bench.start.mutable_spec()->set_data_path(TinyData(dir));
+  proto::DynamicEngineSpec& d = *bench.start.mutable_spec()->mutable_dynamic();
+  d.set_layout(proto::LAYOUT_COLUMNS);
+  d.set_chord_size(6);
+  d.set_candidates(12);
+  d.set_rho(1.0);
+  DynamicSchedulerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
+  REQUIRE(bench.AwaitReady(job).error().empty());
+  auto request = MakeEnvelope("coordinator", kJob, 0);
+  request.mutable_chord_request();
+  bench.Deliver(job, request);
+  auto whole = bench.Drain("coordinator", proto::Envelope::kChord);
+  REQUIRE(whole.size() == 1);
+  REQUIRE(whole[0].chord().ids_size() == 6);  // every feature of the tiny file
+  std::vector<std::vector<uint64_t>> shares;
+  std::vector<uint64_t> all;
+  for (const std::string to : {"worker-0", "worker-1"}) {
+    auto got = bench.Drain(to, proto::Envelope::kChord);
+    REQUIRE(got.size() == 1);
+    const proto::Chord& c = got[0].chord();
+    CHECK(got[0].round() == 0);
+    CHECK(c.values_size() == c.ids_size());
+    CHECK(c.sq_norms_size() == c.ids_size());
+    shares.emplace_back(c.ids().begin(), c.ids().end());
+    all.insert(all.end(), c.ids().begin(), c.ids().end());
+  }
+  // Each worker owns a contiguous block, worker 0 the lower one; together they are the chord.
+  REQUIRE_FALSE(shares[0].empty());
+  REQUIRE_FALSE(shares[1].empty());
+  CHECK(*std::max_element(shares[0].begin(), shares[0].end()) <
+        *std::min_element(shares[1].begin(), shares[1].end()));
+  std::sort(all.begin(), all.end());
+  std::vector<uint64_t> expected(whole[0].chord().ids().begin(), whole[0].chord().ids().end());
+  std::sort(expected.begin(), expected.end());
+  CHECK(all == expected);
+}
+
+TEST_CASE(
+    "dynamic scheduler job: without the filter (rho 1) it loads norms only, and its partition "
+    "and chords' norms are those of a full load",
+    "[member_job][dynamic_scheduler]") {
+  testing::TempDir dir;
+  const std::string data = TinyData(dir);
+  std::vector<proto::Ready> readies;
+  std::vector<std::map<uint64_t, double>> norms;
+  for (double rho : {1.0, 0.5}) {
+    CAPTURE(rho);
+    Bench bench("scheduler-1", 2, 1);
+    bench.start.set_rank(1);
+    bench.start.mutable_spec()->set_data_path(data);
+    proto::DynamicEngineSpec& d = *bench.start.mutable_spec()->mutable_dynamic();
+    d.set_schedule(proto::SCHEDULE_CYCLIC);  // the same ids whatever the filter
+    d.set_chord_size(6);
+    d.set_rho(rho);
+    DynamicSchedulerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
+    readies.push_back(bench.AwaitReady(job));
+    REQUIRE(readies.back().error().empty());
+    auto request = MakeEnvelope("coordinator", kJob, 1);
+    request.mutable_chord_request();
+    bench.Deliver(job, request);
+    auto chords = bench.Drain("coordinator", proto::Envelope::kChord);
+    REQUIRE(chords.size() == 1);
+    norms.emplace_back();
+    for (int k = 0; k < chords[0].chord().ids_size(); ++k) {
+      norms.back()[chords[0].chord().ids(k)] = chords[0].chord().sq_norms(k);
+    }
+  }
+  CHECK(readies[0].first_param() == readies[1].first_param());
+  CHECK(readies[0].end_param() == readies[1].end_param());
+  CHECK(readies[0].num_rows() == 4);
+  CHECK(readies[0].num_rows() == readies[1].num_rows());
+  CHECK(readies[0].num_features() == readies[1].num_features());
+  REQUIRE_FALSE(norms[0].empty());
+  CHECK(norms[0] == norms[1]);
+}
+
+TEST_CASE(
+    "dynamic scheduler job: commits set the values it sends, one outside its partition is "
     "reported",
     "[member_job][dynamic_scheduler]") {
   testing::TempDir dir;
@@ -391,12 +486,7 @@ TEST_CASE(
   const proto::Ready ready = bench.AwaitReady(job);
   REQUIRE(ready.error().empty());
   const size_t n = ready.end_param() - ready.first_param();
-  auto slice = [&](uint32_t worker, double value) {
-    auto e = MakeEnvelope("worker-" + std::to_string(worker), kJob, 5);
-    e.mutable_gradient_slice()->set_worker_rank(worker);
-    for (size_t i = 0; i < n; ++i) e.mutable_gradient_slice()->add_values(value);
-    return e;
-  };
+  auto slice = [&](uint32_t worker, double value) { return SliceEnvelope(worker, 5, 0, n, value); };
   auto request = MakeEnvelope("coordinator", kJob, 5);
   request.mutable_check_request();
   std::vector<proto::Envelope> order;
@@ -413,6 +503,36 @@ TEST_CASE(
   CHECK(reports[0].round() == 5);
   CHECK(reports[0].check_report().max_abs_gradient() == 3.0);  // the slices are summed
   CHECK(reports[0].check_report().max_violation() == 3.0);
+}
+
+TEST_CASE(
+    "dynamic scheduler job: gradient slices of workers' blocks add at their offsets, one past the "
+    "partition is reported",
+    "[member_job][dynamic_scheduler]") {
+  testing::TempDir dir;
+  Bench bench("scheduler-0", 1, 2);
+  bench.start.mutable_spec()->set_data_path(TinyData(dir));
+  DynamicSchedulerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
+  const proto::Ready ready = bench.AwaitReady(job);
+  REQUIRE(ready.error().empty());
+  const size_t n = ready.end_param() - ready.first_param();
+  REQUIRE(n >= 2);
+  auto request = MakeEnvelope("coordinator", kJob, 5);
+  request.mutable_check_request();
+  bench.Deliver(job, request);
+  bench.Deliver(job, SliceEnvelope(0, 5, 0, 1, -4.0));      // worker 0: the first parameter
+  bench.Deliver(job, SliceEnvelope(1, 5, 1, n - 1, -2.0));  // worker 1: the others
+  auto reports = bench.Drain("coordinator", proto::Envelope::kCheckReport);
+  REQUIRE(reports.size() == 1);
+  CHECK(reports[0].check_report().max_abs_gradient() == 4.0);
+
+  auto next = MakeEnvelope("coordinator", kJob, 6);
+  next.mutable_check_request();
+  bench.Deliver(job, next);
+  bench.Deliver(job, SliceEnvelope(0, 6, n - 1, 2, 1.0));
+  auto errors = bench.Drain("coordinator", proto::Envelope::kReady);
+  REQUIRE(errors.size() == 1);
+  CHECK_THAT(errors[0].ready().error(), Catch::Contains("partition has"));
 }
 
 TEST_CASE(

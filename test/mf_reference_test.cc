@@ -219,7 +219,7 @@ TEST_CASE("mf: the initial model is a pure function of the seed", "[mf]") {
   CHECK(InitialCcdModel(r, o).H != a.H);
 }
 
-TEST_CASE("mf ccd: objective never increases; trace matches from-scratch F", "[mf]") {
+TEST_CASE("mf ccd: objective never increases, trace matches from-scratch F", "[mf]") {
   const Ratings r = Planted(2, 40, 30, 4, 0.3);
   for (uint32_t inner : {1u, 3u}) {
     MfOptions o;
@@ -297,7 +297,7 @@ TEST_CASE("mf sgd: recovers a planted low-rank matrix, deterministically", "[mf]
   CHECK(again->model.H == res->model.H);
 }
 
-TEST_CASE("mf: options are validated; divergence is reported", "[mf]") {
+TEST_CASE("mf: options are validated, divergence is reported", "[mf]") {
   const Ratings r = Planted(6, 10, 10, 2, 0.5);
   MfOptions o;
   o.rank = 0;

@@ -103,9 +103,7 @@ TEST_CASE("PrioritySampler single draws occur with frequency proportional to wei
   const int draws = 200000;
   std::vector<int> count(w.size(), 0);
   for (int d = 0; d < draws; ++d) {
-    const auto got = s.DrawWithoutReplacement(1, rng);
-    REQUIRE(got.size() == 1);
-    ++count[got[0]];
+    ++count[s.Find(std::uniform_real_distribution<double>(0.0, s.Total())(rng))];
   }
   for (size_t i = 0; i < w.size(); ++i) {
     const double p = w[i] / s.Total();
@@ -117,70 +115,92 @@ TEST_CASE("PrioritySampler single draws occur with frequency proportional to wei
   CHECK(count[7] == 0);
 }
 
-TEST_CASE("PrioritySampler draws without replacement with successive-sampling inclusion odds",
+TEST_CASE("PrioritySampler SetMany builds the same tree as the Sets one by one, repeats in order",
           "[priority_sampler]") {
-  // For k = 2: P(i in draw) = w_i/W + sum_{j != i} (w_j/W) (w_i/(W - w_j)).
-  std::mt19937_64 rng(5);
-  const std::vector<double> w = {1, 2, 4, 8, 0, 16};
-  double total = 0;
-  for (double x : w) total += x;
+  std::mt19937_64 rng(3);
+  const size_t n = 5000;  // 5 levels
+  PrioritySampler one(n, 1.0), many(n, 1.0);
+  std::uniform_int_distribution<size_t> pick(0, n - 1);
+  std::uniform_real_distribution<double> weight(0.0, 3.0);
+  for (int batch = 0; batch < 50; ++batch) {
+    std::vector<size_t> ids(1 + batch * 20);
+    std::vector<double> ws(ids.size());
+    for (size_t m = 0; m < ids.size(); ++m) {
+      ids[m] = m % 7 == 3 ? ids[m - 1] : pick(rng);  // some ids twice in a row
+      ws[m] = m % 11 == 0 ? 0.0 : weight(rng);
+      one.Set(ids[m], ws[m]);
+    }
+    many.SetMany(ids, ws);
+    REQUIRE(many.Total() == one.Total());  // bit for bit: the same sums in the same order
+    for (size_t i = 0; i < n; ++i) REQUIRE(many.Get(i) == one.Get(i));
+    for (double u = 0.0; u < one.Total(); u += one.Total() / 97)
+      REQUIRE(many.Find(u) == one.Find(u));
+  }
+}
+
+// Draws `trials` times k indices and puts them back; returns how often each index was drawn.
+std::vector<int> SystematicCounts(const std::vector<double>& w, size_t k, int trials) {
+  std::mt19937_64 rng(11);
   PrioritySampler s(w.size(), 0.0);
   for (size_t i = 0; i < w.size(); ++i) s.Set(i, w[i]);
-  const int trials = 100000;
+  const double total = s.Total();
   std::vector<int> count(w.size(), 0);
+  std::vector<double> before;
   for (int t = 0; t < trials; ++t) {
-    const auto got = s.DrawWithoutReplacement(2, rng);
-    REQUIRE(got.size() == 2);
-    REQUIRE(got[0] != got[1]);
-    for (size_t i : got) ++count[i];
-  }
-  for (size_t i = 0; i < w.size(); ++i) {
-    double p = w[i] / total;
-    for (size_t j = 0; j < w.size(); ++j) {
-      if (j != i) p += (w[j] / total) * (w[i] / (total - w[j]));
+    const auto got = s.TakeSystematic(k, rng, before);
+    REQUIRE(got.size() == k);
+    REQUIRE(std::set<size_t>(got.begin(), got.end()).size() == k);
+    for (size_t m = 0; m < got.size(); ++m) {
+      REQUIRE(before[m] == w[got[m]]);
+      REQUIRE(s.Get(got[m]) == 0.0);  // kept at 0 until the caller sets it back
+      ++count[got[m]];
     }
+    s.SetMany(got, before);
+    REQUIRE(s.Total() == total);
+  }
+  return count;
+}
+
+TEST_CASE("PrioritySampler TakeSystematic includes each index with probability k w / W",
+          "[priority_sampler]") {
+  const std::vector<double> w = {1, 2, 3, 0, 4, 6, 1, 2, 5, 2};  // every k w / W below 1
+  const double total = 26;
+  const size_t k = 3;
+  const int trials = 60000;
+  const auto count = SystematicCounts(w, k, trials);
+  for (size_t i = 0; i < w.size(); ++i) {
+    const double p = k * w[i] / total;
     const double sigma = std::sqrt(trials * p * (1 - p));
     INFO("index " << i << " count " << count[i] << " expected " << trials * p);
     CHECK(std::abs(count[i] - trials * p) <= 5 * sigma + 1e-9);
   }
 }
 
-TEST_CASE(
-    "PrioritySampler DrawWithoutReplacement gives distinct positive-weight indices and "
-    "restores every weight",
-    "[priority_sampler]") {
-  std::mt19937_64 rng(9);
-  const size_t n = 100;
-  PrioritySampler s(n, 0.0);
-  std::vector<double> w(n, 0.0);
-  for (size_t i = 0; i < n; i += 3) w[i] = 0.25 + (i % 7);  // 34 positive weights
-  for (size_t i = 0; i < n; ++i) s.Set(i, w[i]);
-  const double total = s.Total();
-  for (int round = 0; round < 100; ++round) {
-    const auto got = s.DrawWithoutReplacement(20, rng);
-    REQUIRE(got.size() == 20);
-    REQUIRE(std::set<size_t>(got.begin(), got.end()).size() == got.size());
-    for (size_t i : got) REQUIRE(w[i] > 0.0);
-    REQUIRE(s.Total() == total);
-    for (size_t i = 0; i < n; ++i) REQUIRE(s.Get(i) == w[i]);
-  }
+TEST_CASE("PrioritySampler TakeSystematic always draws an index heavier than W / k",
+          "[priority_sampler]") {
+  // Index 5 holds one or two of the three points; a second point is drawn again from the rest.
+  const std::vector<double> w = {1, 2, 3, 0, 4, 30, 1, 2, 5, 2};
+  const int trials = 20000;
+  const auto count = SystematicCounts(w, 3, trials);
+  CHECK(count[5] == trials);
+  CHECK(count[3] == 0);
+  for (size_t i : {0, 1, 2, 4, 6, 7, 8, 9}) CHECK(count[i] > 0);
 }
 
-TEST_CASE(
-    "PrioritySampler DrawWithoutReplacement returns only the positive-weight indices when "
-    "asked for more",
-    "[priority_sampler]") {
-  std::mt19937_64 rng(1);
-  PrioritySampler s(10, 0.0);
-  s.Set(2, 1.0);
-  s.Set(7, 1e-12);
-  s.Set(9, 5.0);
-  auto got = s.DrawWithoutReplacement(8, rng);
+TEST_CASE("PrioritySampler TakeSystematic returns every positive index when asked for more",
+          "[priority_sampler]") {
+  std::mt19937_64 rng(2);
+  PrioritySampler s(100, 0.0);
+  const std::vector<size_t> positive = {2, 7, 8, 9, 63, 64, 99};
+  for (size_t i : positive) s.Set(i, i == 7 ? 1e-12 : 1.0 + static_cast<double>(i));
+  std::vector<double> before;
+  auto got = s.TakeSystematic(50, rng, before);
   std::sort(got.begin(), got.end());
-  CHECK(got == std::vector<size_t>{2, 7, 9});
-  CHECK(s.DrawWithoutReplacement(0, rng).empty());
-  CHECK(PrioritySampler(10, 0.0).DrawWithoutReplacement(3, rng).empty());
-  CHECK(PrioritySampler(0, 1.0).DrawWithoutReplacement(3, rng).empty());
+  CHECK(got == positive);
+  CHECK(s.Total() == 0.0);
+  CHECK(s.TakeSystematic(3, rng, before).empty());
+  CHECK(before.empty());
+  CHECK(PrioritySampler(0, 1.0).TakeSystematic(3, rng, before).empty());
 }
 
 }  // namespace

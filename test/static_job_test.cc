@@ -155,7 +155,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "StaticJob: no SubRoundStart r + 1 before all P SubRoundDone of r; it carries the "
+    "StaticJob: no SubRoundStart r + 1 before all P SubRoundDone of r, it carries the "
     "all-reduced aggregates",
     "[static_job][barrier]") {
   StaticJobFixture f;
@@ -218,7 +218,7 @@ TEST_CASE(
 
 TEST_CASE(
     "StaticJob: evaluation passes run in iteration 0, every eval_every iterations and the "
-    "last; then the model is assembled",
+    "last, then the model is assembled",
     "[static_job][passes]") {
   StaticJobFixture f(/*iterations=*/3, /*eval_every=*/2);
   f.LoadEveryone();

@@ -40,6 +40,16 @@ TEST_CASE("StepLength finds the interior minimiser of a smooth and of a kinked p
   // would go to 0.8, but past the kink the penalty's slope is +lambda, which stops it there:
   // phi'(0.25-) = 0.25 - 0.8 - 1 < 0 and phi'(0.25+) = 0.25 - 0.8 + 1 > 0.
   CHECK(StepLength(Quadratic(1.0, 0.8, 1.0, 0.25, -1.0)) == Approx(0.25).margin(1e-6));
+  // Few evaluations: the two ends, then one where the slope is linear (Lasso between kinks), and a
+  // handful on a smooth one (logistic-like: phi'(a) = tanh(3a - 1)).
+  int calls = 0;
+  const OneSidedSlope linear = Quadratic(4.0, 2.0);
+  CHECK(StepLength([&](double a, int side) { return ++calls, linear(a, side); }) == 0.5);
+  CHECK(calls == 3);
+  calls = 0;
+  const double smooth = StepLength([&](double a, int) { return ++calls, std::tanh(3 * a - 1); });
+  CHECK(smooth == Approx(1.0 / 3).margin(1e-6));
+  CHECK(calls <= 12);
   // The result is never past the minimiser: phi decreases on [0, alpha].
   const double a = StepLength(Quadratic(4.0, 2.0));
   CHECK(a <= 0.5);

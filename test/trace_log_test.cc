@@ -5,7 +5,7 @@
 
 using namespace strads;
 
-TEST_CASE("TraceLog: a row for the updates of the last row replaces it; others are appended",
+TEST_CASE("TraceLog: a row for the updates of the last row replaces it, others are appended",
           "[trace]") {
   TraceLog log("seconds,updates,objective");
   CHECK(log.Text() == "seconds,updates,objective\n");

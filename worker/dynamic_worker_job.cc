@@ -37,17 +37,22 @@ Result<DynamicWorkerJob::Loaded> DynamicWorkerJob::Load(const proto::JobSpec& sp
     return Loaded{std::move(shard).value(), {}};
   }
   try {
+    // Two passes: the columns' entry counts give the blocks (the same on every member), then
+    // only this worker's columns are kept, so it never holds the whole matrix.
     DataSource source{spec.data_path(), spec.dynamic().data_format(), spec.dynamic().labels_path()};
-    auto data = LoadDataset(source, RowRange{});
-    if (!data.ok()) return data.status();
-    Loaded out{std::move(data).value(), {}};
-    out.blocks = NestedPartitionByWeight(ColumnWeights(out.data.x), schedulers, workers);
+    uint64_t rows = 0;
+    auto counts = CountColumnEntries(source, AvailableMemoryBytes(), nullptr, &rows);
+    if (!counts.ok()) return counts.status();
+    Loaded out;
+    out.blocks = NestedPartitionByWeight(*counts, schedulers, workers);
     std::vector<ColumnRange> owned;
     for (uint32_t s = 0; s < schedulers; ++s) {
       const size_t b = size_t(s) * workers + rank;
       owned.push_back({out.blocks[b], out.blocks[b + 1]});
     }
-    out.data.x = KeepColumns(out.data.x, owned);
+    auto data = LoadColumns(source, owned, *counts, rows);
+    if (!data.ok()) return data.status();
+    out.data = std::move(data).value();
     return out;
   } catch (const std::exception& e) {
     return Status::Internal(spec.data_path() + ": cannot load the columns: " + e.what());
@@ -148,7 +153,10 @@ void DynamicWorkerJob::HandleBegin(const proto::Envelope& e) {
 }
 
 void DynamicWorkerJob::ComputeEligibleChords() {
-  const uint64_t depth = std::max<uint32_t>(1, spec_.dynamic().pipeline_depth());
+  // Column layout: a worker's share is exact coordinate descent against its replica, so round t
+  // always waits for every commit before it; a depth D > 1 only lets the chords come ahead
+  // (requested while earlier rounds run, which hides the request's round trip).
+  const uint64_t depth = columns_ ? 1 : std::max<uint32_t>(1, spec_.dynamic().pipeline_depth());
   for (auto it = pending_.begin(); it != pending_.end();) {
     const uint64_t t = it->first;
     const proto::Chord& chord = it->second.chord;
@@ -267,10 +275,18 @@ void DynamicWorkerJob::HandleCheck(const proto::Envelope& e) {
   const auto& starts = partition_starts_;
   std::vector<double> slice;
   for (size_t s = 0; s + 1 < starts.size(); ++s) {
-    slice.assign(starts[s + 1] - starts[s], 0.0);
-    state_->Gradient(starts[s], starts[s + 1], slice);
+    // Column layout: only this worker's block of the partition (its gradient is 0 elsewhere).
+    uint64_t first = starts[s], end = starts[s + 1];
+    if (columns()) {
+      const size_t b = s * num_workers_ + rank_;
+      first = std::clamp<uint64_t>(blocks_[b], starts[s], starts[s + 1]);
+      end = std::clamp<uint64_t>(blocks_[b + 1], first, starts[s + 1]);
+    }
+    slice.assign(end - first, 0.0);
+    state_->Gradient(first, end, slice);
     auto g = MakeEnvelope(transport_.id(), id_, e.round());
     g.mutable_gradient_slice()->set_worker_rank(rank_);
+    g.mutable_gradient_slice()->set_first(first - starts[s]);
     g.mutable_gradient_slice()->mutable_values()->Assign(slice.begin(), slice.end());
     if (Status st = transport_.Send(scheduler_ids_[s], g); !st.ok()) {
       return errors_.Report("cannot send gradient to " + scheduler_ids_[s] + ": " + st.message());

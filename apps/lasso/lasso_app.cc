@@ -200,4 +200,6 @@ double LassoApp::PenaltySlope(double value, double direction, const proto::JobSp
 // The loss term of a row is r^2 / 2 in its residual r.
 double LassoApp::LossSlope(double, double residual) const { return residual; }
 
+double LassoApp::RowLoss(double, double residual) const { return 0.5 * residual * residual; }
+
 }  // namespace strads

@@ -76,6 +76,10 @@ double LogisticApp::LossSlope(double label, double margin) const {
   return logistic::LogisticLoss::Slope(label, margin);
 }
 
+double LogisticApp::RowLoss(double label, double margin) const {
+  return logistic::LogisticLoss::Eval(label, margin).loss;
+}
+
 void LogisticApp::Summarize(const std::map<std::string, double>& metrics,
                             nlohmann::ordered_json& summary) const {
   margin::SummarizeBinary(metrics, summary);

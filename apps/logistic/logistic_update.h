@@ -41,6 +41,16 @@ struct LogisticLoss {
     return -y * SigmaNeg(t, std::exp(-std::abs(t)));
   }
 
+  // d1 and d2 of Eval, without the loss.
+  static margin::RowTerms Derivatives(double y, double m) {
+    const double t = y * m;
+    const double sig_neg = SigmaNeg(t, std::exp(-std::abs(t)));
+    margin::RowTerms r;
+    r.d1 = -y * sig_neg;
+    r.d2 = sig_neg * (1.0 - sig_neg);
+    return r;
+  }
+
   // l = log(1 + exp(-y m)) computed without overflow; d1 = dl/dm; d2 = d2l/dm2.
   static margin::RowTerms Eval(double y, double m) {
     const double t = y * m;

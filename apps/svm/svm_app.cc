@@ -95,6 +95,10 @@ double SvmApp::LossSlope(double label, double margin) const {
   return svm::SquaredHingeLoss::Slope(label, margin);
 }
 
+double SvmApp::RowLoss(double label, double margin) const {
+  return svm::SquaredHingeLoss::Eval(label, margin).loss;
+}
+
 void SvmApp::Summarize(const std::map<std::string, double>& metrics,
                        nlohmann::ordered_json& summary) const {
   margin::SummarizeBinary(metrics, summary);

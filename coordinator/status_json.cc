@@ -1,0 +1,74 @@
+#include "coordinator/status_json.h"
+
+#include <vector>
+
+#include "common/protocol.h"
+
+namespace strads {
+
+bool IsStaticJob(const proto::JobInfo& job) {
+  return job.spec().engine_case() == proto::JobSpec::kStaticEngine;
+}
+
+bool ViolationMeasured(const proto::JobInfo& j) {
+  return j.state() != proto::JOB_QUEUED && j.violation() >= 0;
+}
+
+nlohmann::ordered_json JobJson(const proto::JobInfo& j) {
+  nlohmann::ordered_json o = {{"job_id", j.job_id()},
+                              {"app", j.app()},
+                              {"engine", IsStaticJob(j) ? "static" : "dynamic"},
+                              {"state", JobStateName(j.state())},
+                              {"seconds", j.seconds()},
+                              {"data", j.spec().data_path()},
+                              {"error", j.error()}};
+  if (!IsStaticJob(j)) {
+    o["round"] = j.round();
+    o["updates"] = j.updates();
+    o["updates_per_s"] = j.updates_per_s();
+    o["objective"] = j.objective();
+    // Unmeasured before the first optimality check.
+    o["violation"] = ViolationMeasured(j) ? nlohmann::ordered_json(j.violation()) : nullptr;
+    o["converged"] = j.converged();
+  } else {
+    o["iteration"] = j.iteration();
+    o["iterations"] = j.spec().static_engine().iterations();
+    o["sub_rounds"] = j.round();
+    o["work_unit"] = j.work_unit();
+    o["work"] = j.updates();
+    o["work_per_s"] = j.updates_per_s();
+    o["objective_name"] = j.objective_name();
+    o["objective"] = j.objective();
+    o["imbalance"] = j.imbalance();
+    o["worker_seconds"] = std::vector<double>(j.worker_seconds().begin(), j.worker_seconds().end());
+  }
+  return o;
+}
+
+nlohmann::ordered_json StatusJson(const proto::StatusReply& s) {
+  nlohmann::ordered_json j;
+  j["coordinator"] = s.coordinator();
+  j["uptime_s"] = s.uptime_s();
+  size_t schedulers = 0, workers = 0;
+  for (const auto& m : s.members()) {
+    schedulers += m.role() == proto::ROLE_SCHEDULER;
+    workers += m.role() == proto::ROLE_WORKER;
+  }
+  j["schedulers"] = schedulers;
+  j["workers"] = workers;
+  j["members"] = nlohmann::ordered_json::array();
+  for (const auto& m : s.members()) {
+    j["members"].push_back({{"id", m.id()},
+                            {"role", RoleName(m.role())},
+                            {"host", m.host()},
+                            {"pid", m.pid()},
+                            {"endpoint", m.endpoint()},
+                            {"heartbeat_age_s", m.heartbeat_age_s()},
+                            {"busy", m.busy()}});
+  }
+  j["jobs"] = nlohmann::ordered_json::array();
+  for (const auto& job : s.jobs()) j["jobs"].push_back(JobJson(job));
+  return j;
+}
+
+}  // namespace strads

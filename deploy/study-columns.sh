@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# study-columns.sh — the scheduling-policy study on the column layout (docs/study.md, "The column
+# layout"): time to 1e-3 of F* for each policy and chord size, embedded, 1 scheduler x 2 workers,
+# pipeline depth 1 (the layout's default), every run under `flock /tmp/strads-cpu.lock`.
+# A trace row every 2 ms (--trace-every 0.002), so a time to 1e-3 is not rounded up to a check.
+#
+# Usage: deploy/study-columns.sh DATA LAMBDA FSTAR [options]
+#   DATA, LAMBDA, FSTAR   a libsvm file, lambda, and the best objective known (deploy/bench-lasso.sh
+#                         prints both for its synthetic problem: "lambda = ...; F* = ...")
+#   --policies LIST       space-separated (default "dynamic random cyclic")
+#   --sizes LIST          chord sizes, space-separated (default "8 64 512 1024")
+#   --extra "FLAGS"       more flags for every run (e.g. "--rho 0.1" for the filtered static policy)
+#   --bin-dir DIR         binaries (default build/bin beside deploy/)
+#   --dir DIR             results (default /tmp/strads-study-columns)
+#   --max-seconds S       limit of each run (default 20)
+# Prints one markdown row per run: B, policy, seconds to 1e-3 (n/r: not reached), updates then,
+# rounds, mean step length and damped rounds of the whole run (summary.json).
+set -euo pipefail
+SCRIPT_DIR=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
+BIN=$SCRIPT_DIR/../build/bin
+DIR=/tmp/strads-study-columns
+POLICIES="dynamic random cyclic"
+SIZES="8 64 512 1024"
+EXTRA=""
+MAX_SECONDS=20
+(($# >= 3)) || { sed -n '2,16p' "$0" >&2; exit 2; }
+DATA=$1 LAMBDA=$2 FSTAR=$3
+shift 3
+while (($#)); do
+  case $1 in
+    --policies) POLICIES=$2; shift 2 ;;
+    --sizes) SIZES=$2; shift 2 ;;
+    --extra) EXTRA=$2; shift 2 ;;
+    --bin-dir) BIN=$2; shift 2 ;;
+    --dir) DIR=$2; shift 2 ;;
+    --max-seconds) MAX_SECONDS=$2; shift 2 ;;
+    *) echo "study-columns.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+mkdir -p "$DIR"
+echo "| B | policy | s to 1e-3 | updates to 1e-3 | rounds | mean step | damped rounds |"
+echo "|---|---|---|---|---|---|---|"
+for b in $SIZES; do
+  for policy in $POLICIES; do
+    out=$DIR/$policy-$b
+    # shellcheck disable=SC2086  # EXTRA is a list of flags
+    flock /tmp/strads-cpu.lock "$BIN/strads" run lasso --data "$DATA" --lambda "$LAMBDA" \
+      --workers 2 --schedule "$policy" --chord-size "$b" --tolerance 1e-6 \
+      --max-seconds "$MAX_SECONDS" --trace-every 0.002 --output "$out" $EXTRA > /dev/null 2>&1 || true
+    python3 - "$out" "$policy" "$b" "$FSTAR" <<'PY'
+import csv, json, sys
+out, policy, b, fstar = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
+rows = list(csv.DictReader(open(out + "/trace.csv")))
+summary = json.load(open(out + "/summary.json"))
+t0 = float(rows[0]["seconds"])
+hit = next((r for r in rows if (float(r["objective"]) - fstar) / fstar <= 1e-3), None)
+print("| %s | %s | %s | %s | %s | %.4f | %s |" % (
+    b, policy, "%.3f" % (float(hit["seconds"]) - t0) if hit else "n/r",
+    hit["updates"] if hit else "-", summary.get("rounds"),
+    summary.get("mean_step_length", 1.0), summary.get("damped_rounds")))
+PY
+  done
+done

@@ -1,0 +1,79 @@
+"""What every estimator shares: scikit-learn's BaseEstimator when it is installed (so clone,
+get_params/set_params, repr and its checks work as for its own estimators), else a small
+equivalent; and the parameters that say where and how a job runs."""
+import inspect
+
+try:
+    from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, TransformerMixin
+except ImportError:  # scikit-learn is optional
+
+    class BaseEstimator:
+        """get_params/set_params as scikit-learn's: the constructor's parameters."""
+
+        @classmethod
+        def _get_param_names(cls):
+            signature = inspect.signature(cls.__init__)
+            return sorted(p.name for p in signature.parameters.values()
+                          if p.name != "self" and p.kind != p.VAR_KEYWORD)
+
+        def get_params(self, deep=True):
+            return {name: getattr(self, name) for name in self._get_param_names()}
+
+        def set_params(self, **params):
+            valid = self._get_param_names()
+            for name, value in params.items():
+                if name not in valid:
+                    raise ValueError(f"Invalid parameter {name!r} for estimator {self}. "
+                                     f"Valid parameters are: {valid!r}.")
+                setattr(self, name, value)
+            return self
+
+        def __repr__(self):
+            args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+            return f"{type(self).__name__}({args})"
+
+    class RegressorMixin:
+        _estimator_type = "regressor"
+
+    class ClassifierMixin:
+        _estimator_type = "classifier"
+
+    class TransformerMixin:
+        def fit_transform(self, X, y=None, **fit_params):
+            return self.fit(X, y, **fit_params).transform(X)
+
+
+def check_is_fitted(estimator, attribute):
+    if not hasattr(estimator, attribute):
+        try:
+            from sklearn.exceptions import NotFittedError
+        except ImportError:
+            NotFittedError = AttributeError
+        raise NotFittedError(f"This {type(estimator).__name__} instance is not fitted yet. Call "
+                             f"'fit' with appropriate arguments before using this estimator.")
+
+
+# Docstring text of the parameters every estimator has (appended to each class's docstring).
+RUN_PARAMETERS = """
+    n_workers, n_schedulers : int, default 2 and 1
+        Size of the embedded cluster the job runs on (in this process, one thread per member).
+    coordinator : str or None, default None
+        "tcp://HOST:PORT": run the job on that cluster instead. The data goes to the members as
+        files in a temporary directory (``tmp_dir``), which they must be able to read.
+    max_seconds : float, default 0
+        Stop the job after this long (0: no limit), as ``--max-seconds``.
+    verbose : bool, default True
+        Show progress while ``fit`` runs (a tqdm bar when tqdm is installed, else one line on
+        stderr) and one line at the end.
+    tmp_dir : str or None, default None
+        Where the job's data files are written (default: the system's temporary directory).
+"""
+
+
+class JobParamsMixin:
+    """The keyword arguments of ``strads.run`` that every estimator passes on."""
+
+    def _run_kwargs(self):
+        return dict(n_workers=self.n_workers, n_schedulers=self.n_schedulers,
+                    coordinator=self.coordinator, verbose=self.verbose,
+                    max_seconds=float(self.max_seconds))

@@ -1,0 +1,291 @@
+"""Linear models on the dynamic (SAP) engine: Lasso, L1 logistic regression, linear SVM."""
+import math
+
+import numpy as np
+import scipy.sparse as sp
+
+from ._base import (RUN_PARAMETERS, BaseEstimator, ClassifierMixin, JobParamsMixin,
+                    RegressorMixin, check_is_fitted)
+from ._data import JobFiles, check_X, check_y
+from ._jobs import run
+
+
+def _max_updates(max_iter, n_features):
+    """max_iter passes over the features as the engine's --max-updates (0: no limit)."""
+    return 0 if not max_iter else int(max_iter) * n_features
+
+
+def _n_passes(info, n_features):
+    """Updates made, in passes over the features (scikit-learn's n_iter_ counts epochs)."""
+    return int(math.ceil(info["updates"] / max(n_features, 1)))
+
+
+class Lasso(JobParamsMixin, RegressorMixin, BaseEstimator):
+    __doc__ = """Linear regression with an L1 penalty, solved by STRADS (``strads run lasso``).
+
+    Minimises ``1/2 ||y - X w - b||^2 + lambda ||w||_1``. scikit-learn's Lasso minimises
+    ``1/(2 n) ||y - X w - b||^2 + alpha ||w||_1`` over n samples: the same minimiser when
+    ``lambda = n * alpha``, which is what ``fit`` passes (so ``alpha`` means what it means in
+    scikit-learn, and both reach the same coefficients).
+
+    Parameters
+    ----------
+    alpha : float, default 1.0
+        L1 strength as in scikit-learn (the job's ``--lambda`` is ``n_samples * alpha``).
+    fit_intercept : bool, default True
+        As scikit-learn does it: X and y are centred (their column means subtracted) before the
+        job and ``intercept_ = mean(y) - mean(X) @ coef_``, so the intercept is not penalised.
+        A sparse X is densified by the centring (centred data has no zeros left).
+    max_iter : int, default 1000
+        At most this many passes over the features (``--max-updates max_iter * n_features``);
+        0 or None: no limit.
+    tol : float, default 1e-6
+        The job's ``--tolerance``: converged when every coefficient's optimality (KKT) violation
+        is at most ``tol * lambda_max`` (scikit-learn's tol bounds the duality gap instead).
+    random_state : int or None, default None
+        The job's ``--seed`` (None: 1).
+    layout, schedule : str or None
+        The engine's ``--layout`` (columns | rows) and ``--schedule`` (dynamic | random | cyclic
+        | static); None: the CLI's defaults.
+""" + RUN_PARAMETERS + """
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,)
+    intercept_ : float
+    n_iter_ : int
+        Updates made, in passes over the features.
+    n_features_in_ : int
+    job_ : strads.JobResult
+        The job's info (objective, rounds, seconds, converged) and result files.
+    """
+
+    def __init__(self, alpha=1.0, *, fit_intercept=True, max_iter=1000, tol=1e-6,
+                 random_state=None, layout=None, schedule=None, n_workers=2, n_schedulers=1,
+                 coordinator=None, max_seconds=0.0, verbose=True, tmp_dir=None):
+        self.alpha = alpha
+        self.fit_intercept = fit_intercept
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+        self.layout = layout
+        self.schedule = schedule
+        self.n_workers = n_workers
+        self.n_schedulers = n_schedulers
+        self.coordinator = coordinator
+        self.max_seconds = max_seconds
+        self.verbose = verbose
+        self.tmp_dir = tmp_dir
+
+    def fit(self, X, y):
+        X = check_X(X, estimator=self)
+        y = check_y(y, X.shape[0]).astype(np.float64)
+        n_samples, n_features = X.shape
+        if self.fit_intercept:
+            X = X.toarray() if sp.issparse(X) else X
+            X_offset, y_offset = X.mean(axis=0), y.mean()
+            X, y = X - X_offset, y - y_offset
+        with JobFiles(self.tmp_dir) as files:
+            job = run("lasso", data=files.matrix("X.mtx", X), labels=files.labels("y.txt", y),
+                      lambda_=float(n_samples * self.alpha), tolerance=float(self.tol),
+                      max_updates=_max_updates(self.max_iter, n_features),
+                      seed=self.random_state, layout=self.layout, schedule=self.schedule,
+                      **self._run_kwargs())
+        self.coef_ = job.coefficients(n_features)
+        self.intercept_ = float(y_offset - X_offset @ self.coef_) if self.fit_intercept else 0.0
+        self.n_iter_ = _n_passes(job.info, n_features)
+        self.n_features_in_ = n_features
+        self.job_ = job
+        return self
+
+    def predict(self, X):
+        check_is_fitted(self, "coef_")
+        X = check_X(X, estimator=self)
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is "
+                             f"expecting {self.n_features_in_} features as input.")
+        return np.asarray(X @ self.coef_).ravel() + self.intercept_
+
+
+class _LinearClassifier(JobParamsMixin, ClassifierMixin, BaseEstimator):
+    """A linear classifier of an app whose objective is sum of losses + lambda * penalty,
+    with lambda = 1 / C. fit_intercept appends a constant column of value intercept_scaling (the
+    intercept is penalised like a coefficient), as scikit-learn's liblinear solver does for
+    LogisticRegression and LinearSVC: it keeps sparse X sparse."""
+
+    _app = None
+    _n_iter_array = False
+
+    def _app_options(self):
+        raise NotImplementedError
+
+    def fit(self, X, y):
+        X = check_X(X, estimator=self)
+        y = check_y(y, X.shape[0], classifier=True)
+        classes = np.unique(y)
+        if classes.size < 2:
+            raise ValueError(f"This solver needs samples of at least 2 classes in the data, but "
+                             f"the data contains only one class: {classes[0]!r}")
+        if not self.C > 0:
+            raise ValueError(f"Penalty term must be positive; got (C={self.C!r})")
+        n_features = X.shape[1]
+        if self.fit_intercept:
+            column = np.full((X.shape[0], 1), float(self.intercept_scaling))
+            X = sp.hstack([X, column], format="csr") if sp.issparse(X) else np.hstack([X, column])
+        # Two classes: one job, classes_[1] is +1. More: one job per class against the rest
+        # (one-vs-rest, as liblinear does).
+        positives = classes[1:] if classes.size == 2 else classes
+        coefs, passes = [], []
+        with JobFiles(self.tmp_dir) as files:
+            data = files.matrix("X.mtx", X)
+            for k, positive in enumerate(positives):
+                job = run(self._app, data=data,
+                          labels=files.labels(f"y{k}.txt", np.where(y == positive, 1.0, -1.0)),
+                          lambda_=1.0 / float(self.C), tolerance=float(self.tol),
+                          max_updates=_max_updates(self.max_iter, X.shape[1]),
+                          seed=self.random_state, **self._app_options(), **self._run_kwargs())
+                coefs.append(job.coefficients(X.shape[1]))
+                passes.append(_n_passes(job.info, X.shape[1]))
+        w = np.vstack(coefs)
+        self.classes_ = classes
+        self.coef_ = w[:, :n_features]
+        self.intercept_ = (w[:, n_features] * self.intercept_scaling if self.fit_intercept
+                           else np.zeros(len(positives)))
+        self.n_iter_ = np.array(passes) if self._n_iter_array else max(passes)
+        self.n_features_in_ = n_features
+        self.job_ = job  # the last job (one-vs-rest: the last class's)
+        return self
+
+    def decision_function(self, X):
+        """x @ coef_.T + intercept_ for each row: binary, a vector (positive means classes_[1]);
+        more classes, one column per class."""
+        check_is_fitted(self, "coef_")
+        X = check_X(X, estimator=self)
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is "
+                             f"expecting {self.n_features_in_} features as input.")
+        scores = np.asarray(X @ self.coef_.T) + self.intercept_
+        return scores.ravel() if scores.shape[1] == 1 else scores
+
+    def predict(self, X):
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            return self.classes_[(scores > 0).astype(int)]
+        return self.classes_[scores.argmax(axis=1)]
+
+
+_CLASSIFIER_PARAMETERS = """
+    C : float, default 1.0
+        Inverse regularisation strength as in scikit-learn: the job's ``--lambda`` is ``1 / C``
+        (our objective is ``sum of losses + lambda * penalty``; scikit-learn's liblinear one is
+        ``C * sum of losses + penalty``, the same minimiser).
+    fit_intercept : bool, default True
+        As scikit-learn's liblinear solver: a constant column of value ``intercept_scaling`` is
+        appended to X, and its coefficient (penalised like the others) times intercept_scaling
+        is ``intercept_``. This keeps sparse X sparse (centring would not).
+    intercept_scaling : float, default 1.0
+    tol : float, default 1e-6
+        The job's ``--tolerance`` (KKT violation relative to lambda_max).
+    max_iter : int, default 1000
+        At most this many passes over the features (``--max-updates``); 0 or None: no limit.
+    random_state : int or None
+        The job's ``--seed``.
+"""
+
+_CLASSIFIER_ATTRIBUTES = """
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        Two classes: ``classes_[1]`` is the positive class (label +1 for the job), one job.
+        More: one job per class against the rest (one-vs-rest, as liblinear).
+    coef_ : ndarray of shape (1, n_features), or (n_classes, n_features) with more classes
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+    n_iter_ : updates made, in passes over the features
+    job_ : strads.JobResult
+"""
+
+
+class LogisticRegression(_LinearClassifier):
+    __doc__ = """L1-regularised binary logistic regression, solved by STRADS
+    (``strads run logistic``): minimises ``sum_i log(1 + exp(-y_i (x_i w + b))) + lambda ||w||_1``
+    with ``lambda = 1 / C``; the same minimiser as scikit-learn's
+    ``LogisticRegression(penalty="l1", solver="liblinear", C=C)``.
+
+    Parameters
+    ----------
+    penalty : str, default "l1"
+        "l1" only (the app's ``--penalty``; scikit-learn's default is "l2", which the app does
+        not have: any other value fails with the CLI's message).
+""" + _CLASSIFIER_PARAMETERS + RUN_PARAMETERS + _CLASSIFIER_ATTRIBUTES
+
+    _app = "logistic"
+    _n_iter_array = True  # as scikit-learn's: one entry per job
+
+    def __init__(self, penalty="l1", *, C=1.0, fit_intercept=True, intercept_scaling=1.0,
+                 tol=1e-6, max_iter=1000, random_state=None, n_workers=2, n_schedulers=1,
+                 coordinator=None, max_seconds=0.0, verbose=True, tmp_dir=None):
+        self.penalty = penalty
+        self.C = C
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
+        self.tol = tol
+        self.max_iter = max_iter
+        self.random_state = random_state
+        self.n_workers = n_workers
+        self.n_schedulers = n_schedulers
+        self.coordinator = coordinator
+        self.max_seconds = max_seconds
+        self.verbose = verbose
+        self.tmp_dir = tmp_dir
+
+    def _app_options(self):
+        return {"penalty": self.penalty}
+
+    def predict_proba(self, X):
+        """Each class's probability for each row: binary, the logistic of decision_function;
+        more classes, each one-vs-rest probability normalised to sum 1 (as liblinear's)."""
+        p = 1.0 / (1.0 + np.exp(-self.decision_function(X)))
+        if p.ndim == 1:
+            return np.column_stack([1.0 - p, p])
+        return p / p.sum(axis=1, keepdims=True)
+
+    def predict_log_proba(self, X):
+        return np.log(self.predict_proba(X))
+
+
+class LinearSVC(_LinearClassifier):
+    __doc__ = """Binary linear SVM with the squared hinge loss, solved by STRADS (``strads run
+    svm``): minimises ``sum_i max(0, 1 - y_i (x_i w + b))^2 + lambda/2 ||w||^2`` (penalty "l2")
+    or ``... + lambda ||w||_1`` (penalty "l1"), with ``lambda = 1 / C``: the same minimiser as
+    scikit-learn's ``LinearSVC(penalty=..., loss="squared_hinge", C=C)``.
+
+    Parameters
+    ----------
+    penalty : str, default "l2"
+        "l2" or "l1" (the app's ``--penalty``).
+    loss : str, default "squared_hinge"
+        "squared_hinge" only (the app refuses "hinge" with the CLI's message: its coordinate
+        Newton method needs a differentiable loss).
+""" + _CLASSIFIER_PARAMETERS + RUN_PARAMETERS + _CLASSIFIER_ATTRIBUTES
+
+    _app = "svm"
+
+    def __init__(self, penalty="l2", loss="squared_hinge", *, C=1.0, fit_intercept=True,
+                 intercept_scaling=1.0, tol=1e-6, max_iter=1000, random_state=None, n_workers=2,
+                 n_schedulers=1, coordinator=None, max_seconds=0.0, verbose=True, tmp_dir=None):
+        self.penalty = penalty
+        self.loss = loss
+        self.C = C
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
+        self.tol = tol
+        self.max_iter = max_iter
+        self.random_state = random_state
+        self.n_workers = n_workers
+        self.n_schedulers = n_schedulers
+        self.coordinator = coordinator
+        self.max_seconds = max_seconds
+        self.verbose = verbose
+        self.tmp_dir = tmp_dir
+
+    def _app_options(self):
+        return {"penalty": self.penalty, "loss": str(self.loss).replace("_", "-")}

@@ -1,0 +1,83 @@
+"""strads.Client and the estimators' coordinator= against a real cluster of daemons on loopback
+(deploy/strads-cluster start --port 0), stopped after the module."""
+import os
+import re
+import signal
+import subprocess
+
+import numpy as np
+import pytest
+
+import strads
+from conftest import cli, strads_bin
+
+LAUNCHER = os.path.join(os.path.dirname(__file__), "..", "..", "deploy", "strads-cluster")
+
+
+@pytest.fixture(scope="module")
+def coordinator(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("cluster")
+    env = dict(os.environ, HOME=str(tmp))  # the launcher's defaults never touch the real ~/.strads
+    (tmp / "hosts").write_text("127.0.0.1 coordinator scheduler=1 worker=2\n")
+    common = ["--run-dir", str(tmp / "run"), "--bin-dir", os.path.dirname(strads_bin("strads"))]
+    started = subprocess.run(["bash", LAUNCHER, "start", "--hostfile", str(tmp / "hosts"),
+                              "--port", "0", "--timeout", "20", "--log-level", "warn", *common],
+                             capture_output=True, text=True, env=env, timeout=60, check=False)
+    try:
+        assert started.returncode == 0, started.stderr
+        endpoint = re.search(r"STRADS_COORDINATOR='?(tcp://[^'\s]+)", started.stdout).group(1)
+        yield endpoint
+    finally:
+        subprocess.run(["bash", LAUNCHER, "stop", *common], capture_output=True, env=env,
+                       timeout=60, check=False)
+        for pid_file in (tmp / "run" / "pids").glob("*") if (tmp / "run" / "pids").exists() else []:
+            try:  # whatever stop could not end, by its recorded pid
+                os.kill(int(pid_file.read_text().split()[0]), signal.SIGKILL)
+            except (ValueError, ProcessLookupError, IndexError):
+                pass
+
+
+def test_submit_wait_result(coordinator, libsvm_file):
+    client = strads.Client(coordinator, timeout=20)  # a loaded machine answers slowly
+    job_id = client.submit("lasso", data=libsvm_file, lambda_=5.0)
+    info = client.wait(job_id, verbose=False)
+    assert info["state"] == "SUCCEEDED" and info["job_id"] == job_id
+    result = client.result(job_id)
+    assert result.coefficients(30).shape == (30,)
+    embedded = strads.run("lasso", data=libsvm_file, lambda_=5.0, verbose=False)
+    assert result.info["objective"] == pytest.approx(embedded.info["objective"], rel=1e-6)
+    status = client.status()
+    assert status["workers"] == 2 and status["schedulers"] == 1
+    assert any(j["job_id"] == job_id and j["state"] == "SUCCEEDED" for j in status["jobs"])
+    jobs = client.jobs()
+    assert job_id in list(jobs["job_id"] if not isinstance(jobs, list) else
+                          [j["job_id"] for j in jobs])
+
+
+def test_cancel_and_bad_requests(coordinator, classification_file):
+    client = strads.Client(coordinator, timeout=20)  # a loaded machine answers slowly
+    job_id = client.submit("logistic", data=classification_file, lambda_=0.01,
+                           tolerance=1e-300, max_seconds=60)
+    assert client.cancel(job_id) in ("CANCELLED", "RUNNING", "LOADING", "QUEUED")
+    assert client.wait(job_id, verbose=False)["state"] == "CANCELLED"
+    with pytest.raises(strads.JobFailed, match="CANCELLED"):
+        client.result(job_id)
+    with pytest.raises(ValueError, match="--lambda"):
+        client.submit("lasso", data=classification_file)
+    with pytest.raises(ValueError, match="no job"):
+        client.result(9999)
+
+
+def test_estimator_on_the_cluster_equals_embedded(coordinator, regression_data):
+    X, y = regression_data
+    remote = strads.Lasso(alpha=0.05, coordinator=coordinator, verbose=False).fit(X, y)
+    local = strads.Lasso(alpha=0.05, verbose=False).fit(X, y)
+    np.testing.assert_allclose(remote.coef_, local.coef_, atol=1e-6)
+
+
+def test_unreachable_coordinator_raises_connection_error_with_the_clis_message():
+    code, _, stderr = cli("--coordinator", "tcp://127.0.0.1:1", "status")
+    assert code == 3
+    with pytest.raises(ConnectionError) as raised:
+        strads.Client("tcp://127.0.0.1:1", timeout=0.5).status()
+    assert str(raised.value) == stderr.strip().removeprefix("strads: ")

@@ -1,0 +1,196 @@
+"""The estimators against scikit-learn (same objective, same minimiser) and its API conventions."""
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import strads
+
+sklearn = pytest.importorskip("sklearn")
+from sklearn import linear_model, svm  # noqa: E402
+from sklearn.base import clone  # noqa: E402
+
+QUIET = dict(verbose=False)
+
+
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_lasso_reaches_sklearns_coefficients(regression_data, fit_intercept):
+    X, y = regression_data
+    ours = strads.Lasso(alpha=0.05, fit_intercept=fit_intercept, tol=1e-9, max_iter=100000, **QUIET)
+    ours.fit(X, y)
+    theirs = linear_model.Lasso(alpha=0.05, fit_intercept=fit_intercept, tol=1e-14,
+                                max_iter=100000).fit(X, y)
+    assert ours.job_.info["converged"]
+    np.testing.assert_allclose(ours.coef_, theirs.coef_, rtol=0, atol=1e-6)
+    assert ours.intercept_ == pytest.approx(theirs.intercept_, abs=1e-6)
+    assert 0 < np.count_nonzero(ours.coef_) < X.shape[1]
+    np.testing.assert_allclose(ours.predict(X), theirs.predict(X), atol=1e-5)
+
+
+def test_lasso_lambda_is_n_times_alpha(regression_data):
+    X, y = regression_data
+    model = strads.Lasso(alpha=0.05, **QUIET).fit(X, y)
+    assert float(model.job_.summary()["flags"]["lambda"]) == pytest.approx(200 * 0.05)
+
+
+def test_lasso_on_sparse_input_equals_dense(regression_data):
+    X, y = regression_data
+    X = np.where(np.abs(X) > 1.0, X, 0.0)
+    dense = strads.Lasso(alpha=0.02, fit_intercept=False, **QUIET)
+    sparse = clone(dense)
+    np.testing.assert_allclose(dense.fit(X, y).coef_, sparse.fit(sp.csr_matrix(X), y).coef_,
+                               atol=1e-8)
+    centred = strads.Lasso(alpha=0.02, tol=1e-9, max_iter=100000, **QUIET)
+    np.testing.assert_allclose(centred.fit(sp.csc_matrix(X), y).coef_,
+                               linear_model.Lasso(alpha=0.02, tol=1e-14, max_iter=100000)
+                               .fit(X, y).coef_, atol=1e-6)
+
+
+def test_logistic_regression_reaches_liblinears_minimiser(classification_data):
+    X, y = classification_data
+    ours = strads.LogisticRegression(C=0.5, tol=1e-9, max_iter=100000, **QUIET).fit(X, y)
+    theirs = linear_model.LogisticRegression(penalty="l1", C=0.5, solver="liblinear",
+                                             tol=1e-8, max_iter=10000).fit(X, y)
+    assert list(ours.classes_) == ["ham", "spam"]
+    assert ours.coef_.shape == (1, 20) and ours.intercept_.shape == (1,)
+    np.testing.assert_allclose(ours.coef_, theirs.coef_, atol=1e-4)
+    np.testing.assert_allclose(ours.intercept_, theirs.intercept_, atol=1e-4)
+    np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), atol=1e-4)
+    assert np.mean(ours.predict(X) == theirs.predict(X)) > 0.99
+    assert ours.predict_proba(X).sum(axis=1) == pytest.approx(np.ones(300))
+
+
+@pytest.mark.parametrize("penalty", ["l2", "l1"])
+def test_linear_svc_reaches_liblinears_minimiser(classification_data, penalty):
+    X, y = classification_data
+    ours = strads.LinearSVC(penalty=penalty, C=0.1, tol=1e-9, max_iter=100000, **QUIET).fit(X, y)
+    theirs = svm.LinearSVC(penalty=penalty, C=0.1, dual=False, tol=1e-8,
+                           max_iter=10000).fit(X, y)
+    # liblinear's l1 solver stops short of the minimiser (ConvergenceWarning): compare the
+    # objective, ours no higher, and the coefficients loosely.
+    def objective(model):
+        w = np.append(model.coef_.ravel(), model.intercept_)
+        margins = np.where(y == "spam", 1, -1) * model.decision_function(X)
+        penalty_term = np.abs(w).sum() if penalty == "l1" else 0.5 * w @ w
+        return np.sum(np.maximum(0, 1 - margins) ** 2) + penalty_term / 0.1
+
+    assert objective(ours) <= objective(theirs) * (1 + 1e-9)
+    assert objective(ours) == pytest.approx(objective(theirs), rel=1e-5)
+    np.testing.assert_allclose(ours.coef_, theirs.coef_, atol=5e-3)
+    np.testing.assert_allclose(ours.intercept_, theirs.intercept_, atol=5e-3)
+
+
+def test_classifier_on_sparse_input_equals_dense(classification_data):
+    X, y = classification_data
+    X = np.where(np.abs(X) > 0.8, X, 0.0)
+    model = strads.LogisticRegression(C=1.0, tol=1e-9, max_iter=100000, **QUIET)
+    dense = clone(model).fit(X, y)
+    sparse = clone(model).fit(sp.csr_matrix(X), y)
+    np.testing.assert_allclose(dense.coef_, sparse.coef_, atol=1e-8)
+    np.testing.assert_allclose(dense.predict_proba(sp.csr_matrix(X)),
+                               sparse.predict_proba(X), atol=1e-8)
+
+
+def test_get_params_set_params_and_clone():
+    model = strads.Lasso(alpha=0.3, n_workers=3, verbose=False)
+    params = model.get_params()
+    assert params["alpha"] == 0.3 and params["n_workers"] == 3 and params["fit_intercept"]
+    assert model.set_params(alpha=0.7, max_iter=5) is model
+    assert model.alpha == 0.7 and model.max_iter == 5
+    copy = clone(model)
+    assert copy is not model and copy.get_params() == model.get_params()
+    with pytest.raises(ValueError, match="Invalid parameter"):
+        model.set_params(lambda_=1.0)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: strads.Lasso(alpha=0.05, **QUIET),
+    lambda: strads.LogisticRegression(C=1.0, **QUIET),
+    lambda: strads.LinearSVC(C=1.0, **QUIET),
+])
+def test_a_fitted_model_pickles(regression_data, classification_data, make):
+    model = make()
+    X, y = regression_data if isinstance(model, strads.Lasso) else classification_data
+    model.fit(X, y)
+    back = pickle.loads(pickle.dumps(model))
+    np.testing.assert_array_equal(back.predict(X), model.predict(X))
+    assert back.job_.info == model.job_.info
+
+
+@pytest.mark.parametrize("model, message", [
+    (strads.Lasso(alpha=-1.0), "--lambda"),
+    (strads.Lasso(layout="diagonal"), "--layout"),
+    (strads.LogisticRegression(penalty="l2"), "penalty"),
+    (strads.LinearSVC(loss="hinge"), "hinge"),
+])
+def test_bad_parameters_raise_value_error_with_the_clis_message(regression_data, model, message):
+    X, y = regression_data
+    y = y > np.median(y) if not isinstance(model, strads.Lasso) else y
+    with pytest.raises(ValueError, match=message):
+        model.set_params(verbose=False).fit(X, y)
+
+
+def test_bad_input_raises_value_error():
+    X = np.ones((10, 3))
+    with pytest.raises(ValueError):
+        strads.Lasso(**QUIET).fit(X, np.ones(9))
+    X[0, 0] = np.nan
+    with pytest.raises(ValueError):
+        strads.Lasso(**QUIET).fit(X, np.ones(10))
+    with pytest.raises(ValueError, match="only one class"):
+        strads.LogisticRegression(**QUIET).fit(np.eye(3), [1, 1, 1])
+
+
+def test_more_classes_are_one_vs_rest(classification_data):
+    X, _ = classification_data
+    y = np.argmax(X[:, :3], axis=1)
+    ours = strads.LogisticRegression(C=1.0, tol=1e-9, **QUIET).fit(X, y)
+    theirs = linear_model.LogisticRegression(penalty="l1", C=1.0, solver="liblinear",
+                                             tol=1e-8, max_iter=10000).fit(X, y)
+    assert ours.coef_.shape == (3, 20) and ours.intercept_.shape == (3,)
+    np.testing.assert_allclose(ours.coef_, theirs.coef_, atol=1e-4)
+    np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), atol=1e-4)
+    np.testing.assert_array_equal(ours.predict(X), theirs.predict(X))
+
+
+def test_lda_topics_conserve_the_tokens():
+    rng = np.random.default_rng(5)
+    # Two clear topics: words 0-9 and 10-19.
+    docs = np.zeros((40, 20), dtype=int)
+    for d in range(40):
+        words = rng.integers(0, 10, 30) + (10 if d % 2 else 0)
+        np.add.at(docs[d], words, 1)
+    lda = strads.LDA(n_components=2, max_iter=20, random_state=3, **QUIET)
+    theta = lda.fit_transform(sp.csr_matrix(docs))
+    assert theta.shape == (40, 2)
+    np.testing.assert_allclose(theta.sum(axis=1), 1.0)
+    assert lda.components_.shape == (2, 20)
+    assert lda.components_.sum() == docs.sum() == lda.doc_topic_counts_.sum()
+    np.testing.assert_array_equal(lda.doc_topic_counts_.sum(axis=1), docs.sum(axis=1))
+    # Each document's main topic separates the two halves.
+    main = theta.argmax(axis=1)
+    assert len(set(main[::2])) == 1 and len(set(main[1::2])) == 1 and main[0] != main[1]
+    trace = lda.job_.trace()
+    assert list(trace["loglik_per_token"])[-1] > list(trace["loglik_per_token"])[0]
+
+
+@pytest.mark.parametrize("algorithm", ["ccd", "sgd"])
+def test_mf_factors_fit_a_low_rank_matrix(algorithm):
+    rng = np.random.default_rng(2)
+    U, V = rng.random((40, 2)) + 0.5, rng.random((30, 2)) + 0.5
+    full = U @ V.T
+    mask = rng.random(full.shape) < 0.6
+    R = sp.csr_matrix(np.where(mask, full, 0.0))
+    mf = strads.MF(n_components=2, regularization=0.01, algorithm=algorithm, max_iter=40,
+                   random_state=1, **QUIET)
+    W = mf.fit_transform(R)
+    assert W.shape == (40, 2) and mf.components_.shape == (2, 30)
+    rows, cols = R.nonzero()
+    predicted = mf.predict(rows, cols)
+    np.testing.assert_allclose(predicted, (W @ mf.components_)[rows, cols])
+    rmse = np.sqrt(np.mean((predicted - np.asarray(R[rows, cols]).ravel()) ** 2))
+    trace = mf.job_.trace()
+    assert rmse == pytest.approx(list(trace["train_rmse"])[-1], rel=1e-3)
+    assert rmse < 0.15 * np.std(full)
