@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <ctime>
 #include <filesystem>
 #include <iostream>
 #include <thread>
@@ -9,12 +10,15 @@
 #include <fmt/format.h>
 
 #include "cli/client.h"
+#include "cli/client_keys.h"
 #include "cli/cluster_plan.h"
 #include "cli/daemon_record.h"
 #include "cli/hostfile.h"
+#include "cli/keygen.h"
 #include "cli/launcher_options.h"
 #include "cli/local_host.h"
 #include "cli/registration_waiter.h"
+#include "common/daemon.h"
 #include "common/protocol.h"
 
 namespace strads {
@@ -94,6 +98,10 @@ std::optional<Parsed> Parse(const std::vector<std::string>& args, const ClusterE
     return std::nullopt;
   }
   Parsed p{*options, std::nullopt};
+  // A run dir with keys (strads-cluster keygen) runs its daemons with CURVE.
+  if (std::error_code ec; fs::exists(KeysDir(p.options) + "/cluster.key", ec)) {
+    p.options.cluster_key = KeysDir(p.options) + "/cluster.key";
+  }
   if (p.options.help) {
     if (for_plan) {
       Set("COMMAND", "help");
@@ -136,6 +144,7 @@ int Plan(const std::vector<std::string>& args, const ClusterEnvironment& env) {
   const auto& o = parsed->options;
   if (o.command != "start" && o.command != "restart") {
     Set("COMMAND", o.command);
+    Set("CLUSTER_KEY", o.cluster_key);
     Set("RUN_DIR", o.run_dir);
     Set("BIN_DIR", o.bin_dir);
     Set("DRY_RUN", o.dry_run ? "1" : "0");
@@ -160,6 +169,7 @@ int Plan(const std::vector<std::string>& args, const ClusterEnvironment& env) {
     Set("RECORDED_PORTS_ERROR", recorded.status().message());
   }
   Set("RUN_DIR", o.run_dir);
+  Set("CLUSTER_KEY", o.cluster_key);
   Set("BIN_DIR", o.bin_dir);
   Set("DRY_RUN", "0");
   Set("TIMEOUT", std::to_string(o.timeout_s));
@@ -202,6 +212,34 @@ int WaitForRegistration(const std::vector<std::string>& args, const ClusterEnvir
   return kExitJobFailed;
 }
 
+int KeygenCommand(const std::vector<std::string>& args, const ClusterEnvironment& env) {
+  int code = 0;
+  auto parsed = Parse(args, env, /*for_plan=*/false, &code);
+  if (!parsed) return code;
+  const auto& o = parsed->options;
+  if (o.command != "keygen") {
+    std::cerr << "strads-cluster: cluster keygen needs the arguments of a keygen\n";
+    return kExitUsage;
+  }
+  const char* user = std::getenv("USER");
+  const std::time_t now = std::time(nullptr);
+  char date[16] = {0};
+  std::strftime(date, sizeof(date), "%Y-%m-%d", std::localtime(&now));
+  const std::string client_dir = o.client_dir.empty() ? env.client_config_dir : o.client_dir;
+  auto done = Keygen(KeysDir(o), client_dir,
+                     fmt::format("{}@{} {}", user && *user ? user : "user", HostName(), date));
+  if (!done.ok()) {
+    std::cerr << "strads-cluster: " << done.status().message() << "\n";
+    return kExitJobFailed;
+  }
+  for (const auto& line : *done) std::cerr << "strads-cluster: " << line << "\n";
+  std::cerr << "strads-cluster: 'start --run-dir " << o.run_dir
+            << "' now runs every daemon with CURVE; other hosts need " << KeysDir(o)
+            << "/cluster.key at the same path; strads and strads.Client find " << client_dir
+            << "/client.key" << (o.client_dir.empty() ? "" : " with --client-key") << "\n";
+  return kExitOk;
+}
+
 }  // namespace
 
 ClusterEnvironment ClusterEnvironment::FromProcess() {
@@ -215,6 +253,7 @@ ClusterEnvironment ClusterEnvironment::FromProcess() {
   std::error_code ec;
   env.self_dir = fs::read_symlink("/proc/self/exe", ec).parent_path().string();
   env.cwd = fs::current_path(ec).string();
+  env.client_config_dir = ClientConfigDir(std::getenv("XDG_CONFIG_HOME"), home);
   return env;
 }
 
@@ -224,8 +263,10 @@ int ClusterCommand(const std::vector<std::string>& args, const ClusterEnvironmen
   const std::vector<std::string> rest(args.begin() + (args.empty() ? 0 : 1), args.end());
   if (action == "plan") return Plan(rest, env);
   if (action == "wait") return WaitForRegistration(rest, env, ask_status);
-  std::cerr << "strads: cluster needs plan or wait (deploy/strads-cluster is the command for "
-               "users; see its --help)\n";
+  if (action == "keygen") return KeygenCommand(rest, env);
+  std::cerr
+      << "strads: cluster needs plan, wait or keygen (deploy/strads-cluster is the command for "
+         "users; see its --help)\n";
   return kExitUsage;
 }
 

@@ -1,5 +1,5 @@
-// `strads cluster plan|wait LAUNCHER-ARGS...`: the logic of deploy/strads-cluster, which passes
-// its own command line (see launcher_options.h) unchanged.
+// `strads cluster plan|wait|keygen LAUNCHER-ARGS...`: the logic of deploy/strads-cluster, which
+// passes its own command line (see launcher_options.h) unchanged.
 //
 //   plan  checks the options and the hostfile (errors as FILE:LINE: reason, exit 2) and, for a
 //         real start, that the executables exist (exit 1); with --dry-run prints every command of
@@ -15,6 +15,10 @@
 //         from its host, within --timeout; stops early when a recorded local daemon exited.
 //         Exit 0, or 1 with the reason on stdout's first line and the roles short of their count
 //         on the next lines.
+//   keygen makes the cluster's keys in RUN_DIR/keys and a client key (cli/keygen.h); says what it
+//         did on stderr. Exit 0, or 1 with the file and the reason.
+// `plan` also sets CLUSTER_KEY: RUN_DIR/keys/cluster.key when it exists (the daemons then get
+// --cluster-key; the wrapper's own strads calls present that key), else empty.
 #pragma once
 
 #include <functional>
@@ -28,9 +32,10 @@ namespace strads {
 
 // What `strads cluster` takes from the process: read once in main.
 struct ClusterEnvironment {
-  std::string default_run_dir;  // $STRADS_RUN_DIR, else $HOME/.strads/run
-  std::string self_dir;         // the folder of the running strads binary: the default --bin-dir
-  std::string cwd;              // where remote daemons start
+  std::string default_run_dir;    // $STRADS_RUN_DIR, else $HOME/.strads/run
+  std::string self_dir;           // the folder of the running strads binary: the default --bin-dir
+  std::string cwd;                // where remote daemons start
+  std::string client_config_dir;  // where keygen puts the client's keys (cli/client_keys.h)
 
   static ClusterEnvironment FromProcess();
 };

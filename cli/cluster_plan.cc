@@ -62,6 +62,7 @@ ClusterPlan::ClusterPlan(const Hostfile& hostfile, const LauncherOptions& option
                                    hostfile_.coordinator,
                                    "--log-level",
                                    options_.log_level};
+  AddSecurityArgs(hostfile_.coordinator, /*coordinator=*/true, args);
   if (options_.http_port >= 0) {
     args.insert(args.end(), {"--http-port", std::to_string(options_.http_port)});
   }
@@ -69,6 +70,21 @@ ClusterPlan::ClusterPlan(const Hostfile& hostfile, const LauncherOptions& option
     args.insert(args.end(), {"--http-address", options_.http_address});
   }
   coordinator_ = Make(proto::ROLE_COORDINATOR, hostfile_.coordinator, 0, std::move(args));
+}
+
+void ClusterPlan::AddSecurityArgs(const std::string& host, bool coordinator,
+                                  std::vector<std::string>& args) const {
+  args.insert(args.end(), {"--bind-host", host});
+  if (!options_.cluster_key.empty()) {
+    args.insert(args.end(), {"--cluster-key", options_.cluster_key});
+    if (coordinator) {
+      args.insert(args.end(), {"--authorized-clients", KeysDir(options_) + "/authorized_clients"});
+    }
+  }
+  if (options_.insecure) args.push_back("--insecure");
+  if (!coordinator) {
+    for (const auto& root : options_.data_roots) args.insert(args.end(), {"--data-root", root});
+  }
 }
 
 std::string ClusterPlan::Bin(const std::string& program) const {
@@ -112,9 +128,10 @@ std::vector<DaemonLaunch> ClusterPlan::Members(const std::string& endpoint) cons
   std::map<std::pair<proto::Role, std::string>, int> seen;
   auto add = [&](proto::Role role, const std::vector<std::string>& hosts) {
     for (const auto& host : hosts) {
-      members.push_back(Make(role, host, seen[{role, host}]++,
-                             {"--coordinator", endpoint, "--advertise-host", host, "--log-level",
-                              options_.log_level}));
+      std::vector<std::string> args = {"--coordinator", endpoint,          "--advertise-host", host,
+                                       "--log-level",   options_.log_level};
+      AddSecurityArgs(host, /*coordinator=*/false, args);
+      members.push_back(Make(role, host, seen[{role, host}]++, std::move(args)));
     }
   };
   add(proto::ROLE_SCHEDULER, hostfile_.schedulers);
@@ -162,10 +179,15 @@ std::string ClusterPlan::DryRun(const std::string& cli) const {
       "# wait until the coordinator lists {} schedulers and {} workers, each from its host (up to "
       "{} s)\n",
       schedulers(), workers(), options_.timeout_s);
-  out += ShellJoin({cli, "--coordinator", kEndpointPlaceholder, "cluster", "wait", "start",
-                    "--hostfile", options_.hostfile, "--run-dir", run, "--timeout",
-                    std::to_string(options_.timeout_s)}) +
-         "\n";
+  std::vector<std::string> wait = {cli};
+  if (!options_.cluster_key.empty()) {
+    wait.insert(wait.end(),
+                {"--client-key", options_.cluster_key, "--cluster-key", options_.cluster_key});
+  }
+  wait.insert(wait.end(), {"--coordinator", kEndpointPlaceholder, "cluster", "wait", "start",
+                           "--hostfile", options_.hostfile, "--run-dir", run, "--timeout",
+                           std::to_string(options_.timeout_s)});
+  out += ShellJoin(wait) + "\n";
   return out;
 }
 

@@ -7,7 +7,12 @@
 //                                                  control and status endpoints, kept until
 //                                                  stop, so a restart reuses the same ports
 //   RUN_DIR/coordinator/                           the coordinator's --work-dir
+//   RUN_DIR/keys/                                  `keygen`: cluster.key (passed to every daemon
+//                                                  as --cluster-key when it exists),
+//                                                  authorized_clients (the coordinator's)
 //
+// Every daemon binds the address its hostfile line gives (--bind-host HOST), never every
+// interface; --insecure and --data-root are passed on (members only take --data-root).
 // The coordinator expects exactly the schedulers and workers of the hostfile; each member
 // advertises its hostfile host, so registration can be checked per role and host.
 // Thread-compatibility: immutable after construction.
@@ -69,6 +74,9 @@ class ClusterPlan {
   DaemonLaunch Make(proto::Role role, const std::string& host, int index,
                     std::vector<std::string> args) const;
   std::string Bin(const std::string& program) const;
+  // --bind-host HOST, the keys, --insecure and (members) the data roots.
+  void AddSecurityArgs(const std::string& host, bool coordinator,
+                       std::vector<std::string>& args) const;
 
   Hostfile hostfile_;
   LauncherOptions options_;

@@ -28,7 +28,7 @@ long Digits(const std::string& s, size_t digits) {
 Result<LauncherOptions> ParseLauncherOptions(const std::vector<std::string>& args,
                                              const std::string& default_run_dir) {
   LauncherOptions o;
-  std::string port = "7700", timeout = "30", coordinator_ports, http_port;
+  std::string port = "7700", timeout = "30", coordinator_ports, http_port, data_root;
   bool bin_dir_given = false;
   for (size_t i = 0; i < args.size(); ++i) {
     std::string arg = args[i];
@@ -38,6 +38,10 @@ Result<LauncherOptions> ParseLauncherOptions(const std::vector<std::string>& arg
     }
     if (arg == "--dry-run") {
       o.dry_run = true;
+      continue;
+    }
+    if (arg == "--insecure") {
+      o.insecure = true;
       continue;
     }
     const std::string name = arg.substr(0, arg.find('='));
@@ -51,6 +55,8 @@ Result<LauncherOptions> ParseLauncherOptions(const std::vector<std::string>& arg
                           : name == "--coordinator-ports" ? &coordinator_ports
                           : name == "--http-port"         ? &http_port
                           : name == "--http-address"      ? &o.http_address
+                          : name == "--client-dir"        ? &o.client_dir
+                          : name == "--data-root"         ? &data_root
                                                           : nullptr;
     if (target != nullptr) {
       if (name != arg) {
@@ -61,6 +67,10 @@ Result<LauncherOptions> ParseLauncherOptions(const std::vector<std::string>& arg
         return Status::InvalidArgument("option " + arg + " needs a value");
       }
       bin_dir_given = bin_dir_given || name == "--bin-dir";
+      if (target == &data_root) {
+        if (data_root.empty()) return Status::InvalidArgument("--data-root needs a directory");
+        o.data_roots.push_back(std::filesystem::absolute(data_root).lexically_normal().string());
+      }
       continue;
     }
     if (arg == "--") return Status::InvalidArgument("unexpected '--'");
@@ -79,14 +89,15 @@ Result<LauncherOptions> ParseLauncherOptions(const std::vector<std::string>& arg
       return Status::InvalidArgument(
           fmt::format("unexpected argument '{}' (command is already '{}')", arg, o.command));
     }
-    if (arg != "start" && arg != "stop" && arg != "status" && arg != "restart") {
-      return Status::InvalidArgument(
-          fmt::format("unknown command '{}' (expected start, stop, status or restart)", arg));
+    if (arg != "start" && arg != "stop" && arg != "status" && arg != "restart" && arg != "keygen") {
+      return Status::InvalidArgument(fmt::format(
+          "unknown command '{}' (expected start, stop, status, restart or keygen)", arg));
     }
     o.command = arg;
   }
   if (o.command.empty()) {
-    return Status::InvalidArgument("no command given (expected start, stop, status or restart)");
+    return Status::InvalidArgument(
+        "no command given (expected start, stop, status, restart or keygen)");
   }
   if (o.command == "restart" && o.role.empty()) {
     return Status::InvalidArgument("restart needs a role (restart coordinator)");
@@ -138,14 +149,20 @@ Result<LauncherOptions> ParseLauncherOptions(const std::vector<std::string>& arg
   o.run_dir = std::filesystem::weakly_canonical(run_dir, ec).lexically_normal().string();
   if (ec) o.run_dir = run_dir.lexically_normal().string();
   if (o.run_dir.size() > 1 && o.run_dir.back() == '/') o.run_dir.pop_back();
+  if (!o.client_dir.empty()) {
+    o.client_dir = std::filesystem::absolute(o.client_dir).lexically_normal().string();
+  }
   return o;
 }
+
+std::string KeysDir(const LauncherOptions& options) { return options.run_dir + "/keys"; }
 
 std::string LauncherUsage(const std::string& default_run_dir) {
   return fmt::format(R"(Usage: strads-cluster start  --hostfile FILE [options]
        strads-cluster stop   [--hostfile FILE] [options]
        strads-cluster status [--hostfile FILE] [options]
        strads-cluster restart coordinator --hostfile FILE [options]
+       strads-cluster keygen [--run-dir DIR] [--client-dir DIR]
        strads-cluster --help
 
 Commands:
@@ -161,6 +178,12 @@ Commands:
            RUN_DIR/coordinator.endpoint (same ports, same work dir: its jobs are recovered), and
            wait until the members have registered again. 'start' on a run dir whose
            coordinator died while its members run does the same.
+  keygen   make the cluster's CURVE key pair in RUN_DIR/keys (once; kept afterwards), and a
+           client key pair in the client dir whose public key is appended to
+           RUN_DIR/keys/authorized_clients (like ssh's authorized_keys). From then on 'start'
+           runs every daemon with CURVE: only the cluster key and the authorised client keys are
+           let in (README "Security"). Hosts other than this one need RUN_DIR/keys/cluster.key
+           at the same path.
 
 Options:
   --hostfile FILE     cluster description (required for start), lines of
@@ -180,6 +203,11 @@ Options:
                       default: none); its URL is line 3 of RUN_DIR/coordinator.endpoint
   --http-address ADDR address the dashboard binds (default 127.0.0.1, this host only;
                       0.0.0.0 = every interface: it has no authentication)
+  --data-root DIR     members read job files only under DIR (repeatable; default anywhere)
+  --insecure          let daemons bind a non-loopback address without keys (anyone who can
+                      reach the ports then controls the cluster)
+  --client-dir DIR    keygen: where client.key and cluster.pub go (default
+                      $XDG_CONFIG_HOME/strads or ~/.config/strads, where strads looks)
   --dry-run           print every command that start/stop would run, one per line; run nothing
   --coordinator-ports CONTROL,STATUS
                       the coordinator binds exactly these ports (restart passes the recorded ones)

@@ -1,10 +1,10 @@
 // LauncherOptions: the command line of deploy/strads-cluster, which hands it verbatim to
 // `strads cluster plan|wait`, parsed and validated in one place.
 //
-//   start|stop|status|restart ROLE [--hostfile FILE] [--run-dir DIR] [--port PORT]
+//   start|stop|status|restart ROLE|keygen [--hostfile FILE] [--run-dir DIR] [--port PORT]
 //       [--bin-dir DIR] [--log-level LVL] [--timeout SECONDS] [--dry-run]
 //       [--coordinator-ports CONTROL,STATUS] [--http-port PORT] [--http-address ADDR]
-//       [-h|--help]
+//       [--data-root DIR]... [--insecure] [--client-dir DIR] [-h|--help]
 //
 // Options take their value as the next word or after '='. Errors are InvalidArgument with the
 // message the launcher prints above its usage text (exit 2).
@@ -20,7 +20,7 @@ namespace strads {
 
 struct LauncherOptions {
   bool help = false;     // -h/--help was given: print the usage, nothing else
-  std::string command;   // start, stop, status or restart
+  std::string command;   // start, stop, status, restart or keygen
   std::string role;      // restart: the role to restart ("coordinator")
   std::string hostfile;  // required for start
   std::string run_dir;   // absolute, symlinks resolved where they exist
@@ -36,7 +36,16 @@ struct LauncherOptions {
   int coordinator_status_port = 0;
   int http_port = -1;        // the coordinator's web dashboard; -1 = none, 0 = any free port
   std::string http_address;  // what the dashboard binds; empty = the coordinator's default
+  std::vector<std::string> data_roots;  // --data-root, passed to every member (absolute)
+  bool insecure = false;                // --insecure, passed to every daemon
+  std::string client_dir;  // keygen: where the client's key and the cluster's public key go
+  // Not a flag: RUN_DIR/keys/cluster.key when it exists (set by `strads cluster plan`), so the
+  // daemons run with CURVE (README "Security").
+  std::string cluster_key;
 };
+
+// RUN_DIR/keys: what `keygen` writes and `start` passes to the daemons.
+std::string KeysDir(const LauncherOptions& options);
 
 // Parses `args`; `default_run_dir` is used when --run-dir is absent.
 Result<LauncherOptions> ParseLauncherOptions(const std::vector<std::string>& args,

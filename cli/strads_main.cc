@@ -386,7 +386,11 @@ int main(int argc, char** argv) {
   const std::string command = args[0];
   const std::vector<std::string> rest(args.begin() + 1, args.end());
   std::optional<CurveIdentity> curve;
-  if (command != "run" && command != "predict") {
+  // Keys only for the verbs that connect (a plan or keygen must not trip over a half-made key).
+  const bool connects = command == "submit" || command == "status" || command == "jobs" ||
+                        command == "cancel" || command == "result" || command == "shutdown" ||
+                        (command == "cluster" && !rest.empty() && rest[0] == "wait");
+  if (connects) {
     auto keys = LoadClientKeys(key_paths);
     if (!keys.ok()) {
       std::cerr << "strads: " << keys.status().message() << "\n";

@@ -22,10 +22,11 @@ std::string_view Trim(std::string_view s) {
   return s;
 }
 
-// The line without its comment, trimmed.
+// The line trimmed; empty for a comment line. Only a line that starts with '#' is a comment: Z85
+// keys may contain '#' (and '='), so a key line has no trailing comment.
 std::string_view Content(std::string_view line) {
-  if (auto hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
-  return Trim(line);
+  line = Trim(line);
+  return !line.empty() && line.front() == '#' ? std::string_view() : line;
 }
 
 Result<std::string> ReadText(const std::string& path, const std::string& what) {

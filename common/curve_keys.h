@@ -1,7 +1,8 @@
 // CURVE keys: the files `deploy/strads-cluster keygen` writes, and who they admit.
 //
 // A key is a Curve25519 key in Z85 text (40 characters, ZeroMQ's zmq_z85_encode). Two kinds of
-// file, both line-oriented text where '#' starts a comment:
+// file, both line-oriented text where a line starting with '#' is a comment (only such a line:
+// Z85 keys may contain '#' and '='):
 //
 //   key file (cluster.key, client.key: a pair; cluster.pub: public only)
 //       public-key = <40 characters>

@@ -104,8 +104,9 @@ TEST_CASE("launcher options: values, defaults and the errors users see", "[optio
   CHECK(Options({"--help", "--bogus"}).help);
   CHECK(OptionError({"start", "--bogus"}) == "unknown option '--bogus'");
   CHECK(OptionError({"reboot"}) ==
-        "unknown command 'reboot' (expected start, stop, status or restart)");
-  CHECK(OptionError({"--dry-run"}) == "no command given (expected start, stop, status or restart)");
+        "unknown command 'reboot' (expected start, stop, status, restart or keygen)");
+  CHECK(OptionError({"--dry-run"}) ==
+        "no command given (expected start, stop, status, restart or keygen)");
   CHECK(OptionError({"restart"}) == "restart needs a role (restart coordinator)");
   CHECK_THAT(OptionError({"restart", "worker"}), Catch::StartsWith("cannot restart 'worker'"));
   CHECK(OptionError({"restart", "coordinator"}) == "restart needs --hostfile FILE");
@@ -155,7 +156,7 @@ TEST_CASE("the start plan: coordinator flags, one member per hostfile entry", "[
   CHECK(ShellJoin(c.command) ==
         "setsid nohup /b/strads-coordinator --port 9100 --status-port 9101 --expect-schedulers 2 "
         "--expect-workers 3 --work-dir /r/coordinator --endpoint-file /r/coordinator.endpoint "
-        "--advertise-host 127.0.0.1 --log-level info");
+        "--advertise-host 127.0.0.1 --log-level info --bind-host 127.0.0.1");
   const auto members = plan.Members("tcp://h:1");
   REQUIRE(members.size() == 5);
   CHECK(members[1].name == "scheduler-127.0.0.1-1");
@@ -167,13 +168,37 @@ TEST_CASE("the start plan: coordinator flags, one member per hostfile entry", "[
   CHECK(members[4].command[7] ==
         "cd /work 2>/dev/null || cd || exit 1; mkdir -p /r/logs || exit 1; b=/b/strads-worker; "
         "[ -x \"$b\" ] || b=strads-worker; nohup \"$b\" --coordinator tcp://h:1 --advertise-host "
-        "node1 --log-level info > /r/logs/worker-node1-1.log 2>&1 < /dev/null & echo $!");
+        "node1 --log-level info --bind-host node1 > /r/logs/worker-node1-1.log 2>&1 < /dev/null & "
+        "echo $!");
   CHECK(plan.NeededPrograms() ==
         std::vector<std::string>{"strads-coordinator", "strads-scheduler", "strads-worker", "ssh"});
   const ExpectedMembers expected = {{{proto::ROLE_SCHEDULER, "127.0.0.1"}, 2},
                                     {{proto::ROLE_WORKER, "127.0.0.1"}, 1},
                                     {{proto::ROLE_WORKER, "node1"}, 2}};
   CHECK(plan.Expected() == expected);
+}
+
+TEST_CASE("with keys, data roots and --insecure the plan passes them to the daemons",
+          "[plan][security]") {
+  const auto hf = Parse("10.0.0.1 coordinator scheduler worker\n");
+  auto o = Options(
+      {"start", "--hostfile", "h", "--run-dir", "/r", "--data-root", "/data", "--insecure"});
+  o.bin_dir = "/b";
+  o.cluster_key = KeysDir(o) + "/cluster.key";
+  const LocalHost local({});
+  const ClusterPlan plan(hf, o, local, "/work", /*has_setsid=*/false);
+  const std::string coordinator = ShellJoin(plan.coordinator().argv);
+  CHECK_THAT(coordinator, Catch::Contains("--bind-host 10.0.0.1 --cluster-key /r/keys/cluster.key "
+                                          "--authorized-clients /r/keys/authorized_clients "
+                                          "--insecure"));
+  CHECK_THAT(coordinator, !Catch::Contains("--data-root"));
+  const std::string worker = ShellJoin(plan.Members("tcp://h:1").at(0).argv);
+  CHECK_THAT(worker, Catch::EndsWith("--bind-host 10.0.0.1 --cluster-key /r/keys/cluster.key "
+                                     "--insecure --data-root /data"));
+  CHECK_THAT(worker, !Catch::Contains("authorized"));
+  CHECK_THAT(plan.DryRun("/b/strads"),
+             Catch::Contains("/b/strads --client-key /r/keys/cluster.key --cluster-key "
+                             "/r/keys/cluster.key --coordinator"));
 }
 
 TEST_CASE("a restart pins the coordinator to the ports recorded in the endpoint file", "[plan]") {
