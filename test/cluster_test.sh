@@ -739,6 +739,89 @@ case_relative_paths_from_caller_cwd() {
   stop_cluster
 }
 
+# Issue 10, "Security": a cluster with keys (strads-cluster keygen) runs a job for a client whose
+# key is listed; a client without a key or with an unknown one is refused at the handshake (exit
+# 3, with a message saying which); a fake member (no key, or a client's key) can neither register
+# nor fail a running job with a spoofed Ready; the daemons stay up throughout.
+case_curve_refuses_strangers() {
+  local fake=${STRADS_FAKE_MEMBER:-$BIN/../test/strads_fake_member} pub="$HOME/.config/strads/cluster.pub" id worker
+  [[ -x $fake ]] || fail "no $fake (build the strads_fake_member target)"
+  gen_data "$TMP/small.svm" 200 300 1
+  bash "$LAUNCHER" keygen --run-dir "$RUN" --bin-dir "$BIN" 2>"$TMP/keygen.err" ||
+    fail "keygen failed: $(cat "$TMP/keygen.err")"
+  start_cluster "127.0.0.1 coordinator scheduler worker"
+  grep -q "CURVE on" "$RUN"/logs/coordinator-*.log || fail "the coordinator runs without CURVE"
+
+  # The client key keygen made (the default ~/.config/strads/client.key) runs a job.
+  cli submit lasso --data "$TMP/small.svm" --lambda 0.5 --wait
+  assert_rc 0
+  assert_out_has SUCCEEDED
+
+  # No key: refused at the handshake, exit 3.
+  set +e
+  OUT=$(XDG_CONFIG_HOME="$TMP/no-keys" timeout 30 "$STRADS" --coordinator "$EP" status 2>&1)
+  RC=$?
+  set -e
+  assert_rc 3
+  assert_out_has "requires CURVE keys and this client has none"
+
+  # A key the cluster does not list (made for another cluster): refused, exit 3.
+  bash "$LAUNCHER" keygen --run-dir "$TMP/other" --client-dir "$TMP/mallory" --bin-dir "$BIN" \
+    2>/dev/null || fail "second keygen failed"
+  cli --client-key "$TMP/mallory/client.key" --cluster-key "$pub" submit lasso \
+    --data "$TMP/small.svm" --lambda 0.5
+  assert_rc 3
+  assert_out_has "refused this client's key"
+  grep -q "unknown client key" "$RUN"/logs/coordinator-*.log ||
+    fail "the coordinator did not log the refused key"
+
+  # Fake members. Without a key the handshake fails.
+  set +e
+  OUT=$(timeout 30 "$fake" --coordinator "$EP" --id worker@evil register 2>&1)
+  RC=$?
+  set -e
+  assert_rc 3
+  # With an authorised client's key it gets in, but a client key may not register.
+  local client=(--client-key "$HOME/.config/strads/client.key" --cluster-key "$pub")
+  set +e
+  OUT=$(timeout 30 "$fake" --coordinator "$EP" "${client[@]}" --id worker@evil register 2>&1)
+  RC=$?
+  set -e
+  assert_rc 0
+  assert_out_has "sent register"
+  [[ $OUT != *reply:* ]] || fail "the coordinator answered the fake member"
+
+  # A running job is not failed by a Ready error claiming to come from its worker: neither from
+  # another connection nor over a client key with the worker's own id.
+  cli submit lasso --data "$TMP/small.svm" --lambda 0.5 "${LONG_JOB[@]}"
+  assert_rc 0
+  id=$(grep -o '[0-9]\+' <<<"$OUT" | head -n 1)
+  wait_state "$id" 30 RUNNING >/dev/null
+  cli status --json
+  worker=$(python3 -c '
+import json, sys
+print([m["id"] for m in json.loads(sys.argv[1])["members"] if m["role"] == "worker"][0])' "$OUT")
+  timeout 30 "$fake" --coordinator "$EP" "${client[@]}" --id fake@evil --sender "$worker" \
+    ready "$id" >/dev/null || fail "the fake could not send from its own connection"
+  timeout 30 "$fake" --coordinator "$EP" "${client[@]}" --id "$worker" ready "$id" >/dev/null ||
+    fail "the fake could not send with the worker's id"
+  sleep 1
+  [[ $(job_field "$id" state) == RUNNING ]] || fail "a spoofed Ready changed job $id"
+  grep -q "refused a message: ready declares sender '$worker' but its connection is 'fake@evil'" \
+    "$RUN"/logs/coordinator-*.log || fail "the coordinator did not log the spoofed Ready"
+
+  # The daemons are all up and nobody else joined.
+  cli status --json
+  python3 -c '
+import json, sys
+m = json.loads(sys.argv[1])["members"]
+assert len(m) == 2 and not any("evil" in x["id"] for x in m), m' "$OUT" ||
+    fail "members changed: $OUT"
+  cli cancel "$id"
+  assert_rc 0
+  stop_cluster
+}
+
 fn="case_$CASE"
 declare -F "$fn" >/dev/null || { echo "unknown case '$CASE'" >&2; exit 2; }
 command -v python3 >/dev/null || { echo "python3 is needed" >&2; exit 1; }

@@ -53,7 +53,8 @@ TEST_CASE("a key file round-trips, keys may hold '#' and '=', comments are whole
 
 TEST_CASE("key file errors name FILE:LINE", "[security][keys]") {
   const std::string pub = MakePair().public_key;
-  auto bad = ParseKeyFile("# c\npublic-key = " + pub + "\nsecret-key = short\n", "cluster.key", true);
+  auto bad =
+      ParseKeyFile("# c\npublic-key = " + pub + "\nsecret-key = short\n", "cluster.key", true);
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.status().message() ==
         "cluster.key:3: secret-key is not a CURVE key (40 Z85 characters)");
@@ -226,7 +227,8 @@ TEST_CASE("the CLI's keys: none by default, or both files, errors naming the fil
   auto found = LoadClientKeys(paths);
   REQUIRE(found.ok());
   REQUIRE(found->has_value());
-  CHECK((*found)->server_public_key == ReadKeyFile(dir.Path("keys/cluster.pub"), false)->public_key);
+  CHECK((*found)->server_public_key ==
+        ReadKeyFile(dir.Path("keys/cluster.pub"), false)->public_key);
 
   ClientKeyPaths no_cluster{dir.Path("config/client.key"), dir.Path("nope.pub"), ""};
   auto missing = LoadClientKeys(no_cluster);

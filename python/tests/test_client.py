@@ -1,5 +1,6 @@
 """strads.Client and the estimators' coordinator= against a real cluster of daemons on loopback
 (deploy/strads-cluster start --port 0), stopped after the module."""
+import contextlib
 import os
 import re
 import signal
@@ -14,12 +15,18 @@ from conftest import cli, strads_bin
 LAUNCHER = os.path.join(os.path.dirname(__file__), "..", "..", "deploy", "strads-cluster")
 
 
-@pytest.fixture(scope="module")
-def coordinator(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("cluster")
+@contextlib.contextmanager
+def cluster(tmp, keygen=False):
+    """A loopback cluster started by the launcher in `tmp` (with keys after `keygen`: the
+    client's key pair and the cluster's public key then are in tmp/client); yields its endpoint."""
     env = dict(os.environ, HOME=str(tmp))  # the launcher's defaults never touch the real ~/.strads
     (tmp / "hosts").write_text("127.0.0.1 coordinator scheduler=1 worker=2\n")
     common = ["--run-dir", str(tmp / "run"), "--bin-dir", os.path.dirname(strads_bin("strads"))]
+    if keygen:
+        made = subprocess.run(["bash", LAUNCHER, "keygen", "--client-dir", str(tmp / "client"),
+                               *common], capture_output=True, text=True, env=env, timeout=60,
+                              check=False)
+        assert made.returncode == 0, made.stderr
     started = subprocess.run(["bash", LAUNCHER, "start", "--hostfile", str(tmp / "hosts"),
                               "--port", "0", "--timeout", "20", "--log-level", "warn", *common],
                              capture_output=True, text=True, env=env, timeout=60, check=False)
@@ -35,6 +42,12 @@ def coordinator(tmp_path_factory):
                 os.kill(int(pid_file.read_text().split()[0]), signal.SIGKILL)
             except (ValueError, ProcessLookupError, IndexError):
                 pass
+
+
+@pytest.fixture(scope="module")
+def coordinator(tmp_path_factory):
+    with cluster(tmp_path_factory.mktemp("cluster")) as endpoint:
+        yield endpoint
 
 
 def test_submit_wait_result(coordinator, libsvm_file):
@@ -81,3 +94,19 @@ def test_unreachable_coordinator_raises_connection_error_with_the_clis_message()
     with pytest.raises(ConnectionError) as raised:
         strads.Client("tcp://127.0.0.1:1", timeout=0.5).status()
     assert str(raised.value) == stderr.strip().removeprefix("strads: ")
+
+
+def test_keyed_cluster_admits_the_listed_client_key_only(tmp_path, monkeypatch, libsvm_file):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "no-keys"))  # no default client key
+    with cluster(tmp_path, keygen=True) as endpoint:
+        keys = {"client_key": tmp_path / "client" / "client.key",
+                "cluster_key": tmp_path / "client" / "cluster.pub"}
+        client = strads.Client(endpoint, **keys)
+        job = client.submit("lasso", data=libsvm_file, lambda_=1.0)
+        assert client.wait(job, verbose=False)["state"] == "SUCCEEDED"
+        with pytest.raises(ConnectionRefusedError, match="requires CURVE keys"):
+            strads.Client(endpoint)
+        code, _, stderr = cli("--coordinator", endpoint, "status")
+        assert code == 3 and "requires CURVE keys and this client has none" in stderr
+        with pytest.raises(ValueError, match="no such key file"):
+            strads.Client(endpoint, client_key=tmp_path / "nope.key")
