@@ -35,9 +35,10 @@ int MemberMain(int argc, char** argv, const std::string& role, const Context&...
   desc.add_options()("help,h", "show this help")(
       "coordinator", po::value(&coordinator),
       "coordinator control endpoint, e.g. tcp://10.0.0.1:7700 (default: $STRADS_COORDINATOR or "
-      "tcp://127.0.0.1:7700)")("bind-host", po::value(&bind_host)->default_value("*"),
+      "tcp://127.0.0.1:7700)")("bind-host", po::value(&bind_host)->default_value("127.0.0.1"),
                                "address to bind this member's inbox to: an IP address, a host "
-                               "name (resolved here) or * for every interface")(
+                               "name (resolved here) or * for every interface; anything but "
+                               "loopback needs --cluster-key or --insecure")(
       "port", po::value(&port)->default_value(0), "inbox port (0 = any free port)")(
       "advertise-host", po::value(&advertise_host),
       "host name peers use to reach this member (default: the bind address, or this machine's "

@@ -34,12 +34,14 @@ int main(int argc, char** argv) {
       "control port for members and the CLI (0 = any free port)")(
       "status-port", po::value(&status_port),
       "status port (default: port + 1, or any free port when port is 0)")(
-      "bind-host", po::value(&bind_host)->default_value("*"),
-      "address to bind to: an IP address, a host name (resolved here) or * for every interface")(
+      "bind-host", po::value(&bind_host)->default_value("127.0.0.1"),
+      "address to bind to: an IP address, a host name (resolved here) or * for every interface; "
+      "anything but loopback needs --cluster-key or --insecure")(
       "advertise-host", po::value(&advertise_host),
-      "host name written to the endpoint file (default: this machine's host name)")(
-      "expect-schedulers", po::value(&options.expect_schedulers)->default_value(0),
-      "schedulers the launcher starts; the first jobs wait for them")(
+      "host name written to the endpoint file (default: the bind address, or this machine's host "
+      "name when binding *)")("expect-schedulers",
+                              po::value(&options.expect_schedulers)->default_value(0),
+                              "schedulers the launcher starts; the first jobs wait for them")(
       "expect-workers", po::value(&options.expect_workers)->default_value(0),
       "workers the launcher starts; the first jobs wait for them")(
       "register-timeout", po::value(&options.register_timeout_s)->default_value(60),
@@ -120,6 +122,12 @@ int main(int argc, char** argv) {
     const std::string host = http_address == "0.0.0.0" ? advertise_host : http_address;
     dashboard_url = fmt::format("http://{}:{}/", host, dashboard->port());
     log->info("dashboard at {}", dashboard_url);
+    if (!IsLoopbackHost(http_address)) {
+      log->warn(
+          "the dashboard is plain HTTP without authentication (CURVE covers ZeroMQ only): "
+          "anyone who can reach {} sees every job, its data paths and its progress",
+          dashboard_url);
+    }
   }
   std::error_code ec;  // a work dir that cannot be created is reported by the journal below
   if (!options.work_dir.empty()) std::filesystem::create_directories(options.work_dir, ec);

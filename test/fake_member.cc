@@ -31,13 +31,20 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
-    if (a == "--coordinator") coordinator = value();
-    else if (a == "--client-key") paths.client_key = value();
-    else if (a == "--cluster-key") paths.cluster_key = value();
-    else if (a == "--id") id = value();
-    else if (a == "--sender") sender = value();
-    else if (action.empty()) action = a;
-    else job = std::stoull(a);
+    if (a == "--coordinator")
+      coordinator = value();
+    else if (a == "--client-key")
+      paths.client_key = value();
+    else if (a == "--cluster-key")
+      paths.cluster_key = value();
+    else if (a == "--id")
+      id = value();
+    else if (a == "--sender")
+      sender = value();
+    else if (action.empty())
+      action = a;
+    else
+      job = std::stoull(a);
   }
   if (coordinator.empty() || id.empty() || (action != "register" && action != "ready")) {
     std::cerr << "usage: strads_fake_member --coordinator EP [--client-key F --cluster-key F] "
