@@ -65,7 +65,7 @@ TEST_CASE("key file errors name FILE:LINE", "[security][keys]") {
   CHECK(ParseKeyFile("public-key = " + pub + "\n", "cluster.pub", false).ok());
 }
 
-TEST_CASE("a secret key file readable by others is refused; a missing one is NotFound",
+TEST_CASE("a secret key file readable by others is refused, a missing one is NotFound",
           "[security][keys]") {
   testing::TempDir dir;
   const std::string path = dir.Write("open.key", FormatKeyFile(MakePair(), "x"));
@@ -78,7 +78,7 @@ TEST_CASE("a secret key file readable by others is refused; a missing one is Not
   CHECK(ReadKeyFile(dir.Path("none.key"), true).status().code() == StatusCode::kNotFound);
 }
 
-TEST_CASE("authorized_clients: one key per line with a comment; every bad line reported",
+TEST_CASE("authorized_clients: one key per line with a comment, every bad line reported",
           "[security][keys]") {
   const std::string a = MakePair().public_key, b = KeyWithHash();
   auto keys = AuthorizedKeys::Parse("# clients\n\n" + a + " alice@h 2026\n" + b + "\n", "ac");
@@ -112,7 +112,7 @@ TEST_CASE("the ZAP decision: the cluster key is a member, listed keys clients, o
   CHECK_THAT(null.reason, Catch::Contains("requires CURVE"));
 }
 
-TEST_CASE("CheckSender: the sender must be the connection; a client key sends only requests",
+TEST_CASE("CheckSender: the sender must be the connection, a client key sends only requests",
           "[security][sender]") {
   proto::Envelope e;
   e.set_sender("worker@h:1");
