@@ -278,6 +278,17 @@ class MarginColumnModel : public MarginRows<ColumnModel, RowLoss> {
     this->loss_ = loss_before;
   }
 
+  void Shift(std::span<const uint64_t> ids, std::span<const double> deltas,
+             DeltaAccumulator& change) const override {
+    for (size_t k = 0; k < ids.size(); ++k) {
+      if (!this->Holds(ids[k]) || deltas[k] == 0.0) continue;
+      for (SparseColMatrix::InnerIterator it(this->data_.x, static_cast<int64_t>(ids[k])); it;
+           ++it) {
+        change.Add(static_cast<uint64_t>(it.index()), it.value() * deltas[k]);
+      }
+    }
+  }
+
   // Only the derivatives follow the margins: the loss (a log1p a row for logistic) is brought
   // up to date by ExactLoss at each check; between checks the coordinator computes it from its
   // own replica (DynamicApp::RowLoss).

@@ -127,7 +127,7 @@ Result<proto::JobInfo> Client::Follow(uint64_t job_id, const std::atomic<bool>& 
   proto::JobInfo info = *current;
   auto last_news = std::chrono::steady_clock::now();
   auto last_subscribe = last_news;
-  while (info.state() < proto::JOB_SUCCEEDED) {
+  while (!IsFinal(info.state())) {
     if (interrupt.load()) return Status::Cancelled("interrupted");
     auto e = transport_.Receive(std::chrono::milliseconds(200));
     const auto now = std::chrono::steady_clock::now();
@@ -144,7 +144,7 @@ Result<proto::JobInfo> Client::Follow(uint64_t job_id, const std::atomic<bool>& 
       info = *again;
       last_news = last_subscribe = now;
     }
-    if (info.state() < proto::JOB_SUCCEEDED) on_update(info);
+    if (!IsFinal(info.state())) on_update(info);
   }
   return info;
 }

@@ -52,6 +52,11 @@ std::string ScheduleName(proto::Schedule schedule) {
   }
 }
 
+bool IsFinal(proto::JobState state) {
+  return state == proto::JOB_SUCCEEDED || state == proto::JOB_FAILED ||
+         state == proto::JOB_CANCELLED;
+}
+
 std::string JobStateName(proto::JobState state) {
   switch (state) {
     case proto::JOB_QUEUED:
@@ -66,6 +71,8 @@ std::string JobStateName(proto::JobState state) {
       return "FAILED";
     case proto::JOB_CANCELLED:
       return "CANCELLED";
+    case proto::JOB_RECOVERING:
+      return "RECOVERING";
     default:
       return "UNSPECIFIED";
   }

@@ -28,6 +28,8 @@ std::string BodyName(const proto::Envelope& envelope);
 
 std::string RoleName(proto::Role role);
 std::string JobStateName(proto::JobState state);
+// SUCCEEDED, FAILED or CANCELLED: the job will not run again (RECOVERING is not final).
+bool IsFinal(proto::JobState state);
 // "dynamic", "random", "cyclic" or "static" (unspecified means dynamic).
 std::string ScheduleName(proto::Schedule schedule);
 

@@ -33,6 +33,7 @@ double Coordinator::WallSeconds(Clock::time_point now) const {
 
 void Coordinator::Recover(Clock::time_point now) {
   journal_.emplace(options_.work_dir);
+  checkpoints_.emplace(options_.work_dir);
   auto recovered = journal_->Recover();
   if (!recovered.ok()) {
     journal_status_ =
@@ -45,6 +46,7 @@ void Coordinator::Recover(Clock::time_point now) {
   }
   next_job_id_ = recovered->next_job_id;
   size_t finished = 0, requeued = 0, interrupted = 0;
+  std::vector<uint64_t> resumed;
   for (auto& durable : recovered->records) {
     const uint64_t id = durable.info().job_id();
     JobRecord& record = jobs_[id];
@@ -58,20 +60,52 @@ void Coordinator::Recover(Clock::time_point now) {
         break;
       case proto::JOB_LOADING:
       case proto::JOB_RUNNING:
-        // Its members have forgotten it (or will on their next JobStart); resuming from a
-        // checkpoint is not built yet.
-        Finish(record, proto::JOB_FAILED, "coordinator restarted", now);
-        ++interrupted;
+      case proto::JOB_RECOVERING: {
+        // Its members have forgotten it (or will on their next JobStart): it runs again as the
+        // next epoch, from its checkpoint on disk if it has one.
+        const auto& rs = record.info.spec().recovery();
+        if (static_cast<uint32_t>(record.info.recoveries_size()) >= rs.max_recoveries()) {
+          Finish(record, proto::JOB_FAILED,
+                 rs.max_recoveries() ? "coordinator restarted (no recoveries left)"
+                                     : "coordinator restarted",
+                 now);
+          ++interrupted;
+          break;
+        }
+        auto checkpoint = checkpoints_->Read(id);
+        if (checkpoint.ok()) {
+          record.resume = std::move(*checkpoint);
+        } else if (checkpoint.status().code() != StatusCode::kNotFound) {
+          log_->error("job {}: its checkpoint is unusable, it starts over: {}", id,
+                      checkpoint.status().message());
+        }
+        proto::Recovery* r = record.info.add_recoveries();
+        r->set_epoch(record.info.epoch());
+        r->set_cause("coordinator restarted");
+        r->set_at_s(record.durable.started_unix_s() > 0
+                        ? WallSeconds(now) - record.durable.started_unix_s()
+                        : 0.0);
+        r->set_checkpoint_round(record.resume ? record.resume->progress() : 0);
+        if (record.info.state() != proto::JOB_RECOVERING) {
+          const uint64_t done = record.info.iteration() + record.info.updates();
+          r->set_work_redone(done - std::min(done, r->checkpoint_round()));
+        }
+        record.info.set_state(proto::JOB_RECOVERING);
+        (void)Persist(record, now);
+        resumed.push_back(id);
         break;
+      }
       default:
         ++finished;
     }
   }
+  // Interrupted jobs go first, in the order they were submitted.
+  queue_.insert(queue_.begin(), resumed.begin(), resumed.end());
   log_->info(
-      "journal {}: recovered {} job(s): {} finished, {} queued again, {} failed as they were "
-      "running; next job id {}",
+      "journal {}: recovered {} job(s): {} finished, {} queued again, {} to resume, {} failed as "
+      "they were running; next job id {}",
       (std::filesystem::path(options_.work_dir) / "journal").string(), jobs_.size(), finished,
-      requeued, interrupted, next_job_id_);
+      requeued, resumed.size(), interrupted, next_job_id_);
 }
 
 Status Coordinator::Persist(JobRecord& record, Clock::time_point now) {
@@ -206,6 +240,11 @@ void Coordinator::HandleCancel(const proto::Envelope& e, Clock::time_point now) 
   } else if (record.info.state() == proto::JOB_QUEUED) {
     std::erase(queue_, e.job_id());
     Finish(record, proto::JOB_CANCELLED, "cancelled before it started", now);
+  } else if (record.info.state() == proto::JOB_RECOVERING) {
+    std::erase(queue_, e.job_id());
+    record.resume.reset();
+    if (checkpoints_) checkpoints_->Remove(e.job_id());
+    Finish(record, proto::JOB_CANCELLED, "cancelled while recovering", now);
   }
   log_->info("job {}: cancel requested by {}, now {}", e.job_id(), e.sender(),
              JobStateName(record.info.state()));
@@ -270,7 +309,7 @@ void Coordinator::HandleResult(const proto::Envelope& e, Clock::time_point now) 
   auto it = jobs_.find(e.job_id());
   if (it == jobs_.end()) return ReplyError(e, fmt::format("no job {}", e.job_id()));
   const JobRecord& record = it->second;
-  if (record.info.state() < proto::JOB_SUCCEEDED) {
+  if (!IsFinal(record.info.state())) {
     return ReplyError(e, fmt::format("job {} is {}; results exist once it has finished", e.job_id(),
                                      JobStateName(record.info.state())));
   }
@@ -334,9 +373,26 @@ void Coordinator::TryStartNext(Clock::time_point now) {
     if (asked) return asked;
     return std::max<size_t>({1, expected, have});
   };
-  const size_t need_s =
-      need(spec.schedulers(), seen_full_cluster_ ? 0 : options_.expect_schedulers, 0);
-  const size_t need_w = need(spec.workers(), seen_full_cluster_ ? 0 : options_.expect_workers, 0);
+  size_t need_s = need(spec.schedulers(), seen_full_cluster_ ? 0 : options_.expect_schedulers, 0);
+  size_t need_w = need(spec.workers(), seen_full_cluster_ ? 0 : options_.expect_workers, 0);
+  const bool recovering = record.info.state() == proto::JOB_RECOVERING;
+  if (recovering) {
+    // As many members as its last run had, for up to recovery_wait_s; then the ones there are.
+    need_s = std::max<size_t>(1, record.info.schedulers());
+    need_w = std::max<size_t>(1, record.info.workers());
+    if (schedulers.size() < need_s || workers.size() < need_w) {
+      if (Seconds(now - *record.at_head) < spec.recovery().recovery_wait_s()) return;
+      if (!schedulers.empty() && !workers.empty()) {
+        log_->warn(
+            "job {}: no replacement within {:.0f} s; re-planned over {} scheduler(s) and {} "
+            "worker(s) (had {} and {})",
+            id, spec.recovery().recovery_wait_s(), schedulers.size(), workers.size(), need_s,
+            need_w);
+        need_s = std::min(need_s, schedulers.size());
+        need_w = std::min(need_w, workers.size());
+      }
+    }
+  }
   if (schedulers.size() < need_s || workers.size() < need_w) {
     if (Seconds(now - *record.at_head) < options_.register_timeout_s) return;
     auto names = [](const std::vector<const Member*>& v) {
@@ -363,8 +419,8 @@ void Coordinator::TryStartNext(Clock::time_point now) {
   if (schedulers.size() >= options_.expect_schedulers && workers.size() >= options_.expect_workers)
     seen_full_cluster_ = true;
   queue_.pop_front();
-  const size_t take_s = spec.schedulers() ? need_s : schedulers.size();
-  const size_t take_w = spec.workers() ? need_w : workers.size();
+  const size_t take_s = spec.schedulers() || recovering ? need_s : schedulers.size();
+  const size_t take_w = spec.workers() || recovering ? need_w : workers.size();
   std::vector<JobMember> job_schedulers, job_workers;
   for (size_t i = 0; i < take_s; ++i) {
     job_schedulers.push_back({schedulers[i]->info.id(), schedulers[i]->info.endpoint()});
@@ -374,16 +430,27 @@ void Coordinator::TryStartNext(Clock::time_point now) {
   }
   // Building a job allocates per-job state sized by the spec; if that fails the job fails, and
   // the queue and the members are left as they were for the next job.
+  Incarnation incarnation;
+  if (record.durable.started_unix_s() > 0) {
+    incarnation.epoch = record.info.epoch() + 1;
+    incarnation.seconds_before = std::max(0.0, WallSeconds(now) - record.durable.started_unix_s());
+  }
+  incarnation.resume = record.resume;
+  incarnation.recoveries.assign(record.info.recoveries().begin(), record.info.recoveries().end());
+  if (!incarnation.recoveries.empty()) {
+    incarnation.recoveries.back().set_restarted_at_s(incarnation.seconds_before);
+  }
   try {
     // Submitted specs were validated, so the app is registered.
     const App* app = apps_.Find(spec.app()).value();
     if (const StaticApp* static_app = app->AsStatic()) {
-      running_ = std::make_unique<StaticJob>(transport_, id, spec, static_app, job_schedulers,
-                                             job_workers, log_, now, options_.deadlines);
+      running_ =
+          std::make_unique<StaticJob>(transport_, id, spec, static_app, job_schedulers, job_workers,
+                                      log_, now, options_.deadlines, incarnation);
     } else {
       running_ =
           std::make_unique<DynamicJob>(transport_, id, spec, app->AsDynamic(), job_schedulers,
-                                       job_workers, log_, now, options_.deadlines);
+                                       job_workers, log_, now, options_.deadlines, incarnation);
     }
   } catch (const std::exception& e) {
     const std::string cause = std::string("cannot set up the job: ") + e.what();
@@ -397,8 +464,12 @@ void Coordinator::TryStartNext(Clock::time_point now) {
   }
   running_id_ = id;
   record.info.set_state(proto::JOB_LOADING);
-  record.durable.set_started_unix_s(WallSeconds(now));
+  record.info.set_epoch(incarnation.epoch);
+  *record.info.mutable_recoveries() = {incarnation.recoveries.begin(),
+                                       incarnation.recoveries.end()};
+  if (record.durable.started_unix_s() == 0) record.durable.set_started_unix_s(WallSeconds(now));
   (void)Persist(record, now);
+  last_checkpoint_ = now;
   running_->Start(now);
   if (running_->done() && !running_->unreachable().empty()) {
     // A member we believed alive is gone: drop it and start the job again on the others (it
@@ -412,7 +483,8 @@ void Coordinator::TryStartNext(Clock::time_point now) {
     }
     running_.reset();
     running_id_ = 0;
-    record.info.set_state(proto::JOB_QUEUED);
+    record.info.set_state(recovering ? proto::JOB_RECOVERING : proto::JOB_QUEUED);
+    if (incarnation.epoch > 0) record.info.set_epoch(incarnation.epoch - 1);
     (void)Persist(record, now);
     queue_.push_front(id);
     return TryStartNext(now);
@@ -424,7 +496,10 @@ void Coordinator::TryStartNext(Clock::time_point now) {
 void Coordinator::CollectFinishedJob(Clock::time_point now) {
   if (!running_ || !running_->done()) return;
   JobRecord& record = jobs_[running_id_];
+  if (running_->lost_member() && TryRecover(record, now)) return;
   record.info = running_->Info(now);
+  record.resume.reset();
+  if (checkpoints_) checkpoints_->Remove(running_id_);
   record.files = running_->ResultFiles();  // partial ones for a job that did not succeed
   if (!record.files.empty() && journal_) {
     // Files first, then the record that names them: a record never points at missing files.
@@ -454,6 +529,77 @@ void Coordinator::CollectFinishedJob(Clock::time_point now) {
   TryStartNext(now);
 }
 
+bool Coordinator::TryRecover(JobRecord& record, Clock::time_point now) {
+  const uint64_t id = running_id_;
+  proto::JobInfo info = running_->Info(now);
+  const proto::RecoverySpec& rs = info.spec().recovery();
+  if (info.state() != proto::JOB_FAILED) return false;
+  if (static_cast<uint32_t>(info.recoveries_size()) >= rs.max_recoveries()) {
+    if (rs.max_recoveries() > 0) {
+      log_->error("job {}: lost a member after {} recoveries (--max-recoveries {}): it fails", id,
+                  info.recoveries_size(), rs.max_recoveries());
+    }
+    return false;
+  }
+  std::optional<proto::Checkpoint> checkpoint = running_->TakeCheckpoint(now);
+  proto::Recovery r;
+  r.set_epoch(info.epoch());
+  r.set_cause(info.error());
+  r.set_at_s(info.seconds());
+  r.set_checkpoint_round(checkpoint ? checkpoint->progress() : 0);
+  r.set_work_redone(running_->Progress() - std::min(running_->Progress(), r.checkpoint_round()));
+  if (checkpoint && checkpoints_) {
+    if (Status st = checkpoints_->Write(*checkpoint); !st.ok()) {
+      log_->error("job {}: cannot write its checkpoint: {}", id, st.message());
+    }
+  }
+  log_->warn("job {}: epoch {} lost a member ({}); recovering ({} of at most {}) from {}", id,
+             info.epoch(), info.error(), info.recoveries_size() + 1, rs.max_recoveries(),
+             checkpoint ? fmt::format("the checkpoint after {} (work redone: {})",
+                                      checkpoint->progress(), r.work_redone())
+                        : std::string("scratch (no checkpoint yet)"));
+  *info.add_recoveries() = r;
+  info.set_state(proto::JOB_RECOVERING);
+  info.set_error("");
+  record.info = std::move(info);
+  record.resume = std::move(checkpoint);
+  record.at_head = now;  // the recovery wait starts now
+  (void)Persist(record, now);
+  for (auto& [member_id, m] : members_) {
+    if (running_->Involves(member_id)) m.info.set_busy(false);
+  }
+  for (const auto& gone : running_->unreachable()) {
+    if (members_.erase(gone)) log_->warn("dropped {}: unreachable", gone);
+  }
+  running_.reset();
+  running_id_ = 0;
+  queue_.push_front(id);
+  Publish(now, true, id);
+  TryStartNext(now);
+  return true;
+}
+
+void Coordinator::MaybeCheckpoint(Clock::time_point now) {
+  if (!running_ || !checkpoints_ || running_->done()) return;
+  const double every = jobs_[running_id_].info.spec().recovery().checkpoint_every_s();
+  if (every <= 0 || Seconds(now - last_checkpoint_) < every) return;
+  last_checkpoint_ = now;
+  auto checkpoint = running_->TakeCheckpoint(now);
+  if (!checkpoint) return;
+  const auto started = Clock::now();
+  if (Status st = checkpoints_->Write(*checkpoint); !st.ok()) {
+    log_->error("job {}: cannot write its checkpoint: {}", running_id_, st.message());
+    return;
+  }
+  JobRecord& record = jobs_[running_id_];
+  if (record.durable.checkpoint().empty()) {
+    record.durable.set_checkpoint(checkpoints_->PathOf(running_id_).string());
+    (void)Persist(record, now);
+  }
+  log_->debug("job {}: checkpoint at {} written in {:.1f} ms", running_id_, checkpoint->progress(),
+              Seconds(Clock::now() - started) * 1e3);
+}
+
 bool Coordinator::Alive(const Member& m, Clock::time_point now) const {
   return Seconds(now - m.last_heartbeat) <= options_.heartbeat_timeout_s;
 }
@@ -473,8 +619,8 @@ void Coordinator::CheckHeartbeats(Clock::time_point now) {
         fmt::format("{} {} (host {}, pid {})", RoleName(m.role()), m.id(), m.host(), m.pid());
     log_->error("{} sent no heartbeat for {:.1f} s; dropped", who, age);
     if (running_ && running_->Involves(m.id())) {
-      running_->Fail(fmt::format("{} stopped responding: no heartbeat for {:.1f} s", who, age),
-                     now);
+      running_->LoseMember(
+          fmt::format("{} stopped responding: no heartbeat for {:.1f} s", who, age), now);
     }
     members_.erase(it);
   }
@@ -530,6 +676,7 @@ void Coordinator::OnTick(Clock::time_point now) {
     running_->OnTick(now);
     CollectFinishedJob(now);
   }
+  MaybeCheckpoint(now);
   TryStartNext(now);
   Publish(now, false);
 }

@@ -14,8 +14,15 @@
 //    last StatusRequest; pruned on every tick, job or no job).
 // With a work dir, the job table is durable (coordinator/job_journal.h): every state change is
 // journaled before it is acknowledged, and a coordinator constructed over the same work dir
-// recovers it: finished jobs keep their results, queued jobs run again, a job that was loading or
-// running fails with "coordinator restarted", and ids continue above every id used before.
+// recovers it: finished jobs keep their results, queued jobs run again, and ids continue above
+// every id used before.
+// Recovery (the job's RecoverySpec): a running job takes a checkpoint every checkpoint_every_s
+// (coordinator/checkpoint_store.h, in the work dir). When it loses a member (no heartbeat, or a
+// send fails), it is not failed but goes to RECOVERING at the head of the queue: it waits up to
+// recovery_wait_s for as many members as it had, then runs on the members there are, as the next
+// epoch, from its latest checkpoint (or from scratch if it has none). A job that was loading or
+// running when the coordinator died resumes the same way from its checkpoint on disk. Past
+// max_recoveries, or with recovery off, the job fails as before.
 // An optional StatusObserver (the web dashboard's model) is shown the status document on every
 // job state change and at most every 250 ms otherwise.
 // Client input never takes the coordinator down: every request is validated and answered with a
@@ -35,6 +42,7 @@
 #include "common/event_loop.h"
 #include "common/logging.h"
 #include "common/transport.h"
+#include "coordinator/checkpoint_store.h"
 #include "coordinator/dynamic_job.h"
 #include "coordinator/job.h"
 #include "coordinator/job_journal.h"
@@ -92,6 +100,7 @@ class Coordinator : public Actor {
     std::optional<Clock::time_point> at_head;  // first time it could have started
     std::vector<proto::ResultFile> files;  // in memory; empty for jobs recovered from the journal
     proto::JobRecord durable;              // what the journal keeps (its `info` is not maintained)
+    std::optional<proto::Checkpoint> resume;  // RECOVERING: where the next epoch starts from
   };
 
   void HandleRegister(const proto::Envelope& e, Clock::time_point now);
@@ -109,6 +118,11 @@ class Coordinator : public Actor {
   Status CheckCapacity(const proto::JobSpec& spec) const;
   void TryStartNext(Clock::time_point now);
   void CollectFinishedJob(Clock::time_point now);
+  // The running job lost a member: sends it to RECOVERING if its RecoverySpec allows; false if
+  // it fails instead.
+  bool TryRecover(JobRecord& record, Clock::time_point now);
+  // Writes the running job's checkpoint when its interval has passed.
+  void MaybeCheckpoint(Clock::time_point now);
   // Wall-clock seconds since the epoch at `now` (the journal's times).
   double WallSeconds(Clock::time_point now) const;
   // Reads the journal back (constructor, with a work dir).
@@ -144,7 +158,9 @@ class Coordinator : public Actor {
 
   std::map<std::string, Clock::time_point> subscribers_;  // client -> its last StatusRequest
   Clock::time_point last_publish_{};
-  std::optional<JobJournal> journal_;  // with a work dir
+  std::optional<JobJournal> journal_;           // with a work dir
+  std::optional<CheckpointStore> checkpoints_;  // with a work dir
+  Clock::time_point last_checkpoint_{};
   Status journal_status_;
   StatusObserver* observer_ = nullptr;
   Clock::time_point last_observe_{};

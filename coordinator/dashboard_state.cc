@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "common/protocol.h"
+
 namespace strads {
 
 DashboardState::DashboardState(size_t max_traced_jobs, size_t max_points_per_job)
@@ -23,7 +25,7 @@ void DashboardState::OnStatus(const proto::StatusReply& status) {
     }
     auto& kept = published_[id];
     if (growing->second.Add(job) || !kept) kept = std::make_shared<const JobTrace>(growing->second);
-    if (job.state() >= proto::JOB_SUCCEEDED) growing_.erase(growing);
+    if (IsFinal(job.state())) growing_.erase(growing);
   }
   while (published_.size() > max_traced_jobs_) {
     growing_.erase(published_.begin()->first);

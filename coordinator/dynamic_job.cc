@@ -16,13 +16,18 @@ namespace strads {
 DynamicJob::DynamicJob(Transport& transport, uint64_t id, proto::JobSpec spec,
                        const DynamicApp* app, std::vector<JobMember> schedulers,
                        std::vector<JobMember> workers, Logger log, Clock::time_point now,
-                       JobDeadlines deadlines)
+                       JobDeadlines deadlines, Incarnation incarnation)
     : EngineJob(transport, id, std::move(spec), std::move(schedulers), std::move(workers),
-                std::move(log), now, deadlines),
+                std::move(log), now, deadlines, std::move(incarnation)),
       app_(app),
       seen_(schedulers_.size() + workers_.size(), 0),
       ranges_(schedulers_.size()),
-      worker_loss_(workers_.size(), 0.0) {}
+      worker_loss_(workers_.size(), 0.0) {
+  if (const auto& resume = incarnation_.resume) {
+    // The trace so far goes on; the rows of this run say its epoch.
+    if (!resume->trace().empty()) trace_.Continue(resume->trace());
+  }
+}
 
 std::string DynamicJob::Waiting() const {
   std::vector<std::string> who;
@@ -32,6 +37,13 @@ std::string DynamicJob::Waiting() const {
     }
   };
   switch (phase_) {
+    case Phase::kRestoring:
+      for (size_t w = 0; w < workers_.size(); ++w) {
+        if (restore_shares_.empty() || !restore_shares_[w].has_change()) {
+          who.push_back(workers_[w].id + " (restore)");
+        }
+      }
+      break;
     case Phase::kLoading:
     case Phase::kChecking:
       missing(schedulers_, 0);
@@ -135,7 +147,7 @@ void DynamicJob::HandleReady(const proto::Envelope& e, Clock::time_point now) {
   }
   check_every_ = spec_.dynamic().check_every() ? spec_.dynamic().check_every()
                                                : std::max<uint64_t>(num_features_, 1);
-  auto begin = MakeEnvelope(transport_.id(), id_);
+  auto begin = Out();
   auto* b = begin.mutable_begin();
   b->set_num_features(num_features_);
   for (const auto& range : ranges_) b->add_partition_starts(range.first);
@@ -146,9 +158,127 @@ void DynamicJob::HandleReady(const proto::Envelope& e, Clock::time_point now) {
   }
   Broadcast(workers_, begin, now);
   state_ = proto::JOB_RUNNING;
+  if (incarnation_.resume) return StartRestore(now);
   log_->info("job {}: {} rows x {} parameters loaded; first optimality check", id_, num_rows_,
              num_features_);
   MaybeStartCheck(now);
+}
+
+void DynamicJob::StartRestore(Clock::time_point now) {
+  const proto::Checkpoint& cp = *incarnation_.resume;
+  if (cp.ids_size() != cp.values_size()) return Fail("malformed checkpoint", now);
+  for (uint64_t j : cp.ids()) {
+    if (j >= num_features_) {
+      return Fail(
+          fmt::format("the checkpoint holds parameter {} but the data has {}", j, num_features_),
+          now);
+    }
+  }
+  lambda_max_ = cp.lambda_max();
+  updates_ = updates_at_check_ = cp.updates();
+  checks_ = cp.checks();
+  committed_.assign(num_features_, 0.0);
+  penalty_ = 0;
+  for (int k = 0; k < cp.ids_size(); ++k) {
+    committed_[cp.ids(k)] = cp.values(k);
+    penalty_ += app_->Penalty(cp.values(k), spec_);
+  }
+  log_->info(
+      "job {}: {} rows x {} parameters loaded; restoring {} nonzero parameters of the "
+      "checkpoint after {} updates",
+      id_, num_rows_, num_features_, cp.ids_size(), cp.updates());
+  phase_ = Phase::kRestoring;
+  next_issue_ = 1;  // round 0 is the restore
+  if (!columns()) {
+    // Row layout: the workers apply the values as changes from 0, like any commit.
+    auto e = Out(0);
+    auto* commit = e.mutable_commit();
+    commit->mutable_ids()->CopyFrom(cp.ids());
+    commit->mutable_values()->CopyFrom(cp.values());
+    commit->mutable_deltas()->CopyFrom(cp.values());
+    Broadcast(workers_, e, now);
+    return FinishRestore(now);
+  }
+  restore_shares_.assign(workers_.size(), {});
+  restore_count_ = 0;
+  auto e = Out(0);
+  e.mutable_restore()->mutable_ids()->CopyFrom(cp.ids());
+  e.mutable_restore()->mutable_values()->CopyFrom(cp.values());
+  Broadcast(workers_, e, now);
+}
+
+void DynamicJob::HandleRestoreShare(const proto::Envelope& e, Clock::time_point now) {
+  const int rank = Rank(e.sender(), proto::ROLE_WORKER);
+  if (rank < 0 || e.round() != 0 || restore_shares_[rank].has_change()) return;
+  const auto& p = e.column_partials();
+  if (p.ids_size() != p.values_size() || !CheckDelta(p.change(), num_rows_).ok()) {
+    return Fail("malformed restore share from " + e.sender(), now);
+  }
+  last_progress_ = now;
+  restore_shares_[rank] = p;
+  if (++restore_count_ < workers_.size()) return;
+  // Every restored parameter is owned by exactly one worker.
+  DeltaAccumulator sum(num_rows_);
+  size_t restored = 0;
+  for (const auto& share : restore_shares_) {
+    (void)sum.Add(share.change());  // checked on arrival
+    restored += static_cast<size_t>(share.ids_size());
+  }
+  if (restored != static_cast<size_t>(incarnation_.resume->ids_size())) {
+    return Fail(fmt::format("restore: the workers own {} of the {} checkpointed parameters",
+                            restored, incarnation_.resume->ids_size()),
+                now);
+  }
+  restore_shares_.clear();
+  auto shared = Out(0);
+  proto::VectorDelta& change = *shared.mutable_shared_update()->mutable_change();
+  sum.Take(change);
+  replica_.Apply(change);
+  Broadcast(workers_, shared, now);
+  FinishRestore(now);
+}
+
+void DynamicJob::FinishRestore(Clock::time_point now) {
+  // Each scheduler gets its range's values (and priorities from them, refreshed at the check).
+  const proto::Checkpoint& cp = *incarnation_.resume;
+  for (size_t s = 0; s < schedulers_.size(); ++s) {
+    auto e = Out(0);
+    auto* commit = e.mutable_commit();
+    commit->set_scheduler_rank(static_cast<uint32_t>(s));
+    for (int k = 0; k < cp.ids_size(); ++k) {
+      if (cp.ids(k) < ranges_[s].first || cp.ids(k) >= ranges_[s].second) continue;
+      commit->add_ids(cp.ids(k));
+      commit->add_values(cp.values(k));
+      commit->add_deltas(cp.values(k));
+    }
+    SendTo(schedulers_[s].id, e, now);
+  }
+  if (done()) return;
+  next_commit_ = next_issue_ = 1;
+  phase_ = Phase::kRunning;
+  check_wanted_ = true;
+  log_->info("job {}: checkpoint restored; optimality check", id_);
+  MaybeStartCheck(now);
+}
+
+std::optional<proto::Checkpoint> DynamicJob::TakeCheckpoint(Clock::time_point now) {
+  if (!lambda_max_) return std::nullopt;
+  proto::Checkpoint cp;
+  cp.set_job_id(id_);
+  cp.set_epoch(epoch());
+  cp.set_seconds(Elapsed(now));
+  cp.set_trace(trace_.Text());
+  cp.set_round(next_commit_);
+  cp.set_updates(updates_);
+  cp.set_progress(updates_);
+  cp.set_lambda_max(*lambda_max_);
+  cp.set_checks(checks_);
+  for (uint64_t j = 0; j < committed_.size(); ++j) {
+    if (committed_[j] == 0.0) continue;
+    cp.add_ids(j);
+    cp.add_values(committed_[j]);
+  }
+  return cp;
 }
 
 bool DynamicJob::LimitReached(Clock::time_point now) const {
@@ -166,7 +296,7 @@ void DynamicJob::Issue(Clock::time_point now) {
     }
     const uint64_t t = next_issue_++;
     log_->trace("job {}: request chord {} from {}", id_, t, schedulers_[t % schedulers_.size()].id);
-    auto e = MakeEnvelope(transport_.id(), id_, t);
+    auto e = Out(t);
     e.mutable_chord_request();
     SendTo(schedulers_[t % schedulers_.size()].id, e, now);
   }
@@ -236,6 +366,7 @@ void DynamicJob::HandlePartials(const proto::Envelope& e, Clock::time_point now)
 void DynamicJob::HandleColumnPartials(const proto::Envelope& e, Clock::time_point now) {
   const int rank = Rank(e.sender(), proto::ROLE_WORKER);
   if (!columns()) return Fail("column partials from " + e.sender() + " in the row layout", now);
+  if (phase_ == Phase::kRestoring) return HandleRestoreShare(e, now);
   Round* round = AcceptPartials(e, rank, now);
   if (!round) return;
   const auto& p = e.column_partials();
@@ -253,7 +384,7 @@ void DynamicJob::TryCommit(Clock::time_point now) {
   while (!done()) {
     auto it = rounds_.find(next_commit_);
     if (it == rounds_.end() || !it->second.chord || it->second.partials < workers_.size()) break;
-    auto e = MakeEnvelope(transport_.id(), id_, next_commit_);
+    auto e = Out(next_commit_);
     e.mutable_commit()->set_scheduler_rank(it->second.chord->scheduler_rank());
     if (!(columns() ? CommitColumns(it->second, e, now) : CommitRows(it->second, e, now))) return;
     const auto& commit = e.commit();
@@ -323,7 +454,7 @@ bool DynamicJob::CommitColumns(Round& round, proto::Envelope& e, Clock::time_poi
     }
     deltas[k] = value->second - chord.values(k);
   }
-  auto shared = MakeEnvelope(transport_.id(), id_, next_commit_);
+  auto shared = Out(next_commit_);
   proto::VectorDelta& change = *shared.mutable_shared_update()->mutable_change();
   sum.Take(change);
   // One worker's share is exact coordinate descent: taken whole. Shares of several workers may
@@ -380,7 +511,7 @@ void DynamicJob::MaybeStartCheck(Clock::time_point now) {
   check_nonzeros_ = 0;
   check_metrics_.clear();
   std::fill(seen_.begin(), seen_.end(), 0);
-  auto e = MakeEnvelope(transport_.id(), id_, next_commit_);
+  auto e = Out(next_commit_);
   e.mutable_check_request();
   Broadcast(workers_, e, now);
   Broadcast(schedulers_, e, now);  // behind the commits, so they evaluate with every value
@@ -452,7 +583,7 @@ void DynamicJob::RequestModel(Clock::time_point now) {
   std::fill(seen_.begin(), seen_.end(), 0);
   model_slices_ = 0;
   model_.clear();
-  auto e = MakeEnvelope(transport_.id(), id_, next_commit_);
+  auto e = Out(next_commit_);
   e.mutable_model_request();
   Broadcast(schedulers_, e, now);
 }
@@ -492,8 +623,9 @@ void DynamicJob::Trace(Clock::time_point now, bool force) {
   // At a check the objective is exact; between checks it is the workers' latest losses (each at
   // most D - 1 rounds stale) plus the penalty of the committed values.
   const double objective = force ? objective_ : ApproxObjective();
-  trace_.Add(updates_, fmt::format("{:.6f},{},{},{:.17g},{}", Elapsed(now), next_commit_, updates_,
-                                   objective, ScheduleName(spec_.dynamic().schedule())));
+  trace_.Add(updates_,
+             fmt::format("{:.6f},{},{},{:.17g},{},{}", Elapsed(now), next_commit_, updates_,
+                         objective, ScheduleName(spec_.dynamic().schedule()), epoch()));
 }
 
 proto::JobInfo DynamicJob::Info(Clock::time_point now) const {
@@ -513,6 +645,7 @@ proto::JobInfo DynamicJob::Info(Clock::time_point now) const {
   info.set_schedulers(static_cast<uint32_t>(schedulers_.size()));
   info.set_workers(static_cast<uint32_t>(workers_.size()));
   info.set_violation(violation_);
+  AddIncarnation(info);
   return info;
 }
 

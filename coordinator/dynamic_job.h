@@ -21,6 +21,13 @@
 //              every worker, the ordinary Commit(t) to the chord's scheduler. When more than one
 //              worker moved, the round's step is scaled by the alpha in [0, 1] that minimises the
 //              objective along it (engine/step_length.h), so no round increases the objective.
+//   kRestoring only in a resumed run (Incarnation::resume), between loading and the first check:
+//              round 0 sets every parameter to its checkpointed value. Row layout: Commit(0) to
+//              the workers (the values as deltas from 0) and to each scheduler its range's part.
+//              Column layout: Restore(0) to the workers, who answer with the change of the
+//              shared vector their columns make; its sum goes out as SharedUpdate(0), and each
+//              scheduler gets Commit(0). Then a check (which also refreshes every priority from
+//              the violations), and rounds from 1. lambda_max comes from the checkpoint.
 //   kModel     the final model: ModelRequest to the schedulers, ModelSlice back.
 //   done       succeeded (converged or a limit), failed (a member's error, a dead member, a broken
 //              invariant) or cancelled; JobEnd has gone to every member.
@@ -52,7 +59,7 @@ class DynamicJob final : public EngineJob {
  public:
   DynamicJob(Transport& transport, uint64_t id, proto::JobSpec spec, const DynamicApp* app,
              std::vector<JobMember> schedulers, std::vector<JobMember> workers, Logger log,
-             Clock::time_point now, JobDeadlines deadlines = {});
+             Clock::time_point now, JobDeadlines deadlines = {}, Incarnation incarnation = {});
 
   void OnTick(Clock::time_point now) override;
   proto::JobInfo Info(Clock::time_point now) const override;
@@ -60,9 +67,13 @@ class DynamicJob final : public EngineJob {
   // loading; unless it succeeded, the coefficients are the values committed so far and
   // summary.json says "partial": true.
   std::vector<proto::ResultFile> ResultFiles() const override;
+  // The committed values (every commit of rounds < next round applied): nothing before the first
+  // check has given lambda_max.
+  std::optional<proto::Checkpoint> TakeCheckpoint(Clock::time_point now) override;
+  uint64_t Progress() const override { return updates_; }
 
  private:
-  enum class Phase { kLoading, kChecking, kRunning, kModel, kDone };
+  enum class Phase { kLoading, kRestoring, kChecking, kRunning, kModel, kDone };
   struct Round {
     std::optional<proto::Chord> chord;
     std::vector<double> sums;
@@ -92,6 +103,10 @@ class DynamicJob final : public EngineJob {
   double CombinedStepLength(const proto::Chord& chord, const std::vector<double>& deltas,
                             const proto::VectorDelta& change) const;
   bool columns() const { return spec_.dynamic().layout() == proto::LAYOUT_COLUMNS; }
+  // Resumed run: round 0 restores the checkpoint (see kRestoring above).
+  void StartRestore(Clock::time_point now);
+  void HandleRestoreShare(const proto::Envelope& e, Clock::time_point now);
+  void FinishRestore(Clock::time_point now);
   void HandleLossReport(const proto::Envelope& e, Clock::time_point now);
   void HandleCheckReport(const proto::Envelope& e, Clock::time_point now);
   void HandleModelSlice(const proto::Envelope& e, Clock::time_point now);
@@ -151,7 +166,11 @@ class DynamicJob final : public EngineJob {
   std::vector<double> committed_;
 
   // Trace and rate.
-  TraceLog trace_{"seconds,round,updates,objective,schedule"};
+  // Restoring (column layout): the workers' shares of round 0.
+  std::vector<proto::ColumnPartials> restore_shares_;
+  uint32_t restore_count_ = 0;
+
+  TraceLog trace_{"seconds,round,updates,objective,schedule,epoch"};
   Clock::time_point last_trace_{};
   std::vector<std::pair<Clock::time_point, uint64_t>> rate_window_;
 };

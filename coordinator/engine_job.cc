@@ -9,7 +9,7 @@ namespace strads {
 
 EngineJob::EngineJob(Transport& transport, uint64_t id, proto::JobSpec spec,
                      std::vector<JobMember> schedulers, std::vector<JobMember> workers, Logger log,
-                     Clock::time_point now, JobDeadlines deadlines)
+                     Clock::time_point now, JobDeadlines deadlines, Incarnation incarnation)
     : transport_(transport),
       id_(id),
       spec_(std::move(spec)),
@@ -18,9 +18,16 @@ EngineJob::EngineJob(Transport& transport, uint64_t id, proto::JobSpec spec,
       log_(std::move(log)),
       started_(now),
       deadlines_(deadlines),
+      incarnation_(std::move(incarnation)),
       last_progress_(now) {
   for (size_t s = 0; s < schedulers_.size(); ++s) scheduler_rank_[schedulers_[s].id] = int(s);
   for (size_t w = 0; w < workers_.size(); ++w) worker_rank_[workers_[w].id] = int(w);
+}
+
+proto::Envelope EngineJob::Out(uint64_t round) const {
+  auto e = MakeEnvelope(transport_.id(), id_, round);
+  e.set_epoch(incarnation_.epoch);
+  return e;
 }
 
 int EngineJob::Rank(const std::string& sender, proto::Role role) const {
@@ -38,18 +45,17 @@ int EngineJob::Slot(const std::string& sender) const {
 bool EngineJob::Involves(const std::string& member_id) const { return Slot(member_id) >= 0; }
 
 double EngineJob::Elapsed(Clock::time_point now) const {
-  return std::chrono::duration<double>(ended_.value_or(now) - started_).count();
+  return incarnation_.seconds_before +
+         std::chrono::duration<double>(ended_.value_or(now) - started_).count();
 }
 
-double EngineJob::Duration() const {
-  return ended_ ? std::chrono::duration<double>(*ended_ - started_).count() : 0.0;
-}
+double EngineJob::Duration() const { return ended_ ? Elapsed(*ended_) : 0.0; }
 
 void EngineJob::SendTo(const std::string& to, const proto::Envelope& e, Clock::time_point now) {
   if (done()) return;
   if (Status st = transport_.Send(to, e); !st.ok()) {
     unreachable_.push_back(to);
-    Fail("cannot send " + BodyName(e) + " to " + to + ": " + st.message(), now);
+    LoseMember("cannot send " + BodyName(e) + " to " + to + ": " + st.message(), now);
   }
 }
 
@@ -59,12 +65,16 @@ void EngineJob::Broadcast(const std::vector<JobMember>& to, const proto::Envelop
 }
 
 void EngineJob::Start(Clock::time_point now) {
-  log_->info("job {}: starting {} on {} scheduler(s) and {} worker(s)", id_, spec_.app(),
-             schedulers_.size(), workers_.size());
+  log_->info("job {}: starting {} on {} scheduler(s) and {} worker(s){}", id_, spec_.app(),
+             schedulers_.size(), workers_.size(),
+             incarnation_.epoch > 0 ? fmt::format(" (epoch {}{})", incarnation_.epoch,
+                                                  incarnation_.resume ? ", from a checkpoint" : "")
+                                    : "");
   for (const auto* group : {&schedulers_, &workers_}) {
     for (size_t r = 0; r < group->size(); ++r) {
-      auto e = MakeEnvelope(transport_.id(), id_);
+      auto e = Out();
       auto* start = e.mutable_job_start();
+      start->set_epoch(incarnation_.epoch);
       *start->mutable_spec() = spec_;
       start->set_rank(static_cast<uint32_t>(r));
       start->set_num_schedulers(static_cast<uint32_t>(schedulers_.size()));
@@ -85,6 +95,14 @@ void EngineJob::OnMessage(const proto::Envelope& e, Clock::time_point now) {
   if (Slot(e.sender()) < 0) {
     log_->warn("job {}: ignoring {} from {}, not a member of the job", id_, BodyName(e),
                e.sender());
+    return;
+  }
+  if (e.epoch() != incarnation_.epoch) {
+    // A member declared dead that came back, still in an earlier run of the job: fenced.
+    if (fenced_++ == 0 || fenced_ % 1000 == 0) {
+      log_->warn("job {}: refused {} from {} of epoch {} (this run is epoch {}; {} refused)", id_,
+                 BodyName(e), e.sender(), e.epoch(), incarnation_.epoch, fenced_);
+    }
     return;
   }
   if (!Handle(e, now)) log_->warn("job {}: unexpected {} from {}", id_, BodyName(e), e.sender());
@@ -108,6 +126,12 @@ void EngineJob::Fail(const std::string& cause, Clock::time_point now) {
   Finish(proto::JOB_FAILED, cause, now);
 }
 
+void EngineJob::LoseMember(const std::string& cause, Clock::time_point now) {
+  if (done()) return;
+  lost_member_ = true;
+  Fail(cause, now);
+}
+
 void EngineJob::Finish(proto::JobState state, const std::string& error, Clock::time_point now) {
   if (done()) return;
   ended_ = now;
@@ -115,7 +139,7 @@ void EngineJob::Finish(proto::JobState state, const std::string& error, Clock::t
   OnFinished(state, now);
   state_ = state;
   error_ = WireText(error);
-  auto e = MakeEnvelope(transport_.id(), id_);
+  auto e = Out();
   e.mutable_job_end()->set_reason(state == proto::JOB_SUCCEEDED ? "finished" : error_);
   // Best effort: a member that cannot be reached is already gone.
   for (const auto* group : {&schedulers_, &workers_}) {
@@ -126,9 +150,28 @@ void EngineJob::Finish(proto::JobState state, const std::string& error, Clock::t
 
 bool EngineJob::HasResults() const { return state_ == proto::JOB_SUCCEEDED || (done() && ran_); }
 
+void EngineJob::AddIncarnation(proto::JobInfo& info) const {
+  info.set_epoch(incarnation_.epoch);
+  for (const auto& r : incarnation_.recoveries) *info.add_recoveries() = r;
+}
+
 void EngineJob::AddOutcome(nlohmann::ordered_json& summary) const {
   summary["state"] = JobStateName(state_);
   summary["partial"] = state_ != proto::JOB_SUCCEEDED;
+  summary["epoch"] = incarnation_.epoch;
+  nlohmann::ordered_json recoveries = nlohmann::ordered_json::array();
+  for (const auto& r : incarnation_.recoveries) {
+    nlohmann::ordered_json each;
+    each["epoch"] = r.epoch();
+    each["cause"] = r.cause();
+    each["at_seconds"] = r.at_s();
+    each["restarted_at_seconds"] = r.restarted_at_s();
+    each["resumed_from"] = r.checkpoint_round();
+    each["work_redone"] = r.work_redone();
+    recoveries.push_back(std::move(each));
+  }
+  summary["recoveries"] = std::move(recoveries);
+  summary["fenced_messages"] = fenced_;
 }
 
 nlohmann::ordered_json EngineJob::FlagsJson() const {

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/logging.h"
+#include "common/protocol.h"
 #include "common/transport.h"
 #include "coordinator/job.h"
 
@@ -22,7 +23,7 @@ class EngineJob : public Job {
  public:
   EngineJob(Transport& transport, uint64_t id, proto::JobSpec spec,
             std::vector<JobMember> schedulers, std::vector<JobMember> workers, Logger log,
-            Clock::time_point now, JobDeadlines deadlines);
+            Clock::time_point now, JobDeadlines deadlines, Incarnation incarnation = {});
 
   // Sends JobStart (spec, rank, the workers' ids and endpoints) to every scheduler and worker.
   void Start(Clock::time_point now) override;
@@ -34,11 +35,18 @@ class EngineJob : public Job {
   void OnTick(Clock::time_point now) override;
   void Cancel(Clock::time_point now) override;
   void Fail(const std::string& cause, Clock::time_point now) override;
-  bool done() const override { return state_ >= proto::JOB_SUCCEEDED; }
+  void LoseMember(const std::string& cause, Clock::time_point now) override;
+  bool lost_member() const override { return lost_member_; }
+  uint32_t epoch() const { return incarnation_.epoch; }
+  // Messages of another epoch refused so far (stale members fenced off).
+  uint64_t fenced() const { return fenced_; }
+  bool done() const override { return IsFinal(state_); }
   bool Involves(const std::string& member_id) const override;
   const std::vector<std::string>& unreachable() const override { return unreachable_; }
 
  protected:
+  // An envelope of this job and incarnation from the coordinator.
+  proto::Envelope Out(uint64_t round = 0) const;
   // Rank of `sender` among the job's schedulers (role SCHEDULER) or workers; -1 if it is not one.
   int Rank(const std::string& sender, proto::Role role) const;
   // Index of a member in per-member flags: schedulers first, then workers; -1 if not a member.
@@ -48,13 +56,17 @@ class EngineJob : public Job {
   void Broadcast(const std::vector<JobMember>& to, const proto::Envelope& e, Clock::time_point now);
   // Ends the job: state, JobEnd to every member (best effort), OnFinished().
   void Finish(proto::JobState state, const std::string& error, Clock::time_point now);
+  // Job time: seconds since the job first started, over every incarnation.
   double Elapsed(Clock::time_point now) const;
   // Seconds from start to end, 0 while running.
   double Duration() const;
   // Whether the job has result files: it succeeded, or it ended after loading (cancelled or
   // failed: the files it has, marked partial).
   bool HasResults() const;
-  // summary.json's "state" and "partial" (true unless the job succeeded).
+  // The epoch and the recoveries so far, for Info().
+  void AddIncarnation(proto::JobInfo& info) const;
+  // summary.json's "state" and "partial" (true unless the job succeeded), "epoch" and
+  // "recoveries" (each: cause, when, the progress resumed from and the work done twice).
   void AddOutcome(nlohmann::ordered_json& summary) const;
   // spec.flags() sorted by name, for summary.json.
   nlohmann::ordered_json FlagsJson() const;
@@ -76,6 +88,7 @@ class EngineJob : public Job {
   Logger log_;
   const Clock::time_point started_;
   const JobDeadlines deadlines_;
+  const Incarnation incarnation_;
   Clock::time_point last_progress_;  // the last expected message
   std::optional<Clock::time_point> ended_;
   proto::JobState state_ = proto::JOB_LOADING;
@@ -85,6 +98,8 @@ class EngineJob : public Job {
   std::map<std::string, int> scheduler_rank_, worker_rank_;
   std::vector<std::string> unreachable_;
   bool ran_ = false;  // ended after loading
+  bool lost_member_ = false;
+  uint64_t fenced_ = 0;
 };
 
 }  // namespace strads

@@ -6,6 +6,7 @@
 // Thread-compatibility: owned by the coordinator's event loop.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,17 @@ struct JobDeadlines {
   double stall_s = 60;   // afterwards: longest time without any expected message
 };
 
+// Which run of a job this is. The first has epoch 0 (the wire's default) and starts from scratch;
+// after a member loss or a coordinator restart the job runs again with the next epoch, from the
+// latest checkpoint if there is one (coordinator/recovery.h). Every message of the run carries its
+// epoch; messages of other epochs are refused.
+struct Incarnation {
+  uint32_t epoch = 0;
+  double seconds_before = 0;  // job time before this run started: earlier runs and the gaps
+  std::optional<proto::Checkpoint> resume;
+  std::vector<proto::Recovery> recoveries;  // the job's recoveries so far, for status and summary
+};
+
 class Job {
  public:
   virtual ~Job() = default;
@@ -36,6 +48,16 @@ class Job {
   // Ends the job now (JobEnd to every member). No-op once done.
   virtual void Cancel(Clock::time_point now) = 0;
   virtual void Fail(const std::string& cause, Clock::time_point now) = 0;
+  // Fails the job because a member is gone (no heartbeat, unreachable): a failure the job may
+  // recover from (lost_member()).
+  virtual void LoseMember(const std::string& cause, Clock::time_point now) = 0;
+  // Whether the job failed because a member was lost, rather than by its data or its math.
+  virtual bool lost_member() const = 0;
+  // The latest state the job could resume from, or nothing (not before the first consistent
+  // point: dynamic jobs after their first check, static jobs after their first checkpoint).
+  virtual std::optional<proto::Checkpoint> TakeCheckpoint(Clock::time_point now) = 0;
+  // The progress a checkpoint is measured in: updates (dynamic) or iterations (static).
+  virtual uint64_t Progress() const = 0;
   virtual bool done() const = 0;
   virtual bool Involves(const std::string& member_id) const = 0;
   // Members a send to failed (they are gone or stuck); the coordinator drops them.

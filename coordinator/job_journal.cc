@@ -6,9 +6,9 @@
 #include <optional>
 
 #include <fmt/format.h>
-#include <boost/crc.hpp>
 
 #include "common/atomic_file.h"
+#include "common/framed_message.h"
 
 namespace strads {
 namespace {
@@ -16,25 +16,7 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr std::string_view kMagic = "STRADSJ1";
-constexpr size_t kHeaderSize = kMagic.size() + 4 + 4;
 constexpr std::string_view kRecordSuffix = ".job";
-
-uint32_t Crc32(std::string_view bytes) {
-  boost::crc_32_type crc;
-  crc.process_bytes(bytes.data(), bytes.size());
-  return crc.checksum();
-}
-
-void PutU32(std::string& out, uint32_t v) {
-  for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-}
-
-uint32_t GetU32(std::string_view in) {
-  uint32_t v = 0;
-  for (int i = 0; i < 4; ++i)
-    v |= static_cast<uint32_t>(static_cast<unsigned char>(in[i])) << (8 * i);
-  return v;
-}
 
 // A positive job id written in decimal, and nothing else.
 std::optional<uint64_t> ParseId(std::string_view digits) {
@@ -53,36 +35,11 @@ std::optional<uint64_t> RecordId(std::string_view name) {
 
 }  // namespace
 
-std::string EncodeJobRecord(const proto::JobRecord& record) {
-  const std::string payload = record.SerializeAsString();
-  std::string out(kMagic);
-  PutU32(out, static_cast<uint32_t>(payload.size()));
-  PutU32(out, Crc32(payload));
-  out += payload;
-  return out;
-}
+std::string EncodeJobRecord(const proto::JobRecord& record) { return EncodeFramed(kMagic, record); }
 
 Result<proto::JobRecord> DecodeJobRecord(std::string_view bytes) {
-  if (bytes.size() < kHeaderSize) {
-    return Status::InvalidArgument(fmt::format(
-        "torn record: {} bytes, shorter than the {}-byte header", bytes.size(), kHeaderSize));
-  }
-  if (bytes.substr(0, kMagic.size()) != kMagic) {
-    return Status::InvalidArgument("not a job record (bad magic)");
-  }
-  const uint32_t length = GetU32(bytes.substr(kMagic.size()));
-  const uint32_t crc = GetU32(bytes.substr(kMagic.size() + 4));
-  const std::string_view payload = bytes.substr(kHeaderSize);
-  if (payload.size() != length) {
-    return Status::InvalidArgument(
-        fmt::format("torn record: the header announces {} bytes of payload, {} follow", length,
-                    payload.size()));
-  }
-  if (Crc32(payload) != crc) return Status::InvalidArgument("corrupt record: checksum mismatch");
   proto::JobRecord record;
-  if (!record.ParseFromArray(payload.data(), static_cast<int>(payload.size()))) {
-    return Status::InvalidArgument("corrupt record: the payload does not parse");
-  }
+  STRADS_RETURN_IF_ERROR(DecodeFramed(kMagic, "job record", bytes, record));
   return record;
 }
 

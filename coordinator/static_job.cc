@@ -12,9 +12,9 @@ namespace strads {
 
 StaticJob::StaticJob(Transport& transport, uint64_t id, proto::JobSpec spec, const StaticApp* app,
                      std::vector<JobMember> schedulers, std::vector<JobMember> workers, Logger log,
-                     Clock::time_point now, JobDeadlines deadlines)
+                     Clock::time_point now, JobDeadlines deadlines, Incarnation incarnation)
     : EngineJob(transport, id, std::move(spec), std::move(schedulers), std::move(workers),
-                std::move(log), now, deadlines),
+                std::move(log), now, deadlines, std::move(incarnation)),
       app_(app),
       plan_(static_cast<uint32_t>(workers_.size()),
             std::max<uint32_t>(1, spec_.static_engine().blocks_per_worker())),
@@ -86,7 +86,7 @@ void StaticJob::HandleReady(const proto::Envelope& e, Clock::time_point now) {
   }
   if (++ready_ < schedulers_.size() + workers_.size()) return;
 
-  auto begin = MakeEnvelope(transport_.id(), id_);
+  auto begin = Out();
   auto* b = begin.mutable_begin();
   b->set_num_features(items_);
   for (const auto& sch : schedulers_) {
@@ -109,7 +109,7 @@ void StaticJob::StartPass(uint64_t iteration, uint32_t pass, Clock::time_point n
   sub_rounds_over_ = false;
   pass_metrics_.clear();
   std::fill(seen_.begin(), seen_.end(), 0);
-  auto e = MakeEnvelope(transport_.id(), id_);
+  auto e = Out();
   e.mutable_pass_start()->set_iteration(iteration);
   e.mutable_pass_start()->set_pass(pass);
   Broadcast(schedulers_, e, now);
@@ -121,7 +121,7 @@ void StaticJob::StartSubRound(Clock::time_point now) {
   next_aggregates_ = aggregates_;
   std::fill(sub_round_seconds_.begin(), sub_round_seconds_.end(), 0.0);
   for (size_t w = 0; w < workers_.size(); ++w) seen_[schedulers_.size() + w] = 0;
-  auto e = MakeEnvelope(transport_.id(), id_);
+  auto e = Out();
   auto* start = e.mutable_sub_round_start();
   start->set_iteration(iteration_);
   start->set_pass(pass_);
@@ -242,7 +242,7 @@ void StaticJob::RequestModel(Clock::time_point now) {
   std::fill(seen_.begin(), seen_.end(), 0);
   outputs_ = 0;
   pieces_.clear();
-  auto e = MakeEnvelope(transport_.id(), id_);
+  auto e = Out();
   e.mutable_model_request();
   Broadcast(schedulers_, e, now);
   Broadcast(workers_, e, now);
@@ -291,6 +291,7 @@ proto::JobInfo StaticJob::Info(Clock::time_point now) const {
   info.set_work_unit(app_->WorkUnit());
   info.mutable_worker_seconds()->Assign(last_sub_round_seconds_.begin(),
                                         last_sub_round_seconds_.end());
+  AddIncarnation(info);
   return info;
 }
 

@@ -46,11 +46,17 @@ class StaticJob final : public EngineJob {
  public:
   StaticJob(Transport& transport, uint64_t id, proto::JobSpec spec, const StaticApp* app,
             std::vector<JobMember> schedulers, std::vector<JobMember> workers, Logger log,
-            Clock::time_point now, JobDeadlines deadlines = {});
+            Clock::time_point now, JobDeadlines deadlines = {}, Incarnation incarnation = {});
 
   void Start(Clock::time_point now) override;
   proto::JobInfo Info(Clock::time_point now) const override;
   std::vector<proto::ResultFile> ResultFiles() const override;
+  // Not yet: a static job that lost a member runs again from its first iteration (the engine is
+  // deterministic, so the result is the same).
+  std::optional<proto::Checkpoint> TakeCheckpoint(Clock::time_point now) override {
+    return std::nullopt;
+  }
+  uint64_t Progress() const override { return iterations_done_; }
 
  private:
   enum class Phase { kLoading, kRunning, kModel, kDone };

@@ -23,6 +23,10 @@ class TraceLog {
   // last row if that was for the same `updates`.
   void Add(uint64_t updates, const std::string& row);
 
+  // Continues an earlier run's trace: `text` (as Text() returned it, header included) replaces
+  // this one's, and later rows are added after it (none replaces its last row).
+  void Continue(std::string text);
+
   // The header and the rows, each ending in '\n'.
   std::string Text() const { return text_; }
 

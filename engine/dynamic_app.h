@@ -80,6 +80,12 @@ class ColumnModel : public WorkerModel {
   virtual void Update(std::span<const uint64_t> ids, std::span<const double> values,
                       std::vector<double>& updated, DeltaAccumulator& change) = 0;
 
+  // Adds to `change` the change of the shared vector that moving parameter ids[k] by deltas[k]
+  // makes, as one step (a resumed job moves every parameter from 0 to its checkpointed value).
+  // The replica is left as it is. REQUIRES: as Update.
+  virtual void Shift(std::span<const uint64_t> ids, std::span<const double> deltas,
+                     DeltaAccumulator& change) const = 0;
+
   // Adds a change (a round's sum over every worker) to the replica.
   // REQUIRES: CheckDelta(change, shared_size()) is OK.
   virtual void ApplyShared(const proto::VectorDelta& change) = 0;

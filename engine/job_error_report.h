@@ -16,14 +16,20 @@ namespace strads {
 
 class JobErrorReport {
  public:
-  JobErrorReport(MemberSession& session, std::string sender, uint64_t job_id, Logger log)
-      : session_(session), sender_(std::move(sender)), job_id_(job_id), log_(std::move(log)) {}
+  JobErrorReport(MemberSession& session, std::string sender, uint64_t job_id, uint32_t epoch,
+                 Logger log)
+      : session_(session),
+        sender_(std::move(sender)),
+        job_id_(job_id),
+        epoch_(epoch),
+        log_(std::move(log)) {}
 
   void Report(const std::string& what) {
     log_->error("job {}: {}", job_id_, what);
     if (failed_) return;
     failed_ = true;
     auto e = MakeEnvelope(sender_, job_id_);
+    e.set_epoch(epoch_);
     e.mutable_ready()->set_error(WireText(what));
     (void)session_.SendToCoordinator(e);
   }
@@ -33,6 +39,7 @@ class JobErrorReport {
   MemberSession& session_;
   std::string sender_;
   uint64_t job_id_;
+  uint32_t epoch_;
   Logger log_;
   bool failed_ = false;
 };

@@ -22,6 +22,12 @@ void JobSlot::Tick() {
 
 bool JobSlot::Route(const proto::Envelope& e, const Logger& log) {
   if (!current_ || current_->id() != e.job_id()) return false;
+  if (current_->epoch() != e.epoch()) {
+    // A message of an earlier (or later) incarnation of the job: stale, never applied.
+    log->warn("job {}: refused {} from {} of epoch {} (running epoch {})", e.job_id(), BodyName(e),
+              e.sender(), e.epoch(), current_->epoch());
+    return true;
+  }
   if (e.body_case() == proto::Envelope::kJobEnd) {
     End(log, e.job_end().reason());
   } else {

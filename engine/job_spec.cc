@@ -1,5 +1,7 @@
 #include "engine/job_spec.h"
 
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "engine/dynamic_app.h"
@@ -48,7 +50,15 @@ po::options_description CommonJobOptions() {
       "stop after this long (0 = no limit; static apps stop at the next iteration end)")(
       "schedulers", po::value<uint32_t>()->default_value(0), "schedulers to use (0 = all)")(
       "workers", po::value<uint32_t>()->default_value(0), "workers to use (0 = all)")(
-      "seed", po::value<uint64_t>()->default_value(1), "random seed");
+      "seed", po::value<uint64_t>()->default_value(1), "random seed")(
+      "checkpoint-every", po::value<double>()->default_value(30),
+      "seconds between checkpoints of the model state, kept in the coordinator's work dir "
+      "(0 = none: a lost member restarts the job from scratch)")(
+      "recovery-wait", po::value<double>()->default_value(10),
+      "after a member is lost, seconds to wait for as many members as the job had before "
+      "re-planning over the ones left")(
+      "max-recoveries", po::value<uint32_t>()->default_value(3),
+      "member losses (or coordinator restarts) a job survives; one more fails it (0 = none)");
   return d;
 }
 
@@ -90,6 +100,9 @@ Result<proto::JobSpec> ParseJobSpec(const AppRegistry& apps, const std::string& 
   spec.set_schedulers(vm["schedulers"].as<uint32_t>());
   spec.set_workers(vm["workers"].as<uint32_t>());
   spec.set_seed(vm["seed"].as<uint64_t>());
+  spec.mutable_recovery()->set_checkpoint_every_s(vm["checkpoint-every"].as<double>());
+  spec.mutable_recovery()->set_recovery_wait_s(vm["recovery-wait"].as<double>());
+  spec.mutable_recovery()->set_max_recoveries(vm["max-recoveries"].as<uint32_t>());
   STRADS_RETURN_IF_ERROR(the_app.engine() == proto::ENGINE_DYNAMIC
                              ? DynamicSpecFromOptions(vm, spec)
                              : StaticSpecFromOptions(vm, spec));
@@ -116,6 +129,16 @@ Status ValidateJobSpec(const AppRegistry& apps, const proto::JobSpec& spec) {
   }
   if (spec.workers() > 4096) return Status::InvalidArgument("--workers must be at most 4096");
   if (!(spec.max_seconds() >= 0)) return Status::InvalidArgument("--max-seconds must be >= 0");
+  const auto& recovery = spec.recovery();
+  if (!(recovery.checkpoint_every_s() >= 0) || !std::isfinite(recovery.checkpoint_every_s())) {
+    return Status::InvalidArgument("--checkpoint-every must be a number of seconds >= 0");
+  }
+  if (!(recovery.recovery_wait_s() >= 0) || !std::isfinite(recovery.recovery_wait_s())) {
+    return Status::InvalidArgument("--recovery-wait must be a number of seconds >= 0");
+  }
+  if (recovery.max_recoveries() > 1000) {
+    return Status::InvalidArgument("--max-recoveries must be at most 1000");
+  }
   return Status::Ok();
 }
 

@@ -51,13 +51,17 @@ void Member::StartJob(const proto::Envelope& e) {
   for (const auto& path : JobSpecPaths(e.job_start().spec())) {
     if (Status st = session_.identity().data_roots.Check(path); !st.ok()) {
       log_->warn("job {} refused: {}", e.job_id(), st.message());
-      JobErrorReport(session_, transport_.id(), e.job_id(), log_).Report(st.message());
+      JobErrorReport(session_, transport_.id(), e.job_id(), e.job_start().epoch(), log_)
+          .Report(st.message());
       return;
     }
   }
-  auto job = factory_(MemberContext{transport_, session_, apps_, log_}, e.job_id(), e.job_start());
+  const uint32_t epoch = e.job_start().epoch();
+  auto job =
+      factory_(MemberContext{transport_, session_, apps_, log_, epoch}, e.job_id(), e.job_start());
   if (!job.ok()) {
-    JobErrorReport(session_, transport_.id(), e.job_id(), log_).Report(job.status().message());
+    JobErrorReport(session_, transport_.id(), e.job_id(), epoch, log_)
+        .Report(job.status().message());
     return;
   }
   jobs_.Replace(std::move(job).value(), log_, why);

@@ -31,6 +31,7 @@ struct MemberContext {
   MemberSession& session;
   const AppRegistry& apps;  // where a JobStart's app is found
   Logger log;
+  uint32_t epoch = 0;  // the job's incarnation (JobStart.epoch), stamped on its every message
 };
 
 class MemberJob {
@@ -40,6 +41,7 @@ class MemberJob {
   MemberJob& operator=(const MemberJob&) = delete;
 
   uint64_t id() const { return id_; }
+  uint32_t epoch() const { return epoch_; }
   // A message of this job (the slot handles JobStart and JobEnd). Malformed or unexpected
   // messages are reported or logged, never fatal.
   virtual void OnMessage(const proto::Envelope& e) = 0;
@@ -60,7 +62,15 @@ class MemberJob {
         session_(context.session),
         log_(context.log),
         id_(job_id),
-        errors_(context.session, context.transport.id(), job_id, context.log) {}
+        epoch_(context.epoch),
+        errors_(context.session, context.transport.id(), job_id, context.epoch, context.log) {}
+
+  // An envelope of this job and incarnation from this member.
+  proto::Envelope JobEnvelope(uint64_t round = 0) const {
+    auto e = MakeEnvelope(transport_.id(), id_, round);
+    e.set_epoch(epoch_);
+    return e;
+  }
 
   // For a message the job has no use for: logged, never fatal.
   void LogUnexpected(const proto::Envelope& e) const {
@@ -71,6 +81,7 @@ class MemberJob {
   MemberSession& session_;
   Logger log_;
   const uint64_t id_;
+  const uint32_t epoch_;
   JobErrorReport errors_;  // failures of this member's part go to the coordinator
 };
 

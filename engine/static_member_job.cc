@@ -34,7 +34,7 @@ void StaticMemberJob::OnMessage(const proto::Envelope& e) {
   }
   std::vector<proto::OutputPiece> pieces;
   if (Status st = Output(pieces); !st.ok()) return errors_.Report(st.message());
-  (void)session_.SendToCoordinator(OutputEnvelope(transport_.id(), id_, std::move(pieces)));
+  (void)session_.SendToCoordinator(OutputEnvelope(transport_.id(), id_, epoch_, std::move(pieces)));
 }
 
 }  // namespace strads

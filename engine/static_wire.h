@@ -24,9 +24,10 @@ inline StaticBlock BlockFromProto(const proto::BlockData& data) {
 // A BlockTransfer of `block` for (iteration, pass), to the member that works on it in
 // `sub_round` (sub_rounds of the plan: its home).
 inline proto::Envelope BlockTransferEnvelope(const std::string& sender, uint64_t job_id,
-                                             uint64_t iteration, uint32_t pass, uint32_t sub_round,
-                                             const StaticBlock& block) {
+                                             uint32_t epoch, uint64_t iteration, uint32_t pass,
+                                             uint32_t sub_round, const StaticBlock& block) {
   auto e = MakeEnvelope(sender, job_id);
+  e.set_epoch(epoch);
   auto* t = e.mutable_block_transfer();
   t->set_iteration(iteration);
   t->set_pass(pass);
@@ -44,9 +45,10 @@ inline void MetricsToProto(const std::map<std::string, double>& metrics,
 }
 
 // A member's part of the outputs, the reply to ModelRequest.
-inline proto::Envelope OutputEnvelope(const std::string& sender, uint64_t job_id,
+inline proto::Envelope OutputEnvelope(const std::string& sender, uint64_t job_id, uint32_t epoch,
                                       std::vector<proto::OutputPiece> pieces) {
   auto e = MakeEnvelope(sender, job_id);
+  e.set_epoch(epoch);
   auto* output = e.mutable_static_output();  // set even when there are no pieces
   for (auto& piece : pieces) *output->add_pieces() = std::move(piece);
   return e;

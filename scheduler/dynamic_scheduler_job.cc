@@ -133,7 +133,7 @@ void DynamicSchedulerJob::FinishLoading(Result<Partition> loaded) {
   builder_ = std::make_unique<ChordBuilder>(*p.store, policy);
   if (!p.worker_of.empty()) builder_->SetGroups(part_.worker_of);  // kept: it routes the shares
   values_.assign(p.end - p.first, 0.0);
-  auto reply = MakeEnvelope(transport_.id(), id_);
+  auto reply = JobEnvelope();
   auto* ready = reply.mutable_ready();
   ready->set_num_rows(p.num_rows);
   ready->set_num_features(p.num_features);
@@ -147,7 +147,7 @@ void DynamicSchedulerJob::FinishLoading(Result<Partition> loaded) {
 void DynamicSchedulerJob::HandleChordRequest(const proto::Envelope& e) {
   const uint64_t first = part_.first;
   std::vector<uint64_t> ids = builder_->Next();
-  auto out = MakeEnvelope(transport_.id(), id_, e.round());
+  auto out = JobEnvelope(e.round());
   auto* chord = out.mutable_chord();
   chord->set_scheduler_rank(rank_);
   chord->set_exhausted(ids.empty() && builder_->in_flight() == 0);
@@ -234,7 +234,7 @@ void DynamicSchedulerJob::MaybeFinishCheck() {
   check_requested_.reset();
   builder_->DropPrepared();  // chosen with the old priorities
 
-  auto out = MakeEnvelope(transport_.id(), id_, check_round_);
+  auto out = JobEnvelope(check_round_);
   auto* report = out.mutable_check_report();
   double max_violation = 0, max_gradient = 0, penalty = 0;
   uint64_t nonzeros = 0;
@@ -257,7 +257,7 @@ void DynamicSchedulerJob::MaybeFinishCheck() {
 }
 
 void DynamicSchedulerJob::HandleModelRequest(const proto::Envelope& e) {
-  auto out = MakeEnvelope(transport_.id(), id_, e.round());
+  auto out = JobEnvelope(e.round());
   auto* slice = out.mutable_model_slice();
   for (size_t i = 0; i < values_.size(); ++i) {
     if (values_[i] == 0.0) continue;

@@ -30,7 +30,7 @@ void StaticHomeJob::OnTick() {
 void StaticHomeJob::FinishLoading(Result<std::unique_ptr<StaticHome>> loaded) {
   if (!loaded.ok()) return errors_.Report(loaded.status().message());
   home_ = std::move(loaded).value();
-  auto reply = MakeEnvelope(transport_.id(), id_);
+  auto reply = JobEnvelope();
   reply.mutable_ready();
   log_->info("job {}: home of {} blocks loaded", id_, owned_.size());
   (void)session_.SendToCoordinator(reply);
@@ -63,8 +63,8 @@ void StaticHomeJob::HandlePassStart(const proto::Envelope& e) {
     if (!block.ok()) return errors_.Report(block.status().message());
     const auto visit = plan_.FirstVisit(b);
     block->id = b;
-    const auto out = BlockTransferEnvelope(transport_.id(), id_, step_.iteration, step_.pass,
-                                           visit.sub_round, *block);
+    const auto out = BlockTransferEnvelope(transport_.id(), id_, epoch_, step_.iteration,
+                                           step_.pass, visit.sub_round, *block);
     if (Status st = transport_.Send(worker_ids_[visit.worker], out); !st.ok()) {
       return errors_.Report(fmt::format("cannot send block {} to {}: {}", b,
                                         worker_ids_[visit.worker], st.message()));
@@ -92,7 +92,7 @@ void StaticHomeJob::HandleBlock(const proto::Envelope& e) {
 
 void StaticHomeJob::SendPassDone() {
   in_pass_ = false;
-  auto e = MakeEnvelope(transport_.id(), id_);
+  auto e = JobEnvelope();
   auto* done = e.mutable_pass_done();
   done->set_iteration(step_.iteration);
   done->set_pass(step_.pass);

@@ -296,7 +296,8 @@ case_worker_death_fails_job_and_next_runs() {
   gen_data "$TMP/small.svm" 200 300 4
   start_cluster "127.0.0.1 coordinator scheduler=1 worker=2"
 
-  cli submit lasso --data "$TMP/big.svm" --lambda 0.01 "${LONG_JOB[@]}"
+  # Recovery off: the loss is detected and fails the job (case_worker_kill9_job_recovers: on).
+  cli submit lasso --data "$TMP/big.svm" --lambda 0.01 "${LONG_JOB[@]}" --max-recoveries 0
   assert_rc 0
   wait_state 1 20 RUNNING >/dev/null
   sleep 1 # into the rounds
@@ -593,7 +594,8 @@ case_coordinator_kill9_restart_keeps_jobs() {
 
   cli submit lasso --data "$TMP/small.svm" --lambda 0.05 --output "$TMP/out1" --wait --quiet
   assert_rc 0
-  cli submit lasso --data "$TMP/big.svm" --lambda 0.01 "${LONG_JOB[@]}"
+  # Recovery off: the running job fails (case_coordinator_kill9_resumes_job: on, it resumes).
+  cli submit lasso --data "$TMP/big.svm" --lambda 0.01 "${LONG_JOB[@]}" --max-recoveries 0
   assert_rc 0
   wait_state 2 20 RUNNING >/dev/null
   cli submit lasso --data "$TMP/small.svm" --lambda 0.05

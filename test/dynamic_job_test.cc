@@ -388,7 +388,7 @@ TEST_CASE(
   const std::string trace = FileContent(f.job_->ResultFiles(), "trace.csv");
   INFO(trace);
   REQUIRE(Lines(trace) == 2);
-  CHECK_THAT(trace, Catch::EndsWith(",0,0,5,dynamic\n"));  // the check's exact objective
+  CHECK_THAT(trace, Catch::EndsWith(",0,0,5,dynamic,0\n"));  // the check's exact objective
   CHECK_THAT(FileContent(f.job_->ResultFiles(), "summary.json"),
              Catch::Contains("\"partial\": false"));
 }

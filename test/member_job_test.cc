@@ -553,7 +553,7 @@ TEST_CASE(
   auto barrier = MakeEnvelope("coordinator", kJob);
   barrier.mutable_sub_round_start()->set_iteration(1);
   barrier.mutable_sub_round_start()->add_aggregates(0);
-  const auto block = BlockTransferEnvelope("scheduler-0", kJob, 1, 0, 0, StaticBlock{b, {}, {}});
+  const auto block = BlockTransferEnvelope("scheduler-0", kJob, 0, 1, 0, 0, StaticBlock{b, {}, {}});
   std::vector<proto::Envelope> order;
   SECTION("barrier first") { order = {barrier, block}; }
   SECTION("block first") { order = {block, barrier}; }

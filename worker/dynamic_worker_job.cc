@@ -80,7 +80,7 @@ void DynamicWorkerJob::OnTick() {
 
 void DynamicWorkerJob::FinishLoading(Result<Loaded> loaded) {
   if (!loaded.ok()) return errors_.Report(loaded.status().message());
-  auto reply = MakeEnvelope(transport_.id(), id_);
+  auto reply = JobEnvelope();
   auto* ready = reply.mutable_ready();
   Dataset& shard = loaded->data;
   ready->set_num_rows(static_cast<uint64_t>(shard.x.rows()));
@@ -125,6 +125,8 @@ void DynamicWorkerJob::OnMessage(const proto::Envelope& e) {
       return HandleCommit(e);
     case proto::Envelope::kSharedUpdate:
       return HandleSharedUpdate(e);
+    case proto::Envelope::kRestore:
+      return HandleRestore(e);
     case proto::Envelope::kCheckRequest:
       return HandleCheck(e);
     default:
@@ -195,7 +197,7 @@ void DynamicWorkerJob::ComputeEligibleChords() {
 }
 
 void DynamicWorkerJob::SendPartials(uint64_t round, const std::vector<double>& sums) {
-  auto e = MakeEnvelope(transport_.id(), id_, round);
+  auto e = JobEnvelope(round);
   auto* partials = e.mutable_partials();
   partials->mutable_sums()->Assign(sums.begin(), sums.end());
   partials->set_stats_per_param(app_->stats_per_param());
@@ -221,7 +223,7 @@ void DynamicWorkerJob::ComputeColumnShare(uint64_t round, const proto::Chord& ch
   std::vector<double> updated;
   updated.reserve(ids.size());
   columns_->Update(ids, values, updated, *change_);
-  auto e = MakeEnvelope(transport_.id(), id_, round);
+  auto e = JobEnvelope(round);
   auto* partials = e.mutable_column_partials();
   partials->mutable_ids()->Assign(ids.begin(), ids.end());
   partials->mutable_values()->Assign(updated.begin(), updated.end());
@@ -229,6 +231,37 @@ void DynamicWorkerJob::ComputeColumnShare(uint64_t round, const proto::Chord& ch
   partials->set_loss(rank_ == 0 ? columns_->Loss() : 0.0);
   partials->set_applied_through(applied_);
   (void)session_.SendToCoordinator(e);
+}
+
+void DynamicWorkerJob::HandleRestore(const proto::Envelope& e) {
+  if (!columns_) return LogUnexpected(e);
+  const auto& restore = e.restore();
+  if (e.round() != 0 || applied_ != 0 || restore.ids_size() != restore.values_size()) {
+    return errors_.Report("malformed restore of round " + std::to_string(e.round()));
+  }
+  // The checkpointed parameters this worker owns: its block of every scheduler's range.
+  std::vector<uint64_t> ids;
+  std::vector<double> values;
+  for (int k = 0; k < restore.ids_size(); ++k) {
+    const uint64_t j = restore.ids(k);
+    for (size_t s = 0; s < num_schedulers_; ++s) {
+      const size_t b = s * num_workers_ + rank_;
+      if (b + 1 < blocks_.size() && j >= blocks_[b] && j < blocks_[b + 1]) {
+        ids.push_back(j);
+        values.push_back(restore.values(k));
+        break;
+      }
+    }
+  }
+  columns_->Shift(ids, values, *change_);
+  auto out = JobEnvelope(0);
+  auto* partials = out.mutable_column_partials();
+  partials->mutable_ids()->Assign(ids.begin(), ids.end());
+  partials->mutable_values()->Assign(values.begin(), values.end());
+  change_->Take(*partials->mutable_change());
+  partials->set_applied_through(applied_);
+  log_->info("job {}: restored {} parameters of the checkpoint", id_, ids.size());
+  (void)session_.SendToCoordinator(out);
 }
 
 bool DynamicWorkerJob::InOrder(const proto::Envelope& e) {
@@ -284,7 +317,7 @@ void DynamicWorkerJob::HandleCheck(const proto::Envelope& e) {
     }
     slice.assign(end - first, 0.0);
     state_->Gradient(first, end, slice);
-    auto g = MakeEnvelope(transport_.id(), id_, e.round());
+    auto g = JobEnvelope(e.round());
     g.mutable_gradient_slice()->set_worker_rank(rank_);
     g.mutable_gradient_slice()->set_first(first - starts[s]);
     g.mutable_gradient_slice()->mutable_values()->Assign(slice.begin(), slice.end());
@@ -292,7 +325,7 @@ void DynamicWorkerJob::HandleCheck(const proto::Envelope& e) {
       return errors_.Report("cannot send gradient to " + scheduler_ids_[s] + ": " + st.message());
     }
   }
-  auto loss = MakeEnvelope(transport_.id(), id_, e.round());
+  auto loss = JobEnvelope(e.round());
   loss.mutable_loss_report();
   const double exact = state_->ExactLoss();
   // Column layout: every replica holds the whole loss and metrics; rank 0 reports them for all.

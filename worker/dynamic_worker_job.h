@@ -78,6 +78,9 @@ class DynamicWorkerJob final : public MemberJob {
   // Column layout: updates the chord's ids this worker owns and sends ColumnPartials.
   void ComputeColumnShare(uint64_t round, const proto::Chord& chord);
   void HandleSharedUpdate(const proto::Envelope& e);
+  // Column layout, a resumed job's round 0: the change of the shared vector that the
+  // checkpointed values of its parameters make (the replica changes with SharedUpdate(0)).
+  void HandleRestore(const proto::Envelope& e);
   // Refuses a commit or shared update that is not the next round's.
   bool InOrder(const proto::Envelope& e);
 

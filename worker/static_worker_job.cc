@@ -23,7 +23,7 @@ StaticWorkerJob::~StaticWorkerJob() = default;
 
 void StaticWorkerJob::FinishLoading(Result<std::unique_ptr<StaticShard>> loaded) {
   if (!loaded.ok()) return errors_.Report(loaded.status().message());
-  auto reply = MakeEnvelope(transport_.id(), id_);
+  auto reply = JobEnvelope();
   auto* ready = reply.mutable_ready();
   shard_ = std::move(loaded).value();
   ready->set_num_rows(shard_->rows());
@@ -141,7 +141,7 @@ void StaticWorkerJob::Collect() {
   }
   if (errors_.failed()) return;
 
-  auto e = MakeEnvelope(transport_.id(), id_);
+  auto e = JobEnvelope();
   auto* done = e.mutable_sub_round_done();
   done->set_iteration(iteration);
   done->set_pass(pass);
@@ -156,7 +156,8 @@ void StaticWorkerJob::Collect() {
 
 void StaticWorkerJob::SendBlock(const std::string& to, uint64_t iteration, uint32_t pass,
                                 uint32_t sub_round, StaticBlock block) {
-  const auto e = BlockTransferEnvelope(transport_.id(), id_, iteration, pass, sub_round, block);
+  const auto e =
+      BlockTransferEnvelope(transport_.id(), id_, epoch_, iteration, pass, sub_round, block);
   if (Status st = transport_.Send(to, e); !st.ok()) {
     errors_.Report(fmt::format("cannot send block {} to {}: {}", block.id, to, st.message()));
   }

@@ -114,6 +114,16 @@ class LassoColumnModel : public LassoResidualModel<ColumnModel> {
     undo_.clear();
   }
 
+  void Shift(std::span<const uint64_t> ids, std::span<const double> deltas,
+             DeltaAccumulator& change) const override {
+    for (size_t k = 0; k < ids.size(); ++k) {
+      if (!Holds(ids[k]) || deltas[k] == 0.0) continue;
+      for (SparseColMatrix::InnerIterator it(data_.x, static_cast<int64_t>(ids[k])); it; ++it) {
+        change.Add(static_cast<uint64_t>(it.index()), -it.value() * deltas[k]);
+      }
+    }
+  }
+
   void ApplyShared(const proto::VectorDelta& change) override {
     ForEachEntry(change, [&](uint64_t row, double d) {
       const auto r = static_cast<int64_t>(row);
