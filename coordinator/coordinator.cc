@@ -82,9 +82,7 @@ void Coordinator::Recover(Clock::time_point now) {
         proto::Recovery* r = record.info.add_recoveries();
         r->set_epoch(record.info.epoch());
         r->set_cause("coordinator restarted");
-        r->set_at_s(record.durable.started_unix_s() > 0
-                        ? WallSeconds(now) - record.durable.started_unix_s()
-                        : 0.0);
+        r->set_at_s(WallSeconds(now) - record.durable.started_unix_s());
         r->set_checkpoint_round(record.resume ? record.resume->progress() : 0);
         if (record.info.state() != proto::JOB_RECOVERING) {
           const uint64_t done = record.info.iteration() + record.info.updates();
@@ -430,9 +428,11 @@ void Coordinator::TryStartNext(Clock::time_point now) {
   }
   // Building a job allocates per-job state sized by the spec; if that fails the job fails, and
   // the queue and the members are left as they were for the next job.
+  // Epoch k is the run after the k-th recovery (a member loss or a coordinator restart).
   Incarnation incarnation;
-  if (record.durable.started_unix_s() > 0) {
-    incarnation.epoch = record.info.epoch() + 1;
+  const bool rerun = record.info.recoveries_size() > 0;
+  incarnation.epoch = static_cast<uint32_t>(record.info.recoveries_size());
+  if (rerun) {
     incarnation.seconds_before = std::max(0.0, WallSeconds(now) - record.durable.started_unix_s());
   }
   incarnation.resume = record.resume;
@@ -465,9 +465,12 @@ void Coordinator::TryStartNext(Clock::time_point now) {
   running_id_ = id;
   record.info.set_state(proto::JOB_LOADING);
   record.info.set_epoch(incarnation.epoch);
+  // Journaled: a recovery after a coordinator restart waits for as many members.
+  record.info.set_schedulers(static_cast<uint32_t>(job_schedulers.size()));
+  record.info.set_workers(static_cast<uint32_t>(job_workers.size()));
   *record.info.mutable_recoveries() = {incarnation.recoveries.begin(),
                                        incarnation.recoveries.end()};
-  if (record.durable.started_unix_s() == 0) record.durable.set_started_unix_s(WallSeconds(now));
+  if (!rerun) record.durable.set_started_unix_s(WallSeconds(now));
   (void)Persist(record, now);
   last_checkpoint_ = now;
   running_->Start(now);
@@ -484,7 +487,6 @@ void Coordinator::TryStartNext(Clock::time_point now) {
     running_.reset();
     running_id_ = 0;
     record.info.set_state(recovering ? proto::JOB_RECOVERING : proto::JOB_QUEUED);
-    if (incarnation.epoch > 0) record.info.set_epoch(incarnation.epoch - 1);
     (void)Persist(record, now);
     queue_.push_front(id);
     return TryStartNext(now);

@@ -4,8 +4,12 @@
 // says and sends.
 #include <catch2/catch.hpp>
 
+#include <fstream>
+
 #include "actor_harness.h"
 #include "apps/builtin_apps.h"
+#include "common/atomic_file.h"
+#include "coordinator/checkpoint_store.h"
 #include "coordinator/coordinator.h"
 #include "coordinator/job_journal.h"
 #include "temp_dir.h"
@@ -470,6 +474,186 @@ TEST_CASE("Coordinator: a work dir it cannot use refuses submissions instead of 
   CoordinatorFixture f(WithWorkDir(dir.Path("file")));
   CHECK_FALSE(f.coordinator_->journal_status().ok());
   CHECK_THAT(f.Submit(ValidSpec()).error().message(), Catch::Contains("job journal is unusable"));
+}
+
+// ---- Recovery (issue 10): a job that loses a member runs again as the next epoch ----
+
+proto::JobSpec RecoverableSpec(uint32_t max_recoveries = 2, double wait_s = 10) {
+  auto spec = ValidSpec();
+  spec.mutable_recovery()->set_max_recoveries(max_recoveries);
+  spec.mutable_recovery()->set_recovery_wait_s(wait_s);
+  spec.mutable_recovery()->set_checkpoint_every_s(30);
+  return spec;
+}
+
+// Lets `seconds` pass in 1 s steps with every member but `silent` beating; returns the
+// JobStart envelopes sent meanwhile to `watch`.
+std::vector<proto::Envelope> Beat(CoordinatorFixture& f, int seconds, const std::string& silent,
+                                  const std::string& watch = "worker-0") {
+  std::vector<proto::Envelope> starts;
+  for (int i = 0; i < seconds; ++i) {
+    f.h_.Advance(1);
+    for (const char* m : {"scheduler-0", "worker-0", "worker-1"}) {
+      if (m != silent) f.Heartbeat(m);
+    }
+    f.Tick();
+    for (auto& e : f.h_.Inbox(watch)) {
+      if (e.has_job_start()) starts.push_back(e);
+    }
+  }
+  return starts;
+}
+
+TEST_CASE(
+    "Coordinator: a job that loses a member goes to RECOVERING, waits for the members it had, "
+    "then runs on the ones left as epoch 1",
+    "[coordinator][recovery]") {
+  CoordinatorFixture f;
+  f.RegisterAll();
+  const uint64_t id = f.Submit(RecoverableSpec(2, 10)).submit_reply().job_id();
+  REQUIRE(f.Job(id).state() == proto::JOB_LOADING);
+  CHECK(f.Job(id).epoch() == 0);
+  f.h_.ClearInboxes();
+  // worker-1 goes silent: dropped after the 5 s heartbeat timeout.
+  CHECK(Beat(f, 6, "worker-1").empty());
+  auto job = f.Job(id);
+  REQUIRE(job.state() == proto::JOB_RECOVERING);
+  REQUIRE(job.recoveries_size() == 1);
+  CHECK(job.recoveries(0).epoch() == 0);
+  CHECK_THAT(job.recoveries(0).cause(), Catch::Contains("worker worker-1") &&
+                                            Catch::Contains("stopped responding"));
+  CHECK(job.recoveries(0).checkpoint_round() == 0);  // nothing to resume from: from scratch
+  CHECK(job.error().empty());
+  // It waits up to --recovery-wait (10 s) for a second worker, then re-plans over worker-0.
+  CHECK(Beat(f, 9, "worker-1").empty());
+  REQUIRE(f.Job(id).state() == proto::JOB_RECOVERING);
+  const auto starts = Beat(f, 2, "worker-1");
+  REQUIRE(starts.size() == 1);
+  CHECK(starts[0].epoch() == 1);
+  CHECK(starts[0].job_start().epoch() == 1);
+  CHECK(starts[0].job_start().num_workers() == 1);
+  job = f.Job(id);
+  CHECK(job.state() == proto::JOB_LOADING);
+  CHECK(job.epoch() == 1);
+  CHECK(job.recoveries_size() == 1);
+  CHECK(job.recoveries(0).restarted_at_s() >= 15);
+}
+
+TEST_CASE(
+    "Coordinator: a recovering job takes a replacement member that registers within the wait",
+    "[coordinator][recovery]") {
+  CoordinatorFixture f;
+  f.RegisterAll();
+  const uint64_t id = f.Submit(RecoverableSpec(2, 10)).submit_reply().job_id();
+  Beat(f, 6, "worker-1");
+  REQUIRE(f.Job(id).state() == proto::JOB_RECOVERING);
+  f.h_.ClearInboxes();
+  f.h_.Advance(2);
+  f.Register("worker-1", proto::ROLE_WORKER);  // restarted: it registers again
+  const auto inbox = f.h_.Inbox("worker-1");
+  REQUIRE(inbox.size() == 2);  // RegisterAck, then the job's next epoch
+  REQUIRE(inbox[1].has_job_start());
+  CHECK(inbox[1].job_start().epoch() == 1);
+  CHECK(inbox[1].job_start().num_workers() == 2);
+  CHECK(f.Job(id).state() == proto::JOB_LOADING);
+}
+
+TEST_CASE(
+    "Coordinator: past --max-recoveries a lost member fails the job as before; with 0 at once",
+    "[coordinator][recovery][faults]") {
+  CoordinatorFixture f;
+  f.RegisterAll();
+  const uint64_t id = f.Submit(RecoverableSpec(1, 0)).submit_reply().job_id();
+  Beat(f, 6, "worker-1");  // recovery 1: runs again at once on scheduler-0 and worker-0
+  REQUIRE(f.Job(id).state() == proto::JOB_LOADING);
+  REQUIRE(f.Job(id).epoch() == 1);
+  Beat(f, 6, "worker-0");  // no recovery left
+  auto job = f.Job(id);
+  CHECK(job.state() == proto::JOB_FAILED);
+  CHECK_THAT(job.error(), Catch::Contains("worker worker-0"));
+  CHECK(job.recoveries_size() == 1);
+
+  CoordinatorFixture g;
+  g.RegisterAll();
+  const uint64_t off = g.Submit(RecoverableSpec(0, 10)).submit_reply().job_id();
+  Beat(g, 6, "worker-1");
+  CHECK(g.Job(off).state() == proto::JOB_FAILED);
+  CHECK(g.Job(off).recoveries_size() == 0);
+}
+
+TEST_CASE("Coordinator: a recovering job can be cancelled, and nothing starts it again",
+          "[coordinator][recovery]") {
+  CoordinatorFixture f;
+  f.RegisterAll();
+  const uint64_t id = f.Submit(RecoverableSpec(2, 10)).submit_reply().job_id();
+  Beat(f, 6, "worker-1");
+  REQUIRE(f.Job(id).state() == proto::JOB_RECOVERING);
+  CHECK(f.Call(Request(id, Kind::kCancel)).cancel_reply().state() == proto::JOB_CANCELLED);
+  f.h_.ClearInboxes();
+  CHECK(Beat(f, 15, "worker-1").empty());
+  CHECK(f.Job(id).state() == proto::JOB_CANCELLED);
+}
+
+TEST_CASE(
+    "Coordinator: restarted under a running job, it resumes it as the next epoch from the "
+    "checkpoint in the work dir; a checkpoint write cut short leaves the previous one in use",
+    "[coordinator][recovery][journal]") {
+  testing::TempDir dir;
+  CoordinatorFixture f(WithWorkDir(dir.Path("work")));
+  f.RegisterAll();
+  const uint64_t id = f.Submit(RecoverableSpec(2, 10)).submit_reply().job_id();
+  REQUIRE(f.Job(id).state() == proto::JOB_LOADING);
+  CheckpointStore store(dir.Path("work"));
+  proto::Checkpoint cp;
+  cp.set_job_id(id);
+  cp.set_progress(1234);
+  cp.set_updates(1234);
+  cp.set_lambda_max(10);
+  cp.add_ids(3);
+  cp.add_values(0.5);
+  REQUIRE(store.Write(cp).ok());
+  // The next checkpoint's write is killed before its rename: half of it in checkpoint.tmp.
+  cp.set_progress(2000);
+  cp.set_updates(2000);
+  const std::string newer = cp.SerializeAsString();
+  std::ofstream(store.PathOf(id).string() + ".tmp", std::ios::binary)
+      << newer.substr(0, newer.size() / 2);
+
+  f.Restart();
+  auto job = f.Job(id);
+  CHECK(job.state() == proto::JOB_RECOVERING);
+  REQUIRE(job.recoveries_size() == 1);
+  CHECK(job.recoveries(0).cause() == "coordinator restarted");
+  CHECK(job.recoveries(0).checkpoint_round() == 1234);
+  f.h_.ClearInboxes();
+  f.RegisterAll();
+  // Row layout: the members load, then round 0 restores the checkpoint's values.
+  CHECK(f.Job(id).state() == proto::JOB_LOADING);
+  CHECK(f.Job(id).epoch() == 1);
+  auto ready = [&](const std::string& from, bool scheduler) {
+    auto e = MakeEnvelope(from, id);
+    e.set_epoch(1);
+    if (scheduler) {
+      e.mutable_ready()->set_num_features(10);
+      e.mutable_ready()->set_end_param(10);
+    } else {
+      e.mutable_ready()->set_num_rows(5);
+    }
+    f.Send(from, e);
+  };
+  ready("scheduler-0", true);
+  ready("worker-0", false);
+  ready("worker-1", false);
+  bool restored = false;
+  for (const auto& e : f.h_.Inbox("worker-1")) {
+    if (e.has_commit() && e.round() == 0) {
+      restored = e.commit().ids_size() == 1 && e.commit().ids(0) == 3 &&
+                 e.commit().deltas(0) == 0.5 && e.epoch() == 1;
+    }
+  }
+  CHECK(restored);
+  CHECK(f.Job(id).updates() == 1234);
+  CHECK(f.Job(id).error() == "");
 }
 
 }  // namespace strads

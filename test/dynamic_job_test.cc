@@ -8,6 +8,7 @@
 #include "actor_harness.h"
 #include "app_stub.h"
 #include "coordinator/dynamic_job.h"
+#include "engine/vector_delta.h"
 
 namespace strads {
 namespace {
@@ -40,9 +41,12 @@ constexpr uint64_t kJob = 7;
 class DynamicJobFixture {
  public:
   // By default no check comes while the tests drive rounds.
-  explicit DynamicJobFixture(uint32_t depth = 3, uint64_t check_every = 1000)
-      : h_("coordinator", Everyone()) {
+  explicit DynamicJobFixture(uint32_t depth = 3, uint64_t check_every = 1000,
+                             Incarnation incarnation = {},
+                             proto::Layout layout = proto::LAYOUT_UNSPECIFIED)
+      : h_("coordinator", Everyone()), epoch_(incarnation.epoch) {
     spec_.set_app("stub");
+    spec_.mutable_dynamic()->set_layout(layout);
     spec_.mutable_dynamic()->set_pipeline_depth(depth);
     spec_.mutable_dynamic()->set_tolerance(1e-3);
     spec_.mutable_dynamic()->set_check_every(check_every);
@@ -53,7 +57,7 @@ class DynamicJobFixture {
     for (const auto& id : kSchedulers) s.push_back({id, "inproc://" + id});
     for (const auto& id : kWorkers) w.push_back({id, "inproc://" + id});
     job_ = std::make_unique<DynamicJob>(h_.transport(), kJob, spec_, &app_, s, w, h_.log(),
-                                        h_.now(), deadlines);
+                                        h_.now(), deadlines, std::move(incarnation));
   }
 
   static std::vector<std::string> Everyone() {
@@ -62,7 +66,14 @@ class DynamicJobFixture {
     return all;
   }
 
+  // A message of this run (its epoch) from `from`.
   void Deliver(const std::string& from, proto::Envelope e) {
+    e.set_epoch(epoch_);
+    h_.Deliver(*job_, from, kJob, std::move(e));
+  }
+  // The same from another run of the job.
+  void DeliverStale(const std::string& from, proto::Envelope e, uint32_t epoch) {
+    e.set_epoch(epoch);
     h_.Deliver(*job_, from, kJob, std::move(e));
   }
 
@@ -143,6 +154,7 @@ class DynamicJobFixture {
   }
 
   ActorHarness h_;
+  const uint32_t epoch_;
   StubApp app_;
   proto::JobSpec spec_;
   std::unique_ptr<DynamicJob> job_;
@@ -418,6 +430,225 @@ TEST_CASE("DynamicJob: a job cancelled while loading has no result files",
   f.job_->Start(f.h_.now());
   f.job_->Cancel(f.h_.now());
   CHECK(f.job_->ResultFiles().empty());
+}
+
+// A checkpoint of parameters 3 = 2 and 7 = -1 after 100 updates, lambda_max 10.
+proto::Checkpoint TwoParameterCheckpoint() {
+  proto::Checkpoint cp;
+  cp.set_job_id(kJob);
+  cp.set_updates(100);
+  cp.set_progress(100);
+  cp.set_lambda_max(10);
+  cp.set_trace("seconds,round,updates,objective,schedule,epoch\n1.000000,50,100,9,dynamic,0\n");
+  cp.add_ids(3);
+  cp.add_values(2);
+  cp.add_ids(7);
+  cp.add_values(-1);
+  return cp;
+}
+
+std::vector<std::pair<uint64_t, double>> Pairs(const google::protobuf::RepeatedField<uint64_t>& ids,
+                                               const google::protobuf::RepeatedField<double>& v) {
+  std::vector<std::pair<uint64_t, double>> out;
+  for (int k = 0; k < ids.size() && k < v.size(); ++k) out.emplace_back(ids[k], v[k]);
+  return out;
+}
+
+TEST_CASE(
+    "DynamicJob: a checkpoint holds the committed values, lambda_max and the updates; none before "
+    "the first check",
+    "[dynamic_job][recovery]") {
+  DynamicJobFixture f(1);
+  f.LoadEveryone();
+  CHECK_FALSE(f.job_->TakeCheckpoint(f.h_.now()).has_value());  // lambda_max not measured yet
+  f.AnswerCheck(5, 5, 0, 0);
+  f.CompleteRound(0, 3, 1.0, 1.0);  // parameter 3: 1 + 2
+  const auto cp = f.job_->TakeCheckpoint(f.h_.now());
+  REQUIRE(cp.has_value());
+  CHECK(cp->job_id() == kJob);
+  CHECK(cp->lambda_max() == 10);
+  CHECK(cp->updates() == 1);
+  CHECK(cp->progress() == 1);
+  CHECK(cp->round() == 1);
+  CHECK(Pairs(cp->ids(), cp->values()) == std::vector<std::pair<uint64_t, double>>{{3, 3.0}});
+  CHECK_THAT(cp->trace(), Catch::StartsWith("seconds,round,updates,objective,schedule,epoch\n"));
+}
+
+TEST_CASE(
+    "DynamicJob: a resumed run (row layout) restores the checkpoint as round 0, to every worker and "
+    "to each scheduler its range, then checks at round 1 against the checkpoint's lambda_max",
+    "[dynamic_job][recovery]") {
+  Incarnation incarnation;
+  incarnation.epoch = 2;
+  incarnation.seconds_before = 30;
+  incarnation.resume = TwoParameterCheckpoint();
+  DynamicJobFixture f(1, 1000, incarnation);
+  f.LoadEveryone();
+  for (const auto& w : kWorkers) {
+    const auto inbox = f.h_.Inbox(w);
+    REQUIRE(inbox.size() == 4);
+    CHECK(inbox[0].job_start().epoch() == 2);
+    for (const auto& e : inbox) CHECK(e.epoch() == 2);
+    CHECK(inbox[1].has_begin());
+    REQUIRE(inbox[2].has_commit());
+    CHECK(inbox[2].round() == 0);
+    CHECK(Pairs(inbox[2].commit().ids(), inbox[2].commit().deltas()) ==
+          std::vector<std::pair<uint64_t, double>>{{3, 2.0}, {7, -1.0}});
+    CHECK(inbox[3].has_check_request());
+    CHECK(inbox[3].round() == 1);
+  }
+  const auto s0 = f.h_.Inbox("scheduler-0");
+  REQUIRE(s0.size() == 3);
+  CHECK(Pairs(s0[1].commit().ids(), s0[1].commit().values()) ==
+        std::vector<std::pair<uint64_t, double>>{{3, 2.0}});
+  const auto s1 = f.h_.Inbox("scheduler-1");
+  REQUIRE(s1.size() == 3);
+  CHECK(Pairs(s1[1].commit().ids(), s1[1].commit().values()) ==
+        std::vector<std::pair<uint64_t, double>>{{7, -1.0}});
+  CHECK(s1[2].round() == 1);
+  // Violation 0.005 against lambda_max 10 (not this check's max gradient, 10 as well, nor 0):
+  // converged at --tolerance 1e-3.
+  f.AnswerCheck(1, 0.005, 3, 1);
+  CHECK(f.Rounds("scheduler-0", Kind::kModelRequest) == std::vector<uint64_t>{1});
+  const auto info = f.job_->Info(f.h_.now());
+  CHECK(info.updates() == 100);
+  CHECK(info.epoch() == 2);
+  CHECK(info.seconds() >= 30);
+  CHECK(info.violation() == Approx(0.0005));
+}
+
+TEST_CASE(
+    "DynamicJob: a resumed run (column layout) sends Restore, sums the workers' changes into "
+    "SharedUpdate(0) and commits each scheduler's range",
+    "[dynamic_job][recovery]") {
+  Incarnation incarnation;
+  incarnation.epoch = 1;
+  incarnation.resume = TwoParameterCheckpoint();
+  DynamicJobFixture f(1, 1000, incarnation, proto::LAYOUT_COLUMNS);
+  f.job_->Start(f.h_.now());
+  for (size_t s = 0; s < kSchedulers.size(); ++s) {
+    auto e = MakeEnvelope("");
+    auto* r = e.mutable_ready();
+    r->set_num_features(10);
+    r->set_first_param(5 * s);
+    r->set_end_param(5 * (s + 1));
+    f.Deliver(kSchedulers[s], e);
+  }
+  for (size_t w = 0; w < kWorkers.size(); ++w) {
+    auto e = MakeEnvelope("");
+    e.mutable_ready()->set_num_rows(3);
+    if (w == 0) {
+      for (int i = 0; i < 3; ++i) {
+        e.mutable_ready()->mutable_shared()->add_labels(1);
+        e.mutable_ready()->mutable_shared()->add_values(1);
+      }
+    }
+    f.Deliver(kWorkers[w], e);
+  }
+  f.h_.ClearInboxes();
+  // Worker 0 owns parameter 3 (moves row 0 by 2), worker 1 parameter 7 (rows 0 and 2 by 1).
+  auto share = [&](const std::string& w, uint64_t id, double value, std::vector<uint64_t> rows,
+                   std::vector<double> d) {
+    auto e = MakeEnvelope("", 0, 0);
+    auto* p = e.mutable_column_partials();
+    p->add_ids(id);
+    p->add_values(value);
+    p->mutable_change()->set_size(3);
+    for (size_t k = 0; k < rows.size(); ++k) {
+      p->mutable_change()->add_indices(rows[k]);
+      p->mutable_change()->add_values(d[k]);
+    }
+    f.Deliver(w, e);
+  };
+  share("worker-0", 3, 2, {0}, {2});
+  CHECK(f.h_.Inbox("worker-1").empty());  // waits for every worker
+  share("worker-1", 7, -1, {0, 2}, {1, 1});
+  const auto w1 = f.h_.Inbox("worker-1");
+  REQUIRE(w1.size() == 2);
+  REQUIRE(w1[0].has_shared_update());
+  std::vector<double> dense(3, 0.0);
+  ForEachEntry(w1[0].shared_update().change(), [&](uint64_t i, double v) { dense[i] += v; });
+  CHECK(dense == std::vector<double>{3, 0, 1});
+  CHECK(w1[1].has_check_request());
+  CHECK(w1[1].round() == 1);
+  const auto s1 = f.h_.Inbox("scheduler-1");
+  REQUIRE(s1.size() == 2);
+  CHECK(Pairs(s1[0].commit().ids(), s1[0].commit().values()) ==
+        std::vector<std::pair<uint64_t, double>>{{7, -1.0}});
+}
+
+TEST_CASE(
+    "DynamicJob: a restore that leaves a checkpointed parameter without an owner fails the job",
+    "[dynamic_job][recovery]") {
+  Incarnation incarnation;
+  incarnation.epoch = 1;
+  incarnation.resume = TwoParameterCheckpoint();
+  DynamicJobFixture f(1, 1000, incarnation, proto::LAYOUT_COLUMNS);
+  f.job_->Start(f.h_.now());
+  for (size_t s = 0; s < kSchedulers.size(); ++s) {
+    auto e = MakeEnvelope("");
+    e.mutable_ready()->set_num_features(10);
+    e.mutable_ready()->set_first_param(5 * s);
+    e.mutable_ready()->set_end_param(5 * (s + 1));
+    f.Deliver(kSchedulers[s], e);
+  }
+  for (const auto& w : kWorkers) {
+    auto e = MakeEnvelope("");
+    e.mutable_ready()->set_num_rows(1);
+    e.mutable_ready()->mutable_shared()->add_labels(1);
+    e.mutable_ready()->mutable_shared()->add_values(1);
+    f.Deliver(w, e);
+  }
+  for (const auto& w : kWorkers) {  // nobody claims parameter 7
+    auto e = MakeEnvelope("", 0, 0);
+    auto* p = e.mutable_column_partials();
+    if (w == "worker-0") {
+      p->add_ids(3);
+      p->add_values(2);
+    }
+    p->mutable_change()->set_size(1);
+    f.Deliver(w, e);
+  }
+  const auto info = f.job_->Info(f.h_.now());
+  CHECK(info.state() == proto::JOB_FAILED);
+  CHECK_THAT(info.error(), Catch::Contains("own 1 of the 2 checkpointed parameters"));
+}
+
+TEST_CASE(
+    "DynamicJob: messages of another epoch are refused, counted and never applied (fencing)",
+    "[dynamic_job][recovery][faults]") {
+  Incarnation incarnation;
+  incarnation.epoch = 1;
+  DynamicJobFixture f(1, 1000, incarnation);
+  f.job_->Start(f.h_.now());
+  f.h_.ClearInboxes();
+  for (size_t s = 0; s < kSchedulers.size(); ++s) {
+    auto e = MakeEnvelope("");
+    e.mutable_ready()->set_num_features(10);
+    e.mutable_ready()->set_first_param(5 * s);
+    e.mutable_ready()->set_end_param(5 * (s + 1));
+    f.Deliver(kSchedulers[s], e);
+  }
+  // Epoch 0's workers (declared dead, come back) report Ready and an error: neither counts.
+  for (const auto& w : kWorkers) {
+    auto e = MakeEnvelope("");
+    e.mutable_ready()->set_num_rows(50);
+    f.DeliverStale(w, e, 0);
+  }
+  auto error = MakeEnvelope("");
+  error.mutable_ready()->set_error("spoofed by a stale member");
+  f.DeliverStale("worker-1", error, 0);
+  CHECK(f.job_->fenced() == 3);
+  CHECK(f.job_->Info(f.h_.now()).state() == proto::JOB_LOADING);
+  CHECK(f.h_.Inbox("worker-0").empty());  // no Begin: the workers are not ready in this epoch
+  for (const auto& w : kWorkers) {
+    auto e = MakeEnvelope("");
+    e.mutable_ready()->set_num_rows(50);
+    f.Deliver(w, e);
+  }
+  CHECK(f.h_.Kinds("worker-0") == std::vector{Kind::kBegin, Kind::kCheckRequest});
+  const auto files = f.job_->Info(f.h_.now());
+  CHECK(files.state() == proto::JOB_RUNNING);
 }
 
 }  // namespace strads

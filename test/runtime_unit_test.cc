@@ -239,4 +239,58 @@ TEST_CASE("a JobStart a member cannot build (unknown engine, unknown app) is the
   CHECK(bench.worker.job() == nullptr);
 }
 
+TEST_CASE(
+    "a worker stamps its job's epoch on its messages and refuses messages of another epoch "
+    "(fencing), and a JobStart of the next epoch replaces the job",
+    "[worker][recovery]") {
+  testing::TempDir dir;
+  const auto data = dir.Write("tiny.svm", "1 1:1 2:0.5\n2 2:1 3:1\n-1 1:2\n0.5 3:-1\n");
+  WorkerBench bench;
+  auto start = JobStartEnvelope(1, "lasso", proto::ENGINE_DYNAMIC, data);
+  start.set_epoch(3);
+  start.mutable_job_start()->set_epoch(3);
+  bench.Deliver(start);
+  std::optional<proto::Envelope> ready;
+  for (int i = 0; i < 500 && !ready; ++i) {
+    bench.worker.OnTick(Clock::now());
+    ready = bench.coordinator.Receive(milliseconds(10));
+    if (ready && !ready->has_ready()) ready.reset();  // the session's Register
+  }
+  REQUIRE(ready);
+  REQUIRE(ready->has_ready());
+  CHECK(ready->epoch() == 3);
+  auto* job = dynamic_cast<DynamicWorkerJob*>(bench.worker.job());
+  REQUIRE(job != nullptr);
+
+  // A commit of epoch 2 (an earlier run of the job) is neither applied nor an error.
+  auto stale = MakeEnvelope("coordinator", 1, 0);
+  stale.set_epoch(2);
+  stale.mutable_commit()->add_ids(1);
+  stale.mutable_commit()->add_values(0.5);
+  stale.mutable_commit()->add_deltas(0.5);
+  bench.Deliver(stale);
+  auto stale_end = MakeEnvelope("coordinator", 1);
+  stale_end.set_epoch(2);
+  stale_end.mutable_job_end()->set_reason("an old run ended");
+  bench.Deliver(stale_end);
+  CHECK(bench.worker.job() == job);  // the JobEnd of epoch 2 did not end epoch 3
+  CHECK(job->applied_rounds() == 0);
+  for (auto e = bench.coordinator.Receive(milliseconds(50)); e;
+       e = bench.coordinator.Receive(milliseconds(50))) {
+    CHECK_FALSE(e->has_ready());  // no error report
+  }
+
+  auto current = stale;
+  current.set_epoch(3);
+  bench.Deliver(current);
+  CHECK(job->applied_rounds() == 1);
+
+  auto next = start;
+  next.set_epoch(4);
+  next.mutable_job_start()->set_epoch(4);
+  bench.Deliver(next);
+  REQUIRE(bench.worker.job() != nullptr);
+  CHECK(bench.worker.job()->epoch() == 4);  // a new job (its address may be the old one's)
+}
+
 }  // namespace strads
