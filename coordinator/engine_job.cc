@@ -129,7 +129,9 @@ void EngineJob::Fail(const std::string& cause, Clock::time_point now) {
 void EngineJob::LoseMember(const std::string& cause, Clock::time_point now) {
   if (done()) return;
   lost_member_ = true;
-  Fail(cause, now);
+  // Failed for now; the coordinator may recover it (RECOVERING) and says so.
+  log_->error("job {} (epoch {}) lost a member: {}", id_, incarnation_.epoch, cause);
+  Finish(proto::JOB_FAILED, cause, now);
 }
 
 void EngineJob::Finish(proto::JobState state, const std::string& error, Clock::time_point now) {

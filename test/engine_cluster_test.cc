@@ -351,6 +351,42 @@ TEST_CASE("a worker that dies mid-job fails the job naming it, the next job runs
   CHECK(next.info.workers() == 2);
 }
 
+TEST_CASE(
+    "a worker or scheduler killed mid-job: the job recovers on the members left and reaches the "
+    "reference optimum within 1e-6 relative (rows and columns)",
+    "[cluster][faults][recovery]") {
+  const double lambda = 0.05 * LambdaMax();
+  const double reference = ReferenceObjective(lambda);
+  struct Case {
+    const char* victim;
+    proto::Envelope::BodyCase kind;  // killed right after its n-th message of this kind
+    proto::Layout layout;
+  };
+  for (const Case& c : {Case{"worker-1", proto::Envelope::kColumnPartials, proto::LAYOUT_COLUMNS},
+                        Case{"worker-1", proto::Envelope::kPartials, proto::LAYOUT_ROWS},
+                        Case{"scheduler-1", proto::Envelope::kChord, proto::LAYOUT_COLUMNS}}) {
+    CAPTURE(c.victim, c.layout);
+    EmbeddedCluster cluster(2, 3, FastOptions(), "error",
+                            [&](const std::string& id, FaultInjectingTransport& t) {
+                              if (id == c.victim) t.KillAt(SendsOf(c.kind), 30);
+                            });
+    auto spec = LassoSpec(lambda);
+    spec.mutable_dynamic()->set_layout(c.layout);
+    spec.mutable_recovery()->set_max_recoveries(2);
+    spec.mutable_recovery()->set_recovery_wait_s(0);  // no replacement comes: re-plan at once
+    auto job = RunJob(cluster, spec, "test-client");
+    CHECK(cluster.faults(c.victim)->killed());
+    REQUIRE(job.info.state() == proto::JOB_SUCCEEDED);
+    CHECK(job.info.converged());
+    CHECK(std::abs(job.info.objective() - reference) / reference < 1e-6);
+    REQUIRE(job.info.recoveries_size() == 1);
+    CHECK_THAT(job.info.recoveries(0).cause(), Catch::Contains(c.victim));
+    CHECK(job.info.recoveries(0).checkpoint_round() > 0);  // resumed, not started over
+    CHECK(job.info.epoch() == 1);
+    CHECK(job.info.workers() + job.info.schedulers() == 4);  // re-planned without the victim
+  }
+}
+
 TEST_CASE("cancel mid-job ends it as CANCELLED and frees the members", "[cluster][faults]") {
   // Worker 0's partials are held: the job stops mid-job at its first round, every run alike.
   EmbeddedCluster cluster(1, 2, FastOptions(), "warn",
