@@ -520,8 +520,8 @@ TEST_CASE(
   REQUIRE(job.state() == proto::JOB_RECOVERING);
   REQUIRE(job.recoveries_size() == 1);
   CHECK(job.recoveries(0).epoch() == 0);
-  CHECK_THAT(job.recoveries(0).cause(), Catch::Contains("worker worker-1") &&
-                                            Catch::Contains("stopped responding"));
+  CHECK_THAT(job.recoveries(0).cause(),
+             Catch::Contains("worker worker-1") && Catch::Contains("stopped responding"));
   CHECK(job.recoveries(0).checkpoint_round() == 0);  // nothing to resume from: from scratch
   CHECK(job.error().empty());
   // It waits up to --recovery-wait (10 s) for a second worker, then re-plans over worker-0.
@@ -539,9 +539,8 @@ TEST_CASE(
   CHECK(job.recoveries(0).restarted_at_s() >= 15);
 }
 
-TEST_CASE(
-    "Coordinator: a recovering job takes a replacement member that registers within the wait",
-    "[coordinator][recovery]") {
+TEST_CASE("Coordinator: a recovering job takes a replacement member that registers within the wait",
+          "[coordinator][recovery]") {
   CoordinatorFixture f;
   f.RegisterAll();
   const uint64_t id = f.Submit(RecoverableSpec(2, 10)).submit_reply().job_id();

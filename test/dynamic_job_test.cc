@@ -475,7 +475,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "DynamicJob: a resumed run (row layout) restores the checkpoint as round 0, to every worker and "
+    "DynamicJob: a resumed run (row layout) restores the checkpoint as round 0, to every worker "
+    "and "
     "to each scheduler its range, then checks at round 1 against the checkpoint's lambda_max",
     "[dynamic_job][recovery]") {
   Incarnation incarnation;
@@ -614,9 +615,8 @@ TEST_CASE(
   CHECK_THAT(info.error(), Catch::Contains("own 1 of the 2 checkpointed parameters"));
 }
 
-TEST_CASE(
-    "DynamicJob: messages of another epoch are refused, counted and never applied (fencing)",
-    "[dynamic_job][recovery][faults]") {
+TEST_CASE("DynamicJob: messages of another epoch are refused, counted and never applied (fencing)",
+          "[dynamic_job][recovery][faults]") {
   Incarnation incarnation;
   incarnation.epoch = 1;
   DynamicJobFixture f(1, 1000, incarnation);
