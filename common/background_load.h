@@ -1,20 +1,25 @@
 // BackgroundLoad<T>: a member's data load on its own thread, so the event loop keeps answering
 // (heartbeats, cancels) while a large file is read.
 //
-// At most one load is current. Abandon() (the job ended first) keeps the abandoned load alive
-// until its thread finishes, so nothing blocks the event loop; the destructor waits for every
-// load still running. Thread-compatibility: used by the owning event loop only; the load function
-// runs on its own thread and must not touch the owner's state.
+// At most one load is current. Abandon() (the job ended first) tells the load to stop (the
+// readers end at their next buffer refill with a Cancelled error; common/load_cancellation.h) and
+// keeps it alive until its thread finishes, so nothing blocks the event loop; the destructor
+// waits for every load still running. Thread-compatibility: used by the owning event loop only; the
+// load function runs on its own thread and must not touch the owner's state.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <exception>
+#include <functional>
 #include <future>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "common/load_cancellation.h"
 #include "common/status.h"
 
 namespace strads {
@@ -33,7 +38,14 @@ class BackgroundLoad {
   // Starts `fn(args...)` (returning Result<T>) on a new thread. REQUIRES: !running().
   template <typename Fn, typename... Args>
   void Start(Fn&& fn, Args&&... args) {
-    current_ = std::async(std::launch::async, std::forward<Fn>(fn), std::forward<Args>(args)...);
+    flag_ = std::make_shared<std::atomic<bool>>(false);
+    current_ = std::async(
+        std::launch::async,
+        [flag = CancelFlag(flag_)](auto&& f, auto&&... a) {
+          ScopedLoadCancellation scope(flag);
+          return std::invoke(f, a...);
+        },
+        std::forward<Fn>(fn), std::forward<Args>(args)...);
   }
 
   bool running() const { return current_.valid(); }
@@ -60,6 +72,7 @@ class BackgroundLoad {
   }
   // Forgets the current load (its result is no longer wanted).
   void Abandon() {
+    if (flag_) flag_->store(true);
     if (current_.valid()) abandoned_.push_back(std::move(current_));
   }
 
@@ -68,6 +81,7 @@ class BackgroundLoad {
     return f.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
   }
 
+  std::shared_ptr<std::atomic<bool>> flag_;  // the current load's
   std::future<Result<T>> current_;
   std::vector<std::future<Result<T>>> abandoned_;
 };

@@ -3,6 +3,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "common/load_cancellation.h"
+
 namespace strads {
 namespace {
 
@@ -27,6 +29,11 @@ LineReader::LineReader(std::string path, std::FILE* file)
 
 bool LineReader::Refill() {
   if (eof_) return false;
+  if (LoadCancelled()) {
+    eof_ = true;
+    status_ = Status::Cancelled(path_ + ": the load was cancelled");
+    return false;
+  }
   if (begin_ > 0) {
     std::memmove(buffer_.data(), buffer_.data() + begin_, end_ - begin_);
     end_ -= begin_;

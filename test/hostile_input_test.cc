@@ -9,10 +9,13 @@
 #include <catch2/catch.hpp>
 
 #include "test/temp_dir.h"
+#include "test/wait_until.h"
 
 #include "apps/builtin_apps.h"
+#include "common/background_load.h"
 #include "common/data_loader.h"
 #include "common/line_reader.h"
+#include "common/load_cancellation.h"
 #include "common/memory_budget.h"
 #include "common/protocol.h"
 #include "common/wire_text.h"
@@ -166,6 +169,51 @@ TEST_CASE("job paths typed relative are made absolute against the caller's direc
   CHECK(lda->data_path() == here("d.txt"));
   CHECK(lda->lda().vocab_path() == here("../v.txt"));
   CHECK(mf->mf().test_path() == here("t.mtx"));
+}
+
+TEST_CASE("a reader whose load was abandoned stops at its next buffer refill, Cancelled",
+          "[hostile][cancel]") {
+  testing::TempDir dir;
+  std::string rows;
+  for (int i = 0; i < 200000; ++i) rows += "1 1:0.5 2:0.25 3:0.125 4:1 5:2\n";  // ~6 MB
+  const auto path = dir.Write("big.svm", rows);
+  auto flag = std::make_shared<std::atomic<bool>>(false);
+  ScopedLoadCancellation scope(flag);
+  auto reader = LineReader::Open(path);
+  REQUIRE(reader.ok());
+  std::string_view line;
+  REQUIRE(reader->Next(&line));
+  flag->store(true);  // the job ended while its file was being read
+  uint64_t lines = 1;
+  while (reader->Next(&line)) ++lines;
+  CHECK(lines < 200000);  // the first 4 MB buffer, not the whole file
+  CHECK(reader->status().code() == StatusCode::kCancelled);
+  CHECK_THAT(reader->status().message(), Catch::Contains("big.svm: the load was cancelled"));
+}
+
+TEST_CASE("an abandoned background load ends early instead of running to the end",
+          "[hostile][cancel]") {
+  testing::TempDir dir;
+  const auto path = dir.Write("rows.txt", std::string(8 << 20, 'x') + "\n");
+  std::atomic<int> passes{0};
+  BackgroundLoad<int> load;
+  // Reads the file again and again: without cancellation it would never end.
+  load.Start(
+      [&passes](const std::string& p) -> Result<int> {
+        while (true) {
+          auto reader = LineReader::Open(p);
+          if (!reader.ok()) return reader.status();
+          std::string_view line;
+          while (reader->Next(&line)) {
+          }
+          if (!reader->status().ok()) return reader->status();
+          ++passes;
+        }
+      },
+      path);
+  REQUIRE(testing::WaitUntil([&] { return passes.load() > 0; }));
+  load.Abandon();
+  CHECK(testing::WaitUntil([&] { return !load.Busy(); }));
 }
 
 }  // namespace strads
