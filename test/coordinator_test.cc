@@ -558,7 +558,7 @@ TEST_CASE("Coordinator: a recovering job takes a replacement member that registe
 }
 
 TEST_CASE(
-    "Coordinator: past --max-recoveries a lost member fails the job as before; with 0 at once",
+    "Coordinator: past --max-recoveries a lost member fails the job as before, with 0 at once",
     "[coordinator][recovery][faults]") {
   CoordinatorFixture f;
   f.RegisterAll();
@@ -595,7 +595,7 @@ TEST_CASE("Coordinator: a recovering job can be cancelled, and nothing starts it
 
 TEST_CASE(
     "Coordinator: restarted under a running job, it resumes it as the next epoch from the "
-    "checkpoint in the work dir; a checkpoint write cut short leaves the previous one in use",
+    "checkpoint in the work dir, and a checkpoint write cut short leaves the previous one in use",
     "[coordinator][recovery][journal]") {
   testing::TempDir dir;
   CoordinatorFixture f(WithWorkDir(dir.Path("work")));

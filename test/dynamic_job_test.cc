@@ -455,7 +455,7 @@ std::vector<std::pair<uint64_t, double>> Pairs(const google::protobuf::RepeatedF
 }
 
 TEST_CASE(
-    "DynamicJob: a checkpoint holds the committed values, lambda_max and the updates; none before "
+    "DynamicJob: a checkpoint holds the committed values, lambda_max and the updates, none before "
     "the first check",
     "[dynamic_job][recovery]") {
   DynamicJobFixture f(1);
