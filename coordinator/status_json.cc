@@ -21,7 +21,19 @@ nlohmann::ordered_json JobJson(const proto::JobInfo& j) {
                               {"state", JobStateName(j.state())},
                               {"seconds", j.seconds()},
                               {"data", j.spec().data_path()},
-                              {"error", j.error()}};
+                              {"error", j.error()},
+                              {"epoch", j.epoch()}};
+  // Each recovery: the run that ended, why, when (job seconds), the progress resumed from
+  // (updates or iterations) and the work done twice.
+  o["recoveries"] = nlohmann::ordered_json::array();
+  for (const auto& r : j.recoveries()) {
+    o["recoveries"].push_back({{"epoch", r.epoch()},
+                               {"cause", r.cause()},
+                               {"at_seconds", r.at_s()},
+                               {"restarted_at_seconds", r.restarted_at_s()},
+                               {"resumed_from", r.checkpoint_round()},
+                               {"work_redone", r.work_redone()}});
+  }
   if (!IsStaticJob(j)) {
     o["round"] = j.round();
     o["updates"] = j.updates();
