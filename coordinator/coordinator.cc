@@ -598,8 +598,8 @@ void Coordinator::MaybeCheckpoint(Clock::time_point now) {
     record.durable.set_checkpoint(checkpoints_->PathOf(running_id_).string());
     (void)Persist(record, now);
   }
-  log_->debug("job {}: checkpoint at {} written in {:.1f} ms", running_id_, checkpoint->progress(),
-              Seconds(Clock::now() - started) * 1e3);
+  log_->info("job {}: checkpoint at {} written in {:.1f} ms", running_id_, checkpoint->progress(),
+             Seconds(Clock::now() - started) * 1e3);
 }
 
 bool Coordinator::Alive(const Member& m, Clock::time_point now) const {

@@ -98,7 +98,72 @@ void StaticJob::HandleReady(const proto::Envelope& e, Clock::time_point now) {
   phase_ = Phase::kRunning;
   log_->info("job {}: {} rows, {} items, {} work units loaded; {} blocks, {} passes per iteration",
              id_, rows_, items_, total_work_, plan_.blocks(), passes_);
+  last_checkpoint_s_ = Elapsed(now);
+  if (incarnation_.resume && app_->Checkpoints(spec_)) return Resume(now);
   StartPass(0, passes_ - 1, now);
+}
+
+void StaticJob::Resume(Clock::time_point now) {
+  const proto::Checkpoint& cp = *incarnation_.resume;
+  if (static_cast<size_t>(cp.aggregates_size()) != aggregates_.size()) {
+    return Fail(fmt::format("the checkpoint has {} aggregates, the app {}", cp.aggregates_size(),
+                            aggregates_.size()),
+                now);
+  }
+  auto e = Out();
+  *e.mutable_static_restore()->mutable_pieces() = cp.pieces();
+  Broadcast(schedulers_, e, now);
+  Broadcast(workers_, e, now);
+  if (done()) return;
+  aggregates_.assign(cp.aggregates().begin(), cp.aggregates().end());
+  work_ = cp.updates();
+  trace_ = cp.trace();
+  iterations_done_ = iteration_ = cp.iteration();
+  checkpoint_ = cp;
+  log_->info("job {}: resuming after iteration {} from the checkpoint", id_, cp.iteration());
+  evaluated_ = false;
+  StartPass(cp.iteration() + 1, 0, now);
+}
+
+bool StaticJob::CheckpointDue(Clock::time_point now) const {
+  const double every = spec_.recovery().checkpoint_every_s();
+  return every > 0 && app_->Checkpoints(spec_) && Elapsed(now) - last_checkpoint_s_ >= every;
+}
+
+void StaticJob::RequestState(Clock::time_point now) {
+  phase_ = Phase::kCheckpoint;
+  std::fill(seen_.begin(), seen_.end(), 0);
+  outputs_ = 0;
+  pending_.Clear();
+  auto e = Out();
+  e.mutable_state_request();
+  Broadcast(schedulers_, e, now);
+  Broadcast(workers_, e, now);
+}
+
+void StaticJob::HandleState(const proto::Envelope& e, Clock::time_point now) {
+  const size_t slot = size_t(Slot(e.sender()));
+  if (seen_[slot]) return;
+  seen_[slot] = 1;
+  last_progress_ = now;
+  for (const auto& piece : e.static_output().pieces()) *pending_.add_pieces() = piece;
+  if (++outputs_ < schedulers_.size() + workers_.size()) return;
+  pending_.set_job_id(id_);
+  pending_.set_epoch(epoch());
+  pending_.set_seconds(Elapsed(now));
+  pending_.set_trace(trace_);
+  pending_.set_iteration(iterations_done_);
+  pending_.set_progress(iterations_done_);
+  pending_.set_updates(work_);
+  pending_.mutable_aggregates()->Assign(aggregates_.begin(), aggregates_.end());
+  checkpoint_ = std::move(pending_);
+  pending_.Clear();
+  last_checkpoint_s_ = Elapsed(now);
+  log_->info("job {}: checkpoint after iteration {} ({} pieces)", id_, iterations_done_,
+             checkpoint_->pieces_size());
+  phase_ = Phase::kRunning;
+  evaluated_ = false;
+  StartPass(iteration_ + 1, 0, now);
 }
 
 void StaticJob::StartPass(uint64_t iteration, uint32_t pass, Clock::time_point now) {
@@ -229,6 +294,7 @@ void StaticJob::EndIteration(Clock::time_point now) {
     if (!evaluated_) return StartPass(iteration_, passes_ - 1, now);
     return RequestModel(now);
   }
+  if (CheckpointDue(now)) return RequestState(now);
   evaluated_ = false;
   StartPass(iteration_ + 1, 0, now);
 }
@@ -249,6 +315,10 @@ void StaticJob::RequestModel(Clock::time_point now) {
 }
 
 void StaticJob::HandleOutput(const proto::Envelope& e, Clock::time_point now) {
+  if (e.static_output().state()) {
+    if (phase_ == Phase::kCheckpoint) HandleState(e, now);
+    return;
+  }
   if (phase_ != Phase::kModel) return;
   const size_t slot = size_t(Slot(e.sender()));
   if (seen_[slot]) return;

@@ -51,15 +51,15 @@ class StaticJob final : public EngineJob {
   void Start(Clock::time_point now) override;
   proto::JobInfo Info(Clock::time_point now) const override;
   std::vector<proto::ResultFile> ResultFiles() const override;
-  // Not yet: a static job that lost a member runs again from its first iteration (the engine is
-  // deterministic, so the result is the same).
+  // The last checkpoint taken between iterations (apps whose Checkpoints() is true; the others
+  // run again from their first iteration).
   std::optional<proto::Checkpoint> TakeCheckpoint(Clock::time_point now) override {
-    return std::nullopt;
+    return checkpoint_;
   }
   uint64_t Progress() const override { return iterations_done_; }
 
  private:
-  enum class Phase { kLoading, kRunning, kModel, kDone };
+  enum class Phase { kLoading, kRunning, kCheckpoint, kModel, kDone };
 
   bool Handle(const proto::Envelope& envelope, Clock::time_point now) override;
   proto::Engine engine() const override { return proto::ENGINE_STATIC; }
@@ -77,6 +77,14 @@ class StaticJob final : public EngineJob {
   void MaybeEndPass(Clock::time_point now);
   void EndIteration(Clock::time_point now);
   void RequestModel(Clock::time_point now);
+  // Between iterations, every --checkpoint-every seconds: StateRequest to every member; their
+  // pieces, the aggregates and the trace become checkpoint_, then the next iteration starts.
+  bool CheckpointDue(Clock::time_point now) const;
+  void RequestState(Clock::time_point now);
+  void HandleState(const proto::Envelope& e, Clock::time_point now);
+  // A resumed run, once every member is ready: StaticRestore, then the iteration after the
+  // checkpoint's.
+  void Resume(Clock::time_point now);
   bool LimitReached(Clock::time_point now) const;
   bool Evaluation() const { return pass_ + 1 == passes_; }
 
@@ -117,6 +125,11 @@ class StaticJob final : public EngineJob {
   uint32_t outputs_ = 0;
   std::vector<proto::OutputPiece> pieces_;
   std::vector<proto::ResultFile> files_;
+
+  // Checkpoints.
+  std::optional<proto::Checkpoint> checkpoint_;
+  double last_checkpoint_s_ = 0;  // job time of the last one (or of the start)
+  proto::Checkpoint pending_;     // being collected
 
   std::string trace_;
   std::string sub_rounds_csv_ = "iteration,pass,sub_round,worker,block,seconds,work\n";

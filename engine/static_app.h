@@ -60,6 +60,9 @@ inline bool EvaluatesIn(uint64_t iteration, uint64_t iterations, uint32_t eval_e
   return iteration == 0 || iteration == iterations || iteration % every == 0;
 }
 
+// A checkpoint's pieces, as the wire carries them (every member's, in StaticRestore).
+using StatePieces = google::protobuf::RepeatedPtrField<proto::OutputPiece>;
+
 // A model block: the unit of the model that travels. Contents are app-defined.
 struct StaticBlock {
   uint32_t id = 0;
@@ -100,6 +103,13 @@ class StaticShard {
   virtual void Metrics(std::map<std::string, double>& out) const = 0;
   // The shard's part of the result files.
   virtual void Output(std::vector<proto::OutputPiece>& out) const = 0;
+  // Checkpoints (apps whose Checkpoints() is true), between iterations: the shard's model state
+  // as pieces named by global ids (rows, items), so a later run with other shards can take its
+  // part; and that part taken from every member's pieces, replacing the state.
+  virtual void SaveState(std::vector<proto::OutputPiece>& out) const {}
+  virtual Status RestoreState(const StatePieces& pieces) {
+    return Status::FailedPrecondition("this app has no checkpoints");
+  }
 };
 
 // Scheduler side: the home of the blocks b with b mod S == this scheduler's rank.
@@ -115,6 +125,11 @@ class StaticHome {
   virtual void Metrics(std::map<std::string, double>& out) const = 0;
   // The home's part of the result files.
   virtual void Output(std::vector<proto::OutputPiece>& out) const = 0;
+  // As StaticShard's, for the blocks homed here (all home between iterations).
+  virtual void SaveState(std::vector<proto::OutputPiece>& out) const {}
+  virtual Status RestoreState(const StatePieces& pieces) {
+    return Status::FailedPrecondition("this app has no checkpoints");
+  }
 };
 
 class StaticApp : public App {
@@ -123,6 +138,9 @@ class StaticApp : public App {
   const StaticApp* AsStatic() const final { return this; }
 
   virtual uint32_t NumAggregates(const proto::JobSpec& spec) const = 0;
+  // Whether shards and homes implement SaveState/RestoreState. Without, a job that loses a
+  // member starts again from its first iteration.
+  virtual bool Checkpoints(const proto::JobSpec& spec) const { return false; }
   // Passes per iteration, >= 1; the last is the evaluation pass.
   virtual uint32_t PassesPerIteration(const proto::JobSpec& spec) const = 0;
   // Loads shard `rank` of `workers` for a plan of `blocks` blocks (file:line errors for bad

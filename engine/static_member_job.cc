@@ -27,14 +27,32 @@ StaticMemberJob::StaticMemberJob(const MemberContext& context, uint64_t job_id,
 
 void StaticMemberJob::OnMessage(const proto::Envelope& e) {
   if (errors_.failed()) return;
-  if (e.body_case() == proto::Envelope::kBlockTransfer) return HandleBlock(e);
-  if (e.body_case() != proto::Envelope::kModelRequest) {
-    if (!Handle(e)) LogUnexpected(e);
-    return;
+  switch (e.body_case()) {
+    case proto::Envelope::kBlockTransfer:
+      return HandleBlock(e);
+    case proto::Envelope::kModelRequest:
+    case proto::Envelope::kStateRequest: {
+      const bool state = e.has_state_request();
+      std::vector<proto::OutputPiece> pieces;
+      if (Status st = state ? SaveState(pieces) : Output(pieces); !st.ok()) {
+        return errors_.Report(st.message());
+      }
+      auto out = OutputEnvelope(transport_.id(), id_, epoch_, std::move(pieces));
+      out.mutable_static_output()->set_state(state);
+      (void)session_.SendToCoordinator(out);
+      return;
+    }
+    case proto::Envelope::kStaticRestore: {
+      const auto& pieces = e.static_restore().pieces();
+      if (Status st = RestoreState(pieces); !st.ok()) {
+        return errors_.Report("restoring the checkpoint: " + st.message());
+      }
+      log_->info("job {}: checkpoint restored", id_);
+      return;
+    }
+    default:
+      if (!Handle(e)) LogUnexpected(e);
   }
-  std::vector<proto::OutputPiece> pieces;
-  if (Status st = Output(pieces); !st.ok()) return errors_.Report(st.message());
-  (void)session_.SendToCoordinator(OutputEnvelope(transport_.id(), id_, epoch_, std::move(pieces)));
 }
 
 }  // namespace strads

@@ -15,7 +15,8 @@ namespace strads {
 
 class StaticMemberJob : public MemberJob {
  public:
-  // Drops everything once the job has failed here; answers ModelRequest with Output(); gives
+  // Drops everything once the job has failed here; answers ModelRequest with Output() and
+  // StateRequest with SaveState(), restores StaticRestore's pieces; gives
   // blocks (BlockTransfer) to HandleBlock(); hands the other kinds to Handle() and logs those it
   // does not handle.
   void OnMessage(const proto::Envelope& e) final;
@@ -32,6 +33,10 @@ class StaticMemberJob : public MemberJob {
   // Appends this member's part of the result files; an error (e.g. asked while its blocks are
   // away) fails the job.
   virtual Status Output(std::vector<proto::OutputPiece>& pieces) const = 0;
+  // Checkpoints: the member's model state (StateRequest), and its part of a checkpoint's
+  // pieces (StaticRestore); an error fails the job.
+  virtual Status SaveState(std::vector<proto::OutputPiece>& pieces) const = 0;
+  virtual Status RestoreState(const StatePieces& pieces) = 0;
 
   const proto::JobSpec spec_;
   const StaticApp* const app_;

@@ -111,4 +111,16 @@ Status StaticHomeJob::Output(std::vector<proto::OutputPiece>& pieces) const {
   return Status::Ok();
 }
 
+Status StaticHomeJob::SaveState(std::vector<proto::OutputPiece>& pieces) const {
+  if (!home_) return Status::FailedPrecondition("state requested before the home was loaded");
+  if (in_pass_) return Status::FailedPrecondition("state requested while blocks are away");
+  home_->SaveState(pieces);
+  return Status::Ok();
+}
+
+Status StaticHomeJob::RestoreState(const StatePieces& pieces) {
+  if (!home_) return Status::FailedPrecondition("a checkpoint came before the home was loaded");
+  return home_->RestoreState(pieces);
+}
+
 }  // namespace strads

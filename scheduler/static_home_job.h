@@ -34,6 +34,8 @@ class StaticHomeJob final : public StaticMemberJob {
  private:
   bool Handle(const proto::Envelope& e) override;
   Status Output(std::vector<proto::OutputPiece>& pieces) const override;
+  Status SaveState(std::vector<proto::OutputPiece>& pieces) const override;
+  Status RestoreState(const StatePieces& pieces) override;
   void FinishLoading(Result<std::unique_ptr<StaticHome>> loaded);
   void HandlePassStart(const proto::Envelope& e);
   void HandleBlock(const proto::Envelope& e) override;

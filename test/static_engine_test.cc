@@ -326,4 +326,63 @@ TEST_CASE("static jobs fail cleanly on bad input, a dead worker and cancel", "[s
   }
 }
 
+TEST_CASE(
+    "mf ccd with a worker killed mid-job resumes from its last checkpoint on the workers left and "
+    "equals the CCD++ reference to 1e-9, lda starts over and keeps its counts",
+    "[static][cluster][recovery]") {
+  TempDir dir;
+  const auto data = dir.Write("r.mtx", RatingsText(120, 80, 8, 1));
+  auto ratings = mf::LoadRatings(data);
+  REQUIRE(ratings.ok());
+  mf::MfOptions o;
+  o.rank = 4;
+  o.lambda = 0.05;
+  o.iterations = 8;
+  o.seed = 5;
+  auto reference = mf::SolveCcdReference(*ratings, o);
+  REQUIRE(reference.ok());
+  auto spec = MfSpec(data, "ccd");
+  spec.mutable_static_engine()->set_iterations(8);
+  spec.mutable_recovery()->set_max_recoveries(1);
+  spec.mutable_recovery()->set_recovery_wait_s(0);
+  spec.mutable_recovery()->set_checkpoint_every_s(1e-9);  // after every iteration
+  // 3 workers, 4 blocks each: 12 sub-rounds a pass. Worker 1 dies after its 60th sub-round,
+  // in iteration 3 of 8.
+  auto run = RunOnCluster(spec, 2, 3, {}, [](const std::string& id, FaultInjectingTransport& t) {
+    if (id == "worker-1") t.KillAt(SendsOf(proto::Envelope::kSubRoundDone), 60);
+  });
+  REQUIRE(run.info.state() == proto::JOB_SUCCEEDED);
+  REQUIRE(run.info.recoveries_size() == 1);
+  CHECK_THAT(run.info.recoveries(0).cause(), Catch::Contains("worker-1"));
+  CHECK(run.info.recoveries(0).checkpoint_round() >= 1);  // resumed after an iteration, not 0
+  CHECK(run.info.workers() == 2);
+  CHECK(run.info.iteration() == 8);
+  const auto w = dir.Write("W.mtx", run.files.at("W.mtx"));
+  const auto h = dir.Write("H.mtx", run.files.at("H.mtx"));
+  auto W = mf::ReadArrayMtx(w);
+  auto H = mf::ReadArrayMtx(h);
+  REQUIRE(W.ok());
+  REQUIRE(H.ok());
+  CHECK(MaxRelDiff(*W, reference->model.W) < 1e-9);
+  CHECK(MaxRelDiff(*H, reference->model.H) < 1e-9);
+  const auto summary = nlohmann::json::parse(run.files.at("summary.json"));
+  CHECK(summary["objective"].get<double>() == Approx(reference->objective).epsilon(1e-9));
+  CHECK(summary["recoveries"].size() == 1);
+
+  // LDA has no checkpoints: it starts over on the worker left, and still adds up.
+  const auto corpus = dir.Write("docword.txt", DocwordText(400, 5));
+  auto lda = LdaSpec(corpus);
+  lda.mutable_recovery()->set_max_recoveries(1);
+  lda.mutable_recovery()->set_recovery_wait_s(0);
+  auto again = RunOnCluster(lda, 1, 2, {}, [](const std::string& id, FaultInjectingTransport& t) {
+    if (id == "worker-1") t.KillAt(SendsOf(proto::Envelope::kSubRoundDone), 6);
+  });
+  REQUIRE(again.info.state() == proto::JOB_SUCCEEDED);
+  REQUIRE(again.info.recoveries_size() == 1);
+  CHECK(again.info.recoveries(0).checkpoint_round() == 0);
+  CHECK(again.info.iteration() == 5);
+  const auto lda_summary = nlohmann::json::parse(again.files.at("summary.json"));
+  CHECK(lda_summary["tokens"].get<double>() == 400 * 30);
+}
+
 }  // namespace strads

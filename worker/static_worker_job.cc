@@ -169,4 +169,15 @@ Status StaticWorkerJob::Output(std::vector<proto::OutputPiece>& pieces) const {
   return Status::Ok();
 }
 
+Status StaticWorkerJob::SaveState(std::vector<proto::OutputPiece>& pieces) const {
+  if (!shard_) return Status::FailedPrecondition("state requested before the shard was loaded");
+  shard_->SaveState(pieces);
+  return Status::Ok();
+}
+
+Status StaticWorkerJob::RestoreState(const StatePieces& pieces) {
+  if (!shard_) return Status::FailedPrecondition("a checkpoint came before the shard was loaded");
+  return shard_->RestoreState(pieces);
+}
+
 }  // namespace strads

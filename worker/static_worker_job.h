@@ -60,6 +60,8 @@ class StaticWorkerJob final : public StaticMemberJob {
 
   bool Handle(const proto::Envelope& e) override;
   Status Output(std::vector<proto::OutputPiece>& pieces) const override;
+  Status SaveState(std::vector<proto::OutputPiece>& pieces) const override;
+  Status RestoreState(const StatePieces& pieces) override;
   void FinishLoading(Result<std::unique_ptr<StaticShard>> loaded);
   void HandleBegin(const proto::Envelope& e);
   void HandleBlock(const proto::Envelope& e) override;

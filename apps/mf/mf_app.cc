@@ -196,6 +196,31 @@ Result<Ratings> LoadTrain(const proto::JobSpec& spec) {
 // ------------------------------------------------------------------------------------------------
 // Worker side.
 
+// Checkpoints: calls set(i, t, value) for every row i in [first, first + count) of the pieces
+// called `name` (width k, first = the piece's first global row), t < k. Every row must be covered.
+template <typename Set>
+Status TakeRows(const StatePieces& pieces, const std::string& name, uint64_t first, uint64_t count,
+                uint32_t k, Set set) {
+  uint64_t covered = 0;
+  for (const auto& piece : pieces) {
+    if (piece.name() != name) continue;
+    if (piece.width() != k || piece.values_size() % k != 0) {
+      return Status::InvalidArgument(
+          fmt::format("checkpoint piece {} has width {}, rank is {}", name, piece.width(), k));
+    }
+    const uint64_t p0 = piece.first(), p1 = p0 + static_cast<uint64_t>(piece.values_size()) / k;
+    for (uint64_t i = std::max(p0, first); i < std::min(p1, first + count); ++i) {
+      for (uint32_t t = 0; t < k; ++t) set(i, t, piece.values(static_cast<int>((i - p0) * k + t)));
+      ++covered;
+    }
+  }
+  if (covered != count) {
+    return Status::InvalidArgument(fmt::format(
+        "checkpoint: {} of the {} rows of {} from {} are there", covered, count, name, first));
+  }
+  return Status::Ok();
+}
+
 class MfShard final : public StaticShard {
  public:
   MfShard(const Params& p, const Ratings& train, const Ratings* test, Layout layout, uint32_t rank)
@@ -341,6 +366,23 @@ class MfShard final : public StaticShard {
       out["test_sq_err"] += test_sq_err_;
       out["test_ratings"] += static_cast<double>(test_ratings_);
     }
+  }
+
+  void SaveState(std::vector<proto::OutputPiece>& out) const override { Output(out); }
+
+  // W's rows of the shard; CCD++ also rebuilds the residual A - W H^T from every column of H.
+  Status RestoreState(const StatePieces& pieces) override {
+    STRADS_RETURN_IF_ERROR(
+        TakeRows(pieces, "W", row0_, rows_, k_,
+                 [&](uint64_t i, uint32_t t, double v) { W(i - row0_, t) = v; }));
+    if (p_.algorithm != Algorithm::kCcd) return Status::Ok();
+    std::vector<double> h(cols_ * k_);
+    STRADS_RETURN_IF_ERROR(TakeRows(pieces, "H", 0, cols_, k_,
+                                    [&](uint64_t j, uint32_t t, double v) { h[j * k_ + t] = v; }));
+    for (size_t e = 0; e < value_.size(); ++e) {
+      residual_[e] = value_[e] - Predict(row_[e], h.data() + uint64_t{col_[e]} * k_);
+    }
+    return Status::Ok();
   }
 
   void Output(std::vector<proto::OutputPiece>& out) const override {
@@ -551,6 +593,18 @@ class MfHome final : public StaticHome {
       out["lambda"] += p_.lambda;
       out["sgd"] += p_.algorithm == Algorithm::kSgd ? 1.0 : 0.0;
     }
+  }
+
+  void SaveState(std::vector<proto::OutputPiece>& out) const override { Output(out); }
+
+  Status RestoreState(const StatePieces& pieces) override {
+    for (auto& [b, h] : h_) {
+      const uint64_t c0 = layout_.col_bounds[b], c1 = layout_.col_bounds[b + 1];
+      STRADS_RETURN_IF_ERROR(
+          TakeRows(pieces, "H", c0, c1 - c0, k_,
+                   [&](uint64_t j, uint32_t t, double v) { h[(j - c0) * k_ + t] = v; }));
+    }
+    return Status::Ok();
   }
 
   void Output(std::vector<proto::OutputPiece>& out) const override {

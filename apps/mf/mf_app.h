@@ -19,6 +19,8 @@ class MfApp final : public StaticApp {
   const ModelPredictor* predictor() const override { return &predictor_; }
   Status Validate(const proto::JobSpec& spec) const override;
   uint32_t NumAggregates(const proto::JobSpec& spec) const override;
+  // W and H between iterations (W's rows from the shards, H's from the homes).
+  bool Checkpoints(const proto::JobSpec& spec) const override { return true; }
   uint32_t PassesPerIteration(const proto::JobSpec& spec) const override;
   Result<std::unique_ptr<StaticShard>> LoadShard(const proto::JobSpec& spec, uint32_t rank,
                                                  uint32_t workers, uint32_t blocks) const override;
