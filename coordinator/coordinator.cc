@@ -190,6 +190,7 @@ void Coordinator::HandleRegister(const proto::Envelope& e, Clock::time_point now
   m.info.set_pid(r.pid());
   m.info.set_endpoint(r.endpoint());
   m.last_heartbeat = now;
+  m.suspected_at.reset();  // registering: a live process
   if (fresh) {
     log_->info("{} {} registered (host {}, pid {}, endpoint {})", RoleName(r.role()), e.sender(),
                r.host(), r.pid(), r.endpoint());
@@ -350,7 +351,13 @@ std::vector<const Coordinator::Member*> Coordinator::Available(proto::Role role,
                                                                Clock::time_point now) const {
   std::vector<const Member*> out;
   for (const auto& [id, m] : members_) {
-    if (m.info.role() == role && !m.info.busy() && Alive(m, now)) out.push_back(&m);
+    if (m.info.role() != role || m.info.busy() || !Alive(m, now)) continue;
+    // Suspected by a peer: only once it has beaten well after the suspicion (a heartbeat sent
+    // just before it died may still arrive).
+    if (m.suspected_at &&
+        Seconds(m.last_heartbeat - *m.suspected_at) <= options_.heartbeat_interval_s)
+      continue;
+    out.push_back(&m);
   }
   return out;
 }
@@ -572,6 +579,10 @@ bool Coordinator::TryRecover(JobRecord& record, Clock::time_point now) {
   }
   for (const auto& gone : running_->unreachable()) {
     if (members_.erase(gone)) log_->warn("dropped {}: unreachable", gone);
+  }
+  for (const auto& suspect : running_->suspects()) {
+    // Its heartbeats decide: dropped when they stop, taken again after the next one.
+    if (auto it = members_.find(suspect); it != members_.end()) it->second.suspected_at = now;
   }
   running_.reset();
   running_id_ = 0;

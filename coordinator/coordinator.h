@@ -93,6 +93,8 @@ class Coordinator : public Actor {
   struct Member {
     proto::Member info;
     Clock::time_point last_heartbeat;
+    // A peer could not reach it: not available to jobs until a heartbeat after this time.
+    std::optional<Clock::time_point> suspected_at;
   };
   struct JobRecord {
     proto::JobInfo info;

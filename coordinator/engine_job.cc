@@ -126,9 +126,11 @@ void EngineJob::Fail(const std::string& cause, Clock::time_point now) {
   Finish(proto::JOB_FAILED, cause, now);
 }
 
-void EngineJob::LoseMember(const std::string& cause, Clock::time_point now) {
+void EngineJob::LoseMember(const std::string& cause, Clock::time_point now,
+                           const std::string& suspect) {
   if (done()) return;
   lost_member_ = true;
+  if (Slot(suspect) >= 0) suspects_.push_back(suspect);
   // Failed for now; the coordinator may recover it (RECOVERING) and says so.
   log_->error("job {} (epoch {}) lost a member: {}", id_, incarnation_.epoch, cause);
   Finish(proto::JOB_FAILED, cause, now);

@@ -35,7 +35,9 @@ class EngineJob : public Job {
   void OnTick(Clock::time_point now) override;
   void Cancel(Clock::time_point now) override;
   void Fail(const std::string& cause, Clock::time_point now) override;
-  void LoseMember(const std::string& cause, Clock::time_point now) override;
+  void LoseMember(const std::string& cause, Clock::time_point now,
+                  const std::string& suspect = "") override;
+  const std::vector<std::string>& suspects() const override { return suspects_; }
   bool lost_member() const override { return lost_member_; }
   uint32_t epoch() const { return incarnation_.epoch; }
   // Messages of another epoch refused so far (stale members fenced off).
@@ -99,6 +101,7 @@ class EngineJob : public Job {
   std::vector<std::string> unreachable_;
   bool ran_ = false;  // ended after loading
   bool lost_member_ = false;
+  std::vector<std::string> suspects_;
   uint64_t fenced_ = 0;
 };
 

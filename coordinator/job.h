@@ -50,7 +50,12 @@ class Job {
   virtual void Fail(const std::string& cause, Clock::time_point now) = 0;
   // Fails the job because a member is gone (no heartbeat, unreachable): a failure the job may
   // recover from (lost_member()).
-  virtual void LoseMember(const std::string& cause, Clock::time_point now) = 0;
+  // `suspect`: the member that could not be reached, when a peer reported it (empty: the
+  // coordinator itself saw the loss).
+  virtual void LoseMember(const std::string& cause, Clock::time_point now,
+                          const std::string& suspect = "") = 0;
+  // Members reported unreachable by their peers: not taken by a job until they heartbeat again.
+  virtual const std::vector<std::string>& suspects() const = 0;
   // Whether the job failed because a member was lost, rather than by its data or its math.
   virtual bool lost_member() const = 0;
   // The latest state the job could resume from, or nothing (not before the first consistent

@@ -24,18 +24,24 @@ class JobErrorReport {
         epoch_(epoch),
         log_(std::move(log)) {}
 
-  void Report(const std::string& what) {
+  void Report(const std::string& what) { Send(what, ""); }
+  // The failure is that `peer` (a member of the job) could not be reached: the coordinator
+  // treats it as the loss of a member, which the job may recover from.
+  void ReportLostPeer(const std::string& peer, const std::string& what) { Send(what, peer); }
+  bool failed() const { return failed_; }
+
+ private:
+  void Send(const std::string& what, const std::string& peer) {
     log_->error("job {}: {}", job_id_, what);
     if (failed_) return;
     failed_ = true;
     auto e = MakeEnvelope(sender_, job_id_);
     e.set_epoch(epoch_);
     e.mutable_ready()->set_error(WireText(what));
+    e.mutable_ready()->set_lost_peer(peer);
     (void)session_.SendToCoordinator(e);
   }
-  bool failed() const { return failed_; }
 
- private:
   MemberSession& session_;
   std::string sender_;
   uint64_t job_id_;

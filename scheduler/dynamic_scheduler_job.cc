@@ -35,7 +35,7 @@ DynamicSchedulerJob::~DynamicSchedulerJob() = default;
 
 void DynamicSchedulerJob::Send(const std::string& to, const proto::Envelope& e) {
   if (Status st = transport_.Send(to, e); !st.ok()) {
-    errors_.Report("cannot send " + BodyName(e) + " to " + to + ": " + st.message());
+    errors_.ReportLostPeer(to, "cannot send " + BodyName(e) + " to " + to + ": " + st.message());
   }
 }
 

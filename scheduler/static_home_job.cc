@@ -66,8 +66,9 @@ void StaticHomeJob::HandlePassStart(const proto::Envelope& e) {
     const auto out = BlockTransferEnvelope(transport_.id(), id_, epoch_, step_.iteration,
                                            step_.pass, visit.sub_round, *block);
     if (Status st = transport_.Send(worker_ids_[visit.worker], out); !st.ok()) {
-      return errors_.Report(fmt::format("cannot send block {} to {}: {}", b,
-                                        worker_ids_[visit.worker], st.message()));
+      return errors_.ReportLostPeer(worker_ids_[visit.worker],
+                                    fmt::format("cannot send block {} to {}: {}", b,
+                                                worker_ids_[visit.worker], st.message()));
     }
   }
   if (away_ == 0) SendPassDone();

@@ -655,4 +655,36 @@ TEST_CASE(
   CHECK(f.Job(id).error() == "");
 }
 
+TEST_CASE(
+    "Coordinator: a member reporting that it cannot reach a peer is a member loss: the job "
+    "recovers, and the peer is not taken again until it beats after the report",
+    "[coordinator][recovery]") {
+  CoordinatorFixture f;
+  f.RegisterAll();
+  const uint64_t id = f.Submit(RecoverableSpec(2, 0)).submit_reply().job_id();
+  f.h_.ClearInboxes();
+  auto report = MakeEnvelope("worker-0", id);
+  report.mutable_ready()->set_error("cannot send block 1 to worker-1: timed out");
+  report.mutable_ready()->set_lost_peer("worker-1");
+  f.Send("worker-0", report);
+  auto job = f.Job(id);
+  CHECK(job.state() == proto::JOB_LOADING);  // recovered at once (--recovery-wait 0)
+  REQUIRE(job.recoveries_size() == 1);
+  CHECK_THAT(job.recoveries(0).cause(), Catch::Contains("cannot send block 1 to worker-1"));
+  CHECK(job.workers() == 1);  // without the suspect, although its last heartbeat is recent
+  CHECK(f.h_.Kinds("worker-1") == std::vector{Kind::kJobEnd});  // epoch 0 ended, no epoch 1
+  const auto w0 = f.h_.Inbox("worker-0");
+  REQUIRE_FALSE(w0.empty());
+  CHECK(w0.back().job_start().num_workers() == 1);
+  // A data error of a member is no member loss: the job fails.
+  CoordinatorFixture g;
+  g.RegisterAll();
+  const uint64_t bad = g.Submit(RecoverableSpec(2, 0)).submit_reply().job_id();
+  auto error = MakeEnvelope("worker-0", bad);
+  error.mutable_ready()->set_error("x.svm:3: bad label");
+  g.Send("worker-0", error);
+  CHECK(g.Job(bad).state() == proto::JOB_FAILED);
+  CHECK(g.Job(bad).recoveries_size() == 0);
+}
+
 }  // namespace strads

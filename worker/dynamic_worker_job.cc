@@ -322,7 +322,8 @@ void DynamicWorkerJob::HandleCheck(const proto::Envelope& e) {
     g.mutable_gradient_slice()->set_first(first - starts[s]);
     g.mutable_gradient_slice()->mutable_values()->Assign(slice.begin(), slice.end());
     if (Status st = transport_.Send(scheduler_ids_[s], g); !st.ok()) {
-      return errors_.Report("cannot send gradient to " + scheduler_ids_[s] + ": " + st.message());
+      return errors_.ReportLostPeer(
+          scheduler_ids_[s], "cannot send gradient to " + scheduler_ids_[s] + ": " + st.message());
     }
   }
   auto loss = JobEnvelope(e.round());

@@ -159,7 +159,8 @@ void StaticWorkerJob::SendBlock(const std::string& to, uint64_t iteration, uint3
   const auto e =
       BlockTransferEnvelope(transport_.id(), id_, epoch_, iteration, pass, sub_round, block);
   if (Status st = transport_.Send(to, e); !st.ok()) {
-    errors_.Report(fmt::format("cannot send block {} to {}: {}", block.id, to, st.message()));
+    errors_.ReportLostPeer(
+        to, fmt::format("cannot send block {} to {}: {}", block.id, to, st.message()));
   }
 }
 
