@@ -1205,12 +1205,14 @@ ${last_check:-0} - resumed_from : 0)) updates redone"
 }
 
 # A static app (mf, CCD++: 40 iterations, ~0.3 s each on a 1x2 loopback cluster) that loses a
-# worker runs again on the members there are (--recovery-wait 2: 1 worker; at 3ae207d from
-# iteration 0): it succeeds with the objective of an uninterrupted run on as many workers as it
-# ended with (CCD++'s result hardly depends on the number: 1 and 2 workers agree to ~4e-14).
+# worker runs again on the members there are (--recovery-wait 2: 1 worker; from its last
+# checkpoint, every 30 s by default, so here from iteration 0): it succeeds with the objective of
+# an uninterrupted run on as many workers as it ended with (CCD++'s result hardly depends on the
+# number: 1 and 2 workers agree to ~4e-14).
 # Seen red at 3ae207d, 2 of 14 kills by hand: the surviving worker reported "cannot send block 1
 # to WORKER: ... timed out after 1000 ms" before the coordinator noticed the loss, and the job
-# FAILED instead of recovering (a member's error report fails a static job, it is not a loss).
+# FAILED instead of recovering. Fixed in ee8b84e: such a report (Ready.lost_peer) is a member
+# loss.
 case_static_worker_kill9_restarts() {
   "$BIN/strads-gen" ratings --rows 20000 --cols 4000 --ratings 1000000 --seed 2 \
     --output "$TMP/r.mtx" 2>/dev/null || fail "strads-gen ratings failed"
