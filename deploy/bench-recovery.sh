@@ -48,22 +48,20 @@ CLOG=$(ls "$RUN"/logs/coordinator*.log)
 JOB=(lasso --data "$DATA" --lambda "$LAMBDA" --tolerance "$TOL" --workers 2)
 
 field() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d[sys.argv[2]])' "$@"; }
-n=0
-run() {  # run EVERY_S: one uninterrupted job; prints "seconds objective checkpoints"
-  n=$((n + 1))
+run() {  # run EVERY_S OUT: one uninterrupted job; prints "seconds objective checkpoints"
   local before after
   before=$(grep -c "checkpoint at" "$CLOG" || true)
   flock /tmp/strads-cpu.lock "$BIN/strads" submit "${JOB[@]}" --checkpoint-every "$1" \
-    --output "$RUN/out$n" --wait --quiet >/dev/null
+    --output "$2" --wait --quiet >/dev/null
   after=$(grep -c "checkpoint at" "$CLOG" || true)
-  echo "$(field "$RUN/out$n/summary.json" seconds) $(field "$RUN/out$n/summary.json" objective) $((after - before))"
+  echo "$(field "$2/summary.json" seconds) $(field "$2/summary.json" objective) $((after - before))"
 }
 
 echo "# checkpoint overhead: solve seconds (summary.json) per --checkpoint-every"
 printf '%-8s %-12s %-12s %-22s %s\n' run interval seconds objective checkpoints
 for ((r = 1; r <= REPEAT; r++)); do
   for every in 0 30 "$EVERY"; do
-    read -r secs obj cps < <(run "$every")
+    read -r secs obj cps < <(run "$every" "$RUN/out-$r-$every")
     printf '%-8s %-12s %-12s %-22s %s\n' "$r" "$every" "$secs" "$obj" "$cps"
   done
 done
@@ -71,8 +69,7 @@ grep "checkpoint at" "$CLOG" | sed -n 's/.*written in \([0-9.]*\) ms/\1/p' | sor
   awk '{ a[NR] = $1 } END { if (NR) printf "# checkpoint write: min %s ms, median %s ms, max %s ms over %d\n", a[1], a[int((NR + 1) / 2)], a[NR], NR }'
 
 echo "# a worker killed ${KILL_AT} s into the run (a spare worker is registered)"
-n=$((n + 1))
-flock /tmp/strads-cpu.lock "$BIN/strads" submit "${JOB[@]}" --output "$RUN/out$n" --wait --quiet \
+flock /tmp/strads-cpu.lock "$BIN/strads" submit "${JOB[@]}" --output "$RUN/out-kill" --wait --quiet \
   >/dev/null &
 sub=$!
 for _ in $(seq 1 200); do
@@ -88,7 +85,7 @@ pid = next(m["pid"] for m in d["members"] if m["role"] == "worker" and m["busy"]
 print(pid, next(j["seconds"] for j in d["jobs"] if j["state"] == "RUNNING"))')
 kill -9 "$wpid"
 wait "$sub" || true
-python3 - "$RUN/out$n/summary.json" "$RUN/out1/summary.json" "$killed_at" <<'EOF'
+python3 - "$RUN/out-kill/summary.json" "$RUN/out-1-0/summary.json" "$killed_at" <<'EOF'
 import json, sys
 d = json.load(open(sys.argv[1])); ref = json.load(open(sys.argv[2])); killed = float(sys.argv[3])
 print(f"killed at {killed:.2f} s (job time)")
@@ -98,7 +95,7 @@ for r in d["recoveries"]:
     print(f"lost at {r['at_seconds']:.2f} s (job time), restarted at {r['restarted_at_seconds']:.2f} s: "
           f"{r['restarted_at_seconds'] - r['at_seconds']:.2f} s to restart; resumed from update "
           f"{r['resumed_from']}, work redone {r['work_redone']} updates")
-print(f"total {d['seconds']:.2f} s against {ref['seconds']:.2f} s uninterrupted; objective "
+print(f"total {d['seconds']:.2f} s against {ref['seconds']:.2f} s uninterrupted (run 1, no checkpoints); objective "
       f"{d['objective']!r} against {ref['objective']!r} (relative difference "
       f"{abs(d['objective'] - ref['objective']) / abs(ref['objective']):.1e}); state {d['state']}, "
       f"{d['workers']} workers at the end")
