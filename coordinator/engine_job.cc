@@ -4,6 +4,7 @@
 
 #include "common/protocol.h"
 #include "common/wire_text.h"
+#include "coordinator/status_json.h"
 
 namespace strads {
 
@@ -164,16 +165,7 @@ void EngineJob::AddOutcome(nlohmann::ordered_json& summary) const {
   summary["partial"] = state_ != proto::JOB_SUCCEEDED;
   summary["epoch"] = incarnation_.epoch;
   nlohmann::ordered_json recoveries = nlohmann::ordered_json::array();
-  for (const auto& r : incarnation_.recoveries) {
-    nlohmann::ordered_json each;
-    each["epoch"] = r.epoch();
-    each["cause"] = r.cause();
-    each["at_seconds"] = r.at_s();
-    each["restarted_at_seconds"] = r.restarted_at_s();
-    each["resumed_from"] = r.checkpoint_round();
-    each["work_redone"] = r.work_redone();
-    recoveries.push_back(std::move(each));
-  }
+  for (const auto& r : incarnation_.recoveries) recoveries.push_back(RecoveryJson(r));
   summary["recoveries"] = std::move(recoveries);
   summary["fenced_messages"] = fenced_;
 }

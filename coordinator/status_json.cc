@@ -14,6 +14,15 @@ bool ViolationMeasured(const proto::JobInfo& j) {
   return j.state() != proto::JOB_QUEUED && j.violation() >= 0;
 }
 
+nlohmann::ordered_json RecoveryJson(const proto::Recovery& r) {
+  return {{"epoch", r.epoch()},
+          {"cause", r.cause()},
+          {"at_seconds", r.at_s()},
+          {"restarted_at_seconds", r.restarted_at_s()},
+          {"resumed_from", r.checkpoint_round()},
+          {"work_redone", r.work_redone()}};
+}
+
 nlohmann::ordered_json JobJson(const proto::JobInfo& j) {
   nlohmann::ordered_json o = {{"job_id", j.job_id()},
                               {"app", j.app()},
@@ -26,14 +35,7 @@ nlohmann::ordered_json JobJson(const proto::JobInfo& j) {
   // Each recovery: the run that ended, why, when (job seconds), the progress resumed from
   // (updates or iterations) and the work done twice.
   o["recoveries"] = nlohmann::ordered_json::array();
-  for (const auto& r : j.recoveries()) {
-    o["recoveries"].push_back({{"epoch", r.epoch()},
-                               {"cause", r.cause()},
-                               {"at_seconds", r.at_s()},
-                               {"restarted_at_seconds", r.restarted_at_s()},
-                               {"resumed_from", r.checkpoint_round()},
-                               {"work_redone", r.work_redone()}});
-  }
+  for (const auto& r : j.recoveries()) o["recoveries"].push_back(RecoveryJson(r));
   if (!IsStaticJob(j)) {
     o["round"] = j.round();
     o["updates"] = j.updates();

@@ -20,6 +20,9 @@ bool IsStaticJob(const proto::JobInfo& job);
 // A dynamic job's violation is measured at its first optimality check (-1 before).
 bool ViolationMeasured(const proto::JobInfo& job);
 
+// One recovery of a job, as the document and summary.json list it.
+nlohmann::ordered_json RecoveryJson(const proto::Recovery& recovery);
+
 // One job of the document.
 nlohmann::ordered_json JobJson(const proto::JobInfo& job);
 

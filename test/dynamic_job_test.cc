@@ -80,6 +80,17 @@ class DynamicJobFixture {
   // Both schedulers own half of 10 parameters; each worker's shard starts with loss 5.
   void LoadEveryone() {
     job_->Start(h_.now());
+    ReadySchedulers();
+    for (const auto& w : kWorkers) {
+      auto e = MakeEnvelope("");
+      e.mutable_ready()->set_loss(5);
+      e.mutable_ready()->set_num_rows(50);
+      Deliver(w, e);
+    }
+  }
+
+  // Both schedulers report Ready: each owns half of 10 parameters.
+  void ReadySchedulers() {
     for (size_t s = 0; s < kSchedulers.size(); ++s) {
       auto e = MakeEnvelope("");
       auto* r = e.mutable_ready();
@@ -87,12 +98,6 @@ class DynamicJobFixture {
       r->set_first_param(5 * s);
       r->set_end_param(5 * (s + 1));
       Deliver(kSchedulers[s], e);
-    }
-    for (const auto& w : kWorkers) {
-      auto e = MakeEnvelope("");
-      e.mutable_ready()->set_loss(5);
-      e.mutable_ready()->set_num_rows(50);
-      Deliver(w, e);
     }
   }
 
@@ -527,14 +532,7 @@ TEST_CASE(
   incarnation.resume = TwoParameterCheckpoint();
   DynamicJobFixture f(1, 1000, incarnation, proto::LAYOUT_COLUMNS);
   f.job_->Start(f.h_.now());
-  for (size_t s = 0; s < kSchedulers.size(); ++s) {
-    auto e = MakeEnvelope("");
-    auto* r = e.mutable_ready();
-    r->set_num_features(10);
-    r->set_first_param(5 * s);
-    r->set_end_param(5 * (s + 1));
-    f.Deliver(kSchedulers[s], e);
-  }
+  f.ReadySchedulers();
   for (size_t w = 0; w < kWorkers.size(); ++w) {
     auto e = MakeEnvelope("");
     e.mutable_ready()->set_num_rows(3);
@@ -586,13 +584,7 @@ TEST_CASE(
   incarnation.resume = TwoParameterCheckpoint();
   DynamicJobFixture f(1, 1000, incarnation, proto::LAYOUT_COLUMNS);
   f.job_->Start(f.h_.now());
-  for (size_t s = 0; s < kSchedulers.size(); ++s) {
-    auto e = MakeEnvelope("");
-    e.mutable_ready()->set_num_features(10);
-    e.mutable_ready()->set_first_param(5 * s);
-    e.mutable_ready()->set_end_param(5 * (s + 1));
-    f.Deliver(kSchedulers[s], e);
-  }
+  f.ReadySchedulers();
   for (const auto& w : kWorkers) {
     auto e = MakeEnvelope("");
     e.mutable_ready()->set_num_rows(1);
@@ -622,13 +614,7 @@ TEST_CASE("DynamicJob: messages of another epoch are refused, counted and never 
   DynamicJobFixture f(1, 1000, incarnation);
   f.job_->Start(f.h_.now());
   f.h_.ClearInboxes();
-  for (size_t s = 0; s < kSchedulers.size(); ++s) {
-    auto e = MakeEnvelope("");
-    e.mutable_ready()->set_num_features(10);
-    e.mutable_ready()->set_first_param(5 * s);
-    e.mutable_ready()->set_end_param(5 * (s + 1));
-    f.Deliver(kSchedulers[s], e);
-  }
+  f.ReadySchedulers();
   // Epoch 0's workers (declared dead, come back) report Ready and an error: neither counts.
   for (const auto& w : kWorkers) {
     auto e = MakeEnvelope("");

@@ -132,6 +132,20 @@ Outcome RunOnCluster(const proto::JobSpec& spec, uint32_t schedulers, uint32_t w
   return out;
 }
 
+// The CCD++ reference on `data` with MfSpec's parameters.
+mf::MfResult CcdReference(const std::string& data, uint32_t iterations) {
+  auto ratings = mf::LoadRatings(data);
+  REQUIRE(ratings.ok());
+  mf::MfOptions o;
+  o.rank = 4;
+  o.lambda = 0.05;
+  o.iterations = iterations;
+  o.seed = 5;
+  auto reference = mf::SolveCcdReference(*ratings, o);
+  REQUIRE(reference.ok());
+  return std::move(reference).value();
+}
+
 double MaxRelDiff(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
   REQUIRE(a.rows() == b.rows());
   REQUIRE(a.cols() == b.cols());
@@ -143,15 +157,7 @@ double MaxRelDiff(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
 TEST_CASE("mf ccd through the engine equals the CCD++ reference to 1e-9", "[static][cluster]") {
   TempDir dir;
   const auto data = dir.Write("r.mtx", RatingsText(120, 80, 8, 1));
-  auto ratings = mf::LoadRatings(data);
-  REQUIRE(ratings.ok());
-  mf::MfOptions o;
-  o.rank = 4;
-  o.lambda = 0.05;
-  o.iterations = 3;
-  o.seed = 5;
-  auto reference = mf::SolveCcdReference(*ratings, o);
-  REQUIRE(reference.ok());
+  const auto reference = CcdReference(data, 3);
   for (auto [schedulers, workers] : {std::pair{1u, 1u}, std::pair{2u, 3u}}) {
     CAPTURE(schedulers, workers);
     auto run = RunOnCluster(MfSpec(data, "ccd"), schedulers, workers);
@@ -162,10 +168,10 @@ TEST_CASE("mf ccd through the engine equals the CCD++ reference to 1e-9", "[stat
     auto H = mf::ReadArrayMtx(h);
     REQUIRE(W.ok());
     REQUIRE(H.ok());
-    CHECK(MaxRelDiff(*W, reference->model.W) < 1e-9);
-    CHECK(MaxRelDiff(*H, reference->model.H) < 1e-9);
+    CHECK(MaxRelDiff(*W, reference.model.W) < 1e-9);
+    CHECK(MaxRelDiff(*H, reference.model.H) < 1e-9);
     const auto summary = nlohmann::json::parse(run.files.at("summary.json"));
-    CHECK(summary["objective"].get<double>() == Approx(reference->objective).epsilon(1e-9));
+    CHECK(summary["objective"].get<double>() == Approx(reference.objective).epsilon(1e-9));
     CHECK(run.info.iteration() == 3);
     // The trace: iteration 0 (initial) and one row per iteration.
     CHECK(std::count(run.files.at("trace.csv").begin(), run.files.at("trace.csv").end(), '\n') ==
@@ -332,15 +338,7 @@ TEST_CASE(
     "[static][cluster][recovery]") {
   TempDir dir;
   const auto data = dir.Write("r.mtx", RatingsText(120, 80, 8, 1));
-  auto ratings = mf::LoadRatings(data);
-  REQUIRE(ratings.ok());
-  mf::MfOptions o;
-  o.rank = 4;
-  o.lambda = 0.05;
-  o.iterations = 8;
-  o.seed = 5;
-  auto reference = mf::SolveCcdReference(*ratings, o);
-  REQUIRE(reference.ok());
+  const auto reference = CcdReference(data, 8);
   auto spec = MfSpec(data, "ccd");
   spec.mutable_static_engine()->set_iterations(8);
   spec.mutable_recovery()->set_max_recoveries(1);
@@ -363,10 +361,10 @@ TEST_CASE(
   auto H = mf::ReadArrayMtx(h);
   REQUIRE(W.ok());
   REQUIRE(H.ok());
-  CHECK(MaxRelDiff(*W, reference->model.W) < 1e-9);
-  CHECK(MaxRelDiff(*H, reference->model.H) < 1e-9);
+  CHECK(MaxRelDiff(*W, reference.model.W) < 1e-9);
+  CHECK(MaxRelDiff(*H, reference.model.H) < 1e-9);
   const auto summary = nlohmann::json::parse(run.files.at("summary.json"));
-  CHECK(summary["objective"].get<double>() == Approx(reference->objective).epsilon(1e-9));
+  CHECK(summary["objective"].get<double>() == Approx(reference.objective).epsilon(1e-9));
   CHECK(summary["recoveries"].size() == 1);
 
   // LDA has no checkpoints: it starts over on the worker left, and still adds up.
