@@ -134,15 +134,19 @@ bool StaticJob::CheckpointDue(Clock::time_point now) const {
   return every > 0 && app_->Checkpoints(spec_) && Elapsed(now) - last_checkpoint_s_ >= every;
 }
 
-void StaticJob::RequestState(Clock::time_point now) {
-  phase_ = Phase::kCheckpoint;
+void StaticJob::AskEveryone(Phase phase, const proto::Envelope& e, Clock::time_point now) {
+  phase_ = phase;
   std::fill(seen_.begin(), seen_.end(), 0);
   outputs_ = 0;
+  Broadcast(schedulers_, e, now);
+  Broadcast(workers_, e, now);
+}
+
+void StaticJob::RequestState(Clock::time_point now) {
   pending_.Clear();
   auto e = Out();
   e.mutable_state_request();
-  Broadcast(schedulers_, e, now);
-  Broadcast(workers_, e, now);
+  AskEveryone(Phase::kCheckpoint, e, now);
 }
 
 void StaticJob::HandleState(const proto::Envelope& e, Clock::time_point now) {
@@ -308,14 +312,10 @@ bool StaticJob::LimitReached(Clock::time_point now) const {
 }
 
 void StaticJob::RequestModel(Clock::time_point now) {
-  phase_ = Phase::kModel;
-  std::fill(seen_.begin(), seen_.end(), 0);
-  outputs_ = 0;
   pieces_.clear();
   auto e = Out();
   e.mutable_model_request();
-  Broadcast(schedulers_, e, now);
-  Broadcast(workers_, e, now);
+  AskEveryone(Phase::kModel, e, now);
 }
 
 void StaticJob::HandleOutput(const proto::Envelope& e, Clock::time_point now) {

@@ -76,6 +76,9 @@ class StaticJob final : public EngineJob {
   void StartSubRound(Clock::time_point now);
   void MaybeEndPass(Clock::time_point now);
   void EndIteration(Clock::time_point now);
+  // Enters `phase` and sends `e` to every member; their replies are counted afresh (seen_,
+  // outputs_).
+  void AskEveryone(Phase phase, const proto::Envelope& e, Clock::time_point now);
   void RequestModel(Clock::time_point now);
   // Between iterations, every --checkpoint-every seconds: StateRequest to every member; their
   // pieces, the aggregates and the trace become checkpoint_, then the next iteration starts.
