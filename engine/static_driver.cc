@@ -43,12 +43,25 @@ Result<StaticLocalResult> RunStaticLocally(const StaticApp& app, const proto::Jo
     for (uint32_t a = 0; a < A; ++a) aggregates[a] += initial[a];
   }
 
+  uint64_t first_iteration = 0;
+  if (options.resume) {
+    if (!app.Checkpoints(spec)) return Status::FailedPrecondition("this app has no checkpoints");
+    if (options.resume->aggregates.size() != A) {
+      return Status::InvalidArgument("the checkpoint has the wrong number of aggregates");
+    }
+    for (auto& shard : shards) STRADS_RETURN_IF_ERROR(shard->RestoreState(options.resume->pieces));
+    for (auto& home : homes) STRADS_RETURN_IF_ERROR(home->RestoreState(options.resume->pieces));
+    aggregates = options.resume->aggregates;
+    first_iteration = options.resume->iteration + 1;
+  }
+
   StaticLocalResult result;
   result.trace.push_back(app.TraceHeader());
   const uint32_t passes = app.PassesPerIteration(spec);
   std::vector<double> delta(A), next(A);
 
-  for (uint64_t iteration = 0; iteration <= spec.static_engine().iterations(); ++iteration) {
+  for (uint64_t iteration = first_iteration; iteration <= spec.static_engine().iterations();
+       ++iteration) {
     const bool evaluates = EvaluatesIn(iteration, spec.static_engine().iterations(),
                                        spec.static_engine().eval_every());
     const uint32_t first_pass = iteration == 0 ? passes - 1 : 0;
@@ -84,6 +97,9 @@ Result<StaticLocalResult> RunStaticLocally(const StaticApp& app, const proto::Jo
       for (uint32_t b = 0; b < B; ++b) {
         STRADS_RETURN_IF_ERROR(homes[b % S]->ReturnBlock(std::move(*blocks[b]), step));
       }
+    }
+    if (options.after_iteration) {
+      STRADS_RETURN_IF_ERROR(options.after_iteration(iteration, shard_ptrs, home_ptrs, aggregates));
     }
     if (!evaluates) continue;
     std::map<std::string, double> metrics;

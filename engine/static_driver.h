@@ -4,11 +4,16 @@
 // engine (coordinator/static_job.h) performs them, with P shards and S homes held in memory. It
 // is what the apps' tests run, and a definition of the engine's semantics the distributed runs
 // are compared with. Blocks travel by move between the holders the RotationPlan names.
+// Checkpoints as the distributed engine takes them (apps whose Checkpoints() is true): the
+// `after_iteration` hook sees every shard and home with all blocks home, where SaveState is
+// allowed; `resume` starts a run from such a state, as a resumed job does (RestoreState on every
+// shard and home, the checkpoint's aggregates, then the iteration after the checkpoint's).
 // Thread-compatibility: a plain function; the app objects it creates are its own.
 #pragma once
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +30,17 @@ struct StaticLocalOptions {
   std::function<Status(const StaticStep&, const std::vector<StaticShard*>&,
                        const std::vector<StaticHome*>&, const std::vector<StaticBlock*>& held)>
       after_sub_round;
+  // Called after every iteration's last pass (0..N, every block at home); non-OK stops the run.
+  std::function<Status(uint64_t iteration, const std::vector<StaticShard*>&,
+                       const std::vector<StaticHome*>&, const std::vector<double>& aggregates)>
+      after_iteration;
+  // A state to start from, taken after `iteration` (by SaveState, with any P and S).
+  struct Resume {
+    uint64_t iteration = 0;
+    std::vector<double> aggregates;
+    StatePieces pieces;
+  };
+  std::optional<Resume> resume;
 };
 
 struct StaticLocalResult {

@@ -295,6 +295,165 @@ TEST_CASE("lda_app: a seed and P determine the run, and work and uniform balance
   CHECK(File(*uniform, "doc_topic.mtx") != File(*a, "doc_topic.mtx"));
 }
 
+// The state after iteration `at` of a run with `workers` x `schedulers`: every shard's and home's
+// SaveState and the aggregates, as a checkpoint holds them.
+StaticLocalOptions::Resume CheckpointOf(const proto::JobSpec& spec, uint32_t workers,
+                                        uint32_t schedulers, uint64_t at) {
+  StaticLocalOptions::Resume cp;
+  cp.iteration = at;
+  StaticLocalOptions options;
+  options.after_iteration = [&](uint64_t iteration, const std::vector<StaticShard*>& shards,
+                                const std::vector<StaticHome*>& homes,
+                                const std::vector<double>& aggregates) {
+    if (iteration != at) return Status::Ok();
+    std::vector<proto::OutputPiece> pieces;
+    for (StaticShard* s : shards) s->SaveState(pieces);
+    for (StaticHome* h : homes) h->SaveState(pieces);
+    for (auto& piece : pieces) *cp.pieces.Add() = std::move(piece);
+    cp.aggregates = aggregates;
+    return Status::Ok();
+  };
+  auto r = Run(spec, workers, schedulers, options);
+  REQUIRE(r.ok());
+  REQUIRE(cp.aggregates.size() == spec.lda().topics());
+  REQUIRE(std::count_if(cp.pieces.begin(), cp.pieces.end(),
+                        [](const auto& p) { return p.name() == "z"; }) == workers);
+  return cp;
+}
+
+TEST_CASE(
+    "lda_app: a run resumed from its checkpoint with the same P equals the uninterrupted run, and "
+    "with other P and S keeps every count invariant",
+    "[lda_app][recovery]") {
+  TempDir dir;
+  const auto docs = PlantedDocs(3, 4, 12, 70, 25);
+  proto::JobSpec spec = Spec(dir.Write("docword.txt", Docword(48, docs)), 6, 5);
+  spec.mutable_static_engine()->set_blocks_per_worker(2);
+  for (const char* sampler : {"sparse", "mh"}) {
+    INFO("sampler " << sampler);
+    spec.mutable_lda()->set_sampler(sampler);
+    auto whole = Run(spec, 3, 2);
+    REQUIRE(whole.ok());
+    const auto cp = CheckpointOf(spec, 3, 2, 2);
+
+    // Same P and S: the same chain, byte for byte (the draws depend on seed, iteration, rank and
+    // block, and the state is all there is).
+    StaticLocalOptions same;
+    same.resume = cp;
+    auto resumed = Run(spec, 3, 2, same);
+    REQUIRE(resumed.ok());
+    for (const char* name : {"doc_topic.mtx", "word_topic.mtx", "topics.txt"}) {
+      CHECK(File(*resumed, name) == File(*whole, name));
+    }
+    CHECK(resumed->aggregates == whole->aggregates);
+    CHECK(resumed->metrics.back() == whole->metrics.back());
+
+    // Other P and S (the members left after a loss, or more): the restored state is the saved
+    // one, and every sub-round after it is consistent.
+    for (auto [workers, schedulers] : {std::pair{1u, 1u}, std::pair{2u, 1u}, std::pair{4u, 3u}}) {
+      INFO(workers << " workers, " << schedulers << " schedulers");
+      StaticLocalOptions other;
+      other.resume = cp;
+      uint64_t first_checked = UINT64_MAX;
+      other.after_sub_round = [&](const StaticStep& step, const std::vector<StaticShard*>& shards,
+                                  const std::vector<StaticHome*>& homes,
+                                  const std::vector<StaticBlock*>& held) {
+        first_checked = std::min(first_checked, step.iteration);
+        return CheckStaticInvariants(shards, homes, held);
+      };
+      other.after_iteration = [&](uint64_t iteration, const std::vector<StaticShard*>& shards,
+                                  const std::vector<StaticHome*>& homes,
+                                  const std::vector<double>&) {
+        return CheckStaticInvariants(shards, homes, {});
+      };
+      auto r = Run(spec, workers, schedulers, other);
+      REQUIRE(r.ok());
+      CHECK(first_checked == 3);
+      CHECK(r->work == 3 * 70 * 25);  // iterations 3..5 only
+      CHECK(r->metrics.back().at("tokens") == 70 * 25);
+      // Restored, not started over: the loglik is the checkpointed chain's, well above the start.
+      CHECK(LdaApp().Objective(r->metrics.back()) > Trajectory(*whole).front() + 0.3);
+    }
+  }
+}
+
+TEST_CASE(
+    "lda_app: a restored shard or home holds exactly the saved state, and a checkpoint that "
+    "misses or garbles a part is refused",
+    "[lda_app][recovery]") {
+  TempDir dir;
+  const LdaApp app;
+  const auto docs = PlantedDocs(8, 3, 9, 40, 15);
+  proto::JobSpec spec = Spec(dir.Write("docword.txt", Docword(27, docs)), 5, 3);
+  const auto cp = CheckpointOf(spec, 2, 2, 3);
+  // The saved state as the result files show it, then the restored one with 3 x 1.
+  auto outputs = [](const std::vector<StaticShard*>& shards,
+                    const std::vector<StaticHome*>& homes) {
+    std::vector<proto::OutputPiece> pieces;
+    for (StaticShard* s : shards) s->Output(pieces);
+    for (StaticHome* h : homes) h->Output(pieces);
+    std::map<std::string, std::multiset<std::vector<int64_t>>> triplets;
+    for (const auto& p : pieces) {
+      if (p.name() == "topic_words") continue;
+      for (int i = 0; i + 2 < p.ints_size(); i += 3)
+        triplets[p.name()].insert({p.ints(i), p.ints(i + 1), p.ints(i + 2)});
+    }
+    return triplets;
+  };
+  decltype(outputs({}, {})) saved;
+  StaticLocalOptions options;
+  options.after_iteration = [&](uint64_t iteration, const std::vector<StaticShard*>& shards,
+                                const std::vector<StaticHome*>& homes, const std::vector<double>&) {
+    if (iteration == 3) saved = outputs(shards, homes);
+    return Status::Ok();
+  };
+  REQUIRE(Run(spec, 2, 2, options).ok());
+  REQUIRE(saved["doc_topic"].size() > 40);
+  REQUIRE(saved["word_topic"].size() > 27);
+
+  std::vector<std::unique_ptr<StaticShard>> shards;
+  std::vector<std::unique_ptr<StaticHome>> homes;
+  std::vector<StaticShard*> shard_ptrs;
+  std::vector<StaticHome*> home_ptrs;
+  for (uint32_t w = 0; w < 3; ++w) {
+    shards.push_back(std::move(app.LoadShard(spec, w, 3, 3)).value());
+    REQUIRE(shards.back()->RestoreState(cp.pieces).ok());
+    shard_ptrs.push_back(shards.back().get());
+  }
+  homes.push_back(std::move(app.LoadHome(spec, 0, 1, 3, 3)).value());
+  REQUIRE(homes.back()->RestoreState(cp.pieces).ok());
+  home_ptrs.push_back(homes.back().get());
+  CHECK(outputs(shard_ptrs, home_ptrs) == saved);
+
+  auto without = [&](const std::string& name, int skip) {
+    StatePieces out;
+    int seen = 0;
+    for (const auto& p : cp.pieces) {
+      if (p.name() == name && seen++ == skip) continue;
+      *out.Add() = p;
+    }
+    return out;
+  };
+  auto shard = app.LoadShard(spec, 0, 1, 1);
+  auto home = app.LoadHome(spec, 0, 1, 1, 1);
+  REQUIRE(shard.ok());
+  REQUIRE(home.ok());
+  Status st = (*shard)->RestoreState(without("z", 1));
+  CHECK_THAT(st.message(), Catch::Contains("tokens from 0 are there"));
+  st = (*home)->RestoreState(without("word_topic_rows", 0));
+  CHECK_THAT(st.message(), Catch::Contains("is not there"));
+  StatePieces garbled = cp.pieces;
+  for (auto& p : garbled) {
+    if (p.name() == "z") p.set_ints(0, 5);  // K = 5: topics are 0..4
+    if (p.name() != "word_topic_rows") continue;
+    int at = 2;  // the first word with a nonempty row: its first entry's count + 1
+    while (p.ints(at) == 0) ++at;
+    p.set_ints(at + 1, p.ints(at + 1) + 1);
+  }
+  CHECK_THAT((*shard)->RestoreState(garbled).message(), Catch::Contains("has topic 5"));
+  CHECK_THAT((*home)->RestoreState(garbled).message(), Catch::Contains("tokens"));
+}
+
 TEST_CASE("lda_app: bad parameters are rejected naming the flag", "[lda_app]") {
   const LdaApp app;
   proto::JobSpec spec = Spec("docword.txt", 10, 1);

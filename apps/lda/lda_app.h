@@ -20,6 +20,8 @@ class LdaApp final : public StaticApp {
   std::vector<std::string> OutputFiles() const override;
   Status Validate(const proto::JobSpec& spec) const override;
   uint32_t NumAggregates(const proto::JobSpec& spec) const override;
+  // Topic assignments by shard, word-topic rows by home (lda_static.h).
+  bool Checkpoints(const proto::JobSpec& spec) const override { return true; }
   uint32_t PassesPerIteration(const proto::JobSpec& spec) const override;
   Result<std::unique_ptr<StaticShard>> LoadShard(const proto::JobSpec& spec, uint32_t rank,
                                                  uint32_t workers, uint32_t blocks) const override;

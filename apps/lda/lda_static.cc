@@ -150,6 +150,7 @@ LdaShard::LdaShard(const proto::JobSpec& spec, const StaticLayout& layout, uint3
       beta_(spec.lda().beta()),
       seed_(spec.seed()),
       first_doc_(layout.doc_bounds[rank]),
+      first_token_(layout.corpus.doc_begin[layout.doc_bounds[rank]]),
       words_in_corpus_(layout.corpus.words),
       codec_(layout, spec.lda().topics()),
       sampler_(spec.lda().topics(), spec.lda().alpha(), spec.lda().beta(), layout.corpus.words),
@@ -164,45 +165,31 @@ LdaShard::LdaShard(const proto::JobSpec& spec, const StaticLayout& layout, uint3
               block_of_word.begin() + codec_.end_word(b), b);
   }
   // Counting sort of the shard's tokens by block; stable, so by document within a block.
-  const uint64_t first_token = c.doc_begin[first_doc_], end_token = c.doc_begin[end_doc];
+  const uint64_t end_token = c.doc_begin[end_doc];
   std::vector<uint64_t> start(blocks + 1, 0);
-  for (uint64_t i = first_token; i < end_token; ++i) ++start[block_of_word[c.token_words[i]] + 1];
+  for (uint64_t i = first_token_; i < end_token; ++i) ++start[block_of_word[c.token_words[i]] + 1];
   for (uint32_t b = 0; b < blocks; ++b) start[b + 1] += start[b];
-  words_.resize(end_token - first_token);
+  words_.resize(end_token - first_token_);
   z_.resize(words_.size());
   std::vector<uint32_t> token_doc(words_.size());
-  const bool mh = spec.lda().sampler() == "mh";
-  if (mh) {
+  std::vector<uint32_t> zdoc(words_.size());  // the topics in document order
+  if (spec.lda().sampler() == "mh")
     mh_ = std::make_unique<MhSampler>(topics_, alpha_, beta_, c.words);
-    doc_z_.resize(words_.size());
-    doc_start_.resize(end_doc - first_doc_);
-    doc_pos_.resize(words_.size());
-  }
+  doc_start_.resize(end_doc - first_doc_);
+  doc_pos_.resize(words_.size());
   doc_len_.resize(end_doc - first_doc_);
-  doc_rows_.resize(doc_len_.size());
-  std::vector<int32_t> ndk(topics_, 0);
-  std::vector<uint32_t> present;
   for (uint64_t d = first_doc_; d < end_doc; ++d) {
     const auto local = static_cast<uint32_t>(d - first_doc_);
     doc_len_[local] = c.doc_begin[d + 1] - c.doc_begin[d];
-    if (mh) doc_start_[local] = c.doc_begin[d] - first_token;
-    present.clear();
+    doc_start_[local] = c.doc_begin[d] - first_token_;
     for (uint64_t i = c.doc_begin[d]; i < c.doc_begin[d + 1]; ++i) {
       const uint32_t w = c.token_words[i], k = InitialTopic(seed_, i, topics_);
       const uint64_t at = start[block_of_word[w]]++;
       words_[at] = w;
       z_[at] = k;
+      zdoc[i - first_token_] = k;
       token_doc[at] = local;
-      if (mh) {
-        doc_z_[i - first_token] = k;
-        doc_pos_[at] = static_cast<uint32_t>(i - c.doc_begin[d]);
-      }
-      if (ndk[k]++ == 0) present.push_back(k);
-    }
-    std::sort(present.begin(), present.end());
-    for (uint32_t k : present) {
-      doc_rows_[local].push_back({k, ndk[k]});
-      ndk[k] = 0;
+      doc_pos_[at] = static_cast<uint32_t>(i - c.doc_begin[d]);
     }
   }
   // Segments: maximal runs of one document within one block. start[b] is now block b's end.
@@ -220,6 +207,77 @@ LdaShard::LdaShard(const proto::JobSpec& spec, const StaticLayout& layout, uint3
   }
   seg_begin_.push_back(words_.size());
   rows_.resize(codec_.max_width());
+  if (mh_ != nullptr) doc_z_ = std::move(zdoc);
+  CountDocRows();
+}
+
+void LdaShard::CountDocRows() {
+  // z_ in document order: each token at doc_start_ of its document + its position there.
+  std::vector<uint32_t> zdoc;
+  if (mh_ == nullptr) zdoc.resize(z_.size());
+  std::vector<uint32_t>& by_doc = mh_ != nullptr ? doc_z_ : zdoc;
+  for (size_t s = 0; s + 1 < seg_begin_.size(); ++s) {
+    const uint64_t base = doc_start_[seg_doc_[s]];
+    for (uint64_t i = seg_begin_[s]; i < seg_begin_[s + 1]; ++i) by_doc[base + doc_pos_[i]] = z_[i];
+  }
+  doc_rows_.assign(doc_len_.size(), {});
+  std::vector<int32_t> ndk(topics_, 0);
+  std::vector<uint32_t> present;
+  for (uint64_t d = 0; d < doc_len_.size(); ++d) {
+    present.clear();
+    for (uint64_t t = doc_start_[d]; t < doc_start_[d] + doc_len_[d]; ++t) {
+      if (ndk[by_doc[t]]++ == 0) present.push_back(by_doc[t]);
+    }
+    std::sort(present.begin(), present.end());
+    for (uint32_t k : present) {
+      doc_rows_[d].push_back({k, ndk[k]});
+      ndk[k] = 0;
+    }
+  }
+}
+
+void LdaShard::SaveState(std::vector<proto::OutputPiece>& out) const {
+  proto::OutputPiece& piece = out.emplace_back();
+  piece.set_name("z");
+  piece.set_first(first_token_);
+  piece.set_width(1);
+  auto& ints = *piece.mutable_ints();
+  ints.Resize(static_cast<int>(z_.size()), 0);
+  for (size_t s = 0; s + 1 < seg_begin_.size(); ++s) {
+    const uint64_t base = doc_start_[seg_doc_[s]];
+    for (uint64_t i = seg_begin_[s]; i < seg_begin_[s + 1]; ++i) {
+      ints[static_cast<int>(base + doc_pos_[i])] = z_[i];
+    }
+  }
+}
+
+Status LdaShard::RestoreState(const StatePieces& pieces) {
+  const uint64_t n = z_.size(), end = first_token_ + n;
+  std::vector<uint32_t> zdoc(n);
+  uint64_t covered = 0;
+  for (const auto& piece : pieces) {
+    if (piece.name() != "z") continue;
+    const uint64_t p0 = piece.first(), p1 = p0 + static_cast<uint64_t>(piece.ints_size());
+    for (uint64_t i = std::max(p0, first_token_); i < std::min(p1, end); ++i) {
+      const int64_t k = piece.ints(static_cast<int>(i - p0));
+      if (k < 0 || k >= topics_) {
+        return Status::InvalidArgument(
+            fmt::format("lda checkpoint: token {} has topic {}, K = {}", i, k, topics_));
+      }
+      zdoc[i - first_token_] = static_cast<uint32_t>(k);
+      ++covered;
+    }
+  }
+  if (covered != n) {
+    return Status::InvalidArgument(fmt::format(
+        "lda checkpoint: {} of the {} tokens from {} are there", covered, n, first_token_));
+  }
+  for (size_t s = 0; s + 1 < seg_begin_.size(); ++s) {
+    const uint64_t base = doc_start_[seg_doc_[s]];
+    for (uint64_t i = seg_begin_[s]; i < seg_begin_[s + 1]; ++i) z_[i] = zdoc[base + doc_pos_[i]];
+  }
+  CountDocRows();
+  return Status::Ok();
 }
 
 std::vector<double> LdaShard::InitialAggregates() const {
@@ -424,6 +482,67 @@ Status LdaHome::ReturnBlock(StaticBlock block, const StaticStep& step) {
   std::vector<std::vector<TopicCount>> rows;
   STRADS_RETURN_IF_ERROR(codec_.Decode(block, rows));
   blocks_[block.id] = std::make_unique<StaticBlock>(std::move(block));
+  return Status::Ok();
+}
+
+void LdaHome::SaveState(std::vector<proto::OutputPiece>& out) const {
+  for (uint32_t b = 0; b < codec_.blocks(); ++b) {
+    if (blocks_[b] == nullptr) continue;
+    proto::OutputPiece& piece = out.emplace_back();
+    piece.set_name("word_topic_rows");
+    piece.set_first(codec_.first_word(b));
+    piece.set_width(static_cast<uint32_t>(codec_.end_word(b) - codec_.first_word(b)));
+    piece.mutable_ints()->Add(blocks_[b]->ints.begin(), blocks_[b]->ints.end());
+  }
+}
+
+Status LdaHome::RestoreState(const StatePieces& pieces) {
+  // Every saved word's row, by word: where it starts in which piece (its length first).
+  struct RowAt {
+    const proto::OutputPiece* piece = nullptr;
+    int at = 0;
+  };
+  uint64_t words = 0;
+  for (uint32_t b = 0; b < codec_.blocks(); ++b) words = std::max(words, codec_.end_word(b));
+  std::vector<RowAt> row_at(words);
+  for (const auto& piece : pieces) {
+    if (piece.name() != "word_topic_rows") continue;
+    const auto& in = piece.ints();
+    if (in.size() < 2 || in[0] < 0 || in[1] < in[0] || static_cast<uint64_t>(in[1]) > words) {
+      return Status::InvalidArgument("lda checkpoint: a word-topic piece has a bad word range");
+    }
+    int at = 2;
+    for (auto w = static_cast<uint64_t>(in[0]); w < static_cast<uint64_t>(in[1]); ++w) {
+      if (at >= in.size() || in[at] < 0 || in[at] > in.size() - at - 1) {
+        return Status::InvalidArgument(
+            fmt::format("lda checkpoint: bad length of word {}'s row", w));
+      }
+      row_at[w] = {&piece, at};
+      at += 1 + static_cast<int>(in[at]);
+    }
+  }
+  std::vector<std::vector<TopicCount>> rows(codec_.max_width());
+  for (uint32_t b = 0; b < codec_.blocks(); ++b) {
+    if (!Owns(b)) continue;
+    const uint64_t first = codec_.first_word(b);
+    for (uint64_t w = first; w < codec_.end_word(b); ++w) {
+      if (row_at[w].piece == nullptr) {
+        return Status::InvalidArgument(fmt::format("lda checkpoint: word {} is not there", w));
+      }
+      const auto& in = row_at[w].piece->ints();
+      std::vector<TopicCount>& row = rows[w - first];
+      row.clear();
+      for (int j = 0; j < in[row_at[w].at]; ++j) {
+        const int64_t e = in[row_at[w].at + 1 + j];
+        row.push_back({static_cast<uint32_t>(e >> 32), static_cast<int32_t>(e & 0xffffffff)});
+      }
+    }
+    auto block = std::make_unique<StaticBlock>();
+    codec_.Encode(b, rows, *block);
+    // Decode checks what Encode took on trust: topics, counts, order, sums per word.
+    STRADS_RETURN_IF_ERROR(codec_.Decode(*block, rows));
+    blocks_[b] = std::move(block);
+  }
   return Status::Ok();
 }
 

@@ -16,6 +16,15 @@
 // and returns InvalidArgument naming the block on any deviation, so a bad block fails the job
 // instead of corrupting (or crashing) the sampler.
 //
+// Checkpoints (StaticShard/StaticHome::SaveState, RestoreState), by global ids so that a run
+// with other P and S can take its part: a shard saves one "z" piece, first = its first global
+// token (Corpus::token_words order), ints = every token's topic in that order; a home saves one
+// "word_topic_rows" piece per owned block, first = the block's first word, ints = the block's
+// encoding as above (first, end, rows). A restored shard takes the topics of its tokens and
+// recounts its doc-topic rows; a restored home takes the rows of its blocks' words and encodes
+// (and decodes, so checks) them. Both fail with InvalidArgument when a token or word is missing
+// from the pieces or a value is out of range.
+//
 // Thread-compatibility: every class here is owned by one thread (see engine/static_app.h).
 #pragma once
 
@@ -112,6 +121,9 @@ class LdaShard final : public StaticShard {
   // One "doc_topic" piece: first = first_doc, width = documents, ints = (doc, topic, count)
   // triplets with 0-based global doc ids.
   void Output(std::vector<proto::OutputPiece>& out) const override;
+  // The "z" piece (see the top of this file), and the shard's tokens' topics taken from one.
+  void SaveState(std::vector<proto::OutputPiece>& out) const override;
+  Status RestoreState(const StatePieces& pieces) override;
 
   // Inspection, for invariant checks.
   uint64_t first_doc() const { return first_doc_; }
@@ -130,13 +142,15 @@ class LdaShard final : public StaticShard {
   const BlockCodec& codec() const { return codec_; }
 
  private:
+  // Recounts doc_rows_ (and, for mh, doc_z_) from z_.
+  void CountDocRows();
   Status Sample(const StaticStep& step, StaticBlock& block, std::span<double> delta);
   Status SampleMh(const StaticStep& step, StaticBlock& block, std::span<double> delta);
   void Evaluate(const StaticStep& step, uint32_t block);
 
   const uint32_t rank_, topics_;
   const double alpha_, beta_;
-  const uint64_t seed_, first_doc_, words_in_corpus_;
+  const uint64_t seed_, first_doc_, first_token_, words_in_corpus_;
   BlockCodec codec_;
   SparseSampler sampler_;
   std::unique_ptr<MhSampler> mh_;                  // set iff spec.lda().sampler() == "mh"
@@ -147,11 +161,12 @@ class LdaShard final : public StaticShard {
   std::vector<uint64_t> seg_begin_;  // segments (one document in one block): token ranges
   std::vector<uint32_t> seg_doc_;    // per segment: its local document
   std::vector<uint64_t> block_seg_;  // B + 1: block b's segments [block_seg_[b], [b + 1])
-  // mh only: the tokens' topics in document order (a copy of z_), where each local document's
-  // start there, and per token (z_ order) its position within its document.
-  std::vector<uint32_t> doc_z_;
+  // Where each local document's tokens start in the shard's document order, and per token (z_
+  // order) its position within its document (for checkpoints and mh); mh only: the tokens'
+  // topics in document order (a copy of z_).
   std::vector<uint64_t> doc_start_;
   std::vector<uint32_t> doc_pos_;
+  std::vector<uint32_t> doc_z_;
   std::vector<std::vector<TopicCount>> rows_;  // the decoded block being worked on
   std::vector<int64_t> seen_, totals_;
   uint64_t eval_iteration_ = UINT64_MAX;  // iteration whose evaluation loglik_sum_ holds
@@ -176,6 +191,11 @@ class LdaHome final : public StaticHome {
   // kTopWords (topic, word, count) triplets among the owned words, and in `text` the vocabulary
   // string of each triplet's word, one a line (empty without a vocabulary).
   void Output(std::vector<proto::OutputPiece>& out) const override;
+
+  // One "word_topic_rows" piece per owned block (see the top of this file), and the owned
+  // blocks' rows taken from such pieces. REQUIRES for SaveState: every owned block at home.
+  void SaveState(std::vector<proto::OutputPiece>& out) const override;
+  Status RestoreState(const StatePieces& pieces) override;
 
   // Inspection: the block if it is at home (owned and not taken), else nullptr.
   const StaticBlock* AtHome(uint32_t block) const;
