@@ -40,7 +40,27 @@ recorded_pids() {
   return 0
 }
 
-alive() { [[ -d /proc/$1 ]] && [[ $(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) != Z ]]; }
+# A pid whose process has not exited: in /proc, neither a zombie (Z) nor being reaped (X), as the
+# launcher's local_alive counts it. (PID 1 of this VM reaps orphans seconds late, so an exited
+# daemon lingers as Z.)
+alive() {
+  local st
+  [[ -d /proc/$1 ]] || return 1
+  st=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) || return 1
+  [[ -n $st && $st != Z && $st != X ]]
+}
+
+# What /proc says of a pid, for a failure message: its command, state, parent and each thread's
+# state and kernel wait channel.
+proc_info() {
+  local t
+  printf 'cmdline "%s"; %s' "$(tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null)" \
+    "$(grep -E '^(State|PPid|Threads):' "/proc/$1/status" 2>/dev/null | tr '\n\t' '; ')"
+  for t in /proc/"$1"/task/*; do
+    printf '[thread %s: %s, wchan %s] ' "${t##*/}" "$(awk '{print $3}' "$t/stat" 2>/dev/null)" \
+      "$(cat "$t/wchan" 2>/dev/null)"
+  done
+}
 
 # A pid that still runs one of our executables (not a recycled pid).
 ours() { alive "$1" && grep -qs -- "$BIN/strads-" "/proc/$1/cmdline"; }
@@ -135,6 +155,11 @@ start_cluster() {
   START_OUT=$out
   EP=$(sed -n 's/^export STRADS_COORDINATOR=//p' <<<"$out" | tr -d "'")
   [[ $EP == tcp://* ]] || fail "strads-cluster start printed no endpoint: $out"
+  # `ours` must recognise every daemon, or stop_cluster's check could not fail.
+  local pid
+  for pid in $(recorded_pids); do
+    ours "$pid" || fail "daemon pid $pid does not run $BIN/strads-*: $(proc_info "$pid")"
+  done
   log "cluster up at $EP (pids: ${DAEMON_PIDS[*]})"
 }
 
@@ -153,10 +178,12 @@ stop_cluster() {
   # A daemon the launcher saw go (it logged "stopped") may still be tearing its threads down on
   # a loaded machine: seen twice in a CI-like run with two tests at a time, the process still in
   # /proc right after `stop` returned. It gets 5 s to be gone, then it fails.
+  # Once the kernel has released a process's memory in its exit, its cmdline is empty: what is
+  # left is the kernel's teardown, so only a process still running our executable counts.
   local deadline=$((SECONDS + 5))
   for pid in "${pids[@]}"; do
-    while alive "$pid" && ((SECONDS < deadline)); do sleep 0.1; done
-    ! alive "$pid" || fail "daemon pid $pid still runs 5 s after strads-cluster stop"
+    while ours "$pid" && ((SECONDS < deadline)); do sleep 0.1; done
+    ! ours "$pid" || fail "daemon pid $pid still runs 5 s after strads-cluster stop: $(proc_info "$pid")"
   done
   [[ -z $(recorded_pids) ]] || fail "pid files left in $RUN/pids after stop"
   log "cluster stopped (${#pids[@]} daemons)"
