@@ -15,6 +15,18 @@ namespace {
 
 double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
+// A recovery of a run of epoch `epoch`, lost `at_s` seconds into the job, resuming from the
+// checkpoint after `checkpoint_round` (0: from scratch).
+proto::Recovery NewRecovery(uint32_t epoch, const std::string& cause, double at_s,
+                            uint64_t checkpoint_round) {
+  proto::Recovery r;
+  r.set_epoch(epoch);
+  r.set_cause(cause);
+  r.set_at_s(at_s);
+  r.set_checkpoint_round(checkpoint_round);
+  return r;
+}
+
 }  // namespace
 
 Coordinator::Coordinator(Transport& transport, CoordinatorOptions options, const AppRegistry& apps,
@@ -79,15 +91,12 @@ void Coordinator::Recover(Clock::time_point now) {
           log_->error("job {}: its checkpoint is unusable, it starts over: {}", id,
                       checkpoint.status().message());
         }
-        proto::Recovery* r = record.info.add_recoveries();
-        r->set_epoch(record.info.epoch());
-        r->set_cause("coordinator restarted");
-        r->set_at_s(WallSeconds(now) - record.durable.started_unix_s());
-        r->set_checkpoint_round(record.resume ? record.resume->progress() : 0);
-        if (record.info.state() != proto::JOB_RECOVERING) {
-          const uint64_t done = record.info.iteration() + record.info.updates();
-          r->set_work_redone(done - std::min(done, r->checkpoint_round()));
-        }
+        // The work redone is not known: what was done after the checkpoint died with the
+        // coordinator (the journal's progress is as of the last state change). It stays 0.
+        *record.info.add_recoveries() =
+            NewRecovery(record.info.epoch(), "coordinator restarted",
+                        WallSeconds(now) - record.durable.started_unix_s(),
+                        record.resume ? record.resume->progress() : 0);
         record.info.set_state(proto::JOB_RECOVERING);
         (void)Persist(record, now);
         resumed.push_back(id);
@@ -241,8 +250,7 @@ void Coordinator::HandleCancel(const proto::Envelope& e, Clock::time_point now) 
     Finish(record, proto::JOB_CANCELLED, "cancelled before it started", now);
   } else if (record.info.state() == proto::JOB_RECOVERING) {
     std::erase(queue_, e.job_id());
-    record.resume.reset();
-    if (checkpoints_) checkpoints_->Remove(e.job_id());
+    DropCheckpoint(record, e.job_id());
     Finish(record, proto::JOB_CANCELLED, "cancelled while recovering", now);
   }
   log_->info("job {}: cancel requested by {}, now {}", e.job_id(), e.sender(),
@@ -480,6 +488,7 @@ void Coordinator::TryStartNext(Clock::time_point now) {
   if (!rerun) record.durable.set_started_unix_s(WallSeconds(now));
   (void)Persist(record, now);
   last_checkpoint_ = now;
+  checkpoints_written_ = 0;
   running_->Start(now);
   if (running_->done() && !running_->unreachable().empty()) {
     // A member we believed alive is gone: drop it and start the job again on the others (it
@@ -507,8 +516,7 @@ void Coordinator::CollectFinishedJob(Clock::time_point now) {
   JobRecord& record = jobs_[running_id_];
   if (running_->lost_member() && TryRecover(record, now)) return;
   record.info = running_->Info(now);
-  record.resume.reset();
-  if (checkpoints_) checkpoints_->Remove(running_id_);
+  DropCheckpoint(record, running_id_);
   record.files = running_->ResultFiles();  // partial ones for a job that did not succeed
   if (!record.files.empty() && journal_) {
     // Files first, then the record that names them: a record never points at missing files.
@@ -551,11 +559,8 @@ bool Coordinator::TryRecover(JobRecord& record, Clock::time_point now) {
     return false;
   }
   std::optional<proto::Checkpoint> checkpoint = running_->TakeCheckpoint(now);
-  proto::Recovery r;
-  r.set_epoch(info.epoch());
-  r.set_cause(info.error());
-  r.set_at_s(info.seconds());
-  r.set_checkpoint_round(checkpoint ? checkpoint->progress() : 0);
+  proto::Recovery r = NewRecovery(info.epoch(), info.error(), info.seconds(),
+                                  checkpoint ? checkpoint->progress() : 0);
   r.set_work_redone(running_->Progress() - std::min(running_->Progress(), r.checkpoint_round()));
   if (checkpoint && checkpoints_) {
     if (Status st = checkpoints_->Write(*checkpoint); !st.ok()) {
@@ -592,11 +597,22 @@ bool Coordinator::TryRecover(JobRecord& record, Clock::time_point now) {
   return true;
 }
 
+void Coordinator::DropCheckpoint(JobRecord& record, uint64_t id) {
+  record.resume.reset();
+  if (checkpoints_) checkpoints_->Remove(id);
+}
+
 void Coordinator::MaybeCheckpoint(Clock::time_point now) {
   if (!running_ || !checkpoints_ || running_->done()) return;
-  const double every = jobs_[running_id_].info.spec().recovery().checkpoint_every_s();
-  if (every <= 0 || Seconds(now - last_checkpoint_) < every) return;
-  last_checkpoint_ = now;
+  if (running_->PacesCheckpoints()) {
+    // Written as soon as collected: a loss then redoes at most one interval.
+    if (running_->checkpoints_collected() == checkpoints_written_) return;
+    checkpoints_written_ = running_->checkpoints_collected();
+  } else {
+    const double every = jobs_[running_id_].info.spec().recovery().checkpoint_every_s();
+    if (every <= 0 || Seconds(now - last_checkpoint_) < every) return;
+    last_checkpoint_ = now;
+  }
   auto checkpoint = running_->TakeCheckpoint(now);
   if (!checkpoint) return;
   const auto started = Clock::now();

@@ -125,6 +125,8 @@ class Coordinator : public Actor {
   bool TryRecover(JobRecord& record, Clock::time_point now);
   // Writes the running job's checkpoint when its interval has passed.
   void MaybeCheckpoint(Clock::time_point now);
+  // Forgets job `id`'s checkpoint, in memory and on disk (its run is over).
+  void DropCheckpoint(JobRecord& record, uint64_t id);
   // Wall-clock seconds since the epoch at `now` (the journal's times).
   double WallSeconds(Clock::time_point now) const;
   // Reads the journal back (constructor, with a work dir).
@@ -163,6 +165,7 @@ class Coordinator : public Actor {
   std::optional<JobJournal> journal_;           // with a work dir
   std::optional<CheckpointStore> checkpoints_;  // with a work dir
   Clock::time_point last_checkpoint_{};
+  uint64_t checkpoints_written_ = 0;  // of the running job's run, when it paces them
   Status journal_status_;
   StatusObserver* observer_ = nullptr;
   Clock::time_point last_observe_{};

@@ -61,6 +61,12 @@ class Job {
   // The latest state the job could resume from, or nothing (not before the first consistent
   // point: dynamic jobs after their first check, static jobs after their first checkpoint).
   virtual std::optional<proto::Checkpoint> TakeCheckpoint(Clock::time_point now) = 0;
+  // Whether the job collects its checkpoints itself, at consistent points it chooses (static
+  // jobs, between iterations, every --checkpoint-every), and how many it has collected in this
+  // run: the coordinator writes each new one at once. Otherwise (dynamic jobs, whose committed
+  // state can be taken at any time) the coordinator takes one every --checkpoint-every.
+  virtual bool PacesCheckpoints() const { return false; }
+  virtual uint64_t checkpoints_collected() const { return 0; }
   // The progress a checkpoint is measured in: updates (dynamic) or iterations (static).
   virtual uint64_t Progress() const = 0;
   virtual bool done() const = 0;

@@ -123,7 +123,6 @@ void StaticJob::Resume(Clock::time_point now) {
   work_ = cp.updates();
   trace_ = cp.trace();
   iterations_done_ = iteration_ = cp.iteration();
-  checkpoint_ = cp;
   log_->info("job {}: resuming after iteration {} from the checkpoint", id_, cp.iteration());
   evaluated_ = false;
   StartPass(cp.iteration() + 1, 0, now);
@@ -144,6 +143,7 @@ void StaticJob::AskEveryone(Phase phase, const proto::Envelope& e, Clock::time_p
 
 void StaticJob::RequestState(Clock::time_point now) {
   pending_.Clear();
+  state_requested_ = now;
   auto e = Out();
   e.mutable_state_request();
   AskEveryone(Phase::kCheckpoint, e, now);
@@ -165,10 +165,12 @@ void StaticJob::HandleState(const proto::Envelope& e, Clock::time_point now) {
   pending_.set_updates(work_);
   pending_.mutable_aggregates()->Assign(aggregates_.begin(), aggregates_.end());
   checkpoint_ = std::move(pending_);
+  ++checkpoints_collected_;
   pending_.Clear();
   last_checkpoint_s_ = Elapsed(now);
-  log_->info("job {}: checkpoint after iteration {} ({} pieces)", id_, iterations_done_,
-             checkpoint_->pieces_size());
+  log_->info("job {}: checkpoint after iteration {} ({} pieces, {} bytes) collected in {:.1f} ms",
+             id_, iterations_done_, checkpoint_->pieces_size(), checkpoint_->ByteSizeLong(),
+             std::chrono::duration<double, std::milli>(now - state_requested_).count());
   phase_ = Phase::kRunning;
   evaluated_ = false;
   StartPass(iteration_ + 1, 0, now);

@@ -52,10 +52,14 @@ class StaticJob final : public EngineJob {
   proto::JobInfo Info(Clock::time_point now) const override;
   std::vector<proto::ResultFile> ResultFiles() const override;
   // The last checkpoint taken between iterations (apps whose Checkpoints() is true; the others
-  // run again from their first iteration).
+  // run again from their first iteration): this run's, else the one it was to resume from (also
+  // while it is still loading, so a loss then keeps the checkpoint).
   std::optional<proto::Checkpoint> TakeCheckpoint(Clock::time_point now) override {
-    return checkpoint_;
+    if (checkpoint_ || !app_->Checkpoints(spec_)) return checkpoint_;
+    return incarnation_.resume;
   }
+  bool PacesCheckpoints() const override { return app_->Checkpoints(spec_); }
+  uint64_t checkpoints_collected() const override { return checkpoints_collected_; }
   uint64_t Progress() const override { return iterations_done_; }
 
  private:
@@ -130,7 +134,9 @@ class StaticJob final : public EngineJob {
   std::vector<proto::ResultFile> files_;
 
   // Checkpoints.
-  std::optional<proto::Checkpoint> checkpoint_;
+  std::optional<proto::Checkpoint> checkpoint_;  // taken in this run
+  Clock::time_point state_requested_;            // when the pending checkpoint was asked for
+  uint64_t checkpoints_collected_ = 0;
   double last_checkpoint_s_ = 0;  // job time of the last one (or of the start)
   proto::Checkpoint pending_;     // being collected
 

@@ -1236,6 +1236,68 @@ ${last_check:-0} - resumed_from : 0)) updates redone"
   assert_same_objective "$TMP/out/summary.json" "$TMP/ref/summary.json" 1e-6
 }
 
+# A static job (lda) under a coordinator kill -9: its checkpoints (every token's topic, the
+# word-topic rows) are on disk as soon as collected; the restarted coordinator resumes it after the
+# checkpoint's iteration, and it ends with every token counted.
+case_lda_coordinator_kill9_resumes() {
+  python3 - "$TMP/docword.txt" <<'EOF'
+import random, sys
+rng = random.Random(4)
+docs, words = 3000, 500
+lines = []
+for d in range(1, docs + 1):
+    counts = {}
+    for _ in range(40):
+        w = 1 + int(words * rng.random() ** 2)
+        counts[w] = counts.get(w, 0) + 1
+    lines += ["%d %d %d" % (d, w, c) for w, c in sorted(counts.items())]
+with open(sys.argv[1], "w") as f:
+    f.write("%d\n%d\n%d\n" % (docs, words, len(lines)) + "\n".join(lines) + "\n")
+EOF
+  start_cluster "127.0.0.1 coordinator scheduler=1 worker=2"
+  cli submit lda --data "$TMP/docword.txt" --topics 20 --iterations 2000 --eval-every 100 \
+    --checkpoint-every 0.5
+  assert_rc 0
+  wait_state 1 30 RUNNING >/dev/null
+  local cp="$RUN/coordinator/jobs/1/checkpoint" deadline=$((SECONDS + 20))
+  until [[ -s $cp ]]; do
+    ((SECONDS < deadline)) || fail "no checkpoint $cp after 20 s of RUNNING"
+    sleep 0.1
+  done
+  [[ $(job_field 1 state) == RUNNING ]] || fail "job 1 ended before the coordinator was killed"
+  local written
+  written=$(grep -h "job 1: checkpoint at" "$RUN"/logs/coordinator-*.log | tail -n 1)
+  VICTIM_PID=$(head -n 1 "$(ls "$RUN"/pids/coordinator-*.pid)")
+  VICTIM_T=$(date +%s.%N)
+  kill -9 "$VICTIM_PID"
+  log "kill -9 coordinator (pid $VICTIM_PID); last written: ${written#*job 1: }"
+  deadline=$((SECONDS + 15))
+  until (($({ grep -l "lost the coordinator" "$RUN"/logs/{scheduler,worker}-*.log || true; } |
+    wc -l) == 3)); do
+    ((SECONDS < deadline)) || fail "not every member noticed that the coordinator was gone"
+    sleep 0.1
+  done
+  relaunch "$TMP/restart.err" start --hostfile "$TMP/hosts" --run-dir "$RUN" --port 0 \
+    --bin-dir "$BIN" --timeout 30
+  grep -q "restarting it" "$TMP/restart.err" || fail "start did not take the restart path"
+  wait_state 1 90 SUCCEEDED FAILED CANCELLED >/dev/null
+  [[ $(job_field 1 state) == SUCCEEDED ]] ||
+    fail "job 1 is $(job_field 1 state) after the restart: $(job_field 1 error)"
+  grep -q "job 1: resuming after iteration" "$RUN"/logs/coordinator-*.log ||
+    fail "the restarted coordinator did not resume job 1 from its checkpoint"
+  cli result 1 --output "$TMP/out"
+  assert_rc 0
+  check_recovered "$TMP/out/summary.json" SUCCEEDED 1 "coordinator restarted"
+  local resumed_from tokens
+  resumed_from=$(summary_field "$TMP/out/summary.json" 's["recoveries"][0]["resumed_from"]')
+  ((resumed_from > 0)) || fail "job 1 did not resume from its checkpoint (resumed_from 0)"
+  tokens=$(summary_field "$TMP/out/summary.json" 'int(s["tokens"])')
+  ((tokens == 3000 * 40)) || fail "summary.json counts $tokens tokens, not 120000"
+  log "resumed after iteration $resumed_from of 2000; $tokens tokens"
+  assert_alive_but "$VICTIM_PID"
+  stop_cluster
+}
+
 # A static app (mf, CCD++: 40 iterations, ~0.3 s each on a 1x2 loopback cluster) that loses a
 # worker runs again on the members there are (--recovery-wait 2: 1 worker; from its last
 # checkpoint, every 30 s by default, so here from iteration 0): it succeeds with the objective of

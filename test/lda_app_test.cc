@@ -424,6 +424,16 @@ TEST_CASE(
   REQUIRE(homes.back()->RestoreState(cp.pieces).ok());
   home_ptrs.push_back(homes.back().get());
   CHECK(outputs(shard_ptrs, home_ptrs) == saved);
+  // And saved again, every token has its topic back (not only the counts).
+  std::vector<int64_t> z_saved, z_again;
+  for (const auto& p : cp.pieces) {
+    if (p.name() == "z") z_saved.insert(z_saved.end(), p.ints().begin(), p.ints().end());
+  }
+  std::vector<proto::OutputPiece> again;
+  for (StaticShard* s : shard_ptrs) s->SaveState(again);
+  for (const auto& p : again) z_again.insert(z_again.end(), p.ints().begin(), p.ints().end());
+  REQUIRE(z_saved.size() == 40 * 15);
+  CHECK(z_again == z_saved);
 
   auto without = [&](const std::string& name, int skip) {
     StatePieces out;
@@ -442,16 +452,61 @@ TEST_CASE(
   CHECK_THAT(st.message(), Catch::Contains("tokens from 0 are there"));
   st = (*home)->RestoreState(without("word_topic_rows", 0));
   CHECK_THAT(st.message(), Catch::Contains("is not there"));
-  StatePieces garbled = cp.pieces;
-  for (auto& p : garbled) {
-    if (p.name() == "z") p.set_ints(0, 5);  // K = 5: topics are 0..4
-    if (p.name() != "word_topic_rows") continue;
-    int at = 2;  // the first word with a nonempty row: its first entry's count + 1
-    while (p.ints(at) == 0) ++at;
-    p.set_ints(at + 1, p.ints(at + 1) + 1);
+  // Each garbling of the pieces, and what the shard or the home says of it.
+  auto garbled = [&](const std::string& name, auto change) {
+    StatePieces out = cp.pieces;
+    for (auto& p : out) {
+      if (p.name() == name) {
+        change(p);
+        break;
+      }
+    }
+    return out;
+  };
+  // The first entry of the first row with two or more: its count + 1 keeps the row in order
+  // and below the word's tokens, so only the row's sum is wrong.
+  auto first_entry = [](const proto::OutputPiece& p) {
+    int at = 2;
+    while (p.ints(at) < 2) at += 1 + static_cast<int>(p.ints(at));
+    return at + 1;
+  };
+  const std::vector<std::pair<StatePieces, std::string>> bad_z = {
+      {garbled("z", [](auto& p) { p.set_ints(0, 5); }), "has topic 5"},  // K = 5
+      {garbled("z", [](auto& p) { p.set_ints(0, -1); }), "has topic -1"},
+      {garbled("z", [](auto& p) { p.set_width(2); }), "width 2"},
+      {garbled("z", [](auto& p) { p.set_first(UINT64_MAX - 3); }), "overflows"},
+      {garbled("z", [](auto& p) { p.set_first(p.first() + 1); }), "is in two z pieces"},
+  };
+  for (const auto& [pieces, what] : bad_z) {
+    INFO(what);
+    CHECK_THAT((*shard)->RestoreState(pieces).message(), Catch::Contains(what));
   }
-  CHECK_THAT((*shard)->RestoreState(garbled).message(), Catch::Contains("has topic 5"));
-  CHECK_THAT((*home)->RestoreState(garbled).message(), Catch::Contains("tokens"));
+  const std::vector<std::pair<StatePieces, std::string>> bad_rows = {
+      {garbled("word_topic_rows",
+               [&](auto& p) { p.set_ints(first_entry(p), p.ints(first_entry(p)) + 1); }),
+       "counts sum to"},
+      {garbled("word_topic_rows", [](auto& p) { p.set_ints(1, 1000); }), "bad word range"},
+      {garbled("word_topic_rows", [](auto& p) { p.set_ints(0, -1); }), "bad word range"},
+      {garbled("word_topic_rows", [](auto& p) { p.set_ints(2, -1); }), "bad length"},
+      {garbled("word_topic_rows", [](auto& p) { p.set_ints(2, 1 << 30); }), "bad length"},
+      {garbled("word_topic_rows", [](auto& p) { p.add_ints(0); }), "past its last row"},
+      {garbled("word_topic_rows",
+               [&](auto& p) { p.set_ints(first_entry(p), int64_t{7} << 32 | 1); }),
+       "bad entry"},
+  };
+  for (const auto& [pieces, what] : bad_rows) {
+    INFO(what);
+    CHECK_THAT((*home)->RestoreState(pieces).message(), Catch::Contains(what));
+  }
+  StatePieces twice = cp.pieces;
+  for (const auto& p : cp.pieces) {
+    if (p.name() == "word_topic_rows") *twice.Add() = p;
+  }
+  CHECK_THAT((*home)->RestoreState(twice).message(), Catch::Contains("in two word-topic pieces"));
+  // The untouched checkpoint still restores (the failures above left nothing behind that
+  // matters: a job whose restore fails fails).
+  CHECK((*shard)->RestoreState(cp.pieces).ok());
+  CHECK((*home)->RestoreState(cp.pieces).ok());
 }
 
 TEST_CASE("lda_app: bad parameters are rejected naming the flag", "[lda_app]") {

@@ -172,7 +172,6 @@ LdaShard::LdaShard(const proto::JobSpec& spec, const StaticLayout& layout, uint3
   words_.resize(end_token - first_token_);
   z_.resize(words_.size());
   std::vector<uint32_t> token_doc(words_.size());
-  std::vector<uint32_t> zdoc(words_.size());  // the topics in document order
   if (spec.lda().sampler() == "mh")
     mh_ = std::make_unique<MhSampler>(topics_, alpha_, beta_, c.words);
   doc_start_.resize(end_doc - first_doc_);
@@ -187,7 +186,6 @@ LdaShard::LdaShard(const proto::JobSpec& spec, const StaticLayout& layout, uint3
       const uint64_t at = start[block_of_word[w]]++;
       words_[at] = w;
       z_[at] = k;
-      zdoc[i - first_token_] = k;
       token_doc[at] = local;
       doc_pos_[at] = static_cast<uint32_t>(i - c.doc_begin[d]);
     }
@@ -207,7 +205,8 @@ LdaShard::LdaShard(const proto::JobSpec& spec, const StaticLayout& layout, uint3
   }
   seg_begin_.push_back(words_.size());
   rows_.resize(codec_.max_width());
-  if (mh_ != nullptr) doc_z_ = std::move(zdoc);
+  token_doc = {};
+  if (mh_ != nullptr) doc_z_.resize(z_.size());
   CountDocRows();
 }
 
@@ -253,16 +252,26 @@ void LdaShard::SaveState(std::vector<proto::OutputPiece>& out) const {
 
 Status LdaShard::RestoreState(const StatePieces& pieces) {
   const uint64_t n = z_.size(), end = first_token_ + n;
-  std::vector<uint32_t> zdoc(n);
+  constexpr uint32_t kUnset = UINT32_MAX;  // topics are < K <= LdaApp::kMaxTopics
+  std::vector<uint32_t> zdoc(n, kUnset);
   uint64_t covered = 0;
   for (const auto& piece : pieces) {
     if (piece.name() != "z") continue;
+    if (piece.width() != 1) {
+      return Status::InvalidArgument(
+          fmt::format("lda checkpoint: a z piece has width {}, not 1", piece.width()));
+    }
     const uint64_t p0 = piece.first(), p1 = p0 + static_cast<uint64_t>(piece.ints_size());
+    if (p1 < p0) return Status::InvalidArgument("lda checkpoint: a z piece's range overflows");
     for (uint64_t i = std::max(p0, first_token_); i < std::min(p1, end); ++i) {
       const int64_t k = piece.ints(static_cast<int>(i - p0));
       if (k < 0 || k >= topics_) {
         return Status::InvalidArgument(
             fmt::format("lda checkpoint: token {} has topic {}, K = {}", i, k, topics_));
+      }
+      if (zdoc[i - first_token_] != kUnset) {
+        return Status::InvalidArgument(
+            fmt::format("lda checkpoint: token {} is in two z pieces", i));
       }
       zdoc[i - first_token_] = static_cast<uint32_t>(k);
       ++covered;
@@ -517,8 +526,16 @@ Status LdaHome::RestoreState(const StatePieces& pieces) {
         return Status::InvalidArgument(
             fmt::format("lda checkpoint: bad length of word {}'s row", w));
       }
+      if (row_at[w].piece != nullptr) {
+        return Status::InvalidArgument(
+            fmt::format("lda checkpoint: word {} is in two word-topic pieces", w));
+      }
       row_at[w] = {&piece, at};
       at += 1 + static_cast<int>(in[at]);
+    }
+    if (at != in.size()) {
+      return Status::InvalidArgument(fmt::format(
+          "lda checkpoint: a word-topic piece has {} ints past its last row", in.size() - at));
     }
   }
   std::vector<std::vector<TopicCount>> rows(codec_.max_width());
