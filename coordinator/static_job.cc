@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/protocol.h"
+#include "engine/static_wire.h"
 
 namespace strads {
 
@@ -114,10 +115,17 @@ void StaticJob::Resume(Clock::time_point now) {
                             aggregates_.size()),
                 now);
   }
-  auto e = Out();
-  *e.mutable_static_restore()->mutable_pieces() = cp.pieces();
-  Broadcast(schedulers_, e, now);
-  Broadcast(workers_, e, now);
+  // In messages of at most kStaticChunkBytes; each member keeps its part and restores after the
+  // last.
+  auto chunks = ChunkPieces(cp.pieces());
+  for (size_t i = 0; i < chunks.size() && !done(); ++i) {
+    auto e = Out();
+    auto* restore = e.mutable_static_restore();
+    for (auto& piece : chunks[i]) *restore->add_pieces() = std::move(piece);
+    restore->set_more(i + 1 < chunks.size());
+    Broadcast(schedulers_, e, now);
+    Broadcast(workers_, e, now);
+  }
   if (done()) return;
   aggregates_.assign(cp.aggregates().begin(), cp.aggregates().end());
   work_ = cp.updates();
@@ -152,9 +160,10 @@ void StaticJob::RequestState(Clock::time_point now) {
 void StaticJob::HandleState(const proto::Envelope& e, Clock::time_point now) {
   const size_t slot = size_t(Slot(e.sender()));
   if (seen_[slot]) return;
-  seen_[slot] = 1;
   last_progress_ = now;
   for (const auto& piece : e.static_output().pieces()) *pending_.add_pieces() = piece;
+  if (e.static_output().more()) return;  // the member's next message goes on
+  seen_[slot] = 1;
   if (++outputs_ < schedulers_.size() + workers_.size()) return;
   pending_.set_job_id(id_);
   pending_.set_epoch(epoch());
@@ -328,9 +337,10 @@ void StaticJob::HandleOutput(const proto::Envelope& e, Clock::time_point now) {
   if (phase_ != Phase::kModel) return;
   const size_t slot = size_t(Slot(e.sender()));
   if (seen_[slot]) return;
-  seen_[slot] = 1;
   last_progress_ = now;
   for (const auto& piece : e.static_output().pieces()) pieces_.push_back(piece);
+  if (e.static_output().more()) return;  // the member's next message goes on
+  seen_[slot] = 1;
   if (++outputs_ < schedulers_.size() + workers_.size()) return;
   auto files = app_->Assemble(spec_, pieces_);
   pieces_.clear();

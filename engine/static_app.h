@@ -110,6 +110,8 @@ class StaticShard {
   virtual Status RestoreState(const StatePieces& pieces) {
     return Status::FailedPrecondition("this app has no checkpoints");
   }
+  // Whether RestoreState needs `piece` (a member keeps only those of a checkpoint coming in).
+  virtual bool KeepsForRestore(const proto::OutputPiece& piece) const { return true; }
 };
 
 // Scheduler side: the home of the blocks b with b mod S == this scheduler's rank.
@@ -130,6 +132,7 @@ class StaticHome {
   virtual Status RestoreState(const StatePieces& pieces) {
     return Status::FailedPrecondition("this app has no checkpoints");
   }
+  virtual bool KeepsForRestore(const proto::OutputPiece& piece) const { return true; }
 };
 
 class StaticApp : public App {

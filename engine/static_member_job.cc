@@ -37,16 +37,24 @@ void StaticMemberJob::OnMessage(const proto::Envelope& e) {
       if (Status st = state ? SaveState(pieces) : Output(pieces); !st.ok()) {
         return errors_.Report(st.message());
       }
-      auto out = OutputEnvelope(transport_.id(), id_, epoch_, std::move(pieces));
-      out.mutable_static_output()->set_state(state);
-      (void)session_.SendToCoordinator(out);
+      auto chunks = ChunkPieces(std::move(pieces));
+      for (size_t i = 0; i < chunks.size(); ++i) {
+        auto out = OutputEnvelope(transport_.id(), id_, epoch_, std::move(chunks[i]));
+        out.mutable_static_output()->set_state(state);
+        out.mutable_static_output()->set_more(i + 1 < chunks.size());
+        if (!session_.SendToCoordinator(out).ok()) return;
+      }
       return;
     }
     case proto::Envelope::kStaticRestore: {
-      const auto& pieces = e.static_restore().pieces();
-      if (Status st = RestoreState(pieces); !st.ok()) {
-        return errors_.Report("restoring the checkpoint: " + st.message());
+      // Only this member's part is kept while the messages of the checkpoint come in.
+      for (const auto& piece : e.static_restore().pieces()) {
+        if (Keeps(piece)) *restore_.Add() = piece;
       }
+      if (e.static_restore().more()) return;
+      const Status st = RestoreState(restore_);
+      restore_.Clear();
+      if (!st.ok()) return errors_.Report("restoring the checkpoint: " + st.message());
       log_->info("job {}: checkpoint restored", id_);
       return;
     }

@@ -16,7 +16,8 @@ namespace strads {
 class StaticMemberJob : public MemberJob {
  public:
   // Drops everything once the job has failed here; answers ModelRequest with Output() and
-  // StateRequest with SaveState(), restores StaticRestore's pieces; gives
+  // StateRequest with SaveState() (both cut by ChunkPieces, engine/static_wire.h), restores
+  // StaticRestore's pieces (those it Keeps, from every message of the checkpoint); gives
   // blocks (BlockTransfer) to HandleBlock(); hands the other kinds to Handle() and logs those it
   // does not handle.
   void OnMessage(const proto::Envelope& e) final;
@@ -37,6 +38,8 @@ class StaticMemberJob : public MemberJob {
   // pieces (StaticRestore); an error fails the job.
   virtual Status SaveState(std::vector<proto::OutputPiece>& pieces) const = 0;
   virtual Status RestoreState(const StatePieces& pieces) = 0;
+  // Whether a piece of a checkpoint coming in is any use to this member's RestoreState.
+  virtual bool Keeps(const proto::OutputPiece& piece) const = 0;
 
   const proto::JobSpec spec_;
   const StaticApp* const app_;
@@ -45,6 +48,9 @@ class StaticMemberJob : public MemberJob {
   const std::vector<std::string> worker_ids_;
   const RotationPlan plan_;
   const uint32_t passes_;  // per iteration, the last being the evaluation pass
+
+ private:
+  StatePieces restore_;  // the kept pieces of a checkpoint still coming in (StaticRestore.more)
 };
 
 }  // namespace strads

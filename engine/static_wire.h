@@ -4,8 +4,11 @@
 // Thread-safety: pure functions.
 #pragma once
 
+#include <cstddef>
 #include <map>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "common/protocol.h"
@@ -42,6 +45,35 @@ inline proto::Envelope BlockTransferEnvelope(const std::string& sender, uint64_t
 inline void MetricsToProto(const std::map<std::string, double>& metrics,
                            google::protobuf::Map<std::string, double>* out) {
   for (const auto& [name, value] : metrics) (*out)[name] = value;
+}
+
+// Pieces travel in messages of at most about this many bytes (members' replies to ModelRequest
+// and StateRequest, the coordinator's StaticRestore), far below the transports' inbound limit
+// (256 MB), so a large model or checkpoint (LDA: a topic per token) crosses in several messages.
+// A single piece is never cut: apps keep their pieces below it (LdaShard: kStatePieceTokens).
+inline constexpr size_t kStaticChunkBytes = size_t{32} << 20;
+
+// `pieces` in order, grouped so that each group's pieces add up to at most `max_bytes` (a larger
+// piece alone); always at least one group, possibly empty.
+template <typename Pieces>
+std::vector<std::vector<proto::OutputPiece>> ChunkPieces(Pieces&& pieces,
+                                                         size_t max_bytes = kStaticChunkBytes) {
+  std::vector<std::vector<proto::OutputPiece>> groups(1);
+  size_t bytes = 0;
+  for (auto& piece : pieces) {
+    const size_t size = piece.ByteSizeLong();
+    if (!groups.back().empty() && bytes + size > max_bytes) {
+      groups.emplace_back();
+      bytes = 0;
+    }
+    bytes += size;
+    if constexpr (std::is_rvalue_reference_v<Pieces&&>) {
+      groups.back().push_back(std::move(piece));
+    } else {
+      groups.back().push_back(piece);
+    }
+  }
+  return groups;
 }
 
 // A member's part of the outputs, the reply to ModelRequest.

@@ -36,6 +36,9 @@ class StaticHomeJob final : public StaticMemberJob {
   Status Output(std::vector<proto::OutputPiece>& pieces) const override;
   Status SaveState(std::vector<proto::OutputPiece>& pieces) const override;
   Status RestoreState(const StatePieces& pieces) override;
+  bool Keeps(const proto::OutputPiece& piece) const override {
+    return !home_ || home_->KeepsForRestore(piece);
+  }
   void FinishLoading(Result<std::unique_ptr<StaticHome>> loaded);
   void HandlePassStart(const proto::Envelope& e);
   void HandleBlock(const proto::Envelope& e) override;

@@ -509,6 +509,99 @@ TEST_CASE(
   CHECK((*home)->RestoreState(cp.pieces).ok());
 }
 
+// The doc-topic and word-topic triplets the Outputs of these shards and homes hold.
+std::map<std::string, std::multiset<std::vector<int64_t>>> Triplets(
+    const std::vector<std::unique_ptr<StaticShard>>& shards,
+    const std::vector<std::unique_ptr<StaticHome>>& homes) {
+  std::vector<proto::OutputPiece> pieces;
+  for (const auto& s : shards) s->Output(pieces);
+  for (const auto& h : homes) h->Output(pieces);
+  std::map<std::string, std::multiset<std::vector<int64_t>>> out;
+  for (const auto& p : pieces) {
+    if (p.name() == "topic_words") continue;
+    for (int i = 0; i + 2 < p.ints_size(); i += 3)
+      out[p.name()].insert({p.ints(i), p.ints(i + 1), p.ints(i + 2)});
+  }
+  return out;
+}
+
+TEST_CASE(
+    "lda_app: a checkpoint in small pieces keeps every piece within its size, and each member "
+    "keeps only the pieces it needs and restores from them",
+    "[lda_app][recovery]") {
+  TempDir dir;
+  const LdaApp app;
+  const auto docs = PlantedDocs(11, 3, 9, 50, 20);
+  const proto::JobSpec spec = Spec(dir.Write("docword.txt", Docword(27, docs)), 5, 0);
+  std::vector<std::unique_ptr<StaticShard>> shards;
+  std::vector<std::unique_ptr<StaticHome>> homes;
+  std::vector<proto::OutputPiece> saved;
+  for (uint32_t w = 0; w < 2; ++w) {
+    shards.push_back(std::move(app.LoadShard(spec, w, 2, 4)).value());
+    dynamic_cast<LdaShard&>(*shards.back()).set_state_piece_ints(7);
+    shards.back()->SaveState(saved);
+  }
+  for (uint32_t h = 0; h < 2; ++h) {
+    homes.push_back(std::move(app.LoadHome(spec, h, 2, 2, 4)).value());
+    dynamic_cast<LdaHome&>(*homes.back()).set_state_piece_ints(7);
+    homes.back()->SaveState(saved);
+  }
+  StatePieces all;
+  int z_pieces = 0, row_pieces = 0;
+  int64_t tokens = 0, words = 0;
+  for (const auto& p : saved) {
+    *all.Add() = p;
+    if (p.name() == "z") {
+      ++z_pieces;
+      tokens += p.ints_size();
+      CHECK(p.ints_size() <= 7);
+    } else {
+      REQUIRE(p.name() == "word_topic_rows");
+      ++row_pieces;
+      REQUIRE(p.ints_size() >= 3);
+      CHECK(p.ints(0) == static_cast<int64_t>(p.first()));
+      CHECK(p.ints(1) - p.ints(0) == p.width());
+      words += p.width();
+      // It ends at the first row that reaches 7 ints: all but its last row fit below 7.
+      int at = 2, last = 2;
+      for (int64_t w = p.ints(0); w < p.ints(1); ++w) {
+        last = at;
+        at += 1 + static_cast<int>(p.ints(at));
+      }
+      CHECK(at == p.ints_size());
+      CHECK(last - 2 < 7);
+    }
+  }
+  CHECK(tokens == 50 * 20);
+  CHECK(z_pieces >= 50 * 20 / 7);
+  CHECK(words == 27);
+  CHECK(row_pieces > 4);  // the 4 blocks, cut further
+
+  // Three workers and one scheduler take their parts, each from the pieces it keeps.
+  std::vector<std::unique_ptr<StaticShard>> shards3;
+  std::vector<std::unique_ptr<StaticHome>> homes1;
+  for (uint32_t w = 0; w < 3; ++w)
+    shards3.push_back(std::move(app.LoadShard(spec, w, 3, 3)).value());
+  homes1.push_back(std::move(app.LoadHome(spec, 0, 1, 3, 3)).value());
+  auto restore = [&](auto& member) {
+    StatePieces kept;
+    for (const auto& p : all) {
+      if (member->KeepsForRestore(p)) *kept.Add() = p;
+    }
+    REQUIRE(member->RestoreState(kept).ok());
+    return kept.size();
+  };
+  int kept_z = 0;
+  for (auto& s : shards3) kept_z += restore(s);
+  CHECK(kept_z < z_pieces + 3);  // each piece by one shard, or two where it straddles them
+  CHECK(kept_z >= z_pieces);
+  CHECK(restore(homes1[0]) == row_pieces);
+  CHECK(Triplets(shards3, homes1) == Triplets(shards, homes));
+  // A home of 2 keeps only the pieces of its own blocks.
+  auto half = std::move(app.LoadHome(spec, 1, 2, 3, 3)).value();
+  CHECK(restore(half) < row_pieces);
+}
+
 TEST_CASE("lda_app: bad parameters are rejected naming the flag", "[lda_app]") {
   const LdaApp app;
   proto::JobSpec spec = Spec("docword.txt", 10, 1);

@@ -126,6 +126,41 @@ class FakeStaticApp : public testing::AppStub<StaticApp> {
   }
 };
 
+// A shard with checkpoints: its state is three pieces of 20 MB ("a", "b", "c"); it keeps every
+// piece of a checkpoint but those called "other", and logs the names of each restore.
+class CheckpointingShard : public FakeStaticShard {
+ public:
+  explicit CheckpointingShard(std::vector<std::vector<std::string>>* restores)
+      : restores_(restores) {}
+  void SaveState(std::vector<proto::OutputPiece>& out) const override {
+    for (const char* name : {"a", "b", "c"}) {
+      out.emplace_back().set_name(name);
+      out.back().set_text(std::string(20 << 20, 'z'));
+    }
+  }
+  bool KeepsForRestore(const proto::OutputPiece& piece) const override {
+    return piece.name() != "other";
+  }
+  Status RestoreState(const StatePieces& pieces) override {
+    auto& names = restores_->emplace_back();
+    for (const auto& p : pieces) names.push_back(p.name());
+    return Status::Ok();
+  }
+
+ private:
+  std::vector<std::vector<std::string>>* restores_;
+};
+
+class CheckpointingApp : public FakeStaticApp {
+ public:
+  bool Checkpoints(const proto::JobSpec&) const override { return true; }
+  Result<std::unique_ptr<StaticShard>> LoadShard(const proto::JobSpec&, uint32_t, uint32_t,
+                                                 uint32_t) const override {
+    return std::unique_ptr<StaticShard>(std::make_unique<CheckpointingShard>(&restores));
+  }
+  mutable std::vector<std::vector<std::string>> restores;
+};
+
 const FakeDynamicApp kDynamicApp;
 const FakeStaticApp kStaticApp;
 constexpr uint64_t kJob = 1;
@@ -612,6 +647,50 @@ TEST_CASE(
   auto done = bench.Drain("coordinator", proto::Envelope::kPassDone);
   REQUIRE(done.size() == 1);
   CHECK(done[0].pass_done().iteration() == 2);
+  CHECK(bench.Drain("coordinator", proto::Envelope::kReady).empty());  // no error on the way
+}
+
+TEST_CASE(
+    "static worker job: its state goes out in messages of bounded size, and a checkpoint that "
+    "comes in several messages is restored once, after the last, from the pieces it keeps",
+    "[member_job][static_worker][recovery]") {
+  Bench bench("worker-0", 1, 2);
+  const CheckpointingApp app;
+  StaticWorkerJob job(bench.context(), kJob, bench.start, &app);
+  REQUIRE(bench.AwaitReady(job).error().empty());
+
+  auto ask = MakeEnvelope("coordinator", kJob);
+  ask.mutable_state_request();
+  bench.Deliver(job, ask);
+  const auto replies = bench.Drain("coordinator", proto::Envelope::kStaticOutput);
+  REQUIRE(replies.size() == 3);  // 20 MB each: no two fit in one message
+  std::vector<std::string> names;
+  for (size_t i = 0; i < replies.size(); ++i) {
+    const auto& out = replies[i].static_output();
+    CHECK(out.state());
+    CHECK(out.more() == (i + 1 < replies.size()));
+    CHECK(replies[i].ByteSizeLong() <= kStaticChunkBytes + 1024);
+    for (const auto& p : out.pieces()) names.push_back(p.name());
+  }
+  CHECK(names == std::vector<std::string>{"a", "b", "c"});
+
+  auto restore = [&](std::vector<std::string> pieces, bool more) {
+    auto e = MakeEnvelope("coordinator", kJob);
+    for (const auto& n : pieces) e.mutable_static_restore()->add_pieces()->set_name(n);
+    e.mutable_static_restore()->set_more(more);
+    bench.Deliver(job, e);
+  };
+  restore({"a", "other"}, true);
+  CHECK(app.restores.empty());
+  restore({"other", "b"}, true);
+  CHECK(app.restores.empty());
+  restore({"c"}, false);
+  REQUIRE(app.restores.size() == 1);
+  CHECK(app.restores[0] == std::vector<std::string>{"a", "b", "c"});
+  // The next checkpoint starts afresh.
+  restore({"d"}, false);
+  REQUIRE(app.restores.size() == 2);
+  CHECK(app.restores[1] == std::vector<std::string>{"d"});
   CHECK(bench.Drain("coordinator", proto::Envelope::kReady).empty());  // no error on the way
 }
 

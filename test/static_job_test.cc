@@ -7,6 +7,7 @@
 #include "actor_harness.h"
 #include "app_stub.h"
 #include "coordinator/static_job.h"
+#include "engine/static_wire.h"
 
 namespace strads {
 namespace {
@@ -18,6 +19,8 @@ class StubStaticApp final : public testing::AppStub<StaticApp> {
  public:
   uint32_t NumAggregates(const proto::JobSpec&) const override { return 2; }
   uint32_t PassesPerIteration(const proto::JobSpec&) const override { return 2; }
+  bool Checkpoints(const proto::JobSpec&) const override { return checkpoints; }
+  bool checkpoints = false;
   Result<std::unique_ptr<StaticShard>> LoadShard(const proto::JobSpec&, uint32_t, uint32_t,
                                                  uint32_t) const override {
     return Status::Internal("the coordinator never loads shards");
@@ -50,19 +53,25 @@ constexpr uint64_t kJob = 3;
 
 class StaticJobFixture {
  public:
-  explicit StaticJobFixture(uint64_t iterations = 2, uint32_t eval_every = 2)
+  // With `incarnation.resume`, the app checkpoints and the job resumes from it.
+  explicit StaticJobFixture(uint64_t iterations = 2, uint32_t eval_every = 2,
+                            Incarnation incarnation = {})
       : h_("coordinator", {"scheduler-0", "worker-0", "worker-1"}), plan_(2, 1) {
     spec_.set_app("stub");
     spec_.mutable_static_engine()->set_iterations(iterations);
     spec_.mutable_static_engine()->set_eval_every(eval_every);
     spec_.mutable_static_engine()->set_blocks_per_worker(1);
+    app_.checkpoints = incarnation.resume.has_value();
+    epoch_ = incarnation.epoch;
+    if (app_.checkpoints) spec_.mutable_recovery()->set_checkpoint_every_s(1);
     job_ = std::make_unique<StaticJob>(h_.transport(), kJob, spec_, &app_,
                                        std::vector<JobMember>{{"scheduler-0", ""}},
                                        std::vector<JobMember>{{"worker-0", ""}, {"worker-1", ""}},
-                                       h_.log(), h_.now(), JobDeadlines{});
+                                       h_.log(), h_.now(), JobDeadlines{}, std::move(incarnation));
   }
 
   void Deliver(const std::string& from, proto::Envelope e) {
+    e.set_epoch(epoch_);
     h_.Deliver(*job_, from, kJob, std::move(e));
   }
 
@@ -130,6 +139,7 @@ class StaticJobFixture {
   StubStaticApp app_;
   proto::JobSpec spec_;
   std::unique_ptr<StaticJob> job_;
+  uint32_t epoch_ = 0;  // the run's: stamped on every message delivered
 };
 
 using Aggregates = std::vector<double>;
@@ -275,6 +285,110 @@ TEST_CASE("StaticJob: a cancelled job's results are its trace, sub-rounds and su
   CHECK(files.at(0).content() == "iteration,score\n0,2\n");
   CHECK_THAT(files.at(2).content(),
              Catch::Contains("\"partial\": true") && Catch::Contains("\"state\": \"CANCELLED\""));
+}
+
+TEST_CASE(
+    "StaticJob: a member's reply in several messages counts once its last has come, and a large "
+    "checkpoint is restored in several messages of bounded size",
+    "[static_job][recovery]") {
+  SECTION("the model, in two messages from worker-0") {
+    StaticJobFixture f(/*iterations=*/1, /*eval_every=*/1);
+    f.LoadEveryone();
+    f.CompletePass(0, 1);
+    f.CompletePass(1, 0);
+    f.CompletePass(1, 1);
+    auto part = [&](const std::string& member, const std::string& name, bool more) {
+      auto e = MakeEnvelope("");
+      e.mutable_static_output()->add_pieces()->set_name(name);
+      e.mutable_static_output()->set_more(more);
+      f.Deliver(member, e);
+    };
+    part("scheduler-0", "s", false);
+    part("worker-0", "w0a", true);
+    part("worker-1", "w1", false);
+    CHECK(f.job_->Info(f.h_.now()).state() == proto::JOB_RUNNING);  // worker-0 is not done
+    part("worker-0", "w0b", false);
+    REQUIRE(f.job_->Info(f.h_.now()).state() == proto::JOB_SUCCEEDED);
+    CHECK(f.job_->ResultFiles().at(0).content() == "s\nw0a\nw1\nw0b\n");
+  }
+  SECTION("a checkpoint of 3 pieces of 20 MB: 3 StaticRestore messages, the last without more") {
+    proto::Checkpoint cp;
+    cp.set_iteration(1);
+    cp.add_aggregates(5);
+    cp.add_aggregates(6);
+    for (int i = 0; i < 3; ++i) {
+      auto* piece = cp.add_pieces();
+      piece->set_name("p" + std::to_string(i));
+      piece->set_text(std::string(20 << 20, 'x'));
+    }
+    Incarnation inc;
+    inc.epoch = 1;
+    inc.resume = cp;
+    StaticJobFixture f(/*iterations=*/3, /*eval_every=*/1, inc);
+    f.LoadEveryone();
+    for (const std::string member : {"scheduler-0", "worker-0", "worker-1"}) {
+      std::vector<std::string> names;
+      std::vector<bool> more;
+      std::vector<proto::Envelope::BodyCase> after;  // what came after the restore
+      for (const auto& e : f.h_.Inbox(member)) {
+        if (!e.has_static_restore()) {
+          if (!names.empty()) after.push_back(e.body_case());
+          if (e.has_pass_start()) CHECK(e.pass_start().iteration() == 2);
+          if (e.has_sub_round_start()) {
+            // It goes on after the checkpoint's iteration, from its aggregates.
+            CHECK(e.sub_round_start().iteration() == 2);
+            CHECK(Of(e.sub_round_start()) == Aggregates{5, 6});
+          }
+          continue;
+        }
+        CHECK(e.ByteSizeLong() <= kStaticChunkBytes + 1024);
+        more.push_back(e.static_restore().more());
+        for (const auto& p : e.static_restore().pieces()) names.push_back(p.name());
+      }
+      INFO(member);
+      CHECK(names == std::vector<std::string>{"p0", "p1", "p2"});
+      CHECK(more == std::vector<bool>{true, true, false});
+      CHECK(after == std::vector<proto::Envelope::BodyCase>{
+                         member == "scheduler-0" ? Kind::kPassStart : Kind::kSubRoundStart});
+    }
+  }
+  SECTION("a checkpoint's state, in two messages from worker-1") {
+    proto::Checkpoint cp;
+    cp.set_iteration(1);
+    cp.add_aggregates(5);
+    cp.add_aggregates(6);
+    Incarnation inc;
+    inc.epoch = 1;
+    inc.resume = cp;
+    StaticJobFixture f(/*iterations=*/4, /*eval_every=*/1, inc);  // checkpoints every 1 s
+    f.LoadEveryone();
+    f.h_.Advance(2);
+    f.CompletePass(2, 0);
+    f.CompletePass(2, 1);  // iteration 2 ends with a checkpoint due: the state is asked for
+    auto state = [&](const std::string& member, const std::string& name, bool more) {
+      auto e = MakeEnvelope("");
+      e.mutable_static_output()->set_state(true);
+      e.mutable_static_output()->add_pieces()->set_name(name);
+      e.mutable_static_output()->set_more(more);
+      f.Deliver(member, e);
+    };
+    REQUIRE(f.h_.Kinds("worker-1").back() == Kind::kStateRequest);
+    f.PassStarts();  // drained
+    state("scheduler-0", "s", false);
+    state("worker-0", "w0", false);
+    state("worker-1", "w1a", true);
+    CHECK(f.PassStarts().empty());  // still collecting
+    CHECK(f.job_->checkpoints_collected() == 0);
+    state("worker-1", "w1b", false);
+    CHECK(f.job_->checkpoints_collected() == 1);
+    CHECK(f.PassStarts() == std::vector<std::pair<uint64_t, uint32_t>>{{3, 0}});
+    const auto taken = f.job_->TakeCheckpoint(f.h_.now());
+    REQUIRE(taken);
+    CHECK(taken->iteration() == 2);
+    std::vector<std::string> names;
+    for (const auto& p : taken->pieces()) names.push_back(p.name());
+    CHECK(names == std::vector<std::string>{"s", "w0", "w1a", "w1b"});
+  }
 }
 
 }  // namespace strads

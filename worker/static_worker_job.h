@@ -62,6 +62,9 @@ class StaticWorkerJob final : public StaticMemberJob {
   Status Output(std::vector<proto::OutputPiece>& pieces) const override;
   Status SaveState(std::vector<proto::OutputPiece>& pieces) const override;
   Status RestoreState(const StatePieces& pieces) override;
+  bool Keeps(const proto::OutputPiece& piece) const override {
+    return !shard_ || shard_->KeepsForRestore(piece);
+  }
   void FinishLoading(Result<std::unique_ptr<StaticShard>> loaded);
   void HandleBegin(const proto::Envelope& e);
   void HandleBlock(const proto::Envelope& e) override;

@@ -236,18 +236,25 @@ void LdaShard::CountDocRows() {
 }
 
 void LdaShard::SaveState(std::vector<proto::OutputPiece>& out) const {
-  proto::OutputPiece& piece = out.emplace_back();
-  piece.set_name("z");
-  piece.set_first(first_token_);
-  piece.set_width(1);
-  auto& ints = *piece.mutable_ints();
-  ints.Resize(static_cast<int>(z_.size()), 0);
+  std::vector<uint32_t> zdoc(z_.size());  // the topics in document order
   for (size_t s = 0; s + 1 < seg_begin_.size(); ++s) {
     const uint64_t base = doc_start_[seg_doc_[s]];
-    for (uint64_t i = seg_begin_[s]; i < seg_begin_[s + 1]; ++i) {
-      ints[static_cast<int>(base + doc_pos_[i])] = z_[i];
-    }
+    for (uint64_t i = seg_begin_[s]; i < seg_begin_[s + 1]; ++i) zdoc[base + doc_pos_[i]] = z_[i];
   }
+  for (uint64_t from = 0; from < zdoc.size(); from += state_piece_ints_) {
+    const uint64_t to = std::min<uint64_t>(zdoc.size(), from + state_piece_ints_);
+    proto::OutputPiece& piece = out.emplace_back();
+    piece.set_name("z");
+    piece.set_first(first_token_ + from);
+    piece.set_width(1);
+    piece.mutable_ints()->Add(zdoc.begin() + static_cast<int64_t>(from),
+                              zdoc.begin() + static_cast<int64_t>(to));
+  }
+}
+
+bool LdaShard::KeepsForRestore(const proto::OutputPiece& piece) const {
+  const uint64_t p0 = piece.first(), p1 = p0 + static_cast<uint64_t>(piece.ints_size());
+  return piece.name() == "z" && p0 < first_token_ + z_.size() && first_token_ < p1;
 }
 
 Status LdaShard::RestoreState(const StatePieces& pieces) {
@@ -497,12 +504,35 @@ Status LdaHome::ReturnBlock(StaticBlock block, const StaticStep& step) {
 void LdaHome::SaveState(std::vector<proto::OutputPiece>& out) const {
   for (uint32_t b = 0; b < codec_.blocks(); ++b) {
     if (blocks_[b] == nullptr) continue;
-    proto::OutputPiece& piece = out.emplace_back();
-    piece.set_name("word_topic_rows");
-    piece.set_first(codec_.first_word(b));
-    piece.set_width(static_cast<uint32_t>(codec_.end_word(b) - codec_.first_word(b)));
-    piece.mutable_ints()->Add(blocks_[b]->ints.begin(), blocks_[b]->ints.end());
+    // The block's rows from word `first`, row by row, cut into pieces of about kStatePieceInts.
+    const std::vector<int64_t>& in = blocks_[b]->ints;
+    uint64_t first = codec_.first_word(b);
+    size_t at = 2, start = 2;
+    for (uint64_t w = first; w < codec_.end_word(b); ++w) {
+      at += 1 + static_cast<size_t>(in[at]);
+      if (at - start < state_piece_ints_ && w + 1 < codec_.end_word(b)) continue;
+      proto::OutputPiece& piece = out.emplace_back();
+      piece.set_name("word_topic_rows");
+      piece.set_first(first);
+      piece.set_width(static_cast<uint32_t>(w + 1 - first));
+      auto& ints = *piece.mutable_ints();
+      ints.Reserve(static_cast<int>(at - start + 2));
+      ints.Add(static_cast<int64_t>(first));
+      ints.Add(static_cast<int64_t>(w + 1));
+      ints.Add(in.begin() + static_cast<int64_t>(start), in.begin() + static_cast<int64_t>(at));
+      first = w + 1;
+      start = at;
+    }
   }
+}
+
+bool LdaHome::KeepsForRestore(const proto::OutputPiece& piece) const {
+  if (piece.name() != "word_topic_rows") return false;
+  const uint64_t p0 = piece.first(), p1 = p0 + piece.width();
+  for (uint32_t b = rank_; b < codec_.blocks(); b += schedulers_) {
+    if (p0 < codec_.end_word(b) && codec_.first_word(b) < p1) return true;
+  }
+  return false;
 }
 
 Status LdaHome::RestoreState(const StatePieces& pieces) {

@@ -23,11 +23,14 @@
 // encoding as above (first, end, rows). A restored shard takes the topics of its tokens and
 // recounts its doc-topic rows; a restored home takes the rows of its blocks' words and encodes
 // (and decodes, so checks) them. Both fail with InvalidArgument when a token or word is missing
-// from the pieces or a value is out of range.
+// from the pieces or a value is out of range. Pieces hold about kStatePieceInts ints at most (a
+// z piece that many tokens, a word-topic piece the rows of consecutive words of one block), so
+// they travel in messages of bounded size (engine/static_wire.h).
 //
 // Thread-compatibility: every class here is owned by one thread (see engine/static_app.h).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -42,6 +45,10 @@
 #include "engine/static_app.h"
 
 namespace strads::lda {
+
+// The most ints a checkpoint piece holds (about; a word-topic piece ends at a word's row): 2 M,
+// at most ~16 MB on the wire (8 bytes for a packed word-topic entry, 3 for a topic).
+inline constexpr size_t kStatePieceInts = size_t{1} << 21;
 
 // The topic of global token `token` in the initial state: a SplitMix64 hash of (seed, token)
 // reduced mod `topics`. REQUIRES: topics >= 1.
@@ -121,9 +128,13 @@ class LdaShard final : public StaticShard {
   // One "doc_topic" piece: first = first_doc, width = documents, ints = (doc, topic, count)
   // triplets with 0-based global doc ids.
   void Output(std::vector<proto::OutputPiece>& out) const override;
-  // The "z" piece (see the top of this file), and the shard's tokens' topics taken from one.
+  // The "z" pieces (see the top of this file), and the shard's tokens' topics taken from them;
+  // it keeps the z pieces that overlap its tokens.
   void SaveState(std::vector<proto::OutputPiece>& out) const override;
   Status RestoreState(const StatePieces& pieces) override;
+  bool KeepsForRestore(const proto::OutputPiece& piece) const override;
+  // SaveState's piece size (kStatePieceInts; tests make it small).
+  void set_state_piece_ints(size_t n) { state_piece_ints_ = std::max<size_t>(1, n); }
 
   // Inspection, for invariant checks.
   uint64_t first_doc() const { return first_doc_; }
@@ -169,6 +180,7 @@ class LdaShard final : public StaticShard {
   std::vector<uint32_t> doc_z_;
   std::vector<std::vector<TopicCount>> rows_;  // the decoded block being worked on
   std::vector<int64_t> seen_, totals_;
+  size_t state_piece_ints_ = kStatePieceInts;
   uint64_t eval_iteration_ = UINT64_MAX;  // iteration whose evaluation loglik_sum_ holds
   double loglik_sum_ = 0;
   uint64_t eval_tokens_ = 0;
@@ -192,10 +204,14 @@ class LdaHome final : public StaticHome {
   // string of each triplet's word, one a line (empty without a vocabulary).
   void Output(std::vector<proto::OutputPiece>& out) const override;
 
-  // One "word_topic_rows" piece per owned block (see the top of this file), and the owned
-  // blocks' rows taken from such pieces. REQUIRES for SaveState: every owned block at home.
+  // "word_topic_rows" pieces of the owned blocks (see the top of this file), and the owned
+  // blocks' rows taken from such pieces; it keeps those that overlap its blocks. REQUIRES for
+  // SaveState: every owned block at home.
   void SaveState(std::vector<proto::OutputPiece>& out) const override;
   Status RestoreState(const StatePieces& pieces) override;
+  bool KeepsForRestore(const proto::OutputPiece& piece) const override;
+  // SaveState's piece size (kStatePieceInts; tests make it small).
+  void set_state_piece_ints(size_t n) { state_piece_ints_ = std::max<size_t>(1, n); }
 
   // Inspection: the block if it is at home (owned and not taken), else nullptr.
   const StaticBlock* AtHome(uint32_t block) const;
@@ -210,6 +226,7 @@ class LdaHome final : public StaticHome {
   BlockCodec codec_;
   std::vector<std::string> vocab_;
   std::vector<std::unique_ptr<StaticBlock>> blocks_;  // by block id; null if not owned or taken
+  size_t state_piece_ints_ = kStatePieceInts;
 };
 
 // Words per topic in topics.txt.
