@@ -1165,6 +1165,15 @@ case_worker_sigstop_resumed_is_fenced() {
   assert_same_objective "$TMP/out/summary.json" "$TMP/ref/summary.json" 1e-6
 }
 
+# wait_checkpoint FILE SECS: the coordinator has written the checkpoint FILE within SECS.
+wait_checkpoint() {
+  local deadline=$((SECONDS + $2))
+  until [[ -s $1 ]]; do
+    ((SECONDS < deadline)) || fail "no checkpoint $1 after $2 s of RUNNING"
+    sleep 0.1
+  done
+}
+
 # kill -9 of the coordinator under a job with --checkpoint-every 0.5, once its checkpoint is on
 # disk (the launcher's --work-dir is RUN_DIR/coordinator, so RUN_DIR/coordinator/jobs/1/checkpoint);
 # `strads-cluster start` restarts the coordinator; the job resumes from the checkpoint as epoch 1
@@ -1175,11 +1184,8 @@ case_coordinator_kill9_resumes_job() {
   cli submit lasso --data "$TMP/c.svm" "${RECOVERY_JOB[@]}" --checkpoint-every 0.5
   assert_rc 0
   wait_state 1 30 RUNNING >/dev/null
-  local cp="$RUN/coordinator/jobs/1/checkpoint" deadline=$((SECONDS + 10))
-  until [[ -s $cp ]]; do
-    ((SECONDS < deadline)) || fail "no checkpoint $cp after 10 s of RUNNING"
-    sleep 0.1
-  done
+  local cp="$RUN/coordinator/jobs/1/checkpoint" deadline
+  wait_checkpoint "$cp" 10
   sleep 1 # a few checkpoints on
   [[ $(job_field 1 state) == RUNNING ]] || fail "job 1 ended before the coordinator was killed"
   track_job 1 "$TMP/states"
@@ -1259,11 +1265,8 @@ EOF
     --checkpoint-every 0.5
   assert_rc 0
   wait_state 1 30 RUNNING >/dev/null
-  local cp="$RUN/coordinator/jobs/1/checkpoint" deadline=$((SECONDS + 20))
-  until [[ -s $cp ]]; do
-    ((SECONDS < deadline)) || fail "no checkpoint $cp after 20 s of RUNNING"
-    sleep 0.1
-  done
+  local cp="$RUN/coordinator/jobs/1/checkpoint" deadline
+  wait_checkpoint "$cp" 20
   [[ $(job_field 1 state) == RUNNING ]] || fail "job 1 ended before the coordinator was killed"
   local written
   written=$(grep -h "job 1: checkpoint at" "$RUN"/logs/coordinator-*.log | tail -n 1)

@@ -295,6 +295,23 @@ TEST_CASE("lda_app: a seed and P determine the run, and work and uniform balance
   CHECK(File(*uniform, "doc_topic.mtx") != File(*a, "doc_topic.mtx"));
 }
 
+// The doc-topic and word-topic triplets the Outputs of these shards and homes hold (vectors of
+// pointers or of unique_ptrs).
+template <typename Shards, typename Homes>
+std::map<std::string, std::multiset<std::vector<int64_t>>> Triplets(const Shards& shards,
+                                                                    const Homes& homes) {
+  std::vector<proto::OutputPiece> pieces;
+  for (const auto& s : shards) s->Output(pieces);
+  for (const auto& h : homes) h->Output(pieces);
+  std::map<std::string, std::multiset<std::vector<int64_t>>> out;
+  for (const auto& p : pieces) {
+    if (p.name() == "topic_words") continue;
+    for (int i = 0; i + 2 < p.ints_size(); i += 3)
+      out[p.name()].insert({p.ints(i), p.ints(i + 1), p.ints(i + 2)});
+  }
+  return out;
+}
+
 // The state after iteration `at` of a run with `workers` x `schedulers`: every shard's and home's
 // SaveState and the aggregates, as a checkpoint holds them.
 StaticLocalOptions::Resume CheckpointOf(const proto::JobSpec& spec, uint32_t workers,
@@ -387,24 +404,11 @@ TEST_CASE(
   proto::JobSpec spec = Spec(dir.Write("docword.txt", Docword(27, docs)), 5, 3);
   const auto cp = CheckpointOf(spec, 2, 2, 3);
   // The saved state as the result files show it, then the restored one with 3 x 1.
-  auto outputs = [](const std::vector<StaticShard*>& shards,
-                    const std::vector<StaticHome*>& homes) {
-    std::vector<proto::OutputPiece> pieces;
-    for (StaticShard* s : shards) s->Output(pieces);
-    for (StaticHome* h : homes) h->Output(pieces);
-    std::map<std::string, std::multiset<std::vector<int64_t>>> triplets;
-    for (const auto& p : pieces) {
-      if (p.name() == "topic_words") continue;
-      for (int i = 0; i + 2 < p.ints_size(); i += 3)
-        triplets[p.name()].insert({p.ints(i), p.ints(i + 1), p.ints(i + 2)});
-    }
-    return triplets;
-  };
-  decltype(outputs({}, {})) saved;
+  decltype(Triplets(std::vector<StaticShard*>{}, std::vector<StaticHome*>{})) saved;
   StaticLocalOptions options;
   options.after_iteration = [&](uint64_t iteration, const std::vector<StaticShard*>& shards,
                                 const std::vector<StaticHome*>& homes, const std::vector<double>&) {
-    if (iteration == 3) saved = outputs(shards, homes);
+    if (iteration == 3) saved = Triplets(shards, homes);
     return Status::Ok();
   };
   REQUIRE(Run(spec, 2, 2, options).ok());
@@ -423,7 +427,7 @@ TEST_CASE(
   homes.push_back(std::move(app.LoadHome(spec, 0, 1, 3, 3)).value());
   REQUIRE(homes.back()->RestoreState(cp.pieces).ok());
   home_ptrs.push_back(homes.back().get());
-  CHECK(outputs(shard_ptrs, home_ptrs) == saved);
+  CHECK(Triplets(shard_ptrs, home_ptrs) == saved);
   // And saved again, every token has its topic back (not only the counts).
   std::vector<int64_t> z_saved, z_again;
   for (const auto& p : cp.pieces) {
@@ -507,22 +511,6 @@ TEST_CASE(
   // matters: a job whose restore fails fails).
   CHECK((*shard)->RestoreState(cp.pieces).ok());
   CHECK((*home)->RestoreState(cp.pieces).ok());
-}
-
-// The doc-topic and word-topic triplets the Outputs of these shards and homes hold.
-std::map<std::string, std::multiset<std::vector<int64_t>>> Triplets(
-    const std::vector<std::unique_ptr<StaticShard>>& shards,
-    const std::vector<std::unique_ptr<StaticHome>>& homes) {
-  std::vector<proto::OutputPiece> pieces;
-  for (const auto& s : shards) s->Output(pieces);
-  for (const auto& h : homes) h->Output(pieces);
-  std::map<std::string, std::multiset<std::vector<int64_t>>> out;
-  for (const auto& p : pieces) {
-    if (p.name() == "topic_words") continue;
-    for (int i = 0; i + 2 < p.ints_size(); i += 3)
-      out[p.name()].insert({p.ints(i), p.ints(i + 1), p.ints(i + 2)});
-  }
-  return out;
 }
 
 TEST_CASE(
