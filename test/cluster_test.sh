@@ -1242,27 +1242,13 @@ ${last_check:-0} - resumed_from : 0)) updates redone"
   assert_same_objective "$TMP/out/summary.json" "$TMP/ref/summary.json" 1e-6
 }
 
-# A static job (lda) under a coordinator kill -9: its checkpoints (every token's topic, the
-# word-topic rows) are on disk as soon as collected; the restarted coordinator resumes it after the
-# checkpoint's iteration, and it ends with every token counted.
-case_lda_coordinator_kill9_resumes() {
-  python3 - "$TMP/docword.txt" <<'EOF'
-import random, sys
-rng = random.Random(4)
-docs, words = 3000, 500
-lines = []
-for d in range(1, docs + 1):
-    counts = {}
-    for _ in range(40):
-        w = 1 + int(words * rng.random() ** 2)
-        counts[w] = counts.get(w, 0) + 1
-    lines += ["%d %d %d" % (d, w, c) for w, c in sorted(counts.items())]
-with open(sys.argv[1], "w") as f:
-    f.write("%d\n%d\n%d\n" % (docs, words, len(lines)) + "\n".join(lines) + "\n")
-EOF
+# static_coordinator_kill9 JOB_ARGS...: submits the static job JOB_ARGS (with checkpoints every
+# 0.5 s) on a 1 x 2 cluster, kill -9s the coordinator once a checkpoint is on disk (static
+# checkpoints are written as soon as collected) and restarts it with strads-cluster start; the
+# job must resume after the checkpoint's iteration and succeed. Leaves its result in $TMP/out.
+static_coordinator_kill9() {
   start_cluster "127.0.0.1 coordinator scheduler=1 worker=2"
-  cli submit lda --data "$TMP/docword.txt" --topics 20 --iterations 2000 --eval-every 100 \
-    --checkpoint-every 0.5
+  cli submit "$@" --checkpoint-every 0.5
   assert_rc 0
   wait_state 1 30 RUNNING >/dev/null
   local cp="$RUN/coordinator/jobs/1/checkpoint" deadline
@@ -1291,14 +1277,46 @@ EOF
   cli result 1 --output "$TMP/out"
   assert_rc 0
   check_recovered "$TMP/out/summary.json" SUCCEEDED 1 "coordinator restarted"
-  local resumed_from tokens
+  local resumed_from
   resumed_from=$(summary_field "$TMP/out/summary.json" 's["recoveries"][0]["resumed_from"]')
   ((resumed_from > 0)) || fail "job 1 did not resume from its checkpoint (resumed_from 0)"
-  tokens=$(summary_field "$TMP/out/summary.json" 'int(s["tokens"])')
-  ((tokens == 3000 * 40)) || fail "summary.json counts $tokens tokens, not 120000"
-  log "resumed after iteration $resumed_from of 2000; $tokens tokens"
+  log "resumed after iteration $resumed_from"
   assert_alive_but "$VICTIM_PID"
   stop_cluster
+}
+
+# lda under a coordinator kill -9 (static_coordinator_kill9): it ends with every token counted.
+case_lda_coordinator_kill9_resumes() {
+  python3 - "$TMP/docword.txt" <<'EOF'
+import random, sys
+rng = random.Random(4)
+docs, words = 3000, 500
+lines = []
+for d in range(1, docs + 1):
+    counts = {}
+    for _ in range(40):
+        w = 1 + int(words * rng.random() ** 2)
+        counts[w] = counts.get(w, 0) + 1
+    lines += ["%d %d %d" % (d, w, c) for w, c in sorted(counts.items())]
+with open(sys.argv[1], "w") as f:
+    f.write("%d\n%d\n%d\n" % (docs, words, len(lines)) + "\n".join(lines) + "\n")
+EOF
+  static_coordinator_kill9 lda --data "$TMP/docword.txt" --topics 20 --iterations 2000 \
+    --eval-every 100
+  local tokens
+  tokens=$(summary_field "$TMP/out/summary.json" 'int(s["tokens"])')
+  ((tokens == 3000 * 40)) || fail "summary.json counts $tokens tokens, not 120000"
+}
+
+# mf CCD++ under a coordinator kill -9 (static_coordinator_kill9): resumed from W and H on as many
+# workers, CCD++ is deterministic, so it ends where an uninterrupted run does, to 1e-9.
+case_mf_coordinator_kill9_resumes() {
+  "$BIN/strads-gen" ratings --rows 20000 --cols 4000 --ratings 1000000 --seed 2 \
+    --output "$TMP/r.mtx" 2>/dev/null || fail "strads-gen ratings failed"
+  local mf=(mf --algorithm ccd --data "$TMP/r.mtx" --rank 8 --iterations 40)
+  static_coordinator_kill9 "${mf[@]}"
+  embedded "$TMP/ref" "${mf[@]}" --workers 2
+  assert_same_objective "$TMP/out/summary.json" "$TMP/ref/summary.json" 1e-9
 }
 
 # A static app (mf, CCD++: 40 iterations, ~0.3 s each on a 1x2 loopback cluster) that loses a
