@@ -21,6 +21,7 @@ StaticJob::StaticJob(Transport& transport, uint64_t id, proto::JobSpec spec, con
             std::max<uint32_t>(1, spec_.static_engine().blocks_per_worker())),
       passes_(app_->PassesPerIteration(spec_)),
       seen_(schedulers_.size() + workers_.size(), 0),
+      next_part_(schedulers_.size() + workers_.size(), 0),
       aggregates_(app_->NumAggregates(spec_), 0.0),
       sub_round_seconds_(workers_.size(), 0.0) {
   trace_ = app_->TraceHeader() + "\n";
@@ -123,6 +124,7 @@ void StaticJob::Resume(Clock::time_point now) {
     auto* restore = e.mutable_static_restore();
     for (auto& piece : chunks[i]) *restore->add_pieces() = std::move(piece);
     restore->set_more(i + 1 < chunks.size());
+    restore->set_part(static_cast<uint32_t>(i));
     Broadcast(schedulers_, e, now);
     Broadcast(workers_, e, now);
   }
@@ -141,9 +143,20 @@ bool StaticJob::CheckpointDue(Clock::time_point now) const {
   return every > 0 && app_->Checkpoints(spec_) && Elapsed(now) - last_checkpoint_s_ >= every;
 }
 
+bool StaticJob::NextPart(size_t slot, const proto::Envelope& e) {
+  if (e.static_output().part() != next_part_[slot]) {
+    log_->warn("job {}: dropped part {} of {}'s reply (expected part {})", id_,
+               e.static_output().part(), e.sender(), next_part_[slot]);
+    return false;
+  }
+  ++next_part_[slot];
+  return true;
+}
+
 void StaticJob::AskEveryone(Phase phase, const proto::Envelope& e, Clock::time_point now) {
   phase_ = phase;
   std::fill(seen_.begin(), seen_.end(), 0);
+  std::fill(next_part_.begin(), next_part_.end(), 0);
   outputs_ = 0;
   Broadcast(schedulers_, e, now);
   Broadcast(workers_, e, now);
@@ -159,7 +172,7 @@ void StaticJob::RequestState(Clock::time_point now) {
 
 void StaticJob::HandleState(const proto::Envelope& e, Clock::time_point now) {
   const size_t slot = size_t(Slot(e.sender()));
-  if (seen_[slot]) return;
+  if (seen_[slot] || !NextPart(slot, e)) return;
   last_progress_ = now;
   for (const auto& piece : e.static_output().pieces()) *pending_.add_pieces() = piece;
   if (e.static_output().more()) return;  // the member's next message goes on
@@ -336,7 +349,7 @@ void StaticJob::HandleOutput(const proto::Envelope& e, Clock::time_point now) {
   }
   if (phase_ != Phase::kModel) return;
   const size_t slot = size_t(Slot(e.sender()));
-  if (seen_[slot]) return;
+  if (seen_[slot] || !NextPart(slot, e)) return;
   last_progress_ = now;
   for (const auto& piece : e.static_output().pieces()) pieces_.push_back(piece);
   if (e.static_output().more()) return;  // the member's next message goes on

@@ -80,6 +80,9 @@ class StaticJob final : public EngineJob {
   void StartSubRound(Clock::time_point now);
   void MaybeEndPass(Clock::time_point now);
   void EndIteration(Clock::time_point now);
+  // Whether `e` is the part of the member's reply expected next (then counts it); a repeat or
+  // a gap is dropped, logged.
+  bool NextPart(size_t slot, const proto::Envelope& e);
   // Enters `phase` and sends `e` to every member; their replies are counted afresh (seen_,
   // outputs_).
   void AskEveryone(Phase phase, const proto::Envelope& e, Clock::time_point now);
@@ -100,6 +103,8 @@ class StaticJob final : public EngineJob {
   uint32_t passes_ = 1;
   Phase phase_ = Phase::kLoading;
   std::vector<char> seen_;  // per member in the current step: schedulers, then workers
+  // Per member: the part of its multi-message reply (StaticOutput.part) expected next.
+  std::vector<uint32_t> next_part_;
 
   // Loading.
   uint32_t ready_ = 0;

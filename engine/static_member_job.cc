@@ -42,16 +42,30 @@ void StaticMemberJob::OnMessage(const proto::Envelope& e) {
         auto out = OutputEnvelope(transport_.id(), id_, epoch_, std::move(chunks[i]));
         out.mutable_static_output()->set_state(state);
         out.mutable_static_output()->set_more(i + 1 < chunks.size());
+        out.mutable_static_output()->set_part(static_cast<uint32_t>(i));
         if (!session_.SendToCoordinator(out).ok()) return;
       }
       return;
     }
     case proto::Envelope::kStaticRestore: {
-      // Only this member's part is kept while the messages of the checkpoint come in.
-      for (const auto& piece : e.static_restore().pieces()) {
+      // Only this member's part is kept while the messages of the checkpoint come in, in order:
+      // part 0 starts a checkpoint, a repeated or out-of-order part is dropped.
+      const auto& r = e.static_restore();
+      if (r.part() == 0) {
+        restore_.Clear();
+        next_restore_part_ = 0;
+      }
+      if (r.part() != next_restore_part_) {
+        log_->warn("job {}: dropped part {} of a checkpoint (expected part {})", id_, r.part(),
+                   next_restore_part_);
+        return;
+      }
+      ++next_restore_part_;
+      for (const auto& piece : r.pieces()) {
         if (Keeps(piece)) *restore_.Add() = piece;
       }
-      if (e.static_restore().more()) return;
+      if (r.more()) return;
+      next_restore_part_ = UINT32_MAX;  // restored: any repeat of this checkpoint is dropped
       const Status st = RestoreState(restore_);
       restore_.Clear();
       if (!st.ok()) return errors_.Report("restoring the checkpoint: " + st.message());

@@ -51,6 +51,7 @@ class StaticMemberJob : public MemberJob {
 
  private:
   StatePieces restore_;  // the kept pieces of a checkpoint still coming in (StaticRestore.more)
+  uint32_t next_restore_part_ = 0;  // the part expected next
 };
 
 }  // namespace strads

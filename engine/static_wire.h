@@ -50,7 +50,9 @@ inline void MetricsToProto(const std::map<std::string, double>& metrics,
 // Pieces travel in messages of at most about this many bytes (members' replies to ModelRequest
 // and StateRequest, the coordinator's StaticRestore), far below the transports' inbound limit
 // (256 MB), so a large model or checkpoint (LDA: a topic per token) crosses in several messages.
-// A single piece is never cut: apps keep their pieces below it (LdaShard: kStatePieceTokens).
+// A single piece is never cut: LDA's checkpoint pieces stay below it (kStatePieceInts); MF's
+// pieces and the result pieces (one per shard) are not cut yet, and a member whose one piece
+// exceeds the transport's limit cannot send it.
 inline constexpr size_t kStaticChunkBytes = size_t{32} << 20;
 
 // `pieces` in order, grouped so that each group's pieces add up to at most `max_bytes` (a larger

@@ -669,26 +669,32 @@ TEST_CASE(
     const auto& out = replies[i].static_output();
     CHECK(out.state());
     CHECK(out.more() == (i + 1 < replies.size()));
+    CHECK(out.part() == i);
     CHECK(replies[i].ByteSizeLong() <= kStaticChunkBytes + 1024);
     for (const auto& p : out.pieces()) names.push_back(p.name());
   }
   CHECK(names == std::vector<std::string>{"a", "b", "c"});
 
-  auto restore = [&](std::vector<std::string> pieces, bool more) {
+  auto restore = [&](std::vector<std::string> pieces, uint32_t part, bool more) {
     auto e = MakeEnvelope("coordinator", kJob);
     for (const auto& n : pieces) e.mutable_static_restore()->add_pieces()->set_name(n);
     e.mutable_static_restore()->set_more(more);
+    e.mutable_static_restore()->set_part(part);
     bench.Deliver(job, e);
   };
-  restore({"a", "other"}, true);
+  restore({"a", "other"}, 0, true);
   CHECK(app.restores.empty());
-  restore({"other", "b"}, true);
+  restore({"other", "b"}, 1, true);
+  restore({"other", "b"}, 1, true);  // a repeat: dropped
+  restore({"x"}, 3, false);          // a gap: dropped
   CHECK(app.restores.empty());
-  restore({"c"}, false);
+  restore({"c"}, 2, false);
   REQUIRE(app.restores.size() == 1);
   CHECK(app.restores[0] == std::vector<std::string>{"a", "b", "c"});
-  // The next checkpoint starts afresh.
-  restore({"d"}, false);
+  restore({"c"}, 2, false);  // a repeat of the last: dropped, no second restore
+  CHECK(app.restores.size() == 1);
+  // The next checkpoint (part 0) starts afresh.
+  restore({"d"}, 0, false);
   REQUIRE(app.restores.size() == 2);
   CHECK(app.restores[1] == std::vector<std::string>{"d"});
   CHECK(bench.Drain("coordinator", proto::Envelope::kReady).empty());  // no error on the way

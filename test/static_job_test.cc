@@ -297,17 +297,20 @@ TEST_CASE(
     f.CompletePass(0, 1);
     f.CompletePass(1, 0);
     f.CompletePass(1, 1);
-    auto part = [&](const std::string& member, const std::string& name, bool more) {
+    auto part = [&](const std::string& member, const std::string& name, uint32_t part, bool more) {
       auto e = MakeEnvelope("");
       e.mutable_static_output()->add_pieces()->set_name(name);
       e.mutable_static_output()->set_more(more);
+      e.mutable_static_output()->set_part(part);
       f.Deliver(member, e);
     };
-    part("scheduler-0", "s", false);
-    part("worker-0", "w0a", true);
-    part("worker-1", "w1", false);
+    part("scheduler-0", "s", 0, false);
+    part("worker-0", "w0a", 0, true);
+    part("worker-0", "w0a", 0, true);   // a repeat: dropped
+    part("worker-0", "w0c", 2, false);  // a gap: dropped
+    part("worker-1", "w1", 0, false);
     CHECK(f.job_->Info(f.h_.now()).state() == proto::JOB_RUNNING);  // worker-0 is not done
-    part("worker-0", "w0b", false);
+    part("worker-0", "w0b", 1, false);
     REQUIRE(f.job_->Info(f.h_.now()).state() == proto::JOB_SUCCEEDED);
     CHECK(f.job_->ResultFiles().at(0).content() == "s\nw0a\nw1\nw0b\n");
   }
@@ -329,6 +332,7 @@ TEST_CASE(
     for (const std::string member : {"scheduler-0", "worker-0", "worker-1"}) {
       std::vector<std::string> names;
       std::vector<bool> more;
+      std::vector<uint32_t> parts;
       std::vector<proto::Envelope::BodyCase> after;  // what came after the restore
       for (const auto& e : f.h_.Inbox(member)) {
         if (!e.has_static_restore()) {
@@ -343,11 +347,13 @@ TEST_CASE(
         }
         CHECK(e.ByteSizeLong() <= kStaticChunkBytes + 1024);
         more.push_back(e.static_restore().more());
+        parts.push_back(e.static_restore().part());
         for (const auto& p : e.static_restore().pieces()) names.push_back(p.name());
       }
       INFO(member);
       CHECK(names == std::vector<std::string>{"p0", "p1", "p2"});
       CHECK(more == std::vector<bool>{true, true, false});
+      CHECK(parts == std::vector<uint32_t>{0, 1, 2});
       CHECK(after == std::vector<proto::Envelope::BodyCase>{
                          member == "scheduler-0" ? Kind::kPassStart : Kind::kSubRoundStart});
     }
@@ -365,21 +371,24 @@ TEST_CASE(
     f.h_.Advance(2);
     f.CompletePass(2, 0);
     f.CompletePass(2, 1);  // iteration 2 ends with a checkpoint due: the state is asked for
-    auto state = [&](const std::string& member, const std::string& name, bool more) {
+    auto state = [&](const std::string& member, const std::string& name, uint32_t part, bool more) {
       auto e = MakeEnvelope("");
       e.mutable_static_output()->set_state(true);
       e.mutable_static_output()->add_pieces()->set_name(name);
       e.mutable_static_output()->set_more(more);
+      e.mutable_static_output()->set_part(part);
       f.Deliver(member, e);
     };
     REQUIRE(f.h_.Kinds("worker-1").back() == Kind::kStateRequest);
     f.PassStarts();  // drained
-    state("scheduler-0", "s", false);
-    state("worker-0", "w0", false);
-    state("worker-1", "w1a", true);
-    CHECK(f.PassStarts().empty());  // still collecting
+    state("scheduler-0", "s", 0, false);
+    state("worker-0", "w0", 0, false);
+    state("worker-1", "w1a", 0, true);
+    state("worker-1", "w1a", 0, true);  // a repeat: dropped
+    CHECK(f.PassStarts().empty());      // still collecting
     CHECK(f.job_->checkpoints_collected() == 0);
-    state("worker-1", "w1b", false);
+    state("worker-1", "w1b", 1, false);
+    state("worker-1", "w1b", 1, false);  // after the last: dropped
     CHECK(f.job_->checkpoints_collected() == 1);
     CHECK(f.PassStarts() == std::vector<std::pair<uint64_t, uint32_t>>{{3, 0}});
     const auto taken = f.job_->TakeCheckpoint(f.h_.now());
