@@ -215,10 +215,7 @@ void LdaShard::CountDocRows() {
   std::vector<uint32_t> zdoc;
   if (mh_ == nullptr) zdoc.resize(z_.size());
   std::vector<uint32_t>& by_doc = mh_ != nullptr ? doc_z_ : zdoc;
-  for (size_t s = 0; s + 1 < seg_begin_.size(); ++s) {
-    const uint64_t base = doc_start_[seg_doc_[s]];
-    for (uint64_t i = seg_begin_[s]; i < seg_begin_[s + 1]; ++i) by_doc[base + doc_pos_[i]] = z_[i];
-  }
+  ForEachDocPlace([&](uint64_t i, uint64_t t) { by_doc[t] = z_[i]; });
   doc_rows_.assign(doc_len_.size(), {});
   std::vector<int32_t> ndk(topics_, 0);
   std::vector<uint32_t> present;
@@ -237,10 +234,7 @@ void LdaShard::CountDocRows() {
 
 void LdaShard::SaveState(std::vector<proto::OutputPiece>& out) const {
   std::vector<uint32_t> zdoc(z_.size());  // the topics in document order
-  for (size_t s = 0; s + 1 < seg_begin_.size(); ++s) {
-    const uint64_t base = doc_start_[seg_doc_[s]];
-    for (uint64_t i = seg_begin_[s]; i < seg_begin_[s + 1]; ++i) zdoc[base + doc_pos_[i]] = z_[i];
-  }
+  ForEachDocPlace([&](uint64_t i, uint64_t t) { zdoc[t] = z_[i]; });
   for (uint64_t from = 0; from < zdoc.size(); from += state_piece_ints_) {
     const uint64_t to = std::min<uint64_t>(zdoc.size(), from + state_piece_ints_);
     proto::OutputPiece& piece = out.emplace_back();
@@ -288,10 +282,7 @@ Status LdaShard::RestoreState(const StatePieces& pieces) {
     return Status::InvalidArgument(fmt::format(
         "lda checkpoint: {} of the {} tokens from {} are there", covered, n, first_token_));
   }
-  for (size_t s = 0; s + 1 < seg_begin_.size(); ++s) {
-    const uint64_t base = doc_start_[seg_doc_[s]];
-    for (uint64_t i = seg_begin_[s]; i < seg_begin_[s + 1]; ++i) z_[i] = zdoc[base + doc_pos_[i]];
-  }
+  ForEachDocPlace([&](uint64_t i, uint64_t t) { z_[i] = zdoc[t]; });
   CountDocRows();
   return Status::Ok();
 }

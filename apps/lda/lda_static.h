@@ -155,6 +155,15 @@ class LdaShard final : public StaticShard {
  private:
   // Recounts doc_rows_ (and, for mh, doc_z_) from z_.
   void CountDocRows();
+  // Calls f(i, t) for every token of the shard: i its place in z_ (block order), t its place in
+  // the shard's document order.
+  template <typename F>
+  void ForEachDocPlace(F&& f) const {
+    for (size_t s = 0; s + 1 < seg_begin_.size(); ++s) {
+      const uint64_t base = doc_start_[seg_doc_[s]];
+      for (uint64_t i = seg_begin_[s]; i < seg_begin_[s + 1]; ++i) f(i, base + doc_pos_[i]);
+    }
+  }
   Status Sample(const StaticStep& step, StaticBlock& block, std::span<double> delta);
   Status SampleMh(const StaticStep& step, StaticBlock& block, std::span<double> delta);
   void Evaluate(const StaticStep& step, uint32_t block);
