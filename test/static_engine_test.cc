@@ -387,4 +387,35 @@ TEST_CASE(
   CHECK(lda_summary["tokens"].get<double>() == 400 * 30);
 }
 
+TEST_CASE(
+    "mf ccd with a scheduler killed mid-job resumes from its last checkpoint on the scheduler left "
+    "and equals the CCD++ reference to 1e-9",
+    "[static][cluster][recovery]") {
+  TempDir dir;
+  const auto data = dir.Write("r.mtx", RatingsText(120, 80, 8, 1));
+  const auto reference = CcdReference(data, 8);
+  auto spec = MfSpec(data, "ccd");
+  spec.mutable_static_engine()->set_iterations(8);
+  spec.mutable_recovery()->set_max_recoveries(1);
+  spec.mutable_recovery()->set_recovery_wait_s(0);
+  spec.mutable_recovery()->set_checkpoint_every_s(1e-9);  // after every iteration
+  // Rank 4, one inner iteration: 13 passes an iteration (1 in iteration 0). Scheduler 1's 30th
+  // PassDone is in iteration 3, after the checkpoint of iteration 2.
+  auto run = RunOnCluster(spec, 2, 3, {}, [](const std::string& id, FaultInjectingTransport& t) {
+    if (id == "scheduler-1") t.KillAt(SendsOf(proto::Envelope::kPassDone), 30);
+  });
+  REQUIRE(run.info.state() == proto::JOB_SUCCEEDED);
+  REQUIRE(run.info.recoveries_size() == 1);
+  CHECK_THAT(run.info.recoveries(0).cause(), Catch::Contains("scheduler-1"));
+  CHECK(run.info.recoveries(0).checkpoint_round() >= 2);
+  CHECK(run.info.schedulers() == 1);
+  CHECK(run.info.iteration() == 8);
+  auto W = mf::ReadArrayMtx(dir.Write("W.mtx", run.files.at("W.mtx")));
+  auto H = mf::ReadArrayMtx(dir.Write("H.mtx", run.files.at("H.mtx")));
+  REQUIRE(W.ok());
+  REQUIRE(H.ok());
+  CHECK(MaxRelDiff(*W, reference.model.W) < 1e-9);
+  CHECK(MaxRelDiff(*H, reference.model.H) < 1e-9);
+}
+
 }  // namespace strads
