@@ -1030,14 +1030,21 @@ assert_alive_but() {
   done
 }
 
-# assert_members N ABSENT...: `strads status` lists N members, none of the ids ABSENT.
+# assert_members N ABSENT...: `strads status` lists N members, none of the ids ABSENT, within
+# 10 s: a member is dropped when its heartbeats stop (5 s), and a job can fail sooner than that
+# (a peer's send to the dead member times out after 1 s).
 assert_members() {
-  cli status --json
-  python3 -c '
+  local deadline=$((SECONDS + 10))
+  while :; do
+    cli status --json
+    python3 -c '
 import json, sys
 ids = [m["id"] for m in json.loads(sys.argv[1])["members"]]
 assert len(ids) == int(sys.argv[2]) and not set(sys.argv[3:]) & set(ids), ids
-' "$OUT" "$@" || fail "expected $1 members, without ${*:2}: $OUT"
+' "$OUT" "$@" 2>/dev/null && return 0
+    ((SECONDS < deadline)) || fail "expected $1 members, without ${*:2}, within 10 s: $OUT"
+    sleep 0.5
+  done
 }
 
 # log_recovery_times STATES: logs the times from VICTIM_T to the coordinator's first "lost a
