@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "engine/dynamic_app.h"
+#include "engine/share_passes.h"
 
 namespace strads::margin {
 
@@ -224,18 +225,20 @@ class MarginShard : public MarginRows<ShardModel, RowLoss> {
 using CoordinateStep = std::function<double(double g, double h, double sq_norm, double w)>;
 
 // Column layout: the owned full columns and the margins over every row. A share of a chord is
-// exact cyclic coordinate descent on the replica (each step from g_j and h_j under the margins as
-// moved by the steps before it); an undo log of the rows it touched then restores the replica bit
-// for bit and gives the change of the margins.
+// exact cyclic coordinate descent on the replica in up to --inner-passes passes (each step from g_j
+// and h_j under the margins as moved by the steps before it); an undo log of the rows it touched
+// then restores the replica bit for bit and gives the change of the margins.
 template <class RowLoss>
 class MarginColumnModel : public MarginRows<ColumnModel, RowLoss> {
   using Base = MarginRows<ColumnModel, RowLoss>;
 
  public:
   // REQUIRES: data.y holds +/-1 (see ToSignedLabels).
-  MarginColumnModel(Dataset columns, LabelCounts labels, CoordinateStep step)
+  MarginColumnModel(Dataset columns, LabelCounts labels, CoordinateStep step,
+                    SharePasses passes = {})
       : Base(std::move(columns), labels),
         step_(std::move(step)),
+        passes_(passes),
         sq_norm_(static_cast<size_t>(this->data_.x.cols())),
         saved_(static_cast<size_t>(this->data_.x.rows()), 0) {
     for (int64_t j = 0; j < this->data_.x.cols(); ++j) {
@@ -246,17 +249,17 @@ class MarginColumnModel : public MarginRows<ColumnModel, RowLoss> {
   void Update(std::span<const uint64_t> ids, std::span<const double> values,
               std::vector<double>& updated, DeltaAccumulator& change) override {
     const double loss_before = this->loss_;
-    for (size_t k = 0; k < ids.size(); ++k) {
+    const size_t first = updated.size();
+    updated.insert(updated.end(), values.begin(), values.end());
+    std::span<double> w(updated.data() + first, values.size());
+    RunSharePasses(ids.size(), passes_, [&](size_t k) {
       const uint64_t j = ids[k];
-      if (!this->Holds(j)) {
-        updated.push_back(values[k]);
-        continue;
-      }
+      if (!this->Holds(j)) return 0.0;
       const auto [g, h] = this->Stats(j);
-      const double w = step_(g, h, sq_norm_[j], values[k]);
-      updated.push_back(w);
-      const double d = w - values[k];
-      if (d == 0.0) continue;
+      const double next = step_(g, h, sq_norm_[j], w[k]);
+      const double d = next - w[k];
+      w[k] = next;
+      if (d == 0.0) return 0.0;
       for (SparseColMatrix::InnerIterator it(this->data_.x, static_cast<int64_t>(j)); it; ++it) {
         const auto i = static_cast<size_t>(it.index());
         if (!saved_[i]) {
@@ -266,7 +269,8 @@ class MarginColumnModel : public MarginRows<ColumnModel, RowLoss> {
         this->margin_[it.index()] += it.value() * d;
         this->EvalDerivatives(i);  // undone below: the loss is not needed
       }
-    }
+      return std::abs(d);
+    });
     for (const Saved& s : undo_) {
       const auto row = static_cast<int64_t>(s.row);
       change.Add(s.row, this->margin_[row] - s.margin);
@@ -320,6 +324,7 @@ class MarginColumnModel : public MarginRows<ColumnModel, RowLoss> {
   };
 
   CoordinateStep step_;
+  SharePasses passes_;
   std::vector<double> sq_norm_;  // by column
   std::vector<char> saved_;      // by row: in undo_
   std::vector<Saved> undo_;
@@ -336,11 +341,12 @@ Result<std::unique_ptr<ShardModel>> MakeMarginShard(Dataset shard) {
 
 // Converts the labels of every row and builds the MarginColumnModel of the owned columns.
 template <class Loss>
-Result<std::unique_ptr<ColumnModel>> MakeMarginColumnModel(Dataset columns, CoordinateStep step) {
+Result<std::unique_ptr<ColumnModel>> MakeMarginColumnModel(Dataset columns, CoordinateStep step,
+                                                           SharePasses passes) {
   auto labels = ToSignedLabels(columns.y, columns.first_row, columns.path);
   if (!labels.ok()) return labels.status();
-  return std::unique_ptr<ColumnModel>(
-      std::make_unique<MarginColumnModel<Loss>>(std::move(columns), *labels, std::move(step)));
+  return std::unique_ptr<ColumnModel>(std::make_unique<MarginColumnModel<Loss>>(
+      std::move(columns), *labels, std::move(step), passes));
 }
 
 // "training_accuracy" and "label_mapping" from the summed Metrics of MarginShard.

@@ -1,5 +1,6 @@
 #include "engine/dynamic_spec.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "engine/app.h"
@@ -8,6 +9,13 @@
 namespace strads {
 
 namespace po = boost::program_options;
+
+namespace {
+// Measured (docs/benchmarks.md, 2026-11-26): with 4 passes and chords of 2048 a 1-worker Lasso
+// job reaches 1e-6 of F* in 0.7x the time of 1 pass and chords of 1024 (daemons 0.6x), L1-LR
+// 1e-3 in 0.5x; the second to fourth passes cost cache-warm arithmetic only.
+constexpr uint32_t kDefaultInnerPasses = 4;
+}  // namespace
 
 po::options_description DynamicEngineOptions() {
   po::options_description d("dynamic engine (SAP)");
@@ -21,7 +29,7 @@ po::options_description DynamicEngineOptions() {
       "when rows far outnumber features)")(
       "chord-size", po::value<uint32_t>()->default_value(0),
       "B: at most this many parameters updated in parallel per round (0 = by layout: rows 32, "
-      "columns 1024)")("candidates", po::value<uint32_t>()->default_value(0),
+      "columns 2048)")("candidates", po::value<uint32_t>()->default_value(0),
                        "P': candidates drawn per round (0 = 2 x chord-size)")(
       "rho", po::value<double>(),
       "dependency threshold: chord members have |corr| <= rho (default by layout: rows 0.1; "
@@ -42,6 +50,10 @@ po::options_description DynamicEngineOptions() {
       "trace-every", po::value<double>()->default_value(1.0, "1"),
       "seconds between trace.csv rows between checks (columns: the exact objective, from the "
       "coordinator's replica; rows: the workers' latest losses)")(
+      "inner-passes", po::value<uint32_t>()->default_value(kDefaultInnerPasses),
+      "columns: at most this many passes a worker makes over its share of a chord in one round "
+      "(more exact descent, no more messages; a pass is repeated only while the one before "
+      "moved a parameter by more than 1/10 of the first pass's largest move)")(
       "dual-pipeline", po::bool_switch(),
       "--layout rows, dynamic schedule with D > 1: the more impactful half of every chord waits "
       "for fresh "
@@ -94,13 +106,22 @@ Status DynamicSpecFromOptions(const po::variables_map& vm, proto::JobSpec& spec)
     return Status::InvalidArgument("--trace-every must be a positive number of seconds");
   }
   d.set_trace_every_s(trace_every);
+  d.set_inner_passes(vm["inner-passes"].as<uint32_t>());
   return Status::Ok();
+}
+
+SharePasses SharePassesOf(const proto::DynamicEngineSpec& d) {
+  SharePasses rule;
+  rule.max_passes = std::max<uint32_t>(d.inner_passes(), 1);
+  return rule;
 }
 
 uint32_t DefaultChordSize(proto::Layout layout) {
   // Row layout: every update costs a global reduction, so small chords keep the filter cheap.
-  // Column layout: a worker applies its share sequentially, so a round can carry many updates.
-  return layout == proto::LAYOUT_COLUMNS ? 1024 : 32;
+  // Column layout: a worker applies its share sequentially (in up to --inner-passes passes), so
+  // a round can carry many updates; 2048 with 4 passes measured best of 1024-4096 x 1-8 on the
+  // Lasso and L1-LR benchmarks (docs/benchmarks.md).
+  return layout == proto::LAYOUT_COLUMNS ? 2048 : 32;
 }
 
 double DefaultRho(proto::Layout layout) {
@@ -130,6 +151,9 @@ Status ValidateDynamicSpec(const proto::JobSpec& spec) {
   }
   if (d.chord_size() < 1 || d.chord_size() > 100000) {
     return Status::InvalidArgument("--chord-size must be in [1, 100000]");
+  }
+  if (d.inner_passes() > 100) {
+    return Status::InvalidArgument("--inner-passes must be in [1, 100]");
   }
   if (d.candidates() < 1 || d.candidates() > 1000000) {
     return Status::InvalidArgument("--candidates must be in [1, 1000000]");

@@ -6,6 +6,7 @@
 #include <boost/program_options.hpp>
 
 #include "common/status.h"
+#include "engine/share_passes.h"
 #include "strads.pb.h"
 
 namespace strads {
@@ -13,7 +14,8 @@ namespace strads {
 class DynamicApp;
 
 // --format, --labels, --layout, --chord-size, --candidates, --rho, --eta, --schedule, --tolerance,
-// --max-updates, --pipeline-depth, --check-every, --dual-pipeline, with defaults and help.
+// --max-updates, --pipeline-depth, --check-every, --trace-every, --inner-passes, --dual-pipeline,
+// with defaults and help.
 boost::program_options::options_description DynamicEngineOptions();
 
 // Sets spec.dynamic() from options parsed with DynamicEngineOptions() (paths made absolute).
@@ -23,12 +25,15 @@ boost::program_options::options_description DynamicEngineOptions();
 Status DynamicSpecFromOptions(const boost::program_options::variables_map& options,
                               proto::JobSpec& spec);
 
-// The chord size when --chord-size is 0: 32 for the row layout, 1024 for the column layout.
+// The chord size when --chord-size is 0: 32 for the row layout, 2048 for the column layout.
 uint32_t DefaultChordSize(proto::Layout layout);
 // --rho when it is not given: 0.1 for the row layout, 1 (no filter) for the column layout.
 double DefaultRho(proto::Layout layout);
 // The pipeline depth when --pipeline-depth is 0: 2 for the row layout, 1 for the column layout.
 uint32_t DefaultPipelineDepth(proto::Layout layout);
+
+// The passes a column-layout worker makes over its share per round (--inner-passes; 0 = 1).
+SharePasses SharePassesOf(const proto::DynamicEngineSpec& d);
 
 // Checks spec.dynamic(): present, format known, sizes and thresholds in range.
 Status ValidateDynamicSpec(const proto::JobSpec& spec);

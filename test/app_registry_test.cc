@@ -110,8 +110,9 @@ TEST_CASE("A job's options are the common ones, its engine's and its app's: no o
   CHECK(lasso->has_dynamic());
   CHECK(lasso->lasso().lambda() == 0.5);
   CHECK(lasso->dynamic().layout() == proto::LAYOUT_COLUMNS);  // the default
-  CHECK(lasso->dynamic().chord_size() == 1024);
-  CHECK(lasso->dynamic().candidates() == 2048);  // 0 = 2 x chord size
+  CHECK(lasso->dynamic().chord_size() == 2048);
+  CHECK(lasso->dynamic().inner_passes() == 4);
+  CHECK(lasso->dynamic().candidates() == 4096);  // 0 = 2 x chord size
   CHECK(lasso->dynamic().pipeline_depth() == 1);
   CHECK(lasso->dynamic().rho() == 1.0);  // no filter: the combined step is line-searched
   CHECK(lasso->flags().at("lambda") == "0.5");

@@ -16,6 +16,7 @@
 #include "common/column_selection.h"
 #include "engine/dependency_filter.h"
 #include "engine/job_spec.h"
+#include "engine/share_passes.h"
 #include "engine/shared_replica.h"
 #include "engine/vector_delta.h"
 
@@ -180,6 +181,84 @@ TEST_CASE("LassoColumnModel::Update is sequential coordinate descent and leaves 
   model.Gradient(0, 15, g);
   for (uint64_t j = 0; j < 15; ++j) {
     CHECK(g[j] == Approx(-Eigen::VectorXd(data.x.col(j)).dot(r)).margin(1e-12));
+  }
+}
+
+TEST_CASE("RunSharePasses repeats a share while a pass still moves, at most max_passes times",
+          "[columns]") {
+  SharePasses rule;
+  rule.max_passes = 5;
+  rule.settle = 0.1;
+  // Moves that shrink 4x a pass: passes 1 (1.0), 2 (0.25), 3 (0.0625 <= 0.1: settled).
+  int calls = 0;
+  double scale = 1.0;
+  CHECK(RunSharePasses(2, rule, [&](size_t k) {
+          ++calls;
+          const double move = scale;
+          if (k == 1) scale /= 4;
+          return move;
+        }) == 3);
+  CHECK(calls == 6);
+  // Nothing moves: one pass.
+  CHECK(RunSharePasses(3, rule, [](size_t) { return 0.0; }) == 1);
+  // Never settles: max_passes.
+  CHECK(RunSharePasses(3, rule, [](size_t) { return 1.0; }) == 5);
+  // No parameters: no pass; max_passes 0 counts as 1.
+  CHECK(RunSharePasses(0, rule, [](size_t) { return 1.0; }) == 0);
+  rule.max_passes = 0;
+  CHECK(RunSharePasses(1, rule, [](size_t) { return 1.0; }) == 1);
+}
+
+TEST_CASE("LassoColumnModel with --inner-passes repeats its share as cyclic descent would",
+          "[columns]") {
+  const Dataset data = SmallProblem();
+  const double lambda = 0.05;
+  for (uint32_t passes : {1u, 2u, 6u}) {
+    CAPTURE(passes);
+    proto::JobSpec spec;
+    spec.mutable_lasso()->set_lambda(lambda);
+    spec.mutable_dynamic()->set_inner_passes(passes);
+    LassoApp app;
+    auto made = app.MakeColumnModel(data, spec);
+    REQUIRE(made.ok());
+    ColumnModel& model = **made;
+    const double loss_before = model.Loss();
+
+    const std::vector<uint64_t> ids{3, 0, 7, 11, 5, 2, 9, 14, 1, 8};
+    const std::vector<double> values(ids.size(), 0.0);
+    std::vector<double> updated{42.0};  // appended after what is there
+    DeltaAccumulator change(model.shared_size());
+    model.Update(ids, values, updated, change);
+    CHECK(model.Loss() == loss_before);  // the replica is untouched
+
+    // By hand: cyclic passes under the same rule (SharePasses' settle of 0.1).
+    Eigen::VectorXd r = data.y;
+    std::vector<double> beta(ids.size(), 0.0);
+    double first = 0.0;
+    uint32_t made_passes = 0;
+    for (uint32_t p = 0; p < passes; ++p) {
+      double largest = 0.0;
+      for (size_t k = 0; k < ids.size(); ++k) {
+        const Eigen::VectorXd col = data.x.col(static_cast<int64_t>(ids[k]));
+        const double next = lasso::CoordinateUpdate(col.dot(r), col.squaredNorm(), beta[k], lambda);
+        r -= col * (next - beta[k]);
+        largest = std::max(largest, std::abs(next - beta[k]));
+        beta[k] = next;
+      }
+      ++made_passes;
+      if (p == 0) first = largest;
+      if (largest == 0.0 || (p > 0 && largest <= 0.1 * first)) break;
+    }
+    if (passes == 6) CHECK(made_passes >= 3);  // the case exercises repeated passes
+    REQUIRE(updated.size() == ids.size() + 1);
+    CHECK(updated[0] == 42.0);
+    for (size_t k = 0; k < ids.size(); ++k) {
+      CHECK(updated[k + 1] == Approx(beta[k]).epsilon(1e-12).margin(1e-14));
+    }
+    proto::VectorDelta d;
+    change.Take(d);
+    model.ApplyShared(d);
+    CHECK(model.ExactLoss() == Approx(0.5 * r.squaredNorm()).epsilon(1e-12));
   }
 }
 

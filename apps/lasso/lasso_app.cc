@@ -4,6 +4,8 @@
 
 #include "apps/lasso/lasso_update.h"
 #include "apps/linear_model_options.h"
+#include "engine/dynamic_spec.h"
+#include "engine/share_passes.h"
 
 namespace strads {
 namespace {
@@ -73,13 +75,14 @@ class LassoShard : public LassoResidualModel<ShardModel> {
 };
 
 // Column layout: full owned columns and the residual over every row. A share of a chord is exact
-// cyclic coordinate descent on the replica; an undo log of the rows it touched then restores the
-// replica bit for bit and gives the change.
+// cyclic coordinate descent on the replica, in up to --inner-passes passes; an undo log of the rows
+// it touched then restores the replica bit for bit and gives the change.
 class LassoColumnModel : public LassoResidualModel<ColumnModel> {
  public:
-  LassoColumnModel(Dataset columns, double lambda)
+  LassoColumnModel(Dataset columns, double lambda, SharePasses passes)
       : LassoResidualModel(std::move(columns)),
         lambda_(lambda),
+        passes_(passes),
         sq_norm_(static_cast<size_t>(data_.x.cols())),
         saved_(static_cast<size_t>(data_.x.rows()), 0) {
     for (int64_t j = 0; j < data_.x.cols(); ++j) sq_norm_[j] = data_.x.col(j).squaredNorm();
@@ -87,16 +90,16 @@ class LassoColumnModel : public LassoResidualModel<ColumnModel> {
 
   void Update(std::span<const uint64_t> ids, std::span<const double> values,
               std::vector<double>& updated, DeltaAccumulator& change) override {
-    for (size_t k = 0; k < ids.size(); ++k) {
+    const size_t first = updated.size();
+    updated.insert(updated.end(), values.begin(), values.end());
+    std::span<double> beta(updated.data() + first, values.size());
+    RunSharePasses(ids.size(), passes_, [&](size_t k) {
       const uint64_t j = ids[k];
-      if (!Holds(j)) {
-        updated.push_back(values[k]);
-        continue;
-      }
-      const double beta = lasso::CoordinateUpdate(Dot(j), sq_norm_[j], values[k], lambda_);
-      updated.push_back(beta);
-      const double d = beta - values[k];
-      if (d == 0.0) continue;
+      if (!Holds(j)) return 0.0;
+      const double next = lasso::CoordinateUpdate(Dot(j), sq_norm_[j], beta[k], lambda_);
+      const double d = next - beta[k];
+      beta[k] = next;
+      if (d == 0.0) return 0.0;
       for (SparseColMatrix::InnerIterator it(data_.x, static_cast<int64_t>(j)); it; ++it) {
         const int64_t row = it.index();
         if (!saved_[row]) {
@@ -105,7 +108,8 @@ class LassoColumnModel : public LassoResidualModel<ColumnModel> {
         }
         residual_[row] -= it.value() * d;
       }
-    }
+      return std::abs(d);
+    });
     for (const auto& [row, old] : undo_) {
       change.Add(static_cast<uint64_t>(row), residual_[row] - old);
       residual_[row] = old;
@@ -141,6 +145,7 @@ class LassoColumnModel : public LassoResidualModel<ColumnModel> {
 
  private:
   double lambda_;
+  SharePasses passes_;
   std::vector<double> sq_norm_;                   // by column
   std::vector<char> saved_;                       // by row: in undo_
   std::vector<std::pair<int64_t, double>> undo_;  // (row, residual before this share)
@@ -185,8 +190,8 @@ Result<std::unique_ptr<ShardModel>> LassoApp::MakeShard(Dataset shard,
 
 Result<std::unique_ptr<ColumnModel>> LassoApp::MakeColumnModel(Dataset columns,
                                                                const proto::JobSpec& spec) const {
-  return std::unique_ptr<ColumnModel>(
-      std::make_unique<LassoColumnModel>(std::move(columns), spec.lasso().lambda()));
+  return std::unique_ptr<ColumnModel>(std::make_unique<LassoColumnModel>(
+      std::move(columns), spec.lasso().lambda(), SharePassesOf(spec.dynamic())));
 }
 
 double LassoApp::Pull(std::span<const double> stats, double sq_norm, double value,

@@ -6,6 +6,7 @@
 #include "apps/linear_model_options.h"
 #include "apps/logistic/logistic_update.h"
 #include "apps/margin_model.h"
+#include "engine/dynamic_spec.h"
 
 namespace strads {
 
@@ -50,9 +51,11 @@ Result<std::unique_ptr<ColumnModel>> LogisticApp::MakeColumnModel(
     Dataset columns, const proto::JobSpec& spec) const {
   const double lambda = spec.logistic().lambda();
   return margin::MakeMarginColumnModel<logistic::LogisticLoss>(
-      std::move(columns), [lambda](double g, double h, double sq_norm, double w) {
+      std::move(columns),
+      [lambda](double g, double h, double sq_norm, double w) {
         return logistic::CoordinateUpdate(g, h, sq_norm, w, lambda);
-      });
+      },
+      SharePassesOf(spec.dynamic()));
 }
 
 double LogisticApp::Pull(std::span<const double> stats, double sq_norm, double value,

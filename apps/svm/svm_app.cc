@@ -5,6 +5,7 @@
 #include "apps/linear_model_options.h"
 #include "apps/margin_model.h"
 #include "apps/svm/svm_update.h"
+#include "engine/dynamic_spec.h"
 
 namespace strads {
 namespace {
@@ -68,9 +69,11 @@ Result<std::unique_ptr<ColumnModel>> SvmApp::MakeColumnModel(Dataset columns,
   const double lambda = spec.svm().lambda();
   const svm::Penalty penalty = PenaltyOf(spec);
   return margin::MakeMarginColumnModel<svm::SquaredHingeLoss>(
-      std::move(columns), [lambda, penalty](double g, double h, double sq_norm, double w) {
+      std::move(columns),
+      [lambda, penalty](double g, double h, double sq_norm, double w) {
         return svm::CoordinateUpdate(g, h, sq_norm, w, lambda, penalty);
-      });
+      },
+      SharePassesOf(spec.dynamic()));
 }
 
 double SvmApp::Pull(std::span<const double> stats, double sq_norm, double value,
