@@ -7,14 +7,18 @@
 #             synthetic: strads-gen 20000 x 20000 (groups of 10 correlated features sharing a
 #             row support, density 0.002, 2000 true nonzeros), y thresholded at its median -> +-1;
 #             breast-cancer (if python3-sklearn ships it): 569 x 30 standardised + constant column.
+#   digits    dense images: sklearn's digits (1797 x 64 pixels in [0, 1] + constant column, 52 %
+#             nonzero), +1 = digit 5..9; L1-LR and the L1 squared-hinge SVM,
+#             F(w) = sum max(0, 1 - y x^T w)^2 + lam ||w||_1 (breast-cancer runs both as well).
 #   lasso     F(w) = 1/2 ||y - Xw||^2 + lam ||w||_1: strads-gen --rows 1000 --features 20000
 #             --density 0.05 --seed 1.
 # lam = FRACTION * lambda_max; no intercept anywhere.
 #
 # Tools (each skipped with a message when absent; none is in deploy/install-deps.sh; Debian 12:
 # apt-get install liblinear-tools python3-sklearn r-cran-glmnet):
-#   liblinear-train -s 6 -c 1/lam -B -1 -e EPS           (||w||_1 + C sum loss  =>  C = 1/lam)
+#   liblinear-train -s 6 (svm: -s 5) -c 1/lam -B -1 -e EPS (||w||_1 + C sum loss  =>  C = 1/lam)
 #   sklearn LogisticRegression(penalty='l1', solver='liblinear'|'saga', C=1/lam, fit_intercept=False)
+#   sklearn LinearSVC(penalty='l1', loss='squared_hinge', dual=False, C=1/lam, fit_intercept=False)
 #   sklearn Lasso(alpha=lam/n, fit_intercept=False)      (1/(2n)||y-Xw||^2 + alpha||w||_1)
 #   glmnet(x, y, family, alpha=1, lambda=lam/n, intercept=FALSE, standardize=FALSE, thresh=T)
 #             (binomial: -(1/n) loglik + lambda ||w||_1; gaussian: 1/(2n) RSS + lambda ||w||_1)
@@ -30,10 +34,12 @@
 # Usage: deploy/compare-tools.sh [options]
 #   --dir DIR              data and results (default /tmp/strads-compare)
 #   --bin-dir DIR          strads binaries (default build/bin beside deploy/)
-#   --problems LIST        comma list of logistic,breast-cancer,lasso (default: all)
+#   --problems LIST        comma list of logistic,breast-cancer,digits,lasso (default: all)
 #   --logistic-fraction F  logistic lam = F * lambda_max (default 0.1)
 #   --lasso-fraction F     lasso lam = F * lambda_max (default 0.1)
 #   --max-seconds S        limit of each strads run (default 60)
+#   --lasso-data FILE      the lasso problem's data (default: the synthetic 1000 x 20,000)
+#   --eps E                the tables' target: F <= F* (1 + E) (default 1e-3)
 #   --lock FILE            CPU lock (default /tmp/strads-cpu.lock)
 set -euo pipefail
 
@@ -42,11 +48,13 @@ REPO=$(cd -- "$SCRIPT_DIR/.." && pwd)
 HELPER=$REPO/docs/compare/compare_tools.py
 BIN=$REPO/build/bin
 DIR=/tmp/strads-compare
-PROBLEMS=logistic,breast-cancer,lasso
+PROBLEMS=logistic,breast-cancer,digits,lasso
 LOG_FRACTION=0.1
 LASSO_FRACTION=0.1
 MAX_SECONDS=60
 LOCK=/tmp/strads-cpu.lock
+LASSO_DATA=""
+EPS=1e-3
 
 while (($#)); do
   case $1 in
@@ -57,6 +65,8 @@ while (($#)); do
     --lasso-fraction) LASSO_FRACTION=$2; shift 2 ;;
     --max-seconds) MAX_SECONDS=$2; shift 2 ;;
     --lock) LOCK=$2; shift 2 ;;
+    --lasso-data) LASSO_DATA=$2; shift 2 ;;
+    --eps) EPS=$2; shift 2 ;;
     -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "compare-tools.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
@@ -98,35 +108,43 @@ run_strads() { # RESULTS NAME APP DATA LAMBDA WORKERS
     --trace-every 0.002 --output "$res/$name"
 }
 
-classification() { # NAME DATA
-  local name=$1 data=$2 res=$DIR/results-$1
+classification() { # NAME DATA [APP: logistic (default) | svm]
+  local name=$1 data=$2 app=${3:-logistic} res=$DIR/results-$1
+  [[ $app == logistic ]] || res=$DIR/results-$1-$app
   rm -rf -- "$res"; mkdir -p "$res"
-  local lmax lam n
-  lmax=$(helper lambda-max logistic "$data")
+  local lmax lam title
+  lmax=$(helper lambda-max "$app" "$data")
   lam=$(python3 -c 'import sys; print(repr(float(sys.argv[1]) * float(sys.argv[2])))' "$LOG_FRACTION" "$lmax")
-  echo "== [$name] L1-LR: lambda = $LOG_FRACTION * lambda_max ($lmax) = $lam; liblinear/sklearn C = 1/lambda" >&2
+  title="L1-regularised logistic regression"
+  [[ $app == svm ]] && title="L1-regularised squared-hinge SVM"
+  echo "== [$name] $title: lambda = $LOG_FRACTION * lambda_max ($lmax) = $lam; liblinear/sklearn C = 1/lambda" >&2
   echo "$lam" >"$res/lambda"
   if ((HAVE_LIBLINEAR)); then
-    echo "== [$name] liblinear-train -s 6 -c 1/lambda -B -1 -e ..." >&2
-    timed "$PY" "$HELPER" liblinear "$data" "$lam" 0.1,0.03,0.01,0.003,0.001,0.0001,0.00001,0.000001 "$res"
+    echo "== [$name] liblinear-train -s $([[ $app == svm ]] && echo 5 || echo 6) -c 1/lambda -B -1 -e ..." >&2
+    timed "$PY" "$HELPER" liblinear "$data" "$lam" 0.1,0.03,0.01,0.003,0.001,0.0001,0.00001,0.000001 "$res" --app "$app"
   fi
   if ((HAVE_SKLEARN)); then
-    echo "== [$name] sklearn LogisticRegression(l1, liblinear)" >&2
-    timed "$PY" "$HELPER" sklearn liblinear "$data" "$lam" 0.1,0.03,0.01,0.003,0.001,0.0001,0.00001,0.000001 "$res"
-    echo "== [$name] sklearn LogisticRegression(l1, saga)" >&2
-    timed "$PY" "$HELPER" sklearn saga "$data" "$lam" 0.01,0.001,0.0001,0.00001 "$res" --max-iter 2000 --max-seconds 60
+    if [[ $app == svm ]]; then
+      echo "== [$name] sklearn LinearSVC(l1, squared_hinge, dual=False)" >&2
+      timed "$PY" "$HELPER" sklearn linearsvc "$data" "$lam" 0.1,0.01,0.001,0.0001,0.00001,0.000001 "$res"
+    else
+      echo "== [$name] sklearn LogisticRegression(l1, liblinear)" >&2
+      timed "$PY" "$HELPER" sklearn liblinear "$data" "$lam" 0.1,0.03,0.01,0.003,0.001,0.0001,0.00001,0.000001 "$res"
+      echo "== [$name] sklearn LogisticRegression(l1, saga)" >&2
+      timed "$PY" "$HELPER" sklearn saga "$data" "$lam" 0.01,0.001,0.0001,0.00001 "$res" --max-iter 2000 --max-seconds 60
+    fi
   fi
-  if ((HAVE_GLMNET)); then
+  if ((HAVE_GLMNET)) && [[ $app == logistic ]]; then
     helper to-mm "$data" "$res/x.mtx" "$res/y.txt"
     echo "== [$name] glmnet binomial, lambda = lambda / n" >&2
     timed "$PY" "$HELPER" glmnet binomial "$data" "$res/x.mtx" "$res/y.txt" "$lam" 1e-4,1e-5,1e-6,1e-7,1e-8,1e-10 "$res"
   fi
-  run_strads "$res" strads-1x1 logistic "$data" "$lam" 1
-  run_strads "$res" strads-1x2 logistic "$data" "$lam" 2
+  run_strads "$res" strads-1x1 "$app" "$data" "$lam" 1
+  run_strads "$res" strads-1x2 "$app" "$data" "$lam" 2
   echo >&2
-  echo "### L1-regularised logistic regression: $name ($data), lambda = $LOG_FRACTION x lambda_max = $lam"
+  echo "### $title: $name ($data), lambda = $LOG_FRACTION x lambda_max = $lam"
   echo
-  helper table "$res" --baseline liblinear-train
+  helper table "$res" --baseline liblinear-train --eps "$EPS"
   echo
 }
 
@@ -155,7 +173,7 @@ regression() { # NAME DATA
   echo >&2
   echo "### Lasso: $name ($data), lambda = $LASSO_FRACTION x lambda_max = $lam"
   echo
-  helper table "$res"
+  helper table "$res" --eps "$EPS"
   echo
 }
 
@@ -172,12 +190,27 @@ if has_problem breast-cancer; then
   if [[ -n $SRC && -s $SRC ]]; then
     helper breast-cancer "$SRC" "$DIR/breast-cancer.libsvm" >&2
     classification breast-cancer "$DIR/breast-cancer.libsvm"
+    classification breast-cancer "$DIR/breast-cancer.libsvm" svm
   else
     echo "compare-tools.sh: sklearn's breast_cancer.csv not found: skipping the real data set" >&2
   fi
 fi
+if has_problem digits; then
+  SRC=$("$PY" -c 'import sklearn.datasets, os; print(os.path.join(os.path.dirname(sklearn.datasets.__file__), "data", "digits.csv.gz"))' 2>/dev/null || true)
+  if [[ -n $SRC && -s $SRC ]]; then
+    helper digits "$SRC" "$DIR/digits.libsvm" >&2
+    classification digits "$DIR/digits.libsvm"
+    classification digits "$DIR/digits.libsvm" svm
+  else
+    echo "compare-tools.sh: sklearn's digits.csv.gz not found: skipping the dense image data" >&2
+  fi
+fi
 if has_problem lasso; then
-  DATA=$DIR/lasso-1000x20000.libsvm
-  [[ -s $DATA ]] || "$BIN/strads-gen" --rows 1000 --features 20000 --density 0.05 --seed 1 --output "$DATA" >&2
-  regression lasso-synthetic "$DATA"
+  if [[ -n $LASSO_DATA ]]; then
+    regression "lasso-$(basename "$LASSO_DATA" .libsvm)" "$LASSO_DATA"
+  else
+    DATA=$DIR/lasso-1000x20000.libsvm
+    [[ -s $DATA ]] || "$BIN/strads-gen" --rows 1000 --features 20000 --density 0.05 --seed 1 --output "$DATA" >&2
+    regression lasso-synthetic "$DATA"
+  fi
 fi

@@ -4,6 +4,7 @@ computed from every tool's returned weights, and the markdown tables.
 
 Every objective is computed here with the STRADS formula on the data as loaded:
   logistic: F(w) = sum_i log(1 + exp(-y_i x_i^T w)) + lam * ||w||_1   (y in {-1,+1})
+  svm:      F(w) = sum_i max(0, 1 - y_i x_i^T w)^2 + lam * ||w||_1     (squared hinge, L1)
   lasso:    F(w) = 1/2 ||y - X w||^2 + lam * ||w||_1
 No intercept anywhere. numpy/scipy are used when present (they come with python3-sklearn); the
 fallback is pure Python, so liblinear and glmnet can be compared without them.
@@ -93,6 +94,11 @@ def objective(app, data, w, lam):
             return 0.5 * float(r @ r) + lam * l1
         return 0.5 * sum((yi - mi) ** 2 for yi, mi in zip(data.y, m)) + lam * l1
     y = data.labels_pm1()
+    if app == "svm":
+        if np is not None:
+            h = np.maximum(0.0, 1.0 - np.asarray(y) * m)
+            return float(h @ h) + lam * l1
+        return sum(max(0.0, 1.0 - yi * mi) ** 2 for yi, mi in zip(y, m)) + lam * l1
     if np is not None:
         z = -np.asarray(y) * m
         return float(np.sum(np.logaddexp(0.0, z))) + lam * l1
@@ -107,6 +113,8 @@ def lambda_max(app, data):
     g = [0.0] * data.J
     if app == "lasso":
         coef = data.y
+    elif app == "svm":
+        coef = [2.0 * v for v in data.labels_pm1()]  # gradient of the loss at w = 0: -2 X^T y
     else:
         coef = [0.5 * v for v in data.labels_pm1()]  # gradient of the loss at w = 0: -X^T y / 2
     for c, (idx, val) in zip(coef, data.rows):
@@ -154,6 +162,25 @@ def cmd_breast_cancer(a):
     print(f"{a.output}: {n} rows, {p} standardised features + a constant column")
 
 
+def cmd_digits(a):
+    """sklearn's digits.csv.gz (UCI optical digits, 1797 images of 8 x 8 pixels, values 0..16):
+    the 64 pixels scaled to [0, 1] (dense: about half the pixels are nonzero), plus a constant
+    column 1 as the intercept feature; label +1 = digit 5..9, -1 = digit 0..4."""
+    with gzip.open(a.source, "rt") as f:
+        lines = [ln for ln in f.read().split("\n") if ln.strip()]
+    rows, y = [], []
+    for ln in lines:
+        v = [float(t) for t in ln.split(",")]
+        pixels, digit = v[:64], int(v[64])
+        idx = [k for k in range(64) if pixels[k] != 0.0] + [64]
+        rows.append((idx, [pixels[k] / 16.0 for k in idx[:-1]] + [1.0]))
+        y.append(1.0 if digit >= 5 else -1.0)
+    write_libsvm(a.output, y, rows)
+    nnz = sum(len(r[0]) for r in rows)
+    print(f"{a.output}: {len(rows)} rows, 64 pixels + a constant column, {nnz} nonzeros "
+          f"({nnz / (len(rows) * 65):.0%} dense), {sum(1 for v in y if v > 0)} positive")
+
+
 def cmd_lambda_max(a):
     print(repr(lambda_max(a.app, Data(a.data))))
 
@@ -185,8 +212,9 @@ def save_points(out, tool, load_s, points, extra=None):
 
 # ----------------------------------------------------------------------------- runners
 def cmd_liblinear(a):
-    """liblinear-train -s 6 (L1-regularised LR: ||w||_1 + C sum log(1+exp(-y w^T x))), C = 1/lam,
-    -B -1 (no bias), at each -e. Wall time of the whole command; its solve time is estimated as
+    """liblinear-train -s 6 (L1-regularised LR: ||w||_1 + C sum log(1+exp(-y w^T x))) or, with
+    --app svm, -s 5 (L1-regularised squared-hinge SVM: ||w||_1 + C sum max(0, 1-y w^T x)^2),
+    C = 1/lam, -B -1 (no bias), at each -e. Wall time of the whole command; its solve time is estimated as
     wall - wall of the same command at -e 1e10 (which stops before the first Newton iteration:
     file reading + one gradient)."""
     d = Data(a.data)
@@ -197,7 +225,7 @@ def cmd_liblinear(a):
     def run(eps):
         model = os.path.join(tmp, f"model-e{eps}")
         t0 = time.perf_counter()
-        subprocess.run(["liblinear-train", "-s", "6", "-c", repr(C), "-B", "-1", "-e", str(eps),
+        subprocess.run(["liblinear-train", "-s", "5" if a.app == "svm" else "6", "-c", repr(C), "-B", "-1", "-e", str(eps),
                         "-q", a.data, model], check=True, stdout=subprocess.DEVNULL)
         return time.perf_counter() - t0, model
 
@@ -208,7 +236,7 @@ def cmd_liblinear(a):
         wall, model = run(eps)
         w = read_liblinear_model(model, d.J)
         points.append({"setting": f"-e {eps}", "solve_s": max(wall - load_s, 0.0), "wall_s": wall,
-                       "objective": objective("logistic", d, w, a.lam)})
+                       "objective": objective(a.app, d, w, a.lam)})
     save_points(a.out, "liblinear-train", load_s, points, {"C": C})
 
 
@@ -244,6 +272,10 @@ def cmd_sklearn(a):
             from sklearn.linear_model import Lasso
             X = X.tocsc()
             est = Lasso(alpha=a.lam / n, fit_intercept=False, tol=float(tol), max_iter=a.max_iter)
+        elif a.model == "linearsvc":
+            from sklearn.svm import LinearSVC
+            est = LinearSVC(penalty="l1", loss="squared_hinge", dual=False, C=1.0 / a.lam,
+                            fit_intercept=False, tol=float(tol), max_iter=a.max_iter)
         else:
             from sklearn.linear_model import LogisticRegression
             est = LogisticRegression(penalty="l1", solver=a.model, C=1.0 / a.lam,
@@ -254,14 +286,15 @@ def cmd_sklearn(a):
         w = np.ravel(est.coef_)
         if a.model != "lasso" and est.classes_[1] != 1.0:  # coef_ scores classes_[1]
             w = -w
+        app = {"lasso": "lasso", "linearsvc": "svm"}.get(a.model, "logistic")
         points.append({"setting": f"tol={tol}", "solve_s": fit_s, "wall_s": load_s + fit_s,
-                       "objective": objective("lasso" if a.model == "lasso" else "logistic",
-                                              d, w, a.lam)})
+                       "objective": objective(app, d, w, a.lam)})
         if fit_s > a.max_seconds:
             print(f"  sklearn {a.model}: tol={tol} took {fit_s:.1f} s > {a.max_seconds} s, "
                   "stopping the tolerance path", file=sys.stderr)
             break
-    tool = "sklearn-Lasso" if a.model == "lasso" else f"sklearn-LR-{a.model}"
+    tool = {"lasso": "sklearn-Lasso", "linearsvc": "sklearn-LinearSVC"}.get(
+        a.model, f"sklearn-LR-{a.model}")
     save_points(a.out, tool, load_s, points)
 
 
@@ -382,7 +415,7 @@ def cmd_table(a):
     print(f"F* = {fstar:.12g} (best objective over all tools); target F <= F* (1 + {eps:g}); "
           f"ratios to `{base['tool']}`")
     print()
-    print("| tool | solve s to 1e-3 | wall s (incl. load) | load/start s | final F | "
+    print(f"| tool | solve s to {eps:g} | wall s (incl. load) | load/start s | final F | "
           "(F-F*)/F* | solve ratio | wall ratio | setting / notes |")
     print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
@@ -399,13 +432,18 @@ def main():
     s.set_defaults(f=cmd_gen_labels)
     s = sub.add_parser("breast-cancer"); s.add_argument("source"); s.add_argument("output")
     s.set_defaults(f=cmd_breast_cancer)
+    s = sub.add_parser("digits"); s.add_argument("source"); s.add_argument("output")
+    s.set_defaults(f=cmd_digits)
     s = sub.add_parser("lambda-max"); s.add_argument("app"); s.add_argument("data")
     s.set_defaults(f=cmd_lambda_max)
     s = sub.add_parser("to-mm"); s.add_argument("data"); s.add_argument("mtx")
     s.add_argument("labels"); s.set_defaults(f=cmd_to_mm)
     s = sub.add_parser("liblinear"); s.add_argument("data"); s.add_argument("lam", type=float)
-    s.add_argument("eps"); s.add_argument("out"); s.set_defaults(f=cmd_liblinear)
-    s = sub.add_parser("sklearn"); s.add_argument("model", choices=["liblinear", "saga", "lasso"])
+    s.add_argument("eps"); s.add_argument("out")
+    s.add_argument("--app", choices=["logistic", "svm"], default="logistic")
+    s.set_defaults(f=cmd_liblinear)
+    s = sub.add_parser("sklearn"); s.add_argument("model", choices=["liblinear", "saga", "lasso",
+                                                            "linearsvc"])
     s.add_argument("data"); s.add_argument("lam", type=float); s.add_argument("tols")
     s.add_argument("out"); s.add_argument("--max-iter", type=int, default=100000)
     s.add_argument("--max-seconds", type=float, default=60.0)
