@@ -144,18 +144,21 @@ TEST_CASE("engine at pipeline depth 1 reaches the reference optimum within 1e-6 
 }
 
 TEST_CASE(
-    "the column layout at pipeline depth 1 reaches the reference optimum within 1e-6 relative",
+    "the column layout at pipeline depth 1 reaches the reference optimum within 1e-6 relative, "
+    "with 1 and 4 passes a share",
     "[cluster][columns]") {
   const double lambda = 0.05 * LambdaMax();
   const double reference = ReferenceObjective(lambda);
   for (auto [schedulers, workers] : {std::pair{1u, 1u}, std::pair{2u, 2u}, std::pair{1u, 3u}}) {
-    for (uint32_t chord_size : {16u, 1024u}) {
-      CAPTURE(schedulers, workers, chord_size);
+    for (auto [chord_size, passes] :
+         {std::pair{16u, 1u}, std::pair{1024u, 1u}, std::pair{16u, 4u}, std::pair{2048u, 4u}}) {
+      CAPTURE(schedulers, workers, chord_size, passes);
       EmbeddedCluster cluster(schedulers, workers, FastOptions());
       auto spec = LassoSpec(lambda);
       spec.mutable_dynamic()->set_layout(proto::LAYOUT_COLUMNS);
       spec.mutable_dynamic()->set_chord_size(chord_size);
       spec.mutable_dynamic()->set_candidates(2 * chord_size);
+      spec.mutable_dynamic()->set_inner_passes(passes);
       auto job = RunJob(cluster, spec, "test-client");
       REQUIRE(job.info.state() == proto::JOB_SUCCEEDED);
       CHECK(job.info.converged());

@@ -65,19 +65,23 @@ TEST_CASE("logistic reference satisfies the KKT conditions, computed independent
 
 TEST_CASE(
     "logistic engine at D = 1 reaches the reference optimum within 1e-6 in both layouts on 1x1 "
-    "and 2x2",
+    "and 2x2, with 1 and 4 passes a share",
     "[logistic][cluster][columns]") {
   const auto path = WriteProblem("engine.svm", false);
   const Dataset d = Load(path);
   const double lambda = 0.05 * LambdaMax(d);
   const auto ref = Reference(d, lambda);
-  for (auto [schedulers, workers, layout] :
-       {std::tuple{1u, 1u, proto::LAYOUT_ROWS}, std::tuple{2u, 2u, proto::LAYOUT_ROWS},
-        std::tuple{1u, 1u, proto::LAYOUT_COLUMNS}, std::tuple{2u, 2u, proto::LAYOUT_COLUMNS}}) {
-    CAPTURE(schedulers, workers, proto::Layout_Name(layout));
+  for (auto [schedulers, workers, layout, passes] :
+       {std::tuple{1u, 1u, proto::LAYOUT_ROWS, 1u}, std::tuple{2u, 2u, proto::LAYOUT_ROWS, 1u},
+        std::tuple{1u, 1u, proto::LAYOUT_COLUMNS, 1u},
+        std::tuple{2u, 2u, proto::LAYOUT_COLUMNS, 1u},
+        std::tuple{1u, 1u, proto::LAYOUT_COLUMNS, 4u},
+        std::tuple{2u, 2u, proto::LAYOUT_COLUMNS, 4u}}) {
+    CAPTURE(schedulers, workers, proto::Layout_Name(layout), passes);
     EmbeddedCluster cluster(schedulers, workers, FastOptions());
     auto spec = BaseSpec("logistic", path, lambda);
     spec.mutable_dynamic()->set_layout(layout);
+    spec.mutable_dynamic()->set_inner_passes(passes);
     auto job = RunJob(cluster, spec);
     REQUIRE(job.info.state() == proto::JOB_SUCCEEDED);
     CHECK(job.info.converged());
