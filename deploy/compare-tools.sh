@@ -10,6 +10,9 @@
 #   digits    dense images: sklearn's digits (1797 x 64 pixels in [0, 1] + constant column, 52 %
 #             nonzero), +1 = digit 5..9; L1-LR and the L1 squared-hinge SVM,
 #             F(w) = sum max(0, 1 - y x^T w)^2 + lam ||w||_1 (breast-cancer runs both as well).
+#   fashion   dense images at scale: Fashion-MNIST (apt-get install dataset-fashion-mnist), the
+#             T-shirt/top (-1) and shirt (+1) training images, 12,000 x 784 pixels in [0, 1] +
+#             constant column (61 % nonzero); L1-LR and the L1 squared-hinge SVM.
 #   lasso     F(w) = 1/2 ||y - Xw||^2 + lam ||w||_1: strads-gen --rows 1000 --features 20000
 #             --density 0.05 --seed 1.
 # lam = FRACTION * lambda_max; no intercept anywhere.
@@ -34,7 +37,7 @@
 # Usage: deploy/compare-tools.sh [options]
 #   --dir DIR              data and results (default /tmp/strads-compare)
 #   --bin-dir DIR          strads binaries (default build/bin beside deploy/)
-#   --problems LIST        comma list of logistic,breast-cancer,digits,lasso (default: all)
+#   --problems LIST        comma list of logistic,breast-cancer,digits,fashion,lasso (default: all)
 #   --logistic-fraction F  logistic lam = F * lambda_max (default 0.1)
 #   --lasso-fraction F     lasso lam = F * lambda_max (default 0.1)
 #   --max-seconds S        limit of each strads run (default 60)
@@ -48,7 +51,7 @@ REPO=$(cd -- "$SCRIPT_DIR/.." && pwd)
 HELPER=$REPO/docs/compare/compare_tools.py
 BIN=$REPO/build/bin
 DIR=/tmp/strads-compare
-PROBLEMS=logistic,breast-cancer,digits,lasso
+PROBLEMS=logistic,breast-cancer,digits,fashion,lasso
 LOG_FRACTION=0.1
 LASSO_FRACTION=0.1
 MAX_SECONDS=60
@@ -203,6 +206,16 @@ if has_problem digits; then
     classification digits "$DIR/digits.libsvm" svm
   else
     echo "compare-tools.sh: sklearn's digits.csv.gz not found: skipping the dense image data" >&2
+  fi
+fi
+if has_problem fashion; then
+  SRC=/usr/share/datasets/fashion-mnist
+  if [[ -s $SRC/train-images-idx3-ubyte.gz ]]; then
+    [[ -s $DIR/fashion-0-6.libsvm ]] || helper fashion-mnist "$SRC" "$DIR/fashion-0-6.libsvm" >&2
+    classification fashion "$DIR/fashion-0-6.libsvm"
+    classification fashion "$DIR/fashion-0-6.libsvm" svm
+  else
+    echo "compare-tools.sh: $SRC not found (apt-get install dataset-fashion-mnist): skipping" >&2
   fi
 fi
 if has_problem lasso; then

@@ -181,6 +181,36 @@ def cmd_digits(a):
           f"({nnz / (len(rows) * 65):.0%} dense), {sum(1 for v in y if v > 0)} positive")
 
 
+def cmd_fashion_mnist(a):
+    """Fashion-MNIST (Debian: dataset-fashion-mnist, /usr/share/datasets/fashion-mnist), its 60,000
+    training images of 28 x 28 pixels: the images of two classes (default 0 = T-shirt/top, -1,
+    and 6 = shirt, +1: 6,000 each, a hard pair), the 784 pixels scaled to [0, 1] plus a constant
+    column 1 as the intercept feature."""
+    import struct
+    with gzip.open(os.path.join(a.source, "train-labels-idx1-ubyte.gz"), "rb") as f:
+        magic, n = struct.unpack(">II", f.read(8))
+        labels = f.read(n)
+    with gzip.open(os.path.join(a.source, "train-images-idx3-ubyte.gz"), "rb") as f:
+        magic, n2, h, w = struct.unpack(">IIII", f.read(16))
+        pixels = f.read(n2 * h * w)
+    if magic != 2051 or n2 != n:
+        raise SystemExit(f"{a.source}: not the Fashion-MNIST idx files (magic {magic})")
+    neg, pos = (int(c) for c in a.classes.split(","))
+    p = h * w
+    rows, y = [], []
+    for i in range(n):
+        if labels[i] not in (neg, pos):
+            continue
+        img = pixels[i * p:(i + 1) * p]
+        idx = [k for k in range(p) if img[k]] + [p]
+        rows.append((idx, [img[k] / 255.0 for k in idx[:-1]] + [1.0]))
+        y.append(1.0 if labels[i] == pos else -1.0)
+    write_libsvm(a.output, y, rows)
+    nnz = sum(len(r[0]) for r in rows)
+    print(f"{a.output}: {len(rows)} images of classes {neg} (-1) and {pos} (+1), {p} pixels + a "
+          f"constant column, {nnz} nonzeros ({nnz / (len(rows) * (p + 1)):.0%} dense)")
+
+
 def cmd_lambda_max(a):
     print(repr(lambda_max(a.app, Data(a.data))))
 
@@ -434,6 +464,8 @@ def main():
     s.set_defaults(f=cmd_breast_cancer)
     s = sub.add_parser("digits"); s.add_argument("source"); s.add_argument("output")
     s.set_defaults(f=cmd_digits)
+    s = sub.add_parser("fashion-mnist"); s.add_argument("source"); s.add_argument("output")
+    s.add_argument("--classes", default="0,6"); s.set_defaults(f=cmd_fashion_mnist)
     s = sub.add_parser("lambda-max"); s.add_argument("app"); s.add_argument("data")
     s.set_defaults(f=cmd_lambda_max)
     s = sub.add_parser("to-mm"); s.add_argument("data"); s.add_argument("mtx")
