@@ -27,6 +27,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -224,6 +225,19 @@ class MarginShard : public MarginRows<ShardModel, RowLoss> {
 // The app's coordinate update: new w_j from g_j, h_j, ||x_j||^2 and the current w_j.
 using CoordinateStep = std::function<double(double g, double h, double sq_norm, double w)>;
 
+// A share computed on the loss's quadratic model (proximal Newton, as liblinear's newGLMNET):
+// for a loss whose derivatives are costly (logistic: an exp per row), the share's passes run on
+//   L(m + delta) ~ L(m) + sum_i d1_i delta_i + 1/2 sum_i d2_i delta_i^2
+// with d1, d2 as they are at the round's start, so a step costs two multiply-adds per non-zero
+// and no exp; then an Armijo backtracking line search on the true objective along the share's
+// direction (t = 1, 1/2, ...; F(t) - F(0) <= 1e-2 t Delta, Delta = sum_i d1_i delta_i + the
+// penalty's change, as newGLMNET) makes the share a true descent step. If no t passes (rounding
+// near the optimum), the share is recomputed by exact coordinate descent, which always descends.
+struct QuadraticShare {
+  CoordinateStep step;                    // minimiser of the model along one coordinate
+  std::function<double(double)> penalty;  // the regulariser's term of one parameter
+};
+
 // Column layout: the owned full columns and the margins over every row. A share of a chord is
 // exact cyclic coordinate descent on the replica in up to --inner-passes passes (each step from g_j
 // and h_j under the margins as moved by the steps before it); an undo log of the rows it touched
@@ -235,10 +249,11 @@ class MarginColumnModel : public MarginRows<ColumnModel, RowLoss> {
  public:
   // REQUIRES: data.y holds +/-1 (see ToSignedLabels).
   MarginColumnModel(Dataset columns, LabelCounts labels, CoordinateStep step,
-                    SharePasses passes = {})
+                    SharePasses passes = {}, std::optional<QuadraticShare> quadratic = {})
       : Base(std::move(columns), labels),
         step_(std::move(step)),
         passes_(passes),
+        quadratic_(std::move(quadratic)),
         sq_norm_(static_cast<size_t>(this->data_.x.cols())),
         saved_(static_cast<size_t>(this->data_.x.rows()), 0) {
     for (int64_t j = 0; j < this->data_.x.cols(); ++j) {
@@ -248,6 +263,11 @@ class MarginColumnModel : public MarginRows<ColumnModel, RowLoss> {
 
   void Update(std::span<const uint64_t> ids, std::span<const double> values,
               std::vector<double>& updated, DeltaAccumulator& change) override {
+    if (quadratic_ && UpdateOnModel(ids, values, updated, change)) {
+      ++model_shares_;
+      return;
+    }
+    if (quadratic_) ++exact_fallbacks_;
     const double loss_before = this->loss_;
     const size_t first = updated.size();
     updated.insert(updated.end(), values.begin(), values.end());
@@ -307,6 +327,14 @@ class MarginColumnModel : public MarginRows<ColumnModel, RowLoss> {
   // columns: the terms and the loss are re-evaluated from them.
   double ExactLoss() override { return this->EvalAll(); }
 
+  void Metrics(std::map<std::string, double>& out) const override {
+    Base::Metrics(out);
+    if (quadratic_) {
+      out["model_shares"] = static_cast<double>(model_shares_);
+      out["exact_fallbacks"] = static_cast<double>(exact_fallbacks_);
+    }
+  }
+
   uint64_t shared_size() const override { return static_cast<uint64_t>(this->margin_.size()); }
 
   // The margins and the +/-1 labels (RowLoss::Eval(label, margin).d1 is the app's LossSlope).
@@ -323,8 +351,92 @@ class MarginColumnModel : public MarginRows<ColumnModel, RowLoss> {
     RowTerms terms;
   };
 
+  // The share on the quadratic model (see QuadraticShare). Appends to `updated` and adds to
+  // `change` only when the line search accepts a step; false leaves both and the replica as
+  // they were.
+  bool UpdateOnModel(std::span<const uint64_t> ids, std::span<const double> values,
+                     std::vector<double>& updated, DeltaAccumulator& change) {
+    if (delta_.empty()) delta_.assign(static_cast<size_t>(this->margin_.size()), 0.0);
+    const auto& x = this->data_.x;
+    w_.assign(values.begin(), values.end());
+    RunSharePasses(ids.size(), passes_, [&](size_t k) {
+      const uint64_t j = ids[k];
+      if (!this->Holds(j)) return 0.0;
+      double g = 0.0, h = 0.0;
+      for (SparseColMatrix::InnerIterator it(x, static_cast<int64_t>(j)); it; ++it) {
+        const auto i = static_cast<size_t>(it.index());
+        const RowTerms& t = this->terms_[i];
+        g += it.value() * (t.d1 + t.d2 * delta_[i]);
+        h += it.value() * it.value() * t.d2;
+      }
+      const double next = quadratic_->step(g, h, sq_norm_[j], w_[k]);
+      const double d = next - w_[k];
+      w_[k] = next;
+      if (d == 0.0) return 0.0;
+      for (SparseColMatrix::InnerIterator it(x, static_cast<int64_t>(j)); it; ++it) {
+        const auto i = static_cast<size_t>(it.index());
+        if (!saved_[i]) {
+          saved_[i] = 1;
+          rows_.push_back(i);
+        }
+        delta_[i] += it.value() * d;
+      }
+      return std::abs(d);
+    });
+    if (rows_.empty() && std::equal(w_.begin(), w_.end(), values.begin())) {
+      updated.insert(updated.end(), values.begin(), values.end());  // nothing moved
+      return true;
+    }
+    // Armijo along the share's direction, on the true objective of the touched rows.
+    double slope = 0.0, loss0 = 0.0, penalty0 = 0.0, penalty1 = 0.0;
+    for (size_t i : rows_) {
+      slope += this->terms_[i].d1 * delta_[i];
+      loss0 += RowLoss::Eval(this->data_.y[static_cast<int64_t>(i)],
+                             this->margin_[static_cast<int64_t>(i)])
+                   .loss;
+    }
+    for (size_t k = 0; k < ids.size(); ++k) {
+      penalty0 += quadratic_->penalty(values[k]);
+      penalty1 += quadratic_->penalty(w_[k]);
+    }
+    const double decrease = slope + penalty1 - penalty0;
+    constexpr double kSigma = 1e-2;
+    constexpr int kHalvings = 20;
+    double t = 1.0;
+    bool accepted = false;
+    for (int tries = 0; decrease < 0.0 && tries <= kHalvings && !accepted; ++tries) {
+      double f = -loss0 - penalty0;
+      for (size_t i : rows_) {
+        const auto row = static_cast<int64_t>(i);
+        f += RowLoss::Eval(this->data_.y[row], this->margin_[row] + t * delta_[i]).loss;
+      }
+      for (size_t k = 0; k < ids.size(); ++k) {
+        f += quadratic_->penalty(t == 1.0 ? w_[k] : values[k] + t * (w_[k] - values[k]));
+      }
+      accepted = f <= kSigma * t * decrease;
+      if (!accepted) t *= 0.5;
+    }
+    for (size_t i : rows_) {
+      if (accepted) change.Add(i, t * delta_[i]);
+      delta_[i] = 0.0;
+      saved_[i] = 0;
+    }
+    rows_.clear();
+    if (!accepted) return false;
+    for (size_t k = 0; k < ids.size(); ++k) {
+      updated.push_back(t == 1.0 ? w_[k] : values[k] + t * (w_[k] - values[k]));
+    }
+    return true;
+  }
+
   CoordinateStep step_;
   SharePasses passes_;
+  std::optional<QuadraticShare> quadratic_;
+  std::vector<double> delta_;  // by row: the model share's change of the margins (0 between)
+  std::vector<size_t> rows_;   // the rows delta_ holds, each once (flagged in saved_)
+  std::vector<double> w_;      // the model share's values
+  uint64_t model_shares_ = 0;
+  uint64_t exact_fallbacks_ = 0;
   std::vector<double> sq_norm_;  // by column
   std::vector<char> saved_;      // by row: in undo_
   std::vector<Saved> undo_;
@@ -341,12 +453,13 @@ Result<std::unique_ptr<ShardModel>> MakeMarginShard(Dataset shard) {
 
 // Converts the labels of every row and builds the MarginColumnModel of the owned columns.
 template <class Loss>
-Result<std::unique_ptr<ColumnModel>> MakeMarginColumnModel(Dataset columns, CoordinateStep step,
-                                                           SharePasses passes) {
+Result<std::unique_ptr<ColumnModel>> MakeMarginColumnModel(
+    Dataset columns, CoordinateStep step, SharePasses passes,
+    std::optional<QuadraticShare> quadratic = {}) {
   auto labels = ToSignedLabels(columns.y, columns.first_row, columns.path);
   if (!labels.ok()) return labels.status();
   return std::unique_ptr<ColumnModel>(std::make_unique<MarginColumnModel<Loss>>(
-      std::move(columns), *labels, std::move(step), passes));
+      std::move(columns), *labels, std::move(step), passes, std::move(quadratic)));
 }
 
 // "training_accuracy" and "label_mapping" from the summed Metrics of MarginShard.
@@ -357,6 +470,10 @@ inline void SummarizeBinary(const std::map<std::string, double>& metrics,
     return it == metrics.end() ? 0.0 : it->second;
   };
   if (get("rows") > 0) summary["training_accuracy"] = get("correct") / get("rows");
+  if (metrics.count("model_shares")) {  // column layout with QuadraticShare
+    summary["model_shares"] = get("model_shares");
+    summary["exact_fallbacks"] = get("exact_fallbacks");
+  }
   const bool zeros = get("label_zeros") > 0, minus = get("label_minus_ones") > 0;
   if (zeros && minus) {
     summary["label_mapping"] = "mixed: -1 in some shards, 0 -> -1 in others";

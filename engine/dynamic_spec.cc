@@ -29,8 +29,9 @@ po::options_description DynamicEngineOptions() {
       "when rows far outnumber features)")(
       "chord-size", po::value<uint32_t>()->default_value(0),
       "B: at most this many parameters updated in parallel per round (0 = by layout: rows 32, "
-      "columns 2048)")("candidates", po::value<uint32_t>()->default_value(0),
-                       "P': candidates drawn per round (0 = 2 x chord-size)")(
+      "columns 2048, logistic's columns 4096)")(
+      "candidates", po::value<uint32_t>()->default_value(0),
+      "P': candidates drawn per round (0 = 2 x chord-size)")(
       "rho", po::value<double>(),
       "dependency threshold: chord members have |corr| <= rho (default by layout: rows 0.1; "
       "columns 1, no filter: every round's combined step is line-searched)")(
@@ -54,6 +55,9 @@ po::options_description DynamicEngineOptions() {
       "columns: at most this many passes a worker makes over its share of a chord in one round "
       "(more exact descent, no more messages; a pass is repeated only while the one before "
       "moved a parameter by more than 1/10 of the first pass's largest move)")(
+      "exact-shares", po::bool_switch(),
+      "columns: exact coordinate steps in every share (logistic otherwise runs its shares on "
+      "the loss's quadratic model with a line search, as newGLMNET: no exp per non-zero)")(
       "dual-pipeline", po::bool_switch(),
       "--layout rows, dynamic schedule with D > 1: the more impactful half of every chord waits "
       "for fresh "
@@ -107,6 +111,7 @@ Status DynamicSpecFromOptions(const po::variables_map& vm, proto::JobSpec& spec)
   }
   d.set_trace_every_s(trace_every);
   d.set_inner_passes(vm["inner-passes"].as<uint32_t>());
+  d.set_exact_shares(vm["exact-shares"].as<bool>());
   return Status::Ok();
 }
 
@@ -122,6 +127,14 @@ uint32_t DefaultChordSize(proto::Layout layout) {
   // a round can carry many updates; 2048 with 4 passes measured best of 1024-4096 x 1-8 on the
   // Lasso and L1-LR benchmarks (docs/benchmarks.md).
   return layout == proto::LAYOUT_COLUMNS ? 2048 : 32;
+}
+
+void SetColumnChordSize(const po::variables_map& vm, uint32_t chord_size, proto::JobSpec& spec) {
+  proto::DynamicEngineSpec& d = *spec.mutable_dynamic();
+  auto given = [&](const char* name) { return vm.count(name) && vm[name].as<uint32_t>() != 0; };
+  if (d.layout() != proto::LAYOUT_COLUMNS || given("chord-size")) return;
+  d.set_chord_size(chord_size);
+  if (!given("candidates")) d.set_candidates(2 * chord_size);
 }
 
 double DefaultRho(proto::Layout layout) {

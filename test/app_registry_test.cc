@@ -117,6 +117,23 @@ TEST_CASE("A job's options are the common ones, its engine's and its app's: no o
   CHECK(lasso->dynamic().rho() == 1.0);  // no filter: the combined step is line-searched
   CHECK(lasso->flags().at("lambda") == "0.5");
 
+  // logistic's column shares run on the quadratic model: chords of 4096 unless told otherwise.
+  auto logistic = ParseJobSpec(apps, "logistic", {"--data", data, "--lambda", "0.5"}, {}, nullptr);
+  REQUIRE(logistic.ok());
+  CHECK(logistic->dynamic().chord_size() == 4096);
+  CHECK(logistic->dynamic().candidates() == 8192);
+  CHECK_FALSE(logistic->dynamic().exact_shares());
+  auto exact = ParseJobSpec(apps, "logistic", {"--data", data, "--lambda", "0.5", "--exact-shares"},
+                            {}, nullptr);
+  REQUIRE(exact.ok());
+  CHECK(exact->dynamic().chord_size() == 2048);
+  CHECK(exact->dynamic().exact_shares());
+  auto sized = ParseJobSpec(
+      apps, "logistic", {"--data", data, "--lambda", "0.5", "--chord-size", "100"}, {}, nullptr);
+  REQUIRE(sized.ok());
+  CHECK(sized->dynamic().chord_size() == 100);
+  CHECK(sized->dynamic().candidates() == 200);
+
   auto rows = ParseJobSpec(apps, "lasso", {"--data", data, "--lambda", "0.5", "--layout", "rows"},
                            {}, nullptr);
   REQUIRE(rows.ok());

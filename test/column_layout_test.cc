@@ -1,6 +1,7 @@
 // Unit tests of the column layout's pieces, without sockets: the vector change and its wire
 // form, column selection, the grouped dependency filter, the Lasso and margin column models against
 // sequential coordinate descent, and the spec's validation.
+#include <map>
 #include <memory>
 #include <random>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "apps/lasso/lasso_update.h"
 #include "apps/logistic/logistic_app.h"
 #include "apps/logistic/logistic_update.h"
+#include "apps/margin_model.h"
 #include "common/column_selection.h"
 #include "engine/dependency_filter.h"
 #include "engine/job_spec.h"
@@ -303,12 +305,12 @@ TEST_CASE(
   Dataset data = SmallProblem();
   for (int i = 0; i < 40; ++i) data.y[i] = data.y[i] > 0 ? 1.0 : -1.0;
   const double lambda = 0.5;
-  proto::JobSpec spec;
-  spec.mutable_logistic()->set_lambda(lambda);
-  LogisticApp app;
-  auto made = app.MakeColumnModel(data, spec);
-  REQUIRE(made.ok());
-  ColumnModel& model = **made;
+  LogisticApp app;  // for the coordinator's replica below
+  // The exact path (the app's own model runs its shares on the quadratic model, tested below).
+  margin::MarginColumnModel<logistic::LogisticLoss> model(
+      data, margin::LabelCounts{}, [lambda](double g, double h, double sq_norm, double w) {
+        return logistic::CoordinateUpdate(g, h, sq_norm, w, lambda);
+      });
   const double loss_before = model.Loss();
 
   const std::vector<uint64_t> ids{3, 0, 7};
@@ -352,6 +354,82 @@ TEST_CASE(
   CHECK(model.ExactLoss() == Approx(loss).epsilon(1e-12));
   CHECK(model.Loss() == Approx(loss).epsilon(1e-12));
   CHECK(replica.Loss(app) == Approx(loss).epsilon(1e-12));
+}
+
+TEST_CASE(
+    "logistic's column share runs on the quadratic model, then backtracks on the true objective",
+    "[columns]") {
+  Dataset data = SmallProblem();
+  for (int i = 0; i < 40; ++i) data.y[i] = data.y[i] > 0 ? 1.0 : -1.0;
+  const double lambda = 0.05;
+  proto::JobSpec spec;
+  spec.mutable_logistic()->set_lambda(lambda);
+  spec.mutable_dynamic()->set_inner_passes(3);
+  LogisticApp app;
+  auto made = app.MakeColumnModel(data, spec);
+  REQUIRE(made.ok());
+  ColumnModel& model = **made;
+  const double loss_before = model.Loss();
+
+  const std::vector<uint64_t> ids{3, 0, 7, 11, 5, 2};
+  const std::vector<double> values(ids.size(), 0.0);
+  std::vector<double> updated;
+  DeltaAccumulator change(model.shared_size());
+  model.Update(ids, values, updated, change);
+  CHECK(model.Loss() == loss_before);  // the replica is untouched
+
+  // By hand: at m = 0 every row has d1 = -y/2 and d2 = 1/4; passes on the model (the same rule
+  // as RunSharePasses), then t = 1, 1/2, ... until F(t) - F(0) <= 0.01 t Delta.
+  const Eigen::VectorXd d1 = -0.5 * data.y;
+  Eigen::VectorXd delta = Eigen::VectorXd::Zero(40);
+  std::vector<double> w(ids.size(), 0.0);
+  double first = 0.0;
+  for (int pass = 0; pass < 3; ++pass) {
+    double largest = 0.0;
+    for (size_t k = 0; k < ids.size(); ++k) {
+      const Eigen::VectorXd col = data.x.col(static_cast<int64_t>(ids[k]));
+      const double g = col.dot(d1 + 0.25 * delta);
+      const double h = 0.25 * col.squaredNorm();
+      const double next = logistic::ModelUpdate(g, h, col.squaredNorm(), w[k], lambda);
+      delta += col * (next - w[k]);
+      largest = std::max(largest, std::abs(next - w[k]));
+      w[k] = next;
+    }
+    if (pass == 0) first = largest;
+    if (largest == 0.0 || (pass > 0 && largest <= 0.1 * first)) break;
+  }
+  auto loss_at = [&](double t) {
+    double f = 0.0;
+    for (int i = 0; i < 40; ++i) f += logistic::LogisticLoss::Eval(data.y[i], t * delta[i]).loss;
+    return f;
+  };
+  auto penalty_at = [&](double t) {
+    double f = 0.0;
+    for (double v : w) f += lambda * std::abs(t * v);
+    return f;
+  };
+  const double decrease = d1.dot(delta) + penalty_at(1.0);
+  REQUIRE(decrease < 0.0);
+  double t = 1.0;
+  while (loss_at(t) + penalty_at(t) - loss_at(0.0) > 0.01 * t * decrease) t *= 0.5;
+  REQUIRE(updated.size() == ids.size());
+  size_t moved = 0;
+  for (size_t k = 0; k < ids.size(); ++k) {
+    CHECK(updated[k] == Approx(t * w[k]).epsilon(1e-10).margin(1e-14));
+    moved += updated[k] != 0.0;
+  }
+  CHECK(moved >= 3);                                 // several steps interact through the model
+  CHECK(loss_at(t) + penalty_at(t) < loss_at(0.0));  // a true descent step
+  std::map<std::string, double> metrics;
+  model.Metrics(metrics);
+  CHECK(metrics["model_shares"] == 1.0);
+  CHECK(metrics["exact_fallbacks"] == 0.0);
+
+  // The change is t * delta: applied, the replica holds the true loss of the new point.
+  proto::VectorDelta d;
+  change.Take(d);
+  model.ApplyShared(d);
+  CHECK(model.ExactLoss() == Approx(loss_at(t)).epsilon(1e-10));
 }
 
 }  // namespace

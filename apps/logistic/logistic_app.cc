@@ -22,6 +22,10 @@ Status LogisticApp::FromOptions(const boost::program_options::variables_map& opt
   if (!flags.ok()) return flags.status();
   spec.mutable_logistic()->set_lambda(flags->lambda);
   spec.mutable_logistic()->set_penalty(flags->penalty);
+  // A share on the quadratic model costs two multiply-adds per non-zero, no exp: chords of 4096
+  // reached 1e-3 and 1e-6 of F* in half the time of 2048 on the L1-LR benchmark, 1 and 2
+  // workers (docs/benchmarks.md, 2026-11-26).
+  if (!spec.dynamic().exact_shares()) SetColumnChordSize(options, 4096, spec);
   return Status::Ok();
 }
 
@@ -50,12 +54,21 @@ Result<std::unique_ptr<ShardModel>> LogisticApp::MakeShard(Dataset shard,
 Result<std::unique_ptr<ColumnModel>> LogisticApp::MakeColumnModel(
     Dataset columns, const proto::JobSpec& spec) const {
   const double lambda = spec.logistic().lambda();
+  // The share runs on the loss's quadratic model (no exp per non-zero; margin::QuadraticShare)
+  // unless --exact-shares.
+  std::optional<margin::QuadraticShare> quadratic;
+  if (!spec.dynamic().exact_shares()) {
+    quadratic = margin::QuadraticShare{[lambda](double g, double h, double sq_norm, double w) {
+                                         return logistic::ModelUpdate(g, h, sq_norm, w, lambda);
+                                       },
+                                       [lambda](double w) { return lambda * std::abs(w); }};
+  }
   return margin::MakeMarginColumnModel<logistic::LogisticLoss>(
       std::move(columns),
       [lambda](double g, double h, double sq_norm, double w) {
         return logistic::CoordinateUpdate(g, h, sq_norm, w, lambda);
       },
-      SharePassesOf(spec.dynamic()));
+      SharePassesOf(spec.dynamic()), std::move(quadratic));
 }
 
 double LogisticApp::Pull(std::span<const double> stats, double sq_norm, double value,

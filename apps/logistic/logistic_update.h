@@ -69,6 +69,14 @@ inline double ProxNewton(double g, double H, double w, double lambda) {
   return lasso::SoftThreshold(H * w - g, lambda) / H;
 }
 
+// The minimiser of the quadratic model along coordinate j (no safeguard: the model is what is
+// minimised; the share's line search checks the true objective, margin::QuadraticShare). h is
+// floored as in CoordinateUpdate; an all-zero column stays at 0.
+inline double ModelUpdate(double g, double h, double sq_norm, double w, double lambda) {
+  if (sq_norm <= 0.0) return 0.0;
+  return ProxNewton(g, std::max(h, 1e-12 * (1.0 + sq_norm)), w, lambda);
+}
+
 // New w_j from the summed g and h, sq_norm = ||x_j||^2 and the current w_j (see above).
 // An all-zero column stays at 0.
 inline double CoordinateUpdate(double g, double h, double sq_norm, double w, double lambda) {
