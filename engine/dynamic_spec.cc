@@ -29,7 +29,7 @@ po::options_description DynamicEngineOptions() {
       "when rows far outnumber features)")(
       "chord-size", po::value<uint32_t>()->default_value(0),
       "B: at most this many parameters updated in parallel per round (0 = by layout: rows 32, "
-      "columns 2048, logistic's columns 4096)")(
+      "columns 2048; logistic and svm in columns 4096)")(
       "candidates", po::value<uint32_t>()->default_value(0),
       "P': candidates drawn per round (0 = 2 x chord-size)")(
       "rho", po::value<double>(),
@@ -56,8 +56,9 @@ po::options_description DynamicEngineOptions() {
       "(more exact descent, no more messages; a pass is repeated only while the one before "
       "moved a parameter by more than 1/10 of the first pass's largest move)")(
       "exact-shares", po::bool_switch(),
-      "columns: exact coordinate steps in every share (logistic otherwise runs its shares on "
-      "the loss's quadratic model with a line search, as newGLMNET: no exp per non-zero)")(
+      "columns: exact coordinate steps in every share (logistic and svm otherwise run their "
+      "shares on the loss's quadratic model with a line search, as newGLMNET: no exp per "
+      "non-zero; and default to chords of 4096)")(
       "dual-pipeline", po::bool_switch(),
       "--layout rows, dynamic schedule with D > 1: the more impactful half of every chord waits "
       "for fresh "

@@ -133,6 +133,13 @@ TEST_CASE("A job's options are the common ones, its engine's and its app's: no o
   REQUIRE(sized.ok());
   CHECK(sized->dynamic().chord_size() == 100);
   CHECK(sized->dynamic().candidates() == 200);
+  auto svm = ParseJobSpec(apps, "svm", {"--data", data, "--lambda", "0.5"}, {}, nullptr);
+  REQUIRE(svm.ok());
+  CHECK(svm->dynamic().chord_size() == 4096);
+  auto svm_rows = ParseJobSpec(apps, "svm", {"--data", data, "--lambda", "0.5", "--layout", "rows"},
+                               {}, nullptr);
+  REQUIRE(svm_rows.ok());
+  CHECK(svm_rows->dynamic().chord_size() == 32);  // the rows layout keeps its own default
 
   auto rows = ParseJobSpec(apps, "lasso", {"--data", data, "--lambda", "0.5", "--layout", "rows"},
                            {}, nullptr);

@@ -33,6 +33,9 @@ Status SvmApp::FromOptions(const boost::program_options::variables_map& options,
   spec.mutable_svm()->set_lambda(flags->lambda);
   spec.mutable_svm()->set_penalty(flags->penalty);
   spec.mutable_svm()->set_loss(flags->loss);
+  // Shares on the quadratic model, as logistic's: chords of 4096 reached 1e-3 and 1e-6 of F*
+  // sooner than 2048 on a sparse 20,000 x 20,000 problem (docs/benchmarks.md, 2026-11-26).
+  if (!spec.dynamic().exact_shares()) SetColumnChordSize(options, 4096, spec);
   return Status::Ok();
 }
 
@@ -68,12 +71,22 @@ Result<std::unique_ptr<ColumnModel>> SvmApp::MakeColumnModel(Dataset columns,
                                                              const proto::JobSpec& spec) const {
   const double lambda = spec.svm().lambda();
   const svm::Penalty penalty = PenaltyOf(spec);
+  // The share runs on the loss's quadratic model (the active rows as they are at the round's
+  // start, margin::QuadraticShare) unless --exact-shares.
+  std::optional<margin::QuadraticShare> quadratic;
+  if (!spec.dynamic().exact_shares()) {
+    quadratic = margin::QuadraticShare{
+        [lambda, penalty](double g, double h, double sq_norm, double w) {
+          return svm::ModelUpdate(g, h, sq_norm, w, lambda, penalty);
+        },
+        [lambda, penalty](double w) { return svm::PenaltyTerm(w, lambda, penalty); }};
+  }
   return margin::MakeMarginColumnModel<svm::SquaredHingeLoss>(
       std::move(columns),
       [lambda, penalty](double g, double h, double sq_norm, double w) {
         return svm::CoordinateUpdate(g, h, sq_norm, w, lambda, penalty);
       },
-      SharePassesOf(spec.dynamic()));
+      SharePassesOf(spec.dynamic()), std::move(quadratic));
 }
 
 double SvmApp::Pull(std::span<const double> stats, double sq_norm, double value,

@@ -67,6 +67,18 @@ inline double CoordinateUpdate(double g, double h, double sq_norm, double w, dou
   return lasso::SoftThreshold(H * w - g, lambda) / H;
 }
 
+// The minimiser of the quadratic model (the round's active rows, frozen) along coordinate j: the
+// generalised Newton step without the safeguard (the share's line search checks the true
+// objective, margin::QuadraticShare). h is floored at 1e-12 (1 + ||x_j||^2); an all-zero column
+// stays at 0.
+inline double ModelUpdate(double g, double h, double sq_norm, double w, double lambda,
+                          Penalty penalty) {
+  if (sq_norm <= 0.0) return 0.0;
+  const double H = std::max(h, 1e-12 * (1.0 + sq_norm));
+  if (penalty == Penalty::kL2) return (H * w - g) / (H + lambda);
+  return lasso::SoftThreshold(H * w - g, lambda) / H;
+}
+
 // Distance from 0 to the subdifferential of F in w_j, given the loss gradient.
 inline double Violation(double gradient, double w, double lambda, Penalty penalty) {
   if (penalty == Penalty::kL2) return std::abs(gradient + lambda * w);
