@@ -43,6 +43,8 @@
 #   --max-seconds S        limit of each strads run (default 60)
 #   --lasso-data FILE      the lasso problem's data (default: the synthetic 1000 x 20,000)
 #   --eps E                the tables' target: F <= F* (1 + E) (default 1e-3)
+#   --daemons              also run strads as daemons on loopback, 1 scheduler x 2 workers
+#                          (deploy/strads-cluster start --port 0; strads submit --wait)
 #   --lock FILE            CPU lock (default /tmp/strads-cpu.lock)
 set -euo pipefail
 
@@ -58,6 +60,7 @@ MAX_SECONDS=60
 LOCK=/tmp/strads-cpu.lock
 LASSO_DATA=""
 EPS=1e-3
+DAEMONS=0
 
 while (($#)); do
   case $1 in
@@ -70,6 +73,7 @@ while (($#)); do
     --lock) LOCK=$2; shift 2 ;;
     --lasso-data) LASSO_DATA=$2; shift 2 ;;
     --eps) EPS=$2; shift 2 ;;
+    --daemons) DAEMONS=1; shift ;;
     -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "compare-tools.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
@@ -111,6 +115,26 @@ run_strads() { # RESULTS NAME APP DATA LAMBDA WORKERS
     --trace-every 0.002 --output "$res/$name"
 }
 
+# run_strads_daemons RESULTS NAME APP DATA LAMBDA: the same job submitted to a loopback cluster
+# of 1 scheduler x 2 workers, started for it and stopped after it (the start is not timed).
+run_strads_daemons() {
+  local res=$1 name=$2 app=$3 data=$4 lam=$5 run
+  ((DAEMONS)) || return 0
+  run=$(mktemp -d /tmp/strads-compare-cluster.XXXXXX)
+  printf '127.0.0.1 coordinator scheduler=1 worker=2\n' >"$run/hosts"
+  local exports
+  exports=$("$SCRIPT_DIR/strads-cluster" start --hostfile "$run/hosts" --run-dir "$run" --port 0 \
+    --bin-dir "$BIN" --log-level warn)
+  local endpoint
+  endpoint=$(sed -n 's/^export STRADS_COORDINATOR=//p' <<<"$exports")
+  echo "== $name: strads submit $app (daemons 1 x 2 at $endpoint) --data $data --lambda $lam --tolerance 1e-8 --max-seconds $MAX_SECONDS --trace-every 0.002 --wait" >&2
+  STRADS_COORDINATOR=$endpoint timed "$PY" "$HELPER" strads "$name" "$res/$name" "$res" -- \
+    "$BIN/strads" submit "$app" --data "$data" --lambda "$lam" --tolerance 1e-8 \
+    --max-seconds "$MAX_SECONDS" --trace-every 0.002 --wait --output "$res/$name"
+  "$SCRIPT_DIR/strads-cluster" stop --run-dir "$run" >&2 || true
+  rm -rf -- "$run"
+}
+
 classification() { # NAME DATA [APP: logistic (default) | svm]
   local name=$1 data=$2 app=${3:-logistic} res=$DIR/results-$1
   [[ $app == logistic ]] || res=$DIR/results-$1-$app
@@ -144,6 +168,7 @@ classification() { # NAME DATA [APP: logistic (default) | svm]
   fi
   run_strads "$res" strads-1x1 "$app" "$data" "$lam" 1
   run_strads "$res" strads-1x2 "$app" "$data" "$lam" 2
+  run_strads_daemons "$res" strads-daemons-1x2 "$app" "$data" "$lam"
   echo >&2
   echo "### $title: $name ($data), lambda = $LOG_FRACTION x lambda_max = $lam"
   echo
@@ -173,6 +198,7 @@ regression() { # NAME DATA
     "$BIN/strads-lasso-reference" --data "$data" --lambda "$lam" --tolerance 1e-9 --output "$res/strads-lasso-reference"
   run_strads "$res" strads-1x1 lasso "$data" "$lam" 1
   run_strads "$res" strads-1x2 lasso "$data" "$lam" 2
+  run_strads_daemons "$res" strads-daemons-1x2 lasso "$data" "$lam"
   echo >&2
   echo "### Lasso: $name ($data), lambda = $LASSO_FRACTION x lambda_max = $lam"
   echo
