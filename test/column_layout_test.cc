@@ -144,15 +144,21 @@ Dataset SmallProblem() {
   return d;
 }
 
+// The app's column model of `data` under `spec` (REQUIREd to build).
+std::unique_ptr<ColumnModel> ColumnModelOf(const DynamicApp& app, const Dataset& data,
+                                           const proto::JobSpec& spec) {
+  auto made = app.MakeColumnModel(data, spec);
+  REQUIRE(made.ok());
+  return std::move(*made);
+}
+
 TEST_CASE("LassoColumnModel::Update is sequential coordinate descent and leaves the replica as is",
           "[columns]") {
   const Dataset data = SmallProblem();
   proto::JobSpec spec;
   spec.mutable_lasso()->set_lambda(0.5);
-  LassoApp app;
-  auto made = app.MakeColumnModel(data, spec);
-  REQUIRE(made.ok());
-  ColumnModel& model = **made;
+  const auto owned = ColumnModelOf(LassoApp(), data, spec);
+  ColumnModel& model = *owned;
   const double loss_before = model.Loss();
 
   const std::vector<uint64_t> ids{3, 0, 7, 3};
@@ -220,10 +226,8 @@ TEST_CASE("LassoColumnModel with --inner-passes repeats its share as cyclic desc
     proto::JobSpec spec;
     spec.mutable_lasso()->set_lambda(lambda);
     spec.mutable_dynamic()->set_inner_passes(passes);
-    LassoApp app;
-    auto made = app.MakeColumnModel(data, spec);
-    REQUIRE(made.ok());
-    ColumnModel& model = **made;
+    const auto owned = ColumnModelOf(LassoApp(), data, spec);
+    ColumnModel& model = *owned;
     const double loss_before = model.Loss();
 
     const std::vector<uint64_t> ids{3, 0, 7, 11, 5, 2, 9, 14, 1, 8};
@@ -365,10 +369,8 @@ TEST_CASE(
   proto::JobSpec spec;
   spec.mutable_logistic()->set_lambda(lambda);
   spec.mutable_dynamic()->set_inner_passes(3);
-  LogisticApp app;
-  auto made = app.MakeColumnModel(data, spec);
-  REQUIRE(made.ok());
-  ColumnModel& model = **made;
+  const auto owned = ColumnModelOf(LogisticApp(), data, spec);
+  ColumnModel& model = *owned;
   const double loss_before = model.Loss();
 
   const std::vector<uint64_t> ids{3, 0, 7, 11, 5, 2};

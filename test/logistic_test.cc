@@ -71,12 +71,7 @@ TEST_CASE(
   const Dataset d = Load(path);
   const double lambda = 0.05 * LambdaMax(d);
   const auto ref = Reference(d, lambda);
-  for (auto [schedulers, workers, layout, passes] :
-       {std::tuple{1u, 1u, proto::LAYOUT_ROWS, 1u}, std::tuple{2u, 2u, proto::LAYOUT_ROWS, 1u},
-        std::tuple{1u, 1u, proto::LAYOUT_COLUMNS, 1u},
-        std::tuple{2u, 2u, proto::LAYOUT_COLUMNS, 1u},
-        std::tuple{1u, 1u, proto::LAYOUT_COLUMNS, 4u},
-        std::tuple{2u, 2u, proto::LAYOUT_COLUMNS, 4u}}) {
+  for (const auto& [schedulers, workers, layout, passes] : kOracleConfigs) {
     CAPTURE(schedulers, workers, proto::Layout_Name(layout), passes);
     EmbeddedCluster cluster(schedulers, workers, FastOptions());
     auto spec = BaseSpec("logistic", path, lambda);

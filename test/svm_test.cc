@@ -94,12 +94,7 @@ TEST_CASE(
        {std::pair{svm::Penalty::kL1, 0.05 * lmax}, std::pair{svm::Penalty::kL2, 1.0}}) {
     const bool l2 = penalty == svm::Penalty::kL2;
     const auto ref = Reference(d, lambda, penalty);
-    for (auto [schedulers, workers, layout, passes] :
-         {std::tuple{1u, 1u, proto::LAYOUT_ROWS, 1u}, std::tuple{2u, 2u, proto::LAYOUT_ROWS, 1u},
-          std::tuple{1u, 1u, proto::LAYOUT_COLUMNS, 1u},
-          std::tuple{2u, 2u, proto::LAYOUT_COLUMNS, 1u},
-          std::tuple{1u, 1u, proto::LAYOUT_COLUMNS, 4u},
-          std::tuple{2u, 2u, proto::LAYOUT_COLUMNS, 4u}}) {
+    for (const auto& [schedulers, workers, layout, passes] : kOracleConfigs) {
       CAPTURE(l2, schedulers, workers, proto::Layout_Name(layout), passes);
       EmbeddedCluster cluster(schedulers, workers, FastOptions());
       auto spec = Spec(path, lambda, l2 ? "l2" : "l1");
