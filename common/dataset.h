@@ -17,6 +17,16 @@ namespace strads {
 
 using SparseColMatrix = Eigen::SparseMatrix<double, Eigen::ColMajor, int64_t>;
 
+// Asks the CPU to fetch the start of column j's values and row indices (a hint: no effect on
+// results). A share visits columns in priority order, scattered over the matrix; fetching the
+// next column while the current one is computed hides part of the memory latency.
+// REQUIRES: x is compressed; 0 <= j < x.cols().
+inline void PrefetchColumn(const SparseColMatrix& x, int64_t j) {
+  const int64_t start = x.outerIndexPtr()[j];
+  __builtin_prefetch(x.valuePtr() + start);
+  __builtin_prefetch(x.innerIndexPtr() + start);
+}
+
 // Where a data set lives and how it is encoded.
 struct DataSource {
   std::string path;         // libsvm/svmlight file, or MatrixMarket coordinate file of X

@@ -96,6 +96,9 @@ class LassoColumnModel : public LassoResidualModel<ColumnModel> {
     RunSharePasses(ids.size(), passes_, [&](size_t k) {
       const uint64_t j = ids[k];
       if (!Holds(j)) return 0.0;
+      if (k + 1 < ids.size() && Holds(ids[k + 1])) {
+        PrefetchColumn(data_.x, static_cast<int64_t>(ids[k + 1]));
+      }
       const double next = lasso::CoordinateUpdate(Dot(j), sq_norm_[j], beta[k], lambda_);
       const double d = next - beta[k];
       beta[k] = next;
