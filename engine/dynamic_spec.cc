@@ -42,10 +42,10 @@ po::options_description DynamicEngineOptions() {
       "tolerance", po::value<double>()->default_value(1e-6, "1e-6"),
       "converged when max_j KKT violation <= tolerance * lambda_max")(
       "max-updates", po::value<uint64_t>()->default_value(0),
-      "stop after this many updates (0 = none)")("pipeline-depth",
-                                                 po::value<uint32_t>()->default_value(0),
-                                                 "D: rounds in flight; 1 = fully synchronous (0 = "
-                                                 "by layout: rows 2, columns 1)")(
+      "stop after this many updates (0 = none)")(
+      "pipeline-depth", po::value<uint32_t>()->default_value(0),
+      "D: rounds in flight; 1 = fully synchronous (0 = "
+      "by layout: rows 2, columns 1; lasso's columns 2)")(
       "check-every", po::value<uint64_t>()->default_value(0),
       "updates between full optimality checks (0 = number of features)")(
       "trace-every", po::value<double>()->default_value(1.0, "1"),
@@ -136,6 +136,13 @@ void SetColumnChordSize(const po::variables_map& vm, uint32_t chord_size, proto:
   if (d.layout() != proto::LAYOUT_COLUMNS || given("chord-size")) return;
   d.set_chord_size(chord_size);
   if (!given("candidates")) d.set_candidates(2 * chord_size);
+}
+
+void SetColumnPipelineDepth(const po::variables_map& vm, uint32_t depth, proto::JobSpec& spec) {
+  proto::DynamicEngineSpec& d = *spec.mutable_dynamic();
+  const bool given = vm.count("pipeline-depth") && vm["pipeline-depth"].as<uint32_t>() != 0;
+  if (d.layout() != proto::LAYOUT_COLUMNS || given) return;
+  d.set_pipeline_depth(depth);
 }
 
 double DefaultRho(proto::Layout layout) {

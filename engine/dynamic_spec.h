@@ -33,6 +33,11 @@ uint32_t DefaultChordSize(proto::Layout layout);
 // chord size becomes `chord_size` (and the candidates 2 x that, when --candidates was not given).
 void SetColumnChordSize(const boost::program_options::variables_map& options, uint32_t chord_size,
                         proto::JobSpec& spec);
+
+// The same for the pipeline depth: in the column layout, when --pipeline-depth was not given, it
+// becomes `depth`.
+void SetColumnPipelineDepth(const boost::program_options::variables_map& options, uint32_t depth,
+                            proto::JobSpec& spec);
 // --rho when it is not given: 0.1 for the row layout, 1 (no filter) for the column layout.
 double DefaultRho(proto::Layout layout);
 // The pipeline depth when --pipeline-depth is 0: 2 for the row layout, 1 for the column layout.

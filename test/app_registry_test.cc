@@ -112,9 +112,9 @@ TEST_CASE("A job's options are the common ones, its engine's and its app's: no o
   CHECK(lasso->dynamic().layout() == proto::LAYOUT_COLUMNS);  // the default
   CHECK(lasso->dynamic().chord_size() == 2048);
   CHECK(lasso->dynamic().inner_passes() == 4);
-  CHECK(lasso->dynamic().candidates() == 4096);  // 0 = 2 x chord size
-  CHECK(lasso->dynamic().pipeline_depth() == 1);
-  CHECK(lasso->dynamic().rho() == 1.0);  // no filter: the combined step is line-searched
+  CHECK(lasso->dynamic().candidates() == 4096);   // 0 = 2 x chord size
+  CHECK(lasso->dynamic().pipeline_depth() == 2);  // lasso's own column default
+  CHECK(lasso->dynamic().rho() == 1.0);           // no filter: the combined step is line-searched
   CHECK(lasso->flags().at("lambda") == "0.5");
 
   // logistic's column shares run on the quadratic model: chords of 4096 unless told otherwise.
@@ -123,6 +123,11 @@ TEST_CASE("A job's options are the common ones, its engine's and its app's: no o
   CHECK(logistic->dynamic().chord_size() == 4096);
   CHECK(logistic->dynamic().candidates() == 8192);
   CHECK_FALSE(logistic->dynamic().exact_shares());
+  CHECK(logistic->dynamic().pipeline_depth() == 1);
+  auto sync = ParseJobSpec(
+      apps, "lasso", {"--data", data, "--lambda", "0.5", "--pipeline-depth", "1"}, {}, nullptr);
+  REQUIRE(sync.ok());
+  CHECK(sync->dynamic().pipeline_depth() == 1);
   auto exact = ParseJobSpec(apps, "logistic", {"--data", data, "--lambda", "0.5", "--exact-shares"},
                             {}, nullptr);
   REQUIRE(exact.ok());
