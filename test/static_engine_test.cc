@@ -152,6 +152,23 @@ double MaxRelDiff(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
   return (a - b).cwiseAbs().maxCoeff() / std::max(1e-300, b.cwiseAbs().maxCoeff());
 }
 
+// The job's W.mtx and H.mtx equal the reference's factors to 1e-9 (relative, max entry).
+void CheckFactorsEqual(const Outcome& run, TempDir& dir, const mf::MfResult& reference) {
+  auto W = mf::ReadArrayMtx(dir.Write("W.mtx", run.files.at("W.mtx")));
+  auto H = mf::ReadArrayMtx(dir.Write("H.mtx", run.files.at("H.mtx")));
+  REQUIRE(W.ok());
+  REQUIRE(H.ok());
+  CHECK(MaxRelDiff(*W, reference.model.W) < 1e-9);
+  CHECK(MaxRelDiff(*H, reference.model.H) < 1e-9);
+}
+
+// One recovery allowed, no wait for a replacement, a checkpoint after every iteration.
+void RecoverFromEveryIteration(proto::JobSpec& spec) {
+  spec.mutable_recovery()->set_max_recoveries(1);
+  spec.mutable_recovery()->set_recovery_wait_s(0);
+  spec.mutable_recovery()->set_checkpoint_every_s(1e-9);
+}
+
 }  // namespace
 
 TEST_CASE("mf ccd through the engine equals the CCD++ reference to 1e-9", "[static][cluster]") {
@@ -162,14 +179,7 @@ TEST_CASE("mf ccd through the engine equals the CCD++ reference to 1e-9", "[stat
     CAPTURE(schedulers, workers);
     auto run = RunOnCluster(MfSpec(data, "ccd"), schedulers, workers);
     REQUIRE(run.info.state() == proto::JOB_SUCCEEDED);
-    const auto w = dir.Write("W.mtx", run.files.at("W.mtx"));
-    const auto h = dir.Write("H.mtx", run.files.at("H.mtx"));
-    auto W = mf::ReadArrayMtx(w);
-    auto H = mf::ReadArrayMtx(h);
-    REQUIRE(W.ok());
-    REQUIRE(H.ok());
-    CHECK(MaxRelDiff(*W, reference.model.W) < 1e-9);
-    CHECK(MaxRelDiff(*H, reference.model.H) < 1e-9);
+    CheckFactorsEqual(run, dir, reference);
     const auto summary = nlohmann::json::parse(run.files.at("summary.json"));
     CHECK(summary["objective"].get<double>() == Approx(reference.objective).epsilon(1e-9));
     CHECK(run.info.iteration() == 3);
@@ -341,9 +351,7 @@ TEST_CASE(
   const auto reference = CcdReference(data, 8);
   auto spec = MfSpec(data, "ccd");
   spec.mutable_static_engine()->set_iterations(8);
-  spec.mutable_recovery()->set_max_recoveries(1);
-  spec.mutable_recovery()->set_recovery_wait_s(0);
-  spec.mutable_recovery()->set_checkpoint_every_s(1e-9);  // after every iteration
+  RecoverFromEveryIteration(spec);
   // 3 workers, 4 blocks each: 12 sub-rounds a pass. Worker 1 dies after its 60th sub-round,
   // in iteration 3 of 8.
   auto run = RunOnCluster(spec, 2, 3, {}, [](const std::string& id, FaultInjectingTransport& t) {
@@ -355,14 +363,7 @@ TEST_CASE(
   CHECK(run.info.recoveries(0).checkpoint_round() >= 1);  // resumed after an iteration, not 0
   CHECK(run.info.workers() == 2);
   CHECK(run.info.iteration() == 8);
-  const auto w = dir.Write("W.mtx", run.files.at("W.mtx"));
-  const auto h = dir.Write("H.mtx", run.files.at("H.mtx"));
-  auto W = mf::ReadArrayMtx(w);
-  auto H = mf::ReadArrayMtx(h);
-  REQUIRE(W.ok());
-  REQUIRE(H.ok());
-  CHECK(MaxRelDiff(*W, reference.model.W) < 1e-9);
-  CHECK(MaxRelDiff(*H, reference.model.H) < 1e-9);
+  CheckFactorsEqual(run, dir, reference);
   const auto summary = nlohmann::json::parse(run.files.at("summary.json"));
   CHECK(summary["objective"].get<double>() == Approx(reference.objective).epsilon(1e-9));
   CHECK(summary["recoveries"].size() == 1);
@@ -371,9 +372,7 @@ TEST_CASE(
   // left (lda_app_test shows the restored state is the saved one); the counts still add up.
   const auto corpus = dir.Write("docword.txt", DocwordText(400, 5));
   auto lda = LdaSpec(corpus);
-  lda.mutable_recovery()->set_max_recoveries(1);
-  lda.mutable_recovery()->set_recovery_wait_s(0);
-  lda.mutable_recovery()->set_checkpoint_every_s(1e-9);
+  RecoverFromEveryIteration(lda);
   // 2 workers, 2 blocks: 2 sub-rounds a pass, 4 SubRoundDones of worker 1 an iteration (2 in the
   // initial evaluation): its 9th is in iteration 2, after the checkpoint of iteration 1.
   auto again = RunOnCluster(lda, 1, 2, {}, [](const std::string& id, FaultInjectingTransport& t) {
@@ -396,9 +395,7 @@ TEST_CASE(
   const auto reference = CcdReference(data, 8);
   auto spec = MfSpec(data, "ccd");
   spec.mutable_static_engine()->set_iterations(8);
-  spec.mutable_recovery()->set_max_recoveries(1);
-  spec.mutable_recovery()->set_recovery_wait_s(0);
-  spec.mutable_recovery()->set_checkpoint_every_s(1e-9);  // after every iteration
+  RecoverFromEveryIteration(spec);
   // Rank 4, one inner iteration: 13 passes an iteration (1 in iteration 0). Scheduler 1's 30th
   // PassDone is in iteration 3, after the checkpoint of iteration 2.
   auto run = RunOnCluster(spec, 2, 3, {}, [](const std::string& id, FaultInjectingTransport& t) {
@@ -410,12 +407,7 @@ TEST_CASE(
   CHECK(run.info.recoveries(0).checkpoint_round() >= 2);
   CHECK(run.info.schedulers() == 1);
   CHECK(run.info.iteration() == 8);
-  auto W = mf::ReadArrayMtx(dir.Write("W.mtx", run.files.at("W.mtx")));
-  auto H = mf::ReadArrayMtx(dir.Write("H.mtx", run.files.at("H.mtx")));
-  REQUIRE(W.ok());
-  REQUIRE(H.ok());
-  CHECK(MaxRelDiff(*W, reference.model.W) < 1e-9);
-  CHECK(MaxRelDiff(*H, reference.model.H) < 1e-9);
+  CheckFactorsEqual(run, dir, reference);
 }
 
 }  // namespace strads
