@@ -275,9 +275,7 @@ class MarginColumnModel : public MarginRows<ColumnModel, RowLoss> {
     RunSharePasses(ids.size(), passes_, [&](size_t k) {
       const uint64_t j = ids[k];
       if (!this->Holds(j)) return 0.0;
-      if (k + 1 < ids.size() && this->Holds(ids[k + 1])) {
-        PrefetchColumn(this->data_.x, static_cast<int64_t>(ids[k + 1]));
-      }
+      PrefetchNextColumn(this->data_.x, ids, k);
       const auto [g, h] = this->Stats(j);
       const double next = step_(g, h, sq_norm_[j], w[k]);
       const double d = next - w[k];
@@ -365,9 +363,7 @@ class MarginColumnModel : public MarginRows<ColumnModel, RowLoss> {
     RunSharePasses(ids.size(), passes_, [&](size_t k) {
       const uint64_t j = ids[k];
       if (!this->Holds(j)) return 0.0;
-      if (k + 1 < ids.size() && this->Holds(ids[k + 1])) {
-        PrefetchColumn(this->data_.x, static_cast<int64_t>(ids[k + 1]));
-      }
+      PrefetchNextColumn(this->data_.x, ids, k);
       double g = 0.0, h = 0.0;
       for (SparseColMatrix::InnerIterator it(x, static_cast<int64_t>(j)); it; ++it) {
         const auto i = static_cast<size_t>(it.index());

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 
 #include <Eigen/Sparse>
@@ -17,12 +18,13 @@ namespace strads {
 
 using SparseColMatrix = Eigen::SparseMatrix<double, Eigen::ColMajor, int64_t>;
 
-// Asks the CPU to fetch the start of column j's values and row indices (a hint: no effect on
-// results). A share visits columns in priority order, scattered over the matrix; fetching the
-// next column while the current one is computed hides part of the memory latency.
-// REQUIRES: x is compressed; 0 <= j < x.cols().
-inline void PrefetchColumn(const SparseColMatrix& x, int64_t j) {
-  const int64_t start = x.outerIndexPtr()[j];
+// Asks the CPU to fetch the start of the values and row indices of column ids[k + 1], if there is
+// one and x has it (a hint: no effect on results). A share visits columns in priority order,
+// scattered over the matrix; fetching the next column while the current one is computed hides
+// part of the memory latency. REQUIRES: x is compressed.
+inline void PrefetchNextColumn(const SparseColMatrix& x, std::span<const uint64_t> ids, size_t k) {
+  if (k + 1 >= ids.size() || ids[k + 1] >= static_cast<uint64_t>(x.cols())) return;
+  const int64_t start = x.outerIndexPtr()[ids[k + 1]];
   __builtin_prefetch(x.valuePtr() + start);
   __builtin_prefetch(x.innerIndexPtr() + start);
 }

@@ -130,19 +130,18 @@ uint32_t DefaultChordSize(proto::Layout layout) {
   return layout == proto::LAYOUT_COLUMNS ? 2048 : 32;
 }
 
-void SetColumnChordSize(const po::variables_map& vm, uint32_t chord_size, proto::JobSpec& spec) {
+void SetColumnDefaults(const po::variables_map& vm, const ColumnDefaults& defaults,
+                       proto::JobSpec& spec) {
   proto::DynamicEngineSpec& d = *spec.mutable_dynamic();
+  if (d.layout() != proto::LAYOUT_COLUMNS) return;
   auto given = [&](const char* name) { return vm.count(name) && vm[name].as<uint32_t>() != 0; };
-  if (d.layout() != proto::LAYOUT_COLUMNS || given("chord-size")) return;
-  d.set_chord_size(chord_size);
-  if (!given("candidates")) d.set_candidates(2 * chord_size);
-}
-
-void SetColumnPipelineDepth(const po::variables_map& vm, uint32_t depth, proto::JobSpec& spec) {
-  proto::DynamicEngineSpec& d = *spec.mutable_dynamic();
-  const bool given = vm.count("pipeline-depth") && vm["pipeline-depth"].as<uint32_t>() != 0;
-  if (d.layout() != proto::LAYOUT_COLUMNS || given) return;
-  d.set_pipeline_depth(depth);
+  if (defaults.chord_size && !given("chord-size")) {
+    d.set_chord_size(defaults.chord_size);
+    if (!given("candidates")) d.set_candidates(2 * defaults.chord_size);
+  }
+  if (defaults.pipeline_depth && !given("pipeline-depth")) {
+    d.set_pipeline_depth(defaults.pipeline_depth);
+  }
 }
 
 double DefaultRho(proto::Layout layout) {

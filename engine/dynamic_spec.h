@@ -28,16 +28,17 @@ Status DynamicSpecFromOptions(const boost::program_options::variables_map& optio
 // The chord size when --chord-size is 0: 32 for the row layout, 2048 for the column layout.
 uint32_t DefaultChordSize(proto::Layout layout);
 
-// For an app whose column shares cost less than the default assumes (its FromOptions calls it
-// after DynamicSpecFromOptions): in the column layout, when --chord-size was not given, the
-// chord size becomes `chord_size` (and the candidates 2 x that, when --candidates was not given).
-void SetColumnChordSize(const boost::program_options::variables_map& options, uint32_t chord_size,
-                        proto::JobSpec& spec);
+// An app's own defaults for the column layout, where they differ from the layout's (0 = the
+// layout's). Its FromOptions applies them after DynamicSpecFromOptions with SetColumnDefaults.
+struct ColumnDefaults {
+  uint32_t chord_size = 0;  // the candidates follow: 2 x, unless --candidates was given
+  uint32_t pipeline_depth = 0;
+};
 
-// The same for the pipeline depth: in the column layout, when --pipeline-depth was not given, it
-// becomes `depth`.
-void SetColumnPipelineDepth(const boost::program_options::variables_map& options, uint32_t depth,
-                            proto::JobSpec& spec);
+// In the column layout, sets each of `defaults` that the user did not give (--chord-size,
+// --pipeline-depth: absent or 0).
+void SetColumnDefaults(const boost::program_options::variables_map& options,
+                       const ColumnDefaults& defaults, proto::JobSpec& spec);
 // --rho when it is not given: 0.1 for the row layout, 1 (no filter) for the column layout.
 double DefaultRho(proto::Layout layout);
 // The pipeline depth when --pipeline-depth is 0: 2 for the row layout, 1 for the column layout.

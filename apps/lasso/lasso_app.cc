@@ -96,9 +96,7 @@ class LassoColumnModel : public LassoResidualModel<ColumnModel> {
     RunSharePasses(ids.size(), passes_, [&](size_t k) {
       const uint64_t j = ids[k];
       if (!Holds(j)) return 0.0;
-      if (k + 1 < ids.size() && Holds(ids[k + 1])) {
-        PrefetchColumn(data_.x, static_cast<int64_t>(ids[k + 1]));
-      }
+      PrefetchNextColumn(data_.x, ids, k);
       const double next = lasso::CoordinateUpdate(Dot(j), sq_norm_[j], beta[k], lambda_);
       const double d = next - beta[k];
       beta[k] = next;
@@ -171,7 +169,7 @@ Status LassoApp::FromOptions(const boost::program_options::variables_map& option
   // Chords requested a round ahead: with shares of several passes, depth 2 reached 1e-3 and 1e-6
   // of F* 10-25 % sooner than depth 1, embedded and as daemons, 1 and 2 workers (logistic's
   // 1e-6 came later; docs/benchmarks.md, 2026-11-26).
-  SetColumnPipelineDepth(options, 2, spec);
+  SetColumnDefaults(options, {.pipeline_depth = 2}, spec);
   return Status::Ok();
 }
 

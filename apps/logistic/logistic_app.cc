@@ -25,7 +25,7 @@ Status LogisticApp::FromOptions(const boost::program_options::variables_map& opt
   // A share on the quadratic model costs two multiply-adds per non-zero, no exp: chords of 4096
   // reached 1e-3 and 1e-6 of F* in half the time of 2048 on the L1-LR benchmark, 1 and 2
   // workers (docs/benchmarks.md, 2026-11-26).
-  if (!spec.dynamic().exact_shares()) SetColumnChordSize(options, 4096, spec);
+  if (!spec.dynamic().exact_shares()) SetColumnDefaults(options, {.chord_size = 4096}, spec);
   return Status::Ok();
 }
 
