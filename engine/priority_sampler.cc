@@ -14,9 +14,9 @@ PrioritySampler::PrioritySampler(size_t n, double initial_weight) : n_(n) {
   std::fill(level_[0].begin(), level_[0].begin() + static_cast<std::ptrdiff_t>(n_), initial_weight);
   while (level_.back().size() > 1) {
     marked_.emplace_back(level_.back().size() / kFanout, 0);
-    const std::vector<double>& below = level_.back();
+    const Level& below = level_.back();
     const size_t parents = below.size() / kFanout;
-    std::vector<double> sums(parents > 1 ? padded(parents) : 1, 0.0);
+    Level sums(parents > 1 ? padded(parents) : 1, 0.0);
     for (size_t p = 0; p < parents; ++p) {
       double sum = 0.0;
       for (size_t c = 0; c < kFanout; ++c) sum += below[kFanout * p + c];
@@ -64,9 +64,14 @@ void PrioritySampler::SetMany(std::span<const size_t> ids, std::span<const doubl
         parents_.push_back(p);
       }
     }
-    for (size_t p : parents_) {
+    constexpr size_t kAhead = 8;  // as in FindSorted
+    const double* children = level_[l - 1].data();
+    for (size_t k = 0; k < parents_.size(); ++k) {
+      if (k + kAhead < parents_.size())
+        __builtin_prefetch(children + kFanout * parents_[k + kAhead]);
+      const size_t p = parents_[k];
       mark[p] = 0;
-      const double* child = &level_[l - 1][kFanout * p];
+      const double* child = children + kFanout * p;
       double sum = 0.0;
       for (size_t c = 0; c < kFanout; ++c) sum += child[c];
       level_[l][p] = sum;
@@ -75,37 +80,46 @@ void PrioritySampler::SetMany(std::span<const size_t> ids, std::span<const doubl
   }
 }
 
-void PrioritySampler::FindSorted(std::span<const double> points, std::vector<size_t>& out) const {
+void PrioritySampler::FindSorted(std::span<const double> points, std::vector<size_t>& out) {
   assert(Total() > 0.0);
-  if (!points.empty()) FindSorted(level_.size() - 1, 0, 0.0, points, out);
-}
-
-void PrioritySampler::FindSorted(size_t level, size_t node, double base,
-                                 std::span<const double> points, std::vector<size_t>& out) const {
-  if (level == 0) {
-    out.push_back(node);  // however many points it holds
-    return;
-  }
-  // Node `node` starts at prefix `base`. As in Find, a child of zero sum gets no point, and the
-  // points past the last positive child (rounding) are that child's.
-  const double* child = &level_[level - 1][kFanout * node];
-  size_t last_positive = 0;
-  for (size_t c = 0; c < kFanout; ++c) {
-    if (child[c] > 0.0) last_positive = c;
-  }
-  size_t m = 0;
-  for (size_t c = 0; c <= last_positive && m < points.size(); ++c) {
-    if (!(child[c] > 0.0)) continue;
-    const double end = base + child[c];
-    size_t stop = points.size();
-    if (c != last_positive) {
-      stop = m;
-      while (stop < points.size() && points[stop] < end) ++stop;
+  if (points.empty()) return;
+  // How many visits ahead the children's line is prefetched: enough misses in flight to hide
+  // the memory's latency behind the walk of the nodes before them.
+  constexpr size_t kAhead = 8;
+  visits_.assign(1, Visit{0, 0.0, 0, points.size()});
+  for (size_t level = level_.size() - 1; level > 0; --level) {
+    const double* children = level_[level - 1].data();
+    next_visits_.clear();
+    for (size_t v = 0; v < visits_.size(); ++v) {
+      if (v + kAhead < visits_.size()) {
+        __builtin_prefetch(children + kFanout * visits_[v + kAhead].node);
+      }
+      const Visit& visit = visits_[v];
+      // As in Find: a child of zero sum gets no point, and the points past the last positive
+      // child (rounding) are that child's.
+      const double* child = children + kFanout * visit.node;
+      size_t last_positive = 0;
+      for (size_t c = 0; c < kFanout; ++c) {
+        if (child[c] > 0.0) last_positive = c;
+      }
+      double base = visit.base;
+      size_t m = visit.begin;
+      for (size_t c = 0; c <= last_positive && m < visit.end; ++c) {
+        if (!(child[c] > 0.0)) continue;
+        const double end = base + child[c];
+        size_t stop = visit.end;
+        if (c != last_positive) {
+          stop = m;
+          while (stop < visit.end && points[stop] < end) ++stop;
+        }
+        if (stop > m) next_visits_.push_back(Visit{kFanout * visit.node + c, base, m, stop});
+        m = stop;
+        base = end;
+      }
     }
-    if (stop > m) FindSorted(level - 1, kFanout * node + c, base, points.subspan(m, stop - m), out);
-    m = stop;
-    base = end;
+    visits_.swap(next_visits_);
   }
+  for (const Visit& leaf : visits_) out.push_back(leaf.node);  // however many points it holds
 }
 
 size_t PrioritySampler::Find(double u) const {

@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <new>
 #include <random>
 #include <span>
 #include <utility>
@@ -73,19 +74,51 @@ class PrioritySampler {
 
  private:
   static constexpr size_t kFanout = 8;
+  static constexpr size_t kLine = 64;
+  static_assert(kFanout * sizeof(double) == kLine, "a node's children fill one cache line");
 
   // Appends to `out` every index of positive weight whose prefix interval holds one of the
   // points, given ascending; points past the end (rounding) go to the last positive index.
+  // Walks the tree a level at a time, in index order, and prefetches the children of the nodes
+  // a few places ahead in the level: on a tree larger than the cache each point costs a cache
+  // miss on every lower level, and a depth-first walk waits for them one after another (the
+  // draw was 21 % of the paper-shape Lasso job's CPU, 1,000,000 leaves).
   // REQUIRES: Total() > 0.
-  void FindSorted(std::span<const double> points, std::vector<size_t>& out) const;
-  void FindSorted(size_t level, size_t node, double base, std::span<const double> points,
-                  std::vector<size_t>& out) const;
+  void FindSorted(std::span<const double> points, std::vector<size_t>& out);
+
+  // Allocates levels on cache-line boundaries, so each node's kFanout children are one line.
+  template <class T>
+  struct LineAligned {
+    using value_type = T;
+    LineAligned() = default;
+    template <class U>
+    LineAligned(const LineAligned<U>&) {}
+    T* allocate(size_t n) {
+      return static_cast<T*>(::operator new (n * sizeof(T), std::align_val_t{kLine}));
+    }
+    void deallocate(T* p, size_t) { ::operator delete (p, std::align_val_t{kLine}); }
+    template <class U>
+    bool operator==(const LineAligned<U>&) const {
+      return true;
+    }
+  };
+  using Level = std::vector<double, LineAligned<double>>;
+
+  // A node of one level with the points of its interval, points[begin, end), its interval
+  // starting at prefix `base`.
+  struct Visit {
+    size_t node;
+    double base;
+    size_t begin, end;
+  };
 
   size_t n_;
   // level_[0] holds the weights, level_[l + 1][p] the sum of level_[l][kFanout p + c] over the
   // kFanout children c; every level is padded with zeros to a multiple of kFanout, and the last
   // level is the root alone.
-  std::vector<std::vector<double>> level_;
+  std::vector<Level> level_;
+  // FindSorted's scratch: the visits of the level being walked and of the one below.
+  std::vector<Visit> visits_, next_visits_;
   // SetMany's scratch: the nodes of one level to recompute, and a mark per node of the level
   // above so each is listed once.
   std::vector<size_t> dirty_, parents_;
