@@ -51,10 +51,11 @@ po::options_description DynamicEngineOptions() {
       "trace-every", po::value<double>()->default_value(1.0, "1"),
       "seconds between trace.csv rows between checks (columns: the exact objective, from the "
       "coordinator's replica; rows: the workers' latest losses)")(
-      "inner-passes", po::value<uint32_t>()->default_value(kDefaultInnerPasses),
+      "inner-passes", po::value<uint32_t>()->default_value(0),
       "columns: at most this many passes a worker makes over its share of a chord in one round "
       "(more exact descent, no more messages; a pass is repeated only while the one before "
-      "moved a parameter by more than 1/10 of the first pass's largest move)")(
+      "moved a parameter by more than 1/10 of the first pass's largest move, and goes over the "
+      "parameters that one moved; 0 = by app: 4, logistic and svm 8)")(
       "exact-shares", po::bool_switch(),
       "columns: exact coordinate steps in every share (logistic and svm otherwise run their "
       "shares on the loss's quadratic model with a line search, as newGLMNET: no exp per "
@@ -111,7 +112,8 @@ Status DynamicSpecFromOptions(const po::variables_map& vm, proto::JobSpec& spec)
     return Status::InvalidArgument("--trace-every must be a positive number of seconds");
   }
   d.set_trace_every_s(trace_every);
-  d.set_inner_passes(vm["inner-passes"].as<uint32_t>());
+  const uint32_t passes = vm["inner-passes"].as<uint32_t>();
+  d.set_inner_passes(passes ? passes : kDefaultInnerPasses);
   d.set_exact_shares(vm["exact-shares"].as<bool>());
   return Status::Ok();
 }
@@ -142,6 +144,7 @@ void SetColumnDefaults(const po::variables_map& vm, const ColumnDefaults& defaul
   if (defaults.pipeline_depth && !given("pipeline-depth")) {
     d.set_pipeline_depth(defaults.pipeline_depth);
   }
+  if (defaults.inner_passes && !given("inner-passes")) d.set_inner_passes(defaults.inner_passes);
 }
 
 double DefaultRho(proto::Layout layout) {

@@ -33,10 +33,11 @@ uint32_t DefaultChordSize(proto::Layout layout);
 struct ColumnDefaults {
   uint32_t chord_size = 0;  // the candidates follow: 2 x, unless --candidates was given
   uint32_t pipeline_depth = 0;
+  uint32_t inner_passes = 0;
 };
 
 // In the column layout, sets each of `defaults` that the user did not give (--chord-size,
-// --pipeline-depth: absent or 0).
+// --pipeline-depth, --inner-passes: absent or 0).
 void SetColumnDefaults(const boost::program_options::variables_map& options,
                        const ColumnDefaults& defaults, proto::JobSpec& spec);
 // --rho when it is not given: 0.1 for the row layout, 1 (no filter) for the column layout.

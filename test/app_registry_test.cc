@@ -124,6 +124,7 @@ TEST_CASE("A job's options are the common ones, its engine's and its app's: no o
   CHECK(logistic->dynamic().candidates() == 8192);
   CHECK_FALSE(logistic->dynamic().exact_shares());
   CHECK(logistic->dynamic().pipeline_depth() == 1);
+  CHECK(logistic->dynamic().inner_passes() == 8);  // a model pass is two multiply-adds a non-zero
   auto sync = ParseJobSpec(
       apps, "lasso", {"--data", data, "--lambda", "0.5", "--pipeline-depth", "1"}, {}, nullptr);
   REQUIRE(sync.ok());
@@ -133,6 +134,7 @@ TEST_CASE("A job's options are the common ones, its engine's and its app's: no o
   REQUIRE(exact.ok());
   CHECK(exact->dynamic().chord_size() == 2048);
   CHECK(exact->dynamic().exact_shares());
+  CHECK(exact->dynamic().inner_passes() == 4);
   auto sized = ParseJobSpec(
       apps, "logistic", {"--data", data, "--lambda", "0.5", "--chord-size", "100"}, {}, nullptr);
   REQUIRE(sized.ok());
