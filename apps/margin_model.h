@@ -272,10 +272,10 @@ class MarginColumnModel : public MarginRows<ColumnModel, RowLoss> {
     const size_t first = updated.size();
     updated.insert(updated.end(), values.begin(), values.end());
     std::span<double> w(updated.data() + first, values.size());
-    RunSharePasses(ids.size(), passes_, [&](size_t k) {
+    RunSharePasses(ids.size(), passes_, [&](size_t k, size_t next_k) {
       const uint64_t j = ids[k];
       if (!this->Holds(j)) return 0.0;
-      PrefetchNextColumn(this->data_.x, ids, k);
+      PrefetchColumn(this->data_.x, ids, next_k);
       const auto [g, h] = this->Stats(j);
       const double next = step_(g, h, sq_norm_[j], w[k]);
       const double d = next - w[k];
@@ -360,10 +360,10 @@ class MarginColumnModel : public MarginRows<ColumnModel, RowLoss> {
     if (delta_.empty()) delta_.assign(static_cast<size_t>(this->margin_.size()), 0.0);
     const auto& x = this->data_.x;
     w_.assign(values.begin(), values.end());
-    RunSharePasses(ids.size(), passes_, [&](size_t k) {
+    RunSharePasses(ids.size(), passes_, [&](size_t k, size_t next_k) {
       const uint64_t j = ids[k];
       if (!this->Holds(j)) return 0.0;
-      PrefetchNextColumn(this->data_.x, ids, k);
+      PrefetchColumn(this->data_.x, ids, next_k);
       double g = 0.0, h = 0.0;
       for (SparseColMatrix::InnerIterator it(x, static_cast<int64_t>(j)); it; ++it) {
         const auto i = static_cast<size_t>(it.index());

@@ -18,13 +18,13 @@ namespace strads {
 
 using SparseColMatrix = Eigen::SparseMatrix<double, Eigen::ColMajor, int64_t>;
 
-// Asks the CPU to fetch the start of the values and row indices of column ids[k + 1], if there is
+// Asks the CPU to fetch the start of the values and row indices of column ids[i], if there is
 // one and x has it (a hint: no effect on results). A share visits columns in priority order,
-// scattered over the matrix; fetching the next column while the current one is computed hides
-// part of the memory latency. REQUIRES: x is compressed.
-inline void PrefetchNextColumn(const SparseColMatrix& x, std::span<const uint64_t> ids, size_t k) {
-  if (k + 1 >= ids.size() || ids[k + 1] >= static_cast<uint64_t>(x.cols())) return;
-  const int64_t start = x.outerIndexPtr()[ids[k + 1]];
+// scattered over the matrix; fetching the column it visits next while the current one is
+// computed hides part of the memory latency. REQUIRES: x is compressed.
+inline void PrefetchColumn(const SparseColMatrix& x, std::span<const uint64_t> ids, size_t i) {
+  if (i >= ids.size() || ids[i] >= static_cast<uint64_t>(x.cols())) return;
+  const int64_t start = x.outerIndexPtr()[ids[i]];
   __builtin_prefetch(x.valuePtr() + start);
   __builtin_prefetch(x.innerIndexPtr() + start);
 }

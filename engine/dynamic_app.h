@@ -73,11 +73,12 @@ class ColumnModel : public WorkerModel {
  public:
   // Updates parameters ids[k] (owned by this worker, current values values[k]) one after another,
   // each by the app's exact coordinate step against the shared vector as changed by the ones
-  // before it, in as many passes over ids as the job's SharePasses rule makes
-  // (engine/share_passes.h, --inner-passes). Appends the new values to `updated` (in order) and
-  // adds the change of the shared vector to `change`. The replica itself is left exactly as it was:
-  // it changes only through ApplyShared, so every worker's replica stays the same. REQUIRES:
-  // change.size() == shared_size(); ids are columns this model holds.
+  // before it, in the passes the job's SharePasses rule makes (engine/share_passes.h,
+  // --inner-passes: the first over every id, each further one over the ids the pass before moved).
+  // Appends the new values to `updated` (in order) and adds the change of the shared vector to
+  // `change`. The replica itself is left exactly as it was: it changes only through ApplyShared, so
+  // every worker's replica stays the same. REQUIRES: change.size() == shared_size(); ids are
+  // columns this model holds.
   virtual void Update(std::span<const uint64_t> ids, std::span<const double> values,
                       std::vector<double>& updated, DeltaAccumulator& change) = 0;
 

@@ -25,8 +25,8 @@ po::options_description DynamicEngineOptions() {
       "MatrixMarket only: label file, one label per line")(
       "layout", po::value<std::string>()->default_value(""),
       "columns (default; owner-computes: each worker owns full columns and a replica of the "
-      "residual/margins) | rows (row shards, the coordinator pulls every value: faster only "
-      "when rows far outnumber features)")(
+      "residual/margins) | rows (row shards, the coordinator pulls every value; slower on every "
+      "problem measured, kept for --dual-pipeline)")(
       "chord-size", po::value<uint32_t>()->default_value(0),
       "B: at most this many parameters updated in parallel per round (0 = by layout: rows 32, "
       "columns 2048; logistic and svm in columns 4096)")(
@@ -55,7 +55,7 @@ po::options_description DynamicEngineOptions() {
       "columns: at most this many passes a worker makes over its share of a chord in one round "
       "(more exact descent, no more messages; a pass is repeated only while the one before "
       "moved a parameter by more than 1/10 of the first pass's largest move, and goes over the "
-      "parameters that one moved; 0 = by app: 4, logistic and svm 8)")(
+      "parameters that one moved; 0 = by app: 4, logistic and svm 8, 4 with --exact-shares)")(
       "exact-shares", po::bool_switch(),
       "columns: exact coordinate steps in every share (logistic and svm otherwise run their "
       "shares on the loss's quadratic model with a line search, as newGLMNET: no exp per "
@@ -176,7 +176,7 @@ Status ValidateDynamicSpec(const proto::JobSpec& spec) {
     return Status::InvalidArgument("--chord-size must be in [1, 100000]");
   }
   if (d.inner_passes() > 100) {
-    return Status::InvalidArgument("--inner-passes must be in [1, 100]");
+    return Status::InvalidArgument("--inner-passes must be in [0, 100] (0 = by app)");
   }
   if (d.candidates() < 1 || d.candidates() > 1000000) {
     return Status::InvalidArgument("--candidates must be in [1, 1000000]");

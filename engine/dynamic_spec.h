@@ -45,7 +45,8 @@ double DefaultRho(proto::Layout layout);
 // The pipeline depth when --pipeline-depth is 0: 2 for the row layout, 1 for the column layout.
 uint32_t DefaultPipelineDepth(proto::Layout layout);
 
-// The passes a column-layout worker makes over its share per round (--inner-passes; 0 = 1).
+// The passes a column-layout worker makes over its share per round (DynamicEngineSpec.inner_passes,
+// set from --inner-passes and the app's default; 0 in a spec = 1).
 SharePasses SharePassesOf(const proto::DynamicEngineSpec& d);
 
 // Checks spec.dynamic(): present, format known, sizes and thresholds in range.

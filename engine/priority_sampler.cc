@@ -64,17 +64,18 @@ void PrioritySampler::SetMany(std::span<const size_t> ids, std::span<const doubl
         parents_.push_back(p);
       }
     }
-    constexpr size_t kAhead = 8;  // as in FindSorted
+    // The children were just written (they are the changed nodes of the level below); the
+    // parent each sum goes to is the line still to fetch.
     const double* children = level_[l - 1].data();
+    double* sums = level_[l].data();
     for (size_t k = 0; k < parents_.size(); ++k) {
-      if (k + kAhead < parents_.size())
-        __builtin_prefetch(children + kFanout * parents_[k + kAhead]);
+      if (k + kAhead < parents_.size()) __builtin_prefetch(sums + parents_[k + kAhead], 1);
       const size_t p = parents_[k];
       mark[p] = 0;
       const double* child = children + kFanout * p;
       double sum = 0.0;
       for (size_t c = 0; c < kFanout; ++c) sum += child[c];
-      level_[l][p] = sum;
+      sums[p] = sum;
     }
     dirty_.swap(parents_);
   }
@@ -83,9 +84,6 @@ void PrioritySampler::SetMany(std::span<const size_t> ids, std::span<const doubl
 void PrioritySampler::FindSorted(std::span<const double> points, std::vector<size_t>& out) {
   assert(Total() > 0.0);
   if (points.empty()) return;
-  // How many visits ahead the children's line is prefetched: enough misses in flight to hide
-  // the memory's latency behind the walk of the nodes before them.
-  constexpr size_t kAhead = 8;
   visits_.assign(1, Visit{0, 0.0, 0, points.size()});
   for (size_t level = level_.size() - 1; level > 0; --level) {
     const double* children = level_[level - 1].data();

@@ -75,10 +75,13 @@ class PrioritySampler {
  private:
   static constexpr size_t kFanout = 8;
   static constexpr size_t kLine = 64;
+  // How many nodes ahead FindSorted and SetMany prefetch the line they will read or write:
+  // enough misses in flight to hide the memory's latency behind the nodes before them.
+  static constexpr size_t kAhead = 8;
   static_assert(kFanout * sizeof(double) == kLine, "a node's children fill one cache line");
 
-  // Appends to `out` every index of positive weight whose prefix interval holds one of the
-  // points, given ascending; points past the end (rounding) go to the last positive index.
+  // Appends to `out`, ascending, every index of positive weight whose prefix interval holds one
+  // of the points, given ascending; points past the end (rounding) go to the last positive index.
   // Walks the tree a level at a time, in index order, and prefetches the children of the nodes
   // a few places ahead in the level: on a tree larger than the cache each point costs a cache
   // miss on every lower level, and a depth-first walk waits for them one after another (the

@@ -9,11 +9,12 @@
 // Rule: pass 1 visits every parameter of the share; pass p > 1 only while the previous pass
 // moved some parameter by more than `settle` times the largest move of pass 1 (a pass that
 // changes little is not repeated), and it visits only the parameters the previous pass moved.
-// A parameter that did not move is at its coordinate optimum as the replica then stood (for
-// Lasso and the L1 apps mostly a zero held by the threshold), so, as in glmnet's active-set
-// cycles, the repeated passes go over the parameters that are changing: on a chord of 2048
-// mostly-zero coefficients they cost a few dozen updates, not 2048. The rule looks at the changes
-// only, so it is deterministic: the same chord on the same replica makes the same passes.
+// A parameter that did not move is at its coordinate optimum as the replica (or the quadratic
+// model) then stood (for Lasso and the L1 apps mostly a zero held by the threshold), so, as in
+// glmnet's active-set cycles, the repeated passes go over the parameters that are changing: on a
+// chord of 2048 mostly-zero coefficients they cost a few dozen updates, not 2048. The rule looks at
+// the changes only, so it is deterministic: the same chord on the same replica makes the same
+// passes.
 //
 // Each pass decreases the objective (every coordinate step does), so a worker's share stays a
 // descent step from the round's common point and the coordinator's line search (the mean of the
@@ -33,16 +34,19 @@ struct SharePasses {
   double settle = 0.1;      // in [0, 1]
 };
 
-// Runs step(k) for k = 0 .. n-1 in pass 1, then for the k the previous pass moved (ascending)
-// in each further pass `rule` allows; step returns |change| of its parameter. Returns the number
-// of passes made (0 when n == 0).
+// Runs step(k, next) for k = 0 .. n-1 in pass 1, then for the k the previous pass moved
+// (ascending) in each further pass `rule` allows; `next` is the k the pass visits after this one
+// (n after its last), for a step to prefetch what it will read next. step returns |change| of its
+// parameter. Returns the number of passes made (0 when n == 0).
 template <typename Step>
 uint32_t RunSharePasses(size_t n, const SharePasses& rule, Step step) {
   if (n == 0) return 0;
   std::vector<size_t> moved, visit;
+  moved.reserve(n);
+  visit.reserve(n);
   double first = 0.0;
   for (size_t k = 0; k < n; ++k) {
-    const double move = step(k);
+    const double move = step(k, k + 1);
     first = std::max(first, move);
     if (move > 0.0) moved.push_back(k);
   }
@@ -51,10 +55,10 @@ uint32_t RunSharePasses(size_t n, const SharePasses& rule, Step step) {
     visit.swap(moved);
     moved.clear();
     double largest = 0.0;
-    for (size_t k : visit) {
-      const double move = step(k);
+    for (size_t v = 0; v < visit.size(); ++v) {
+      const double move = step(visit[v], v + 1 < visit.size() ? visit[v + 1] : n);
       largest = std::max(largest, move);
-      if (move > 0.0) moved.push_back(k);
+      if (move > 0.0) moved.push_back(visit[v]);
     }
     ++pass;
     if (largest <= rule.settle * first) break;

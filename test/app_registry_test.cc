@@ -135,6 +135,21 @@ TEST_CASE("A job's options are the common ones, its engine's and its app's: no o
   CHECK(exact->dynamic().chord_size() == 2048);
   CHECK(exact->dynamic().exact_shares());
   CHECK(exact->dynamic().inner_passes() == 4);
+  // --inner-passes: 0 is the app's default; any other value is the user's, never overridden.
+  auto passes_of = [&](const std::string& app, std::vector<std::string> flags) -> uint32_t {
+    std::vector<std::string> args{"--data", data, "--lambda", "0.5"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    auto parsed = ParseJobSpec(apps, app, args, {}, nullptr);
+    REQUIRE(parsed.ok());
+    return parsed->dynamic().inner_passes();
+  };
+  CHECK(passes_of("logistic", {"--inner-passes", "4"}) == 4);
+  CHECK(passes_of("logistic", {"--inner-passes", "0"}) == 8);
+  CHECK(passes_of("logistic", {"--exact-shares", "--inner-passes", "2"}) == 2);
+  CHECK(passes_of("svm", {}) == 8);
+  CHECK(passes_of("svm", {"--exact-shares"}) == 4);
+  CHECK(passes_of("svm", {"--layout", "rows"}) == 4);
+  CHECK(passes_of("lasso", {"--inner-passes", "0"}) == 4);
   auto sized = ParseJobSpec(
       apps, "logistic", {"--data", data, "--lambda", "0.5", "--chord-size", "100"}, {}, nullptr);
   REQUIRE(sized.ok());

@@ -187,6 +187,71 @@ TEST_CASE("PrioritySampler TakeSystematic always draws an index heavier than W /
   for (size_t i : {0, 1, 2, 4, 6, 7, 8, 9}) CHECK(count[i] > 0);
 }
 
+// TakeSystematic by a linear scan of the weights: the same offsets from the same generator, each
+// point to the index whose prefix interval holds it (zeros skipped, past the end the last positive
+// index), each index once, the shortfall drawn again from the indices left.
+std::vector<size_t> LinearSystematic(std::vector<double> w, size_t k, std::mt19937_64& rng) {
+  std::vector<size_t> out;
+  auto total = [&] {
+    double t = 0.0;
+    for (double x : w) t += x;
+    return t;
+  };
+  for (double t = total(); out.size() < k && t > 0.0; t = total()) {
+    const size_t want = k - out.size();
+    const double spacing = t / static_cast<double>(want);
+    const double offset = std::uniform_real_distribution<double>(0.0, spacing)(rng);
+    size_t last_positive = 0;
+    for (size_t i = 0; i < w.size(); ++i) {
+      if (w[i] > 0.0) last_positive = i;
+    }
+    std::vector<size_t> pass;
+    size_t i = 0;
+    double prefix = 0.0;
+    for (size_t m = 0; m < want; ++m) {
+      const double u = offset + static_cast<double>(m) * spacing;
+      while (i < w.size() && (!(w[i] > 0.0) || prefix + w[i] <= u)) prefix += w[i++];
+      const size_t hit = i < w.size() ? i : last_positive;
+      if (pass.empty() || pass.back() != hit) pass.push_back(hit);
+    }
+    for (size_t hit : pass) w[hit] = 0.0;
+    out.insert(out.end(), pass.begin(), pass.end());
+  }
+  return out;
+}
+
+TEST_CASE("PrioritySampler TakeSystematic on a deep tree draws exactly what a linear scan does",
+          "[priority_sampler]") {
+  // 100,000 leaves (6 levels of 8), integer weights (every sum exact, so the tree and the scan
+  // compare the same numbers), runs of 1000 zeros covering whole subtrees, heavy indices that
+  // hold several points; 4096 points keep thousands of nodes a level in the walk.
+  const size_t n = 100000;
+  std::vector<double> w(n);
+  for (size_t i = 0; i < n; ++i) {
+    w[i] = (i / 1000) % 3 == 0 ? 0.0 : static_cast<double>((i * 7919) % 5);
+    if (i % 9973 == 1) w[i] = 20000.0;
+  }
+  PrioritySampler s(n, 0.0);
+  std::vector<size_t> all(n);
+  for (size_t i = 0; i < n; ++i) all[i] = i;
+  s.SetMany(all, w);
+  for (uint64_t seed : {1u, 2u, 3u}) {
+    CAPTURE(seed);
+    std::mt19937_64 rng(seed), oracle_rng(seed);
+    PrioritySampler copy = s;
+    std::vector<double> before;
+    const std::vector<size_t> drawn = copy.TakeSystematic(4096, rng, before);
+    const std::vector<size_t> expected = LinearSystematic(w, 4096, oracle_rng);
+    REQUIRE(drawn.size() == 4096);
+    CHECK(drawn == expected);
+    REQUIRE(before.size() == drawn.size());
+    for (size_t d = 0; d < drawn.size(); ++d) {
+      CHECK(before[d] == w[drawn[d]]);
+      CHECK(copy.Get(drawn[d]) == 0.0);
+    }
+  }
+}
+
 TEST_CASE("PrioritySampler TakeSystematic returns every positive index when asked for more",
           "[priority_sampler]") {
   std::mt19937_64 rng(2);

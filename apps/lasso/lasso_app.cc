@@ -93,10 +93,10 @@ class LassoColumnModel : public LassoResidualModel<ColumnModel> {
     const size_t first = updated.size();
     updated.insert(updated.end(), values.begin(), values.end());
     std::span<double> beta(updated.data() + first, values.size());
-    RunSharePasses(ids.size(), passes_, [&](size_t k) {
+    RunSharePasses(ids.size(), passes_, [&](size_t k, size_t next_k) {
       const uint64_t j = ids[k];
       if (!Holds(j)) return 0.0;
-      PrefetchNextColumn(data_.x, ids, k);
+      PrefetchColumn(data_.x, ids, next_k);
       const double next = lasso::CoordinateUpdate(Dot(j), sq_norm_[j], beta[k], lambda_);
       const double d = next - beta[k];
       beta[k] = next;
