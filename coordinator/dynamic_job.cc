@@ -701,6 +701,17 @@ std::vector<proto::ResultFile> DynamicJob::ResultFiles() const {
   summary["workers"] = workers_.size();
   summary["data"] = spec_.data_path();
   app_->Summarize(check_metrics_, summary);
+  // The settings the job ran with, the app's and the layout's defaults resolved (the flags below
+  // say 0 for "by default").
+  const proto::DynamicEngineSpec& d = spec_.dynamic();
+  nlohmann::ordered_json engine;
+  engine["layout"] = columns() ? "columns" : "rows";
+  engine["chord_size"] = d.chord_size();
+  engine["candidates"] = d.candidates();
+  engine["pipeline_depth"] = d.pipeline_depth();
+  engine["rho"] = d.rho();
+  if (columns()) engine["inner_passes"] = std::max<uint32_t>(d.inner_passes(), 1);
+  summary["engine"] = std::move(engine);
   summary["flags"] = FlagsJson();
   add("summary.json",
       summary.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");

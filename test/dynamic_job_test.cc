@@ -427,6 +427,9 @@ TEST_CASE(
   CHECK_THAT(summary, Catch::Contains("\"state\": \"CANCELLED\"") &&
                           Catch::Contains("\"partial\": true") &&
                           Catch::Contains("\"nonzeros\": 1"));
+  // The settings it ran with, resolved (the fixture's spec: depth 1, the row layout).
+  CHECK_THAT(summary, Catch::Contains("\"engine\": {") && Catch::Contains("\"layout\": \"rows\"") &&
+                          Catch::Contains("\"pipeline_depth\": 1"));
 }
 
 TEST_CASE("DynamicJob: a job cancelled while loading has no result files",
