@@ -10,6 +10,11 @@
 // Prints microseconds per round for the draw and for the two weight updates, and draws per
 // second. The paper's shape (1,000,000 features, a chord of 2048 from 4096 candidates) is the
 // default. A benchmark, not a test: it checks nothing.
+//
+// With --builder it times the scheduler's whole round instead (scheduler/chord_builder.h): the
+// chord (ChordBuilder::Next: pending weights, the draw, the order by priority, the in-flight
+// marks) and the commit of each of its parameters (OnCommit), over a partition of `--size`
+// parameters with no dependency filter (rho = 1, the column layout's default).
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -20,10 +25,55 @@
 #include <fmt/format.h>
 #include <boost/program_options.hpp>
 
+#include "engine/dependency_filter.h"
 #include "engine/priority_sampler.h"
+#include "scheduler/chord_builder.h"
 #include "tools/tool_flags.h"
 
 namespace po = boost::program_options;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The scheduler's round: Next() builds a chord of `chord` from `draw` candidates, then every
+// member is committed, 5 % of them with a large change (they stay likely to be drawn again).
+int BenchBuilder(size_t size, size_t draw, size_t chord, size_t heavy, size_t rounds,
+                 uint64_t seed) {
+  const strads::ColumnStore store(0, size, 450, std::vector<double>(size, 1.0));
+  strads::ChordPolicy policy;
+  policy.chord_size = static_cast<uint32_t>(chord);
+  policy.candidates = static_cast<uint32_t>(draw);
+  policy.rho = 1.0;
+  policy.eta = 1e-6;
+  policy.seed = seed;
+  strads::ChordBuilder builder(store, policy);
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<size_t> pick(0, size - 1);
+  for (size_t h = 0; h < heavy; ++h) builder.OnCheck(pick(rng), 1.0);  // violators of a check
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  std::chrono::duration<double> next_time{0}, commit_time{0};
+  uint64_t members = 0;
+  for (size_t r = 0; r < rounds; ++r) {
+    const auto t0 = Clock::now();
+    const std::vector<uint64_t> ids = builder.Next();
+    const auto t1 = Clock::now();
+    for (uint64_t j : ids) builder.OnCommit(j, unit(rng) < 0.05 ? 0.1 : 0.0);
+    const auto t2 = Clock::now();
+    next_time += t1 - t0;
+    commit_time += t2 - t1;
+    members += ids.size();
+  }
+  const double per_round = 1e6 / static_cast<double>(rounds);
+  std::cout << fmt::format(
+      "builder: size {} draw {} chord {} (mean {:.0f} members), {} rounds\n"
+      "Next (the chord): {:.1f} us a round\nOnCommit of its members: {:.1f} us a round\n",
+      size, draw, chord, static_cast<double>(members) / static_cast<double>(rounds), rounds,
+      next_time.count() * per_round, commit_time.count() * per_round);
+  return 0;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   size_t size = 1'000'000, draw = 4096, chord = 2048, heavy = 400, rounds = 2000;
@@ -38,7 +88,8 @@ int main(int argc, char** argv) {
       "heavy-mass", po::value(&heavy_mass)->default_value(heavy_mass),
       "their share of the total weight, in (0, 1)")(
       "rounds", po::value(&rounds)->default_value(rounds), "rounds timed")(
-      "seed", po::value(&seed)->default_value(seed), "random seed");
+      "seed", po::value(&seed)->default_value(seed), "random seed")(
+      "builder", "time the scheduler's round (ChordBuilder::Next and OnCommit) instead");
   po::variables_map vm;
   if (auto code = strads::tools::ParseToolFlags(argc, argv, desc, "strads-sampler-bench",
                                                 "strads-sampler-bench --help", &vm)) {
@@ -50,6 +101,7 @@ int main(int argc, char** argv) {
                  "0 < heavy-mass < 1\n";
     return 2;
   }
+  if (vm.count("builder")) return BenchBuilder(size, draw, chord, heavy, rounds, seed);
   std::mt19937_64 rng(seed);
   const double eta = 1.0;
   const double heavy_weight = heavy > 0 ? heavy_mass / (1 - heavy_mass) *
@@ -66,7 +118,6 @@ int main(int argc, char** argv) {
     }
   }
 
-  using Clock = std::chrono::steady_clock;
   std::chrono::duration<double> draw_time{0}, set_time{0};
   std::vector<double> weights;
   std::vector<size_t> ids;
