@@ -152,8 +152,14 @@ void DynamicSchedulerJob::HandleChordRequest(const proto::Envelope& e) {
   chord->set_scheduler_rank(rank_);
   chord->set_exhausted(ids.empty() && builder_->in_flight() == 0);
   chord->set_min_applied(applied_through_);
-  if (spec_.dynamic().dual_pipeline()) chord->set_fresh_count((chord->ids_size() + 1) / 2);
   chord->mutable_ids()->Assign(ids.begin(), ids.end());
+  // Dual pipeline: the more impactful half (chords are in priority order) waits for every
+  // earlier commit. Set after the ids: it was computed from an empty chord, so it was always 0
+  // and the dual pipeline did nothing (found 2026-11-26; docs/benchmarks.md's dual-pipeline
+  // figures of 2026-11-22 predate the bug).
+  if (spec_.dynamic().dual_pipeline()) {
+    chord->set_fresh_count(static_cast<uint32_t>((ids.size() + 1) / 2));
+  }
   for (uint64_t j : ids) {
     chord->add_values(values_[j - first]);
     chord->add_sq_norms(part_.store->SquaredNorm(j));

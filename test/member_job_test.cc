@@ -393,6 +393,25 @@ TEST_CASE(
   }
 }
 
+TEST_CASE("dynamic scheduler job: with --dual-pipeline a chord's more impactful half is fresh",
+          "[member_job][dynamic_scheduler]") {
+  testing::TempDir dir;
+  Bench bench("scheduler-0", 1, 1);
+  bench.start.mutable_spec()->set_data_path(TinyData(dir));
+  bench.start.mutable_spec()->mutable_dynamic()->set_chord_size(3);
+  bench.start.mutable_spec()->mutable_dynamic()->set_dual_pipeline(true);
+  DynamicSchedulerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
+  REQUIRE(bench.AwaitReady(job).error().empty());
+  auto request = MakeEnvelope("coordinator", kJob, 1);
+  request.mutable_chord_request();
+  bench.Deliver(job, request);
+  auto chords = bench.Drain("worker-0", proto::Envelope::kChord);
+  REQUIRE(chords.size() == 1);
+  const proto::Chord& chord = chords[0].chord();
+  REQUIRE(chord.ids_size() >= 1);
+  CHECK(chord.fresh_count() == static_cast<uint32_t>((chord.ids_size() + 1) / 2));
+}
+
 TEST_CASE(
     "dynamic scheduler job: in the column layout each worker gets only the parameters it owns, "
     "the coordinator the whole chord",
