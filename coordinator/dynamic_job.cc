@@ -315,7 +315,9 @@ void DynamicJob::HandleChord(const proto::Envelope& e, Clock::time_point now) {
   if (rank < 0 || size_t(rank) != t % schedulers_.size() || rounds_[t].chord) {
     return Fail(fmt::format("chord {} from {}, which does not own that round", t, e.sender()), now);
   }
-  if (c.ids_size() != c.values_size() || c.ids_size() != c.sq_norms_size()) {
+  // The column layout's chords may carry no squared norms (only the row layout's pull reads them).
+  const bool norms_ok = c.sq_norms_size() == c.ids_size() || (columns() && c.sq_norms_size() == 0);
+  if (c.ids_size() != c.values_size() || !norms_ok) {
     return Fail("malformed chord from " + e.sender(), now);
   }
   for (uint64_t j : c.ids()) {

@@ -160,9 +160,12 @@ void DynamicSchedulerJob::HandleChordRequest(const proto::Envelope& e) {
   if (spec_.dynamic().dual_pipeline()) {
     chord->set_fresh_count(static_cast<uint32_t>((ids.size() + 1) / 2));
   }
+  // The squared norms are for the row layout's pull at the coordinator; in the column layout
+  // nobody reads them (a worker holds its columns), so the chord does not carry them.
+  const bool pull = spec_.dynamic().layout() != proto::LAYOUT_COLUMNS;
   for (uint64_t j : ids) {
     chord->add_values(values_[j - first]);
-    chord->add_sq_norms(part_.store->SquaredNorm(j));
+    if (pull) chord->add_sq_norms(part_.store->SquaredNorm(j));
   }
   SendToWorkers(out);
   (void)session_.SendToCoordinator(out);
@@ -184,11 +187,12 @@ void DynamicSchedulerJob::SendToWorkers(const proto::Envelope& chord_envelope) {
   header.mutable_chord()->clear_sq_norms();
   std::vector<proto::Envelope> shares(worker_ids_.size(), header);
   const proto::Chord& all = chord_envelope.chord();
+  const bool norms = all.sq_norms_size() == all.ids_size();
   for (int k = 0; k < all.ids_size(); ++k) {
     proto::Chord& c = *shares[owner[all.ids(k) - part_.first]].mutable_chord();
     c.add_ids(all.ids(k));
     c.add_values(all.values(k));
-    c.add_sq_norms(all.sq_norms(k));
+    if (norms) c.add_sq_norms(all.sq_norms(k));
   }
   for (size_t w = 0; w < worker_ids_.size(); ++w) Send(worker_ids_[w], shares[w]);
 }
