@@ -48,6 +48,8 @@ class ColumnStore {
 
   // ||x_j||^2 of the raw (not normalised) column. REQUIRES: Contains(j).
   double SquaredNorm(uint64_t j) const { return sq_norm_[j - first_]; }
+  // Asks the CPU to fetch SquaredNorm(j) (a hint). REQUIRES: Contains(j).
+  void PrefetchSquaredNorm(uint64_t j) const { __builtin_prefetch(sq_norm_.data() + (j - first_)); }
 
   // Stored entries of column j. REQUIRES: Contains(j).
   uint64_t Nnz(uint64_t j) const { return offset_[j - first_ + 1] - offset_[j - first_]; }

@@ -61,6 +61,15 @@ class ChordBuilder {
 
   // A committed change of parameter j (in flight before): priority |delta| + eta.
   void OnCommit(uint64_t j, double delta);
+  // Asks the CPU to fetch what OnCommit(j) will read (a hint: a commit's ids are scattered over
+  // the partition, and each costs a cache miss per array on a large one). REQUIRES: j in the
+  // partition.
+  void PrefetchCommit(uint64_t j) const {
+    const size_t local = j - store_.first();
+    __builtin_prefetch(priority_.data() + local);
+    __builtin_prefetch(flying_.data() + local);
+    store_.PrefetchSquaredNorm(j);
+  }
 
   // The optimality check measured `violation` for parameter j (not in flight): priority becomes
   // the predicted step violation / ||x_j||^2 + eta.

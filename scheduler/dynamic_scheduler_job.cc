@@ -204,7 +204,14 @@ void DynamicSchedulerJob::HandleCommit(const proto::Envelope& e) {
                           e.sender());
   }
   applied_through_ = std::max(applied_through_, e.round() + 1);
+  constexpr int kAhead =
+      8;  // commits ahead whose state is prefetched (ChordBuilder::PrefetchCommit)
   for (int k = 0; k < c.ids_size(); ++k) {
+    if (k + kAhead < c.ids_size() && part_.store->Contains(c.ids(k + kAhead))) {
+      const uint64_t ahead = c.ids(k + kAhead);
+      builder_->PrefetchCommit(ahead);
+      __builtin_prefetch(values_.data() + (ahead - part_.first));
+    }
     const uint64_t j = c.ids(k);
     if (!part_.store->Contains(j)) {
       return errors_.Report(

@@ -58,7 +58,10 @@ int BenchBuilder(size_t size, size_t draw, size_t chord, size_t heavy, size_t ro
     const auto t0 = Clock::now();
     const std::vector<uint64_t> ids = builder.Next();
     const auto t1 = Clock::now();
-    for (uint64_t j : ids) builder.OnCommit(j, unit(rng) < 0.05 ? 0.1 : 0.0);
+    for (size_t k = 0; k < ids.size(); ++k) {  // as DynamicSchedulerJob::HandleCommit
+      if (k + 8 < ids.size()) builder.PrefetchCommit(ids[k + 8]);
+      builder.OnCommit(ids[k], unit(rng) < 0.05 ? 0.1 : 0.0);
+    }
     const auto t2 = Clock::now();
     next_time += t1 - t0;
     commit_time += t2 - t1;
