@@ -224,6 +224,13 @@ struct Bench {
 
   void Deliver(MemberJob& job, const proto::Envelope& e) { job.OnMessage(e); }
 
+  // The coordinator asks `job` (a scheduler) for the chord of `round`.
+  void RequestChord(MemberJob& job, uint64_t round) {
+    auto request = MakeEnvelope("coordinator", kJob, round);
+    request.mutable_chord_request();
+    Deliver(job, request);
+  }
+
   InProcHub hub;
   std::map<std::string, std::unique_ptr<InProcTransport>> nodes;
   InProcTransport* member = nullptr;
@@ -372,9 +379,7 @@ TEST_CASE(
   CHECK(ready.end_param() == ready.num_features());  // the last of the two partitions
 
   for (uint64_t t : {1u, 3u}) {
-    auto request = MakeEnvelope("coordinator", kJob, t);
-    request.mutable_chord_request();
-    bench.Deliver(job, request);
+    bench.RequestChord(job, t);
     for (const std::string to : {"coordinator", "worker-0", "worker-1"}) {
       CAPTURE(t, to);
       auto chords = bench.Drain(to, proto::Envelope::kChord);
@@ -402,9 +407,7 @@ TEST_CASE("dynamic scheduler job: with --dual-pipeline a chord's more impactful 
   bench.start.mutable_spec()->mutable_dynamic()->set_dual_pipeline(true);
   DynamicSchedulerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
   REQUIRE(bench.AwaitReady(job).error().empty());
-  auto request = MakeEnvelope("coordinator", kJob, 1);
-  request.mutable_chord_request();
-  bench.Deliver(job, request);
+  bench.RequestChord(job, 1);
   auto chords = bench.Drain("worker-0", proto::Envelope::kChord);
   REQUIRE(chords.size() == 1);
   const proto::Chord& chord = chords[0].chord();
@@ -426,9 +429,7 @@ TEST_CASE(
   d.set_rho(1.0);
   DynamicSchedulerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
   REQUIRE(bench.AwaitReady(job).error().empty());
-  auto request = MakeEnvelope("coordinator", kJob, 0);
-  request.mutable_chord_request();
-  bench.Deliver(job, request);
+  bench.RequestChord(job, 0);
   auto whole = bench.Drain("coordinator", proto::Envelope::kChord);
   REQUIRE(whole.size() == 1);
   REQUIRE(whole[0].chord().ids_size() == 6);  // every feature of the tiny file
@@ -476,9 +477,7 @@ TEST_CASE(
     DynamicSchedulerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
     readies.push_back(bench.AwaitReady(job));
     REQUIRE(readies.back().error().empty());
-    auto request = MakeEnvelope("coordinator", kJob, 1);
-    request.mutable_chord_request();
-    bench.Deliver(job, request);
+    bench.RequestChord(job, 1);
     auto chords = bench.Drain("coordinator", proto::Envelope::kChord);
     REQUIRE(chords.size() == 1);
     norms.emplace_back();
@@ -517,9 +516,7 @@ TEST_CASE(
         std::vector<uint64_t>{2, 4});
   CHECK(std::vector<double>(slice.values().begin(), slice.values().end()) ==
         std::vector<double>{0.75, -1.5});
-  auto chord_request = MakeEnvelope("coordinator", kJob, 2);
-  chord_request.mutable_chord_request();
-  bench.Deliver(job, chord_request);
+  bench.RequestChord(job, 2);
   auto chords = bench.Drain("coordinator", proto::Envelope::kChord);
   REQUIRE(chords.size() == 1);
   CHECK(chords[0].chord().min_applied() == 2);  // the workers must have applied rounds 0 and 1
