@@ -133,6 +133,39 @@ TEST_CASE("the grouped dependency filter separates only parameters of different 
   CHECK(filter.Filter(std::vector<uint64_t>{1, 2}, 0.1, 10, running).empty());
 }
 
+// A share's passes by hand, under SharePasses' rule written out independently (settle 0.1): the
+// first pass over k = 0 .. n-1, each further one over the k the pass before moved, while its
+// largest move exceeds 1/10 of the first pass's. step(k) makes parameter k's step and returns
+// |change|. Gives the passes made and the visits skipped.
+struct PassesByHand {
+  uint32_t passes = 0;
+  size_t skipped = 0;
+};
+template <class Step>
+PassesByHand RunPassesByHand(size_t n, uint32_t max_passes, Step step) {
+  PassesByHand made;
+  std::vector<bool> moved(n, true);
+  double first = 0.0;
+  for (uint32_t p = 0; p < max_passes; ++p) {
+    double largest = 0.0;
+    const std::vector<bool> visit = moved;
+    for (size_t k = 0; k < n; ++k) {
+      moved[k] = false;
+      if (!visit[k]) {
+        ++made.skipped;
+        continue;
+      }
+      const double move = step(k);
+      largest = std::max(largest, move);
+      moved[k] = move > 0.0;
+    }
+    ++made.passes;
+    if (p == 0) first = largest;
+    if (largest == 0.0 || (p > 0 && largest <= 0.1 * first)) break;
+  }
+  return made;
+}
+
 Dataset SmallProblem() {
   Dataset d;
   d.x = RandomSparse(40, 15, 0.3, 2);
@@ -247,37 +280,20 @@ TEST_CASE("LassoColumnModel with --inner-passes repeats its share as cyclic desc
     model.Update(ids, values, updated, change);
     CHECK(model.Loss() == loss_before);  // the replica is untouched
 
-    // By hand: cyclic passes under the same rule (SharePasses' settle of 0.1; a pass after the
-    // first visits the parameters the pass before it moved).
+    // By hand: cyclic passes under the same rule.
     Eigen::VectorXd r = data.y;
     std::vector<double> beta(ids.size(), 0.0);
-    std::vector<bool> moved(ids.size(), true);
-    double first = 0.0;
-    uint32_t made_passes = 0;
-    size_t skipped = 0;
-    for (uint32_t p = 0; p < passes; ++p) {
-      double largest = 0.0;
-      const std::vector<bool> visit = moved;
-      for (size_t k = 0; k < ids.size(); ++k) {
-        moved[k] = false;
-        if (!visit[k]) {
-          ++skipped;
-          continue;
-        }
-        const Eigen::VectorXd col = data.x.col(static_cast<int64_t>(ids[k]));
-        const double next = lasso::CoordinateUpdate(col.dot(r), col.squaredNorm(), beta[k], lambda);
-        r -= col * (next - beta[k]);
-        largest = std::max(largest, std::abs(next - beta[k]));
-        moved[k] = next != beta[k];
-        beta[k] = next;
-      }
-      ++made_passes;
-      if (p == 0) first = largest;
-      if (largest == 0.0 || (p > 0 && largest <= 0.1 * first)) break;
-    }
+    const PassesByHand made = RunPassesByHand(ids.size(), passes, [&](size_t k) {
+      const Eigen::VectorXd col = data.x.col(static_cast<int64_t>(ids[k]));
+      const double next = lasso::CoordinateUpdate(col.dot(r), col.squaredNorm(), beta[k], lambda);
+      r -= col * (next - beta[k]);
+      const double move = std::abs(next - beta[k]);
+      beta[k] = next;
+      return move;
+    });
     if (passes == 6) {  // the case exercises repeated passes that skip some parameters
-      CHECK(made_passes >= 3);
-      CHECK(skipped > 0);
+      CHECK(made.passes >= 3);
+      CHECK(made.skipped > 0);
     }
     REQUIRE(updated.size() == ids.size() + 1);
     CHECK(updated[0] == 42.0);
@@ -409,31 +425,17 @@ TEST_CASE(
   const Eigen::VectorXd d1 = -0.5 * data.y;
   Eigen::VectorXd delta = Eigen::VectorXd::Zero(40);
   std::vector<double> w(ids.size(), 0.0);
-  std::vector<bool> moved(ids.size(), true);
-  double first = 0.0;
-  size_t skipped = 0;
-  for (int pass = 0; pass < 3; ++pass) {
-    double largest = 0.0;
-    const std::vector<bool> visit = moved;
-    for (size_t k = 0; k < ids.size(); ++k) {
-      moved[k] = false;
-      if (!visit[k]) {
-        ++skipped;
-        continue;
-      }
-      const Eigen::VectorXd col = data.x.col(static_cast<int64_t>(ids[k]));
-      const double g = col.dot(d1 + 0.25 * delta);
-      const double h = 0.25 * col.squaredNorm();
-      const double next = logistic::ModelUpdate(g, h, col.squaredNorm(), w[k], lambda);
-      delta += col * (next - w[k]);
-      largest = std::max(largest, std::abs(next - w[k]));
-      moved[k] = next != w[k];
-      w[k] = next;
-    }
-    if (pass == 0) first = largest;
-    if (largest == 0.0 || (pass > 0 && largest <= 0.1 * first)) break;
-  }
-  CHECK(skipped > 0);  // the case exercises a pass that skips a parameter
+  const PassesByHand made = RunPassesByHand(ids.size(), 3, [&](size_t k) {
+    const Eigen::VectorXd col = data.x.col(static_cast<int64_t>(ids[k]));
+    const double g = col.dot(d1 + 0.25 * delta);
+    const double h = 0.25 * col.squaredNorm();
+    const double next = logistic::ModelUpdate(g, h, col.squaredNorm(), w[k], lambda);
+    delta += col * (next - w[k]);
+    const double move = std::abs(next - w[k]);
+    w[k] = next;
+    return move;
+  });
+  CHECK(made.skipped > 0);  // the case exercises a pass that skips a parameter
   auto loss_at = [&](double t) {
     double f = 0.0;
     for (int i = 0; i < 40; ++i) f += logistic::LogisticLoss::Eval(data.y[i], t * delta[i]).loss;
