@@ -402,6 +402,10 @@ class MarginColumnModel : public MarginRows<ColumnModel, RowLoss> {
       penalty1 += quadratic_->penalty(w_[k]);
     }
     const double decrease = slope + penalty1 - penalty0;
+    // The share's value of parameter k at step t along its direction.
+    auto at = [&](double t, size_t k) {
+      return t == 1.0 ? w_[k] : values[k] + t * (w_[k] - values[k]);
+    };
     constexpr double kSigma = 1e-2;
     constexpr int kHalvings = 20;
     double t = 1.0;
@@ -413,7 +417,7 @@ class MarginColumnModel : public MarginRows<ColumnModel, RowLoss> {
         f += RowLoss::Eval(this->data_.y[row], this->margin_[row] + t * delta_[i]).loss;
       }
       for (size_t k = 0; k < ids.size(); ++k) {
-        f += quadratic_->penalty(t == 1.0 ? w_[k] : values[k] + t * (w_[k] - values[k]));
+        f += quadratic_->penalty(at(t, k));
       }
       accepted = f <= kSigma * t * decrease;
       if (!accepted) t *= 0.5;
@@ -426,7 +430,7 @@ class MarginColumnModel : public MarginRows<ColumnModel, RowLoss> {
     rows_.clear();
     if (!accepted) return false;
     for (size_t k = 0; k < ids.size(); ++k) {
-      updated.push_back(t == 1.0 ? w_[k] : values[k] + t * (w_[k] - values[k]));
+      updated.push_back(at(t, k));
     }
     return true;
   }

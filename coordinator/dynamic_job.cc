@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/protocol.h"
+#include "engine/dynamic_spec.h"
 #include "engine/step_length.h"
 #include "engine/vector_delta.h"
 
@@ -712,7 +713,7 @@ std::vector<proto::ResultFile> DynamicJob::ResultFiles() const {
   engine["candidates"] = d.candidates();
   engine["pipeline_depth"] = d.pipeline_depth();
   engine["rho"] = d.rho();
-  if (columns()) engine["inner_passes"] = std::max<uint32_t>(d.inner_passes(), 1);
+  if (columns()) engine["inner_passes"] = SharePassesOf(d).max_passes;
   summary["engine"] = std::move(engine);
   summary["flags"] = FlagsJson();
   add("summary.json",

@@ -61,6 +61,8 @@ class ChordBuilder {
 
   // A committed change of parameter j (in flight before): priority |delta| + eta.
   void OnCommit(uint64_t j, double delta);
+  // How many commits ahead a caller of OnCommit prefetches with PrefetchCommit.
+  static constexpr size_t kCommitsAhead = 8;
   // Asks the CPU to fetch what OnCommit(j) will read (a hint: a commit's ids are scattered over
   // the partition, and each costs a cache miss per array on a large one). REQUIRES: j in the
   // partition.

@@ -187,12 +187,10 @@ void DynamicSchedulerJob::SendToWorkers(const proto::Envelope& chord_envelope) {
   header.mutable_chord()->clear_sq_norms();
   std::vector<proto::Envelope> shares(worker_ids_.size(), header);
   const proto::Chord& all = chord_envelope.chord();
-  const bool norms = all.sq_norms_size() == all.ids_size();
   for (int k = 0; k < all.ids_size(); ++k) {
     proto::Chord& c = *shares[owner[all.ids(k) - part_.first]].mutable_chord();
     c.add_ids(all.ids(k));
-    c.add_values(all.values(k));
-    if (norms) c.add_sq_norms(all.sq_norms(k));
+    c.add_values(all.values(k));  // a column chord carries no squared norms
   }
   for (size_t w = 0; w < worker_ids_.size(); ++w) Send(worker_ids_[w], shares[w]);
 }
@@ -204,8 +202,7 @@ void DynamicSchedulerJob::HandleCommit(const proto::Envelope& e) {
                           e.sender());
   }
   applied_through_ = std::max(applied_through_, e.round() + 1);
-  constexpr int kAhead =
-      8;  // commits ahead whose state is prefetched (ChordBuilder::PrefetchCommit)
+  constexpr int kAhead = static_cast<int>(ChordBuilder::kCommitsAhead);
   for (int k = 0; k < c.ids_size(); ++k) {
     if (k + kAhead < c.ids_size() && part_.store->Contains(c.ids(k + kAhead))) {
       const uint64_t ahead = c.ids(k + kAhead);

@@ -59,7 +59,8 @@ int BenchBuilder(size_t size, size_t draw, size_t chord, size_t heavy, size_t ro
     const std::vector<uint64_t> ids = builder.Next();
     const auto t1 = Clock::now();
     for (size_t k = 0; k < ids.size(); ++k) {  // as DynamicSchedulerJob::HandleCommit
-      if (k + 8 < ids.size()) builder.PrefetchCommit(ids[k + 8]);
+      const size_t ahead = k + strads::ChordBuilder::kCommitsAhead;
+      if (ahead < ids.size()) builder.PrefetchCommit(ids[ahead]);
       builder.OnCommit(ids[k], unit(rng) < 0.05 ? 0.1 : 0.0);
     }
     const auto t2 = Clock::now();
