@@ -22,7 +22,7 @@ bool InProcHub::Has(const std::string& id) const {
   return mailboxes_.count(id) > 0;
 }
 
-Status InProcHub::Deliver(const std::string& to, const proto::Envelope& envelope) {
+Status InProcHub::Deliver(const std::string& to, proto::Envelope envelope) {
   std::shared_ptr<Mailbox> box;
   {
     std::lock_guard lock(mu_);
@@ -32,7 +32,7 @@ Status InProcHub::Deliver(const std::string& to, const proto::Envelope& envelope
   }
   {
     std::lock_guard lock(box->mu);
-    box->queue.push_back(envelope);
+    box->queue.push_back(std::move(envelope));
   }
   box->cv.notify_one();
   return Status::Ok();
@@ -53,6 +53,10 @@ Status InProcTransport::Connect(const std::string& peer, const std::string& endp
 
 Status InProcTransport::Send(const std::string& peer, const proto::Envelope& envelope) {
   return hub_.Deliver(peer, envelope);
+}
+
+Status InProcTransport::SendOwned(const std::string& peer, proto::Envelope&& envelope) {
+  return hub_.Deliver(peer, std::move(envelope));
 }
 
 std::optional<proto::Envelope> InProcTransport::Receive(std::chrono::milliseconds timeout) {

@@ -32,7 +32,7 @@ class InProcHub {
   // Registers `id`; error if the id is taken.
   Result<std::shared_ptr<Mailbox>> Register(const std::string& id);
   void Unregister(const std::string& id);
-  Status Deliver(const std::string& to, const proto::Envelope& envelope);
+  Status Deliver(const std::string& to, proto::Envelope envelope);
   bool Has(const std::string& id) const;
 
  private:
@@ -49,6 +49,7 @@ class InProcTransport : public Transport {
   const std::string& id() const override { return id_; }
   Status Connect(const std::string& peer, const std::string& endpoint) override;
   Status Send(const std::string& peer, const proto::Envelope& envelope) override;
+  Status SendOwned(const std::string& peer, proto::Envelope&& envelope) override;
   std::optional<proto::Envelope> Receive(std::chrono::milliseconds timeout) override;
   std::vector<std::string> endpoints() const override { return {"inproc://" + id_}; }
 

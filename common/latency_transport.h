@@ -51,6 +51,9 @@ class LatencyTransport : public Transport {
   Status Send(const std::string& peer, const proto::Envelope& envelope) override {
     return inner_.Send(peer, envelope);
   }
+  Status SendOwned(const std::string& peer, proto::Envelope&& envelope) override {
+    return inner_.SendOwned(peer, std::move(envelope));
+  }
   std::optional<proto::Envelope> Receive(std::chrono::milliseconds timeout) override;
   std::vector<std::string> endpoints() const override { return inner_.endpoints(); }
 

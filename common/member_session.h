@@ -52,6 +52,8 @@ class MemberSession {
   // Sends to the coordinator; a failure is returned, and logged (at most once per 5 s of tick
   // time) while registered.
   Status SendToCoordinator(const proto::Envelope& envelope);
+  // The same for an envelope the caller gives up (Transport::SendOwned: no copy of its arrays).
+  Status SendToCoordinator(proto::Envelope&& envelope);
 
   bool registered() const { return registered_; }
   const MemberIdentity& identity() const { return identity_; }
@@ -64,6 +66,9 @@ class MemberSession {
   bool gave_up() const { return gave_up_; }
 
  private:
+  // `st`, logged as SendToCoordinator promises.
+  Status Warned(Status st);
+
   // Registration must start again: the coordinator is gone or has forgotten this member.
   void Lost(const std::string& why);
   void TryRegister(Clock::time_point now);

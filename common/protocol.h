@@ -10,7 +10,7 @@
 namespace strads {
 
 // Bumped whenever the meaning of a message changes; peers with another version are refused.
-inline constexpr uint32_t kProtocolVersion = 2;
+inline constexpr uint32_t kProtocolVersion = 3;  // 3: bulk arrays as raw frames
 
 // Default control port of the coordinator; the status socket is the next port.
 inline constexpr int kDefaultControlPort = 7700;

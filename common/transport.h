@@ -35,6 +35,13 @@ class Transport {
   // received (replies to clients travel back the way the request came).
   virtual Status Send(const std::string& peer, const proto::Envelope& envelope) = 0;
 
+  // Send for an envelope the caller gives up: a transport may move its bulk arrays to the wire
+  // (ZeroMQ: as raw frames, common/wire_frames.h) or into the peer's inbox (in-process) instead
+  // of copying them. The default copies, through Send.
+  virtual Status SendOwned(const std::string& peer, proto::Envelope&& envelope) {
+    return Send(peer, envelope);
+  }
+
   // Waits up to `timeout` for the next message; nullopt when none arrived in time. Frames that do
   // not parse as an Envelope are counted and skipped, never returned half-read.
   virtual std::optional<proto::Envelope> Receive(std::chrono::milliseconds timeout) = 0;

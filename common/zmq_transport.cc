@@ -3,6 +3,7 @@
 #include <zmq_addon.hpp>
 
 #include "common/sender_check.h"
+#include "common/wire_frames.h"
 
 namespace strads {
 namespace {
@@ -11,6 +12,13 @@ constexpr int kHighWaterMark = 100000;
 // Larger frames are refused by the inboxes (a peer or a stray client cannot make a daemon
 // allocate gigabytes); protocol messages are far smaller.
 constexpr int64_t kMaxInboundMessage = int64_t{256} << 20;
+// A message of more frames is refused: no protocol message has more than a few dozen arrays.
+constexpr size_t kMaxFrames = 4096;
+
+// ZeroMQ's free function for a raw frame sent in place: drops the frame's hold on its array.
+void ReleaseRawFrame(void* /*data*/, void* hint) {
+  delete static_cast<std::shared_ptr<void>*>(hint);
+}
 
 }  // namespace
 
@@ -79,11 +87,27 @@ void ZmqTransport::Disconnect(const std::string& peer) {
 }
 
 Status ZmqTransport::Send(const std::string& peer, const proto::Envelope& envelope) {
-  std::string bytes;
-  if (!envelope.SerializeToString(&bytes)) return Status::Internal("cannot serialize envelope");
+  return SendOwned(peer, proto::Envelope(envelope));
+}
+
+Status ZmqTransport::SendOwned(const std::string& peer, proto::Envelope&& envelope) {
+  auto wire = EncodeWire(std::move(envelope));
+  if (!wire.ok()) return wire.status();
+  // The frames after the routing id (ROUTER only): the header, then each array in place; ZeroMQ
+  // releases an array's owner once the frame is sent.
+  std::vector<zmq::message_t> frames;
+  frames.reserve(wire->arrays.size() + 2);
+  auto add_body = [&] {
+    frames.emplace_back(wire->header.data(), wire->header.size());
+    for (RawFrame& a : wire->arrays) {
+      auto* owner = new std::shared_ptr<void>(std::move(a.owner));
+      frames.emplace_back(const_cast<void*>(a.data), a.size, &ReleaseRawFrame, owner);
+    }
+  };
   try {
     if (auto it = dealers_.find(peer); it != dealers_.end()) {
-      auto sent = it->second->send(zmq::buffer(bytes), zmq::send_flags::none);
+      add_body();
+      auto sent = zmq::send_multipart(*it->second, frames, zmq::send_flags::none);
       if (!sent) {
         return Status::Unavailable("send to " + peer + " at " + dealer_endpoints_[peer] +
                                    " timed out after " + std::to_string(send_timeout_.count()) +
@@ -93,7 +117,8 @@ Status ZmqTransport::Send(const std::string& peer, const proto::Envelope& envelo
     }
     if (auto it = routes_.find(peer); it != routes_.end()) {
       zmq::socket_t& router = *routers_[it->second];
-      std::array<zmq::const_buffer, 2> frames = {zmq::buffer(peer), zmq::buffer(bytes)};
+      frames.emplace_back(peer.data(), peer.size());
+      add_body();
       auto sent = zmq::send_multipart(router, frames, zmq::send_flags::dontwait);
       if (!sent) return Status::Unavailable("peer " + peer + " is not draining its messages");
       return Status::Ok();
@@ -108,23 +133,31 @@ Status ZmqTransport::Send(const std::string& peer, const proto::Envelope& envelo
   return Status::Unavailable("no route to " + peer);
 }
 
-std::optional<proto::Envelope> ZmqTransport::Parse(const zmq::message_t& payload) {
-  proto::Envelope envelope;
-  if (!envelope.ParseFromArray(payload.data(), static_cast<int>(payload.size()))) {
+std::optional<proto::Envelope> ZmqTransport::Parse(std::span<const zmq::message_t> body) {
+  if (body.empty() || body.size() > kMaxFrames) {
     ++malformed_;
     return std::nullopt;
   }
-  return envelope;
+  std::vector<std::string_view> arrays;
+  arrays.reserve(body.size() - 1);
+  for (size_t k = 1; k < body.size(); ++k) arrays.push_back(body[k].to_string_view());
+  auto envelope = DecodeWire(body[0].to_string_view(), arrays);
+  if (!envelope.ok()) {
+    ++malformed_;
+    if (log_) log_->warn("dropped a malformed message: {}", envelope.status().message());
+    return std::nullopt;
+  }
+  return std::move(envelope).value();
 }
 
 std::optional<proto::Envelope> ZmqTransport::Admit(zmq::message_t& routing_id,
-                                                   zmq::message_t& payload) {
-  auto envelope = Parse(payload);
+                                                   std::span<const zmq::message_t> body) {
+  auto envelope = Parse(body);
   if (!envelope) return std::nullopt;
   std::string user_id;
   if (curve_) {
     // Set by our ZAP handler on every CURVE connection; absent only if the handler is missing.
-    const char* value = zmq_msg_gets(payload.handle(), "User-Id");
+    const char* value = zmq_msg_gets(body[0].handle(), "User-Id");
     user_id = value ? value : "";
   }
   if (Status st = CheckSender(*envelope, routing_id.to_string_view(), user_id); !st.ok()) {
@@ -163,20 +196,16 @@ std::optional<proto::Envelope> ZmqTransport::Receive(std::chrono::milliseconds t
       if (!zmq::recv_multipart(*sockets[i], std::back_inserter(frames), zmq::recv_flags::dontwait))
         continue;
       if (i < routers_.size()) {
-        if (frames.size() != 2) {
+        if (frames.size() < 2) {
           ++malformed_;
           continue;
         }
-        auto envelope = Admit(frames[0], frames[1]);
+        auto envelope = Admit(frames[0], std::span<const zmq::message_t>(frames).subspan(1));
         if (!envelope) continue;
         routes_[frames[0].to_string()] = i;
         return envelope;
       }
-      if (frames.size() != 1) {
-        ++malformed_;
-        continue;
-      }
-      auto envelope = Parse(frames[0]);
+      auto envelope = Parse(frames);
       if (envelope) return envelope;
     }
     if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;

@@ -239,7 +239,7 @@ void DynamicJob::HandleRestoreShare(const proto::Envelope& e, Clock::time_point 
   proto::VectorDelta& change = *shared.mutable_shared_update()->mutable_change();
   sum.Take(change);
   replica_.Apply(change);
-  Broadcast(workers_, shared, now);
+  Broadcast(workers_, std::move(shared), now);
   FinishRestore(now);
 }
 
@@ -403,7 +403,7 @@ void DynamicJob::TryCommit(Clock::time_point now) {
       if (commit.ids(k) < committed_.size()) committed_[commit.ids(k)] = updated;
     }
     updates_ += static_cast<uint64_t>(commit.ids_size());
-    SendTo(schedulers_[next_commit_ % schedulers_.size()].id, e, now);
+    SendTo(schedulers_[next_commit_ % schedulers_.size()].id, std::move(e), now);
     rounds_.erase(it);
     ++next_commit_;
   }
@@ -485,7 +485,7 @@ bool DynamicJob::CommitColumns(Round& round, proto::Envelope& e, Clock::time_poi
     commit->add_deltas(deltas[k]);
   }
   replica_.Apply(change);
-  Broadcast(workers_, shared, now);
+  Broadcast(workers_, std::move(shared), now);
   return true;
 }
 

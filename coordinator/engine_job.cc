@@ -60,6 +60,21 @@ void EngineJob::SendTo(const std::string& to, const proto::Envelope& e, Clock::t
   }
 }
 
+void EngineJob::SendTo(const std::string& to, proto::Envelope&& e, Clock::time_point now) {
+  if (done()) return;
+  const std::string what = BodyName(e);
+  if (Status st = transport_.SendOwned(to, std::move(e)); !st.ok()) {
+    unreachable_.push_back(to);
+    LoseMember("cannot send " + what + " to " + to + ": " + st.message(), now);
+  }
+}
+
+void EngineJob::Broadcast(const std::vector<JobMember>& to, proto::Envelope&& e,
+                          Clock::time_point now) {
+  for (size_t k = 0; k + 1 < to.size(); ++k) SendTo(to[k].id, e, now);
+  if (!to.empty()) SendTo(to.back().id, std::move(e), now);
+}
+
 void EngineJob::Broadcast(const std::vector<JobMember>& to, const proto::Envelope& e,
                           Clock::time_point now) {
   for (const auto& m : to) SendTo(m.id, e, now);

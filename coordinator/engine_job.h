@@ -55,7 +55,12 @@ class EngineJob : public Job {
   int Slot(const std::string& sender) const;
   // Sends to a member; a failure marks it unreachable and fails the job. No-op once done.
   void SendTo(const std::string& to, const proto::Envelope& e, Clock::time_point now);
+  // The same for an envelope the job gives up: its bulk arrays go to the wire without a copy
+  // (Transport::SendOwned).
+  void SendTo(const std::string& to, proto::Envelope&& e, Clock::time_point now);
   void Broadcast(const std::vector<JobMember>& to, const proto::Envelope& e, Clock::time_point now);
+  // Copies to all but the last member, which gets `e` itself.
+  void Broadcast(const std::vector<JobMember>& to, proto::Envelope&& e, Clock::time_point now);
   // Ends the job: state, JobEnd to every member (best effort), OnFinished().
   void Finish(proto::JobState state, const std::string& error, Clock::time_point now);
   // Job time: seconds since the job first started, over every incarnation.

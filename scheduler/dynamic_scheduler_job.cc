@@ -39,6 +39,13 @@ void DynamicSchedulerJob::Send(const std::string& to, const proto::Envelope& e) 
   }
 }
 
+void DynamicSchedulerJob::Send(const std::string& to, proto::Envelope&& e) {
+  const std::string what = BodyName(e);
+  if (Status st = transport_.SendOwned(to, std::move(e)); !st.ok()) {
+    errors_.ReportLostPeer(to, "cannot send " + what + " to " + to + ": " + st.message());
+  }
+}
+
 void DynamicSchedulerJob::OnTick() {
   if (auto loaded = load_.Poll()) FinishLoading(std::move(*loaded));
 }
@@ -168,7 +175,7 @@ void DynamicSchedulerJob::HandleChordRequest(const proto::Envelope& e) {
     if (pull) chord->add_sq_norms(part_.store->SquaredNorm(j));
   }
   SendToWorkers(out);
-  (void)session_.SendToCoordinator(out);
+  (void)session_.SendToCoordinator(std::move(out));
   builder_->Prepare();  // the next request finds its chord ready
 }
 
@@ -192,7 +199,7 @@ void DynamicSchedulerJob::SendToWorkers(const proto::Envelope& chord_envelope) {
     c.add_ids(all.ids(k));
     c.add_values(all.values(k));  // a column chord carries no squared norms
   }
-  for (size_t w = 0; w < worker_ids_.size(); ++w) Send(worker_ids_[w], shares[w]);
+  for (size_t w = 0; w < worker_ids_.size(); ++w) Send(worker_ids_[w], std::move(shares[w]));
 }
 
 void DynamicSchedulerJob::HandleCommit(const proto::Envelope& e) {

@@ -66,6 +66,7 @@ class DynamicSchedulerJob final : public MemberJob {
   void HandleGradientSlice(const proto::Envelope& e);
   void HandleModelRequest(const proto::Envelope& e);
   void Send(const std::string& to, const proto::Envelope& e);
+  void Send(const std::string& to, proto::Envelope&& e);  // moves e's arrays to the wire
   // Evaluates the check once its request and every worker's slice are in.
   void MaybeFinishCheck();
 

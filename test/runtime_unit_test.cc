@@ -146,6 +146,60 @@ TEST_CASE("ZeroMQ transport binds port 0, reports the endpoint and routes replie
   CHECK(server.Send("stranger", reply).code() == StatusCode::kUnavailable);
 }
 
+TEST_CASE("ZeroMQ carries bulk arrays as raw frames both ways, owned or copied", "[transport]") {
+  zmq::context_t context;
+  ZmqTransport server(context, "server");
+  auto bound = server.Bind("tcp://127.0.0.1:0");
+  REQUIRE(bound.ok());
+  ZmqTransport client(context, "client", milliseconds(2000));
+  REQUIRE(client.Connect("server", *bound).ok());
+  auto partials = MakeEnvelope("client", 1, 5);
+  auto* p = partials.mutable_column_partials();
+  for (int i = 0; i < 3000; ++i) {
+    p->add_ids(static_cast<uint64_t>(i) * 7);
+    p->add_values(i * 0.5);
+  }
+  p->mutable_change()->set_dense(true);
+  for (int i = 0; i < 1000; ++i) p->mutable_change()->add_values(-i);
+  const proto::Envelope sent = partials;
+  REQUIRE(client.SendOwned("server", std::move(partials)).ok());  // DEALER, moved
+  auto got = server.Receive(milliseconds(2000));
+  REQUIRE(got);
+  CHECK(got->raw_arrays_size() == 0);
+  CHECK(got->SerializeAsString() == sent.SerializeAsString());
+  REQUIRE(server.Send("client", sent).ok());  // ROUTER, copied
+  auto back = client.Receive(milliseconds(2000));
+  REQUIRE(back);
+  CHECK(back->SerializeAsString() == sent.SerializeAsString());
+  CHECK(server.malformed_frames() == 0);
+  CHECK(client.malformed_frames() == 0);
+}
+
+TEST_CASE("ZeroMQ counts and drops a message whose raw frames do not match its header",
+          "[transport]") {
+  zmq::context_t context;
+  ZmqTransport server(context, "server");
+  auto bound = server.Bind("tcp://127.0.0.1:0");
+  REQUIRE(bound.ok());
+  zmq::socket_t raw(context, zmq::socket_type::dealer);
+  raw.set(zmq::sockopt::routing_id, "client");
+  raw.connect(*bound);
+  auto e = MakeEnvelope("client");
+  e.mutable_commit()->add_values(1.0);
+  e.add_raw_arrays()->add_path(36);  // lists one array, sends none
+  const std::string header = e.SerializeAsString();
+  REQUIRE(raw.send(zmq::buffer(header), zmq::send_flags::none));
+  CHECK_FALSE(server.Receive(milliseconds(300)));
+  CHECK(server.malformed_frames() == 1);
+  auto ok = MakeEnvelope("client");
+  ok.mutable_status_request();
+  const std::string good = ok.SerializeAsString();
+  REQUIRE(raw.send(zmq::buffer(good), zmq::send_flags::none));
+  auto got = server.Receive(milliseconds(2000));
+  REQUIRE(got);  // the inbox still serves
+  CHECK(got->body_case() == proto::Envelope::kStatusRequest);
+}
+
 TEST_CASE("ZeroMQ send to an endpoint nobody listens on fails within the send timeout",
           "[transport]") {
   zmq::context_t context;

@@ -203,7 +203,7 @@ void DynamicWorkerJob::SendPartials(uint64_t round, const std::vector<double>& s
   partials->set_stats_per_param(app_->stats_per_param());
   partials->set_loss(model_->Loss());
   partials->set_applied_through(applied_);
-  (void)session_.SendToCoordinator(e);
+  (void)session_.SendToCoordinator(std::move(e));
 }
 
 void DynamicWorkerJob::ComputeColumnShare(uint64_t round, const proto::Chord& chord) {
@@ -230,7 +230,7 @@ void DynamicWorkerJob::ComputeColumnShare(uint64_t round, const proto::Chord& ch
   change_->Take(*partials->mutable_change());
   partials->set_loss(rank_ == 0 ? columns_->Loss() : 0.0);
   partials->set_applied_through(applied_);
-  (void)session_.SendToCoordinator(e);
+  (void)session_.SendToCoordinator(std::move(e));
 }
 
 void DynamicWorkerJob::HandleRestore(const proto::Envelope& e) {
@@ -261,7 +261,7 @@ void DynamicWorkerJob::HandleRestore(const proto::Envelope& e) {
   change_->Take(*partials->mutable_change());
   partials->set_applied_through(applied_);
   log_->info("job {}: restored {} parameters of the checkpoint", id_, ids.size());
-  (void)session_.SendToCoordinator(out);
+  (void)session_.SendToCoordinator(std::move(out));
 }
 
 bool DynamicWorkerJob::InOrder(const proto::Envelope& e) {
