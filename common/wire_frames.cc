@@ -76,8 +76,8 @@ RawFrame SwapOut(Message& m, const FieldDescriptor& f) {
 
 // Moves m's large numeric arrays (and those of every message under it) into `out`, listing each
 // in `manifest`; `path` leads from the envelope to m.
-void Lift(Message& m, bool is_envelope, std::vector<uint32_t>& path, WireMessage& out,
-          google::protobuf::RepeatedPtrField<proto::RawArray>& manifest) {
+void Lift(Message& m, bool is_envelope, int min_elements, std::vector<uint32_t>& path,
+          WireMessage& out, google::protobuf::RepeatedPtrField<proto::RawArray>& manifest) {
   const auto* reflection = m.GetReflection();
   std::vector<const FieldDescriptor*> fields;
   reflection->ListFields(m, &fields);
@@ -89,14 +89,15 @@ void Lift(Message& m, bool is_envelope, std::vector<uint32_t>& path, WireMessage
         const int n = reflection->FieldSize(m, f);
         for (int i = 0; i < n; ++i) {
           path.push_back(static_cast<uint32_t>(i));
-          Lift(*reflection->MutableRepeatedMessage(&m, f, i), false, path, out, manifest);
+          Lift(*reflection->MutableRepeatedMessage(&m, f, i), false, min_elements, path, out,
+               manifest);
           path.pop_back();
         }
       } else {
-        Lift(*reflection->MutableMessage(&m, f), false, path, out, manifest);
+        Lift(*reflection->MutableMessage(&m, f), false, min_elements, path, out, manifest);
       }
     } else if (f->is_repeated() && ElementSize(*f) > 0 &&
-               reflection->FieldSize(m, f) >= kMinRawElements) {
+               reflection->FieldSize(m, f) >= min_elements) {
       out.arrays.push_back(SwapOut(m, *f));
       manifest.Add()->mutable_path()->Assign(path.begin(), path.end());
     }
@@ -184,10 +185,10 @@ Status Place(proto::Envelope& envelope, const proto::RawArray& where, std::strin
 
 }  // namespace
 
-Result<WireMessage> EncodeWire(proto::Envelope envelope) {
+Result<WireMessage> EncodeWire(proto::Envelope envelope, int min_elements) {
   WireMessage out;
   std::vector<uint32_t> path;
-  Lift(envelope, true, path, out, *envelope.mutable_raw_arrays());
+  Lift(envelope, true, min_elements, path, out, *envelope.mutable_raw_arrays());
   if (!envelope.SerializeToString(&out.header)) {
     return Status::Internal("cannot serialize the envelope's header");
   }

@@ -1,7 +1,7 @@
 // Wire frames: how an Envelope travels on a socket, as one protobuf header frame followed by one
 // raw frame per bulk numeric array (ps-lite's layout: a meta message plus data blobs).
 //
-// EncodeWire cuts every repeated numeric field of at least kMinRawElements elements out of the
+// EncodeWire cuts every repeated numeric field of at least min_elements elements out of the
 // envelope, at any depth (a Chord's ids and values, a VectorDelta's indices and values, a
 // BlockTransfer's ints and doubles, ...), and lists each in the header's `raw_arrays` by its path
 // of field numbers. The arrays are moved, not copied: a frame owns the RepeatedField it was swapped
@@ -30,7 +30,11 @@
 
 namespace strads {
 
-inline constexpr int kMinRawElements = 16;
+// Below this an array stays in the header. strads-wire-bench, 3 arrays a message on loopback:
+// raw frames cost the same as one protobuf frame at 256-1024 numbers an array, 1.26x its time at
+// 2048 (a frame's own cost), 0.85x at 4096 and 0.27-0.57x from 16,384 up (docs/benchmarks.md,
+// "Raw frames").
+inline constexpr int kMinRawElements = 4096;
 
 // One array's bytes; `owner` keeps them alive (and may be handed to the socket with them).
 struct RawFrame {
@@ -44,8 +48,8 @@ struct WireMessage {
   std::vector<RawFrame> arrays;  // in the order of the header's raw_arrays
 };
 
-// REQUIRES: envelope.raw_arrays() is empty (it is the encoder's to fill).
-Result<WireMessage> EncodeWire(proto::Envelope envelope);
+// REQUIRES: envelope.raw_arrays() is empty (it is the encoder's to fill); min_elements >= 1.
+Result<WireMessage> EncodeWire(proto::Envelope envelope, int min_elements = kMinRawElements);
 
 Result<proto::Envelope> DecodeWire(std::string_view header,
                                    std::span<const std::string_view> arrays);

@@ -39,8 +39,13 @@ std::vector<std::string_view> Views(const WireMessage& wire) {
   return views;
 }
 
-proto::Envelope RoundTrip(const proto::Envelope& e, size_t* frames = nullptr) {
-  auto wire = EncodeWire(e);
+// A threshold that lifts arrays of a test's size, to exercise the paths (the default is
+// kMinRawElements).
+constexpr int kSmall = 16;
+
+proto::Envelope RoundTrip(const proto::Envelope& e, size_t* frames = nullptr,
+                          int min_elements = kSmall) {
+  auto wire = EncodeWire(e, min_elements);
   REQUIRE(wire.ok());
   if (frames) *frames = wire->arrays.size();
   auto views = Views(*wire);
@@ -55,7 +60,7 @@ struct Tampered {
   std::vector<std::string> arrays;
 
   explicit Tampered(const proto::Envelope& e) {
-    auto wire = EncodeWire(e);
+    auto wire = EncodeWire(e, kSmall);
     REQUIRE(wire.ok());
     REQUIRE(header.ParseFromString(wire->header));
     for (const auto& a : wire->arrays)
@@ -72,12 +77,12 @@ struct Tampered {
 
 TEST_CASE("a column-layout message travels as a header and one raw frame per large array",
           "[wire]") {
-  const auto e = ColumnPartialsOf(2048, 400);
+  const auto e = ColumnPartialsOf(kMinRawElements, kMinRawElements + 100);
   auto wire = EncodeWire(e);
   REQUIRE(wire.ok());
   REQUIRE(wire->arrays.size() == 4);  // ids, values, change.indices, change.values
-  CHECK(wire->arrays[0].size == 2048 * 8);
-  CHECK(wire->arrays[2].size == 400 * 8);
+  CHECK(wire->arrays[0].size == kMinRawElements * 8);
+  CHECK(wire->arrays[2].size == (kMinRawElements + 100) * 8);
   CHECK(wire->header.size() < 100);  // the numbers left the header
   proto::Envelope header;
   REQUIRE(header.ParseFromString(wire->header));
@@ -93,10 +98,11 @@ TEST_CASE("a column-layout message travels as a header and one raw frame per lar
   CHECK(MessageDifferencer::Equals(*back, e));
 }
 
-TEST_CASE("small arrays stay inside the header, and every kind of array comes back equal", "[wire]") {
+TEST_CASE("small arrays stay inside the header, and every kind of array comes back equal",
+          "[wire]") {
   size_t frames = 99;
   const auto small = ColumnPartialsOf(kMinRawElements - 1, 3);
-  CHECK(MessageDifferencer::Equals(RoundTrip(small, &frames), small));
+  CHECK(MessageDifferencer::Equals(RoundTrip(small, &frames, kMinRawElements), small));
   CHECK(frames == 0);
 
   // Repeated messages on the way (StaticOutput.pieces), ints, and every element width.
