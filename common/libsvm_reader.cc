@@ -48,10 +48,7 @@ Status ParseRow(std::string_view line, const std::string& path, uint64_t line_no
   auto skip_space = [&] {
     while (p < end && IsSpace(*p)) ++p;
   };
-  auto token_end = [&](const char* q) {
-    while (q < end && !IsSpace(*q)) ++q;
-    return q;
-  };
+  auto token_end = [&](const char* q) { return TokenEnd(q, end); };
 
   skip_space();
   const char* label_end = token_end(p);
@@ -224,7 +221,7 @@ Result<std::vector<uint64_t>> CountLibsvmColumns(const std::string& path, uint64
             (*sq_norms)[static_cast<size_t>(id - 1)] += value * value;
           }
         }
-        while (p < end && !IsSpace(*p)) ++p;  // the value, or a token this pass skips
+        p = TokenEnd(p, end);  // the value, or a token this pass skips
       }
     }
     STRADS_RETURN_IF_ERROR(reader.status());

@@ -14,6 +14,7 @@
 #include "test/temp_dir.h"
 
 #include "common/data_loader.h"
+#include "common/line_reader.h"
 #include "common/matrix_market_reader.h"
 
 namespace strads {
@@ -767,4 +768,25 @@ TEST_CASE("data: moving a Dataset hands over the matrix's storage instead of cop
 }
 
 }  // namespace
+TEST_CASE("TokenEnd, eight bytes at a time, stops where the byte-by-byte scan stops", "[data]") {
+  // Token bytes, every IsSpace character, control bytes that are not spaces, and UTF-8 bytes.
+  const std::string alphabet = std::string("0123456789.:-+eE \t\r\v\f\x01\x1f\x7f") + "\xc3\xa9";
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<size_t> pick(0, alphabet.size() - 1);
+  std::uniform_int_distribution<int> length(0, 40);
+  size_t checked = 0;
+  for (int trial = 0; trial < 20000; ++trial) {
+    std::string s(static_cast<size_t>(length(rng)), ' ');
+    for (char& c : s) c = rng() % 4 == 0 ? alphabet[pick(rng)] : '7';  // long tokens too
+    const char* end = s.data() + s.size();
+    for (const char* p = s.data(); p <= end; ++p) {
+      const char* slow = p;
+      while (slow < end && !IsSpace(*slow)) ++slow;
+      REQUIRE(TokenEnd(p, end) == slow);
+      ++checked;
+    }
+  }
+  CHECK(checked > 200000);
+}
+
 }  // namespace strads
