@@ -48,6 +48,9 @@ class ColumnStore {
 
   // ||x_j||^2 of the raw (not normalised) column. REQUIRES: Contains(j).
   double SquaredNorm(uint64_t j) const { return sq_norm_[j - first_]; }
+  // Sets ||x_j||^2 of a norms-only store (its norms arrive after it is built). REQUIRES:
+  // Contains(j); the store was built from norms, not from a matrix.
+  void SetSquaredNorm(uint64_t j, double sq_norm) { sq_norm_[j - first_] = sq_norm; }
   // Asks the CPU to fetch SquaredNorm(j) (a hint). REQUIRES: Contains(j).
   void PrefetchSquaredNorm(uint64_t j) const { __builtin_prefetch(sq_norm_.data() + (j - first_)); }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -78,13 +79,16 @@ Result<DynamicSchedulerJob::Partition> DynamicSchedulerJob::LoadPartition(
   try {
     // The columns' entry counts give the partition (the same on every member). The columns
     // themselves are needed only by the dependency filter (rho < 1); without it a scheduler needs
-    // their squared norms alone, which the counting pass gathers, so it never holds the matrix.
+    // their squared norms alone: in the row layout the counting pass gathers them, in the column
+    // layout the workers, who hold the columns, send them with the first check's gradient (so
+    // this pass parses no value). Either way the scheduler never holds the matrix.
     DataSource source{spec.data_path(), spec.dynamic().data_format(), spec.dynamic().labels_path()};
     const bool filtered = spec.dynamic().rho() < 1.0;
+    const bool norms_from_workers = !filtered && spec.dynamic().layout() == proto::LAYOUT_COLUMNS;
     std::vector<double> sq_norms;
     uint64_t rows = 0;
-    auto counts =
-        CountColumnEntries(source, AvailableMemoryBytes(), filtered ? nullptr : &sq_norms, &rows);
+    auto counts = CountColumnEntries(source, AvailableMemoryBytes(),
+                                     filtered || norms_from_workers ? nullptr : &sq_norms, &rows);
     if (!counts.ok()) return counts.status();
     const std::vector<uint64_t>& weights = *counts;
     auto starts = PartitionByWeight(weights, parts);
@@ -96,6 +100,9 @@ Result<DynamicSchedulerJob::Partition> DynamicSchedulerJob::LoadPartition(
       if (!data.ok()) return data.status();
       rows = static_cast<uint64_t>(data->x.rows());
       store = std::make_unique<ColumnStore>(data->x, first, end);
+    } else if (norms_from_workers) {
+      store = std::make_unique<ColumnStore>(first, end, static_cast<int64_t>(rows),
+                                            std::vector<double>(end - first, 0.0));
     } else {
       store = std::make_unique<ColumnStore>(
           first, end, static_cast<int64_t>(rows),
@@ -103,6 +110,7 @@ Result<DynamicSchedulerJob::Partition> DynamicSchedulerJob::LoadPartition(
                               sq_norms.begin() + static_cast<std::ptrdiff_t>(end)));
     }
     Partition p;
+    p.norms_pending = norms_from_workers;
     if (spec.dynamic().layout() == proto::LAYOUT_COLUMNS) {
       // The workers cut the same blocks (worker/dynamic_worker_job.h): block w of this range is
       // worker w's, and the parameters of one worker form one group of the dependency filter.
@@ -242,6 +250,17 @@ void DynamicSchedulerJob::HandleGradientSlice(const proto::Envelope& e) {
     return errors_.Report(
         fmt::format("gradient slices of checks {} and {} mixed", check_round_, e.round()));
   }
+  if (part_.norms_pending) {
+    if (slice.sq_norms_size() != slice.values_size()) {
+      return errors_.Report(
+          fmt::format("the first gradient slice from {} carries {} squared norms for {} columns",
+                      e.sender(), slice.sq_norms_size(), slice.values_size()));
+    }
+    for (int i = 0; i < slice.sq_norms_size(); ++i) {
+      part_.store->SetSquaredNorm(part_.first + first + static_cast<uint64_t>(i),
+                                  slice.sq_norms(i));
+    }
+  }
   for (int i = 0; i < slice.values_size(); ++i)
     gradient_[first + static_cast<size_t>(i)] += slice.values(i);
   ++slices_;
@@ -254,6 +273,7 @@ void DynamicSchedulerJob::MaybeFinishCheck() {
   slices_ = 0;
   check_requested_.reset();
   builder_->DropPrepared();  // chosen with the old priorities
+  if (std::exchange(part_.norms_pending, false)) builder_->ResetPriorities();  // norms arrived
 
   auto out = JobEnvelope(check_round_);
   auto* report = out.mutable_check_report();

@@ -53,6 +53,9 @@ class DynamicSchedulerJob final : public MemberJob {
     uint64_t nonzeros = 0;
     std::unique_ptr<ColumnStore> store;
     std::vector<uint32_t> worker_of;  // column layout: owning worker, by local index
+    // The store's squared norms come with the first check's gradient slices (column layout
+    // without a dependency filter: the workers hold the columns).
+    bool norms_pending = false;
   };
 
   // Reads the whole file and keeps the columns of partition `rank` of `parts` (background thread).

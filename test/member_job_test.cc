@@ -267,6 +267,14 @@ proto::Envelope SliceEnvelope(uint32_t worker, uint64_t round, uint64_t first, s
   return e;
 }
 
+// The same, carrying squared norms `sq_norm` for its columns (the column layout's first check).
+proto::Envelope SliceWithNorms(uint32_t worker, uint64_t round, uint64_t first, size_t count,
+                               double value, double sq_norm) {
+  auto e = SliceEnvelope(worker, round, first, count, value);
+  for (size_t i = 0; i < count; ++i) e.mutable_gradient_slice()->add_sq_norms(sq_norm);
+  return e;
+}
+
 proto::Envelope CommitEnvelope(uint64_t round, uint64_t id, double value, double delta) {
   auto e = MakeEnvelope("coordinator", kJob, round);
   e.mutable_commit()->add_ids(id);
@@ -428,7 +436,16 @@ TEST_CASE(
   d.set_candidates(12);
   d.set_rho(1.0);
   DynamicSchedulerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
-  REQUIRE(bench.AwaitReady(job).error().empty());
+  const proto::Ready ready = bench.AwaitReady(job);
+  REQUIRE(ready.error().empty());
+  // The first check, as the coordinator starts every job: it brings the squared norms.
+  const size_t n = ready.end_param() - ready.first_param();
+  auto check = MakeEnvelope("coordinator", kJob, 0);
+  check.mutable_check_request();
+  bench.Deliver(job, check);
+  bench.Deliver(job, SliceWithNorms(0, 0, 0, 3, -50.0, 2.0));
+  bench.Deliver(job, SliceWithNorms(1, 0, 3, n - 3, -50.0, 2.0));
+  REQUIRE(bench.Drain("coordinator", proto::Envelope::kCheckReport).size() == 1);
   bench.RequestChord(job, 0);
   auto whole = bench.Drain("coordinator", proto::Envelope::kChord);
   REQUIRE(whole.size() == 1);
@@ -455,6 +472,52 @@ TEST_CASE(
   std::vector<uint64_t> expected(whole[0].chord().ids().begin(), whole[0].chord().ids().end());
   std::sort(expected.begin(), expected.end());
   CHECK(all == expected);
+}
+
+TEST_CASE(
+    "dynamic scheduler job: in the column layout the squared norms come with the first check, "
+    "and a first slice without them is the job's error",
+    "[member_job][dynamic_scheduler]") {
+  testing::TempDir dir;
+  for (bool with_norms : {true, false}) {
+    CAPTURE(with_norms);
+    Bench bench("scheduler-0", 1, 1);
+    bench.start.mutable_spec()->set_data_path(TinyData(dir));
+    proto::DynamicEngineSpec& d = *bench.start.mutable_spec()->mutable_dynamic();
+    d.set_layout(proto::LAYOUT_COLUMNS);
+    d.set_chord_size(6);
+    d.set_rho(1.0);
+    DynamicSchedulerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
+    const proto::Ready ready = bench.AwaitReady(job);
+    REQUIRE(ready.error().empty());
+    const size_t n = ready.end_param() - ready.first_param();
+    // Before the check no norm is known: no parameter can be drawn.
+    bench.RequestChord(job, 0);
+    auto before = bench.Drain("coordinator", proto::Envelope::kChord);
+    REQUIRE(before.size() == 1);
+    CHECK(before[0].chord().ids_size() == 0);
+    auto check = MakeEnvelope("coordinator", kJob, 0);
+    check.mutable_check_request();
+    bench.Deliver(job, check);
+    // Column 0 is all zero by its norm: never drawn, whatever its gradient says.
+    auto slice = SliceWithNorms(0, 0, 0, n, -50.0, 2.0);
+    slice.mutable_gradient_slice()->set_sq_norms(0, 0.0);
+    if (!with_norms) slice.mutable_gradient_slice()->clear_sq_norms();
+    bench.Deliver(job, slice);
+    if (!with_norms) {
+      auto errors = bench.Drain("coordinator", proto::Envelope::kReady);
+      REQUIRE(errors.size() == 1);
+      CHECK_THAT(errors[0].ready().error(), Catch::Contains("carries 0 squared norms"));
+      continue;
+    }
+    REQUIRE(bench.Drain("coordinator", proto::Envelope::kCheckReport).size() == 1);
+    bench.RequestChord(job, 1);
+    auto after = bench.Drain("coordinator", proto::Envelope::kChord);
+    REQUIRE(after.size() == 1);
+    std::vector<uint64_t> ids(after[0].chord().ids().begin(), after[0].chord().ids().end());
+    CHECK(ids.size() == n - 1);
+    CHECK(std::find(ids.begin(), ids.end(), ready.first_param()) == ids.end());
+  }
 }
 
 TEST_CASE(
