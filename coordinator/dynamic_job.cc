@@ -292,7 +292,14 @@ bool DynamicJob::LimitReached(Clock::time_point now) const {
   return false;
 }
 
-void DynamicJob::Issue(Clock::time_point now) {
+void DynamicJob::Issue(Clock::time_point now, std::optional<proto::Envelope> commit) {
+  const size_t schedulers = schedulers_.size();
+  // The held commit goes out before anything else this scheduler is sent, as it always did.
+  auto send_commit = [&] {
+    if (!commit) return;
+    SendTo(schedulers_[commit->round() % schedulers].id, std::move(*commit), now);
+    commit.reset();
+  };
   const uint64_t depth = std::max<uint32_t>(1, spec_.dynamic().pipeline_depth());
   while (phase_ == Phase::kRunning && !check_wanted_ && next_issue_ < next_commit_ + depth) {
     if (updates_ - updates_at_check_ >= check_every_ || LimitReached(now)) {
@@ -300,11 +307,19 @@ void DynamicJob::Issue(Clock::time_point now) {
       break;
     }
     const uint64_t t = next_issue_++;
-    log_->trace("job {}: request chord {} from {}", id_, t, schedulers_[t % schedulers_.size()].id);
+    log_->trace("job {}: request chord {} from {}", id_, t, schedulers_[t % schedulers].id);
+    if (commit && commit->round() % schedulers == t % schedulers) {
+      commit->mutable_commit()->set_requests_chord(true);  // the request rides on the commit
+      commit->mutable_commit()->set_chord_round(t);
+      send_commit();
+      continue;
+    }
+    send_commit();
     auto e = Out(t);
     e.mutable_chord_request();
-    SendTo(schedulers_[t % schedulers_.size()].id, e, now);
+    SendTo(schedulers_[t % schedulers].id, std::move(e), now);
   }
+  send_commit();
   MaybeStartCheck(now);
 }
 
@@ -388,6 +403,8 @@ void DynamicJob::HandleColumnPartials(const proto::Envelope& e, Clock::time_poin
 }
 
 void DynamicJob::TryCommit(Clock::time_point now) {
+  // The last commit is held back for Issue, which may add the next chord request to it.
+  std::optional<proto::Envelope> held;
   while (!done()) {
     auto it = rounds_.find(next_commit_);
     if (it == rounds_.end() || !it->second.chord || it->second.partials < workers_.size()) break;
@@ -403,12 +420,13 @@ void DynamicJob::TryCommit(Clock::time_point now) {
       if (commit.ids(k) < committed_.size()) committed_[commit.ids(k)] = updated;
     }
     updates_ += static_cast<uint64_t>(commit.ids_size());
-    SendTo(schedulers_[next_commit_ % schedulers_.size()].id, std::move(e), now);
+    if (held) SendTo(schedulers_[held->round() % schedulers_.size()].id, std::move(*held), now);
+    held = std::move(e);
     rounds_.erase(it);
     ++next_commit_;
   }
   Trace(now, false);
-  Issue(now);
+  Issue(now, std::move(held));
 }
 
 bool DynamicJob::CommitRows(Round& round, proto::Envelope& e, Clock::time_point now) {

@@ -111,7 +111,9 @@ class DynamicJob final : public EngineJob {
   void HandleCheckReport(const proto::Envelope& e, Clock::time_point now);
   void HandleModelSlice(const proto::Envelope& e, Clock::time_point now);
 
-  void Issue(Clock::time_point now);
+  // Requests chords up to the pipeline depth. `commit`, the round's last commit held back by
+  // TryCommit, is sent first; the first request to the same scheduler rides on it.
+  void Issue(Clock::time_point now, std::optional<proto::Envelope> commit = std::nullopt);
   void TryCommit(Clock::time_point now);
   void MaybeStartCheck(Clock::time_point now);
   void FinishCheck(Clock::time_point now);

@@ -59,7 +59,7 @@ void DynamicSchedulerJob::OnMessage(const proto::Envelope& e) {
   }
   switch (e.body_case()) {
     case proto::Envelope::kChordRequest:
-      return HandleChordRequest(e);
+      return BuildChord(e.round());
     case proto::Envelope::kCommit:
       return HandleCommit(e);
     case proto::Envelope::kGradientSlice:
@@ -159,10 +159,10 @@ void DynamicSchedulerJob::FinishLoading(Result<Partition> loaded) {
   (void)session_.SendToCoordinator(reply);
 }
 
-void DynamicSchedulerJob::HandleChordRequest(const proto::Envelope& e) {
+void DynamicSchedulerJob::BuildChord(uint64_t round) {
   const uint64_t first = part_.first;
   std::vector<uint64_t> ids = builder_->Next();
-  auto out = JobEnvelope(e.round());
+  auto out = JobEnvelope(round);
   auto* chord = out.mutable_chord();
   chord->set_scheduler_rank(rank_);
   chord->set_exhausted(ids.empty() && builder_->in_flight() == 0);
@@ -232,6 +232,7 @@ void DynamicSchedulerJob::HandleCommit(const proto::Envelope& e) {
     values_[j - part_.first] = c.values(k);
     builder_->OnCommit(j, c.deltas(k));
   }
+  if (c.requests_chord()) BuildChord(c.chord_round());  // with this commit applied
 }
 
 void DynamicSchedulerJob::HandleGradientSlice(const proto::Envelope& e) {

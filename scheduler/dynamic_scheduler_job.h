@@ -64,7 +64,8 @@ class DynamicSchedulerJob final : public MemberJob {
   void FinishLoading(Result<Partition> loaded);
   // Sends a chord to the workers: the whole of it, or in the column layout each worker's share.
   void SendToWorkers(const proto::Envelope& chord_envelope);
-  void HandleChordRequest(const proto::Envelope& e);
+  // Answers the request for round `round`'s chord (a ChordRequest, or a commit that carries one).
+  void BuildChord(uint64_t round);
   void HandleCommit(const proto::Envelope& e);
   void HandleGradientSlice(const proto::Envelope& e);
   void HandleModelRequest(const proto::Envelope& e);

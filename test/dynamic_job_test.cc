@@ -158,6 +158,19 @@ class DynamicJobFixture {
     return out;
   }
 
+  // The rounds whose chords `peer` was asked for, in order: by a ChordRequest or by a commit
+  // that carries the request.
+  std::vector<uint64_t> Requested(const std::string& peer) {
+    std::vector<uint64_t> out;
+    for (const auto& e : h_.Inbox(peer)) {
+      if (e.body_case() == Kind::kChordRequest) out.push_back(e.round());
+      if (e.body_case() == Kind::kCommit && e.commit().requests_chord()) {
+        out.push_back(e.commit().chord_round());
+      }
+    }
+    return out;
+  }
+
   ActorHarness h_;
   const uint32_t epoch_;
   StubApp app_;
@@ -218,15 +231,42 @@ TEST_CASE("DynamicJob: at depth D, D chord requests are in flight, round-robin o
   f.LoadEveryone();
   f.h_.ClearInboxes();
   f.AnswerCheck(5, 5, 0, 0);  // not converged: rounds start
-  CHECK(f.Rounds("scheduler-0", Kind::kChordRequest) == std::vector<uint64_t>{0, 2});
-  CHECK(f.Rounds("scheduler-1", Kind::kChordRequest) == std::vector<uint64_t>{1});
+  CHECK(f.Requested("scheduler-0") == std::vector<uint64_t>{0, 2});
+  CHECK(f.Requested("scheduler-1") == std::vector<uint64_t>{1});
   // Round 1 completing first opens no slot: the window is counted from the oldest uncommitted.
   f.CompleteRound(1, 6, 0.5, 0.5);
-  CHECK(f.Rounds("scheduler-1", Kind::kChordRequest).empty());
+  CHECK(f.Requested("scheduler-1").empty());
   // Committing rounds 0 and 1 opens two slots: rounds 3 and 4.
   f.CompleteRound(0, 0, 0.5, 0.25);
-  CHECK(f.Rounds("scheduler-1", Kind::kChordRequest) == std::vector<uint64_t>{3});
-  CHECK(f.Rounds("scheduler-0", Kind::kChordRequest) == std::vector<uint64_t>{4});
+  CHECK(f.Requested("scheduler-1") == std::vector<uint64_t>{3});
+  CHECK(f.Requested("scheduler-0") == std::vector<uint64_t>{4});
+}
+
+TEST_CASE(
+    "DynamicJob: a chord request for the scheduler of the last commit rides on that commit, "
+    "after it, and the others' go alone",
+    "[dynamic_job][pipeline]") {
+  DynamicJobFixture f(/*depth=*/3);
+  f.LoadEveryone();
+  f.AnswerCheck(5, 5, 0, 0);
+  f.CompleteRound(1, 6, 0.5, 0.5);
+  f.h_.ClearInboxes();
+  f.CompleteRound(0, 0, 0.5, 0.25);  // commits 0 and 1, opens rounds 3 and 4
+  // scheduler-1 (rounds 1, 3): one message, the commit of round 1 that asks for round 3.
+  const auto one = f.h_.Inbox("scheduler-1");
+  REQUIRE(one.size() == 1);
+  REQUIRE(one[0].body_case() == Kind::kCommit);
+  CHECK(one[0].round() == 1);
+  CHECK(one[0].commit().requests_chord());
+  CHECK(one[0].commit().chord_round() == 3);
+  // scheduler-0 (rounds 0, 4): its commit, which was not the last, then a request of its own.
+  const auto zero = f.h_.Inbox("scheduler-0");
+  REQUIRE(zero.size() == 2);
+  CHECK(zero[0].body_case() == Kind::kCommit);
+  CHECK(zero[0].round() == 0);
+  CHECK_FALSE(zero[0].commit().requests_chord());
+  CHECK(zero[1].body_case() == Kind::kChordRequest);
+  CHECK(zero[1].round() == 4);
 }
 
 TEST_CASE(
@@ -365,11 +405,11 @@ TEST_CASE("DynamicJob: after check_every updates the pipeline drains and a check
   f.CompleteRound(1, 6, 1, 1);
   const auto rounds = f.Rounds("worker-1", Kind::kCheckRequest);
   CHECK(rounds == std::vector<uint64_t>{2});  // stamped with the next round: after every commit
-  CHECK(f.Rounds("scheduler-0", Kind::kChordRequest).empty());
+  CHECK(f.Requested("scheduler-0").empty());
   // Not converged and parameters moved since the last check: rounds resume.
   f.AnswerCheck(5, 5, 0, 2);
   CHECK(f.job_->Info(f.h_.now()).state() == proto::JOB_RUNNING);
-  CHECK(f.Rounds("scheduler-0", Kind::kChordRequest) == std::vector<uint64_t>{2});
+  CHECK(f.Requested("scheduler-0") == std::vector<uint64_t>{2});
 }
 
 namespace {

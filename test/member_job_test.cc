@@ -406,6 +406,34 @@ TEST_CASE(
   }
 }
 
+TEST_CASE(
+    "dynamic scheduler job: a commit that carries a chord request is applied, then answered "
+    "with the chord of the round it names",
+    "[member_job][dynamic_scheduler]") {
+  testing::TempDir dir;
+  Bench bench("scheduler-0", 1, 1);
+  bench.start.mutable_spec()->set_data_path(TinyData(dir));
+  bench.start.mutable_spec()->mutable_dynamic()->set_chord_size(1);
+  DynamicSchedulerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
+  const proto::Ready ready = bench.AwaitReady(job);
+  REQUIRE(ready.error().empty());
+  bench.RequestChord(job, 0);
+  auto first = bench.Drain("coordinator", proto::Envelope::kChord);
+  REQUIRE(first.size() == 1);
+  REQUIRE(first[0].chord().ids_size() == 1);
+  const uint64_t j = first[0].chord().ids(0);
+  auto commit = CommitEnvelope(0, j, 2.5, 2.5);
+  commit.mutable_commit()->set_requests_chord(true);
+  commit.mutable_commit()->set_chord_round(1);
+  bench.Deliver(job, commit);
+  auto next = bench.Drain("coordinator", proto::Envelope::kChord);
+  REQUIRE(next.size() == 1);
+  CHECK(next[0].round() == 1);
+  CHECK(next[0].chord().min_applied() == 1);  // built with the commit of round 0 applied
+  REQUIRE(next[0].chord().ids_size() == 1);
+  if (next[0].chord().ids(0) == j) CHECK(next[0].chord().values(0) == 2.5);
+}
+
 TEST_CASE("dynamic scheduler job: with --dual-pipeline a chord's more impactful half is fresh",
           "[member_job][dynamic_scheduler]") {
   testing::TempDir dir;
