@@ -57,21 +57,27 @@ RawFrame SwapOut(Message& m, const FieldDescriptor& f) {
   return RawFrame{data, size, std::move(owned)};
 }
 
-RawFrame SwapOut(Message& m, const FieldDescriptor& f) {
+// fn(T{}) for the C++ type T of f's elements. REQUIRES: ElementSize(f) > 0.
+template <typename Fn>
+decltype(auto) WithElementType(const FieldDescriptor& f, Fn&& fn) {
   switch (f.cpp_type()) {
     case FieldDescriptor::CPPTYPE_DOUBLE:
-      return SwapOut<double>(m, f);
+      return fn(double{});
     case FieldDescriptor::CPPTYPE_INT64:
-      return SwapOut<int64_t>(m, f);
+      return fn(int64_t{});
     case FieldDescriptor::CPPTYPE_UINT64:
-      return SwapOut<uint64_t>(m, f);
+      return fn(uint64_t{});
     case FieldDescriptor::CPPTYPE_FLOAT:
-      return SwapOut<float>(m, f);
+      return fn(float{});
     case FieldDescriptor::CPPTYPE_INT32:
-      return SwapOut<int32_t>(m, f);
+      return fn(int32_t{});
     default:
-      return SwapOut<uint32_t>(m, f);
+      return fn(uint32_t{});
   }
+}
+
+RawFrame SwapOut(Message& m, const FieldDescriptor& f) {
+  return WithElementType(f, [&](auto tag) { return SwapOut<decltype(tag)>(m, f); });
 }
 
 // Moves m's large numeric arrays (and those of every message under it) into `out`, listing each
@@ -158,26 +164,7 @@ Status Place(proto::Envelope& envelope, const proto::RawArray& where, std::strin
           fmt::format("the raw frame of {} has {} bytes, not a whole number of {}-byte elements",
                       f->full_name(), bytes.size(), element));
     }
-    switch (f->cpp_type()) {
-      case FieldDescriptor::CPPTYPE_DOUBLE:
-        Fill<double>(*m, *f, bytes);
-        break;
-      case FieldDescriptor::CPPTYPE_INT64:
-        Fill<int64_t>(*m, *f, bytes);
-        break;
-      case FieldDescriptor::CPPTYPE_UINT64:
-        Fill<uint64_t>(*m, *f, bytes);
-        break;
-      case FieldDescriptor::CPPTYPE_FLOAT:
-        Fill<float>(*m, *f, bytes);
-        break;
-      case FieldDescriptor::CPPTYPE_INT32:
-        Fill<int32_t>(*m, *f, bytes);
-        break;
-      default:
-        Fill<uint32_t>(*m, *f, bytes);
-        break;
-    }
+    WithElementType(*f, [&](auto tag) { Fill<decltype(tag)>(*m, *f, bytes); });
     return Status::Ok();
   }
   return Status::InvalidArgument("a raw array's path ends at a message, not at a number");

@@ -275,6 +275,16 @@ proto::Envelope SliceWithNorms(uint32_t worker, uint64_t round, uint64_t first, 
   return e;
 }
 
+// Sets the bench's job to a column-layout scheduler's on `data`, without the dependency filter.
+void UseColumns(Bench& bench, const std::string& data, uint32_t chord_size, uint32_t candidates) {
+  bench.start.mutable_spec()->set_data_path(data);
+  proto::DynamicEngineSpec& d = *bench.start.mutable_spec()->mutable_dynamic();
+  d.set_layout(proto::LAYOUT_COLUMNS);
+  d.set_chord_size(chord_size);
+  d.set_candidates(candidates);
+  d.set_rho(1.0);
+}
+
 proto::Envelope CommitEnvelope(uint64_t round, uint64_t id, double value, double delta) {
   auto e = MakeEnvelope("coordinator", kJob, round);
   e.mutable_commit()->add_ids(id);
@@ -457,12 +467,7 @@ TEST_CASE(
     "[member_job][dynamic_scheduler]") {
   testing::TempDir dir;
   Bench bench("scheduler-0", 1, 2);
-  bench.start.mutable_spec()->set_data_path(TinyData(dir));
-  proto::DynamicEngineSpec& d = *bench.start.mutable_spec()->mutable_dynamic();
-  d.set_layout(proto::LAYOUT_COLUMNS);
-  d.set_chord_size(6);
-  d.set_candidates(12);
-  d.set_rho(1.0);
+  UseColumns(bench, TinyData(dir), 6, 12);
   DynamicSchedulerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
   const proto::Ready ready = bench.AwaitReady(job);
   REQUIRE(ready.error().empty());
@@ -510,11 +515,7 @@ TEST_CASE(
   for (bool with_norms : {true, false}) {
     CAPTURE(with_norms);
     Bench bench("scheduler-0", 1, 1);
-    bench.start.mutable_spec()->set_data_path(TinyData(dir));
-    proto::DynamicEngineSpec& d = *bench.start.mutable_spec()->mutable_dynamic();
-    d.set_layout(proto::LAYOUT_COLUMNS);
-    d.set_chord_size(6);
-    d.set_rho(1.0);
+    UseColumns(bench, TinyData(dir), 6, 0);
     DynamicSchedulerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
     const proto::Ready ready = bench.AwaitReady(job);
     REQUIRE(ready.error().empty());

@@ -24,6 +24,13 @@ namespace {
 
 using std::chrono::milliseconds;
 
+// Binds `server` to a free loopback port; its endpoint.
+std::string BindLoopback(ZmqTransport& server) {
+  auto bound = server.Bind("tcp://127.0.0.1:0");
+  REQUIRE(bound.ok());
+  return *bound;
+}
+
 }  // namespace
 
 TEST_CASE(
@@ -149,10 +156,9 @@ TEST_CASE("ZeroMQ transport binds port 0, reports the endpoint and routes replie
 TEST_CASE("ZeroMQ carries bulk arrays as raw frames both ways, owned or copied", "[transport]") {
   zmq::context_t context;
   ZmqTransport server(context, "server");
-  auto bound = server.Bind("tcp://127.0.0.1:0");
-  REQUIRE(bound.ok());
+  const std::string bound = BindLoopback(server);
   ZmqTransport client(context, "client", milliseconds(2000));
-  REQUIRE(client.Connect("server", *bound).ok());
+  REQUIRE(client.Connect("server", bound).ok());
   auto partials = MakeEnvelope("client", 1, 5);
   auto* p = partials.mutable_column_partials();
   for (int i = 0; i < 3000; ++i) {
@@ -179,11 +185,9 @@ TEST_CASE("ZeroMQ counts and drops a message whose raw frames do not match its h
           "[transport]") {
   zmq::context_t context;
   ZmqTransport server(context, "server");
-  auto bound = server.Bind("tcp://127.0.0.1:0");
-  REQUIRE(bound.ok());
   zmq::socket_t raw(context, zmq::socket_type::dealer);
   raw.set(zmq::sockopt::routing_id, "client");
-  raw.connect(*bound);
+  raw.connect(BindLoopback(server));
   auto e = MakeEnvelope("client");
   e.mutable_commit()->add_values(1.0);
   e.add_raw_arrays()->add_path(36);  // lists one array, sends none
