@@ -10,7 +10,9 @@
 namespace strads {
 
 // Bumped whenever the meaning of a message changes; peers with another version are refused.
-inline constexpr uint32_t kProtocolVersion = 3;  // 3: bulk arrays as raw frames
+// 4 (2026-11-26): bulk arrays as raw frames, GradientSlice.sq_norms (the column layout's first
+// check), Commit.requests_chord.
+inline constexpr uint32_t kProtocolVersion = 4;
 
 // Default control port of the coordinator; the status socket is the next port.
 inline constexpr int kDefaultControlPort = 7700;

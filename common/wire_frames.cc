@@ -134,7 +134,9 @@ Status Place(proto::Envelope& envelope, const proto::RawArray& where, std::strin
     }
     if (f->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
       if (f->is_repeated()) {
-        if (i + 1 >= path.size() || static_cast<int>(path[i + 1]) >= reflection->FieldSize(*m, f)) {
+        // Unsigned: an index of 2^31 or more must not turn negative and slip past the bound.
+        if (i + 1 >= path.size() ||
+            path[i + 1] >= static_cast<uint32_t>(reflection->FieldSize(*m, f))) {
           return Status::InvalidArgument(
               fmt::format("a raw array's path indexes past the {} elements of {}",
                           reflection->FieldSize(*m, f), f->full_name()));
@@ -158,10 +160,11 @@ Status Place(proto::Envelope& envelope, const proto::RawArray& where, std::strin
       return Status::InvalidArgument(
           fmt::format("{} is given twice (in the header and as a raw frame)", f->full_name()));
     }
-    if (bytes.size() % element != 0 ||
+    if (bytes.empty() || bytes.size() % element != 0 ||
         bytes.size() / element > static_cast<size_t>(std::numeric_limits<int>::max())) {
       return Status::InvalidArgument(
-          fmt::format("the raw frame of {} has {} bytes, not a whole number of {}-byte elements",
+          fmt::format("the raw frame of {} has {} bytes, not a positive whole number of {}-byte "
+                      "elements",
                       f->full_name(), bytes.size(), element));
     }
     WithElementType(*f, [&](auto tag) { Fill<decltype(tag)>(*m, *f, bytes); });
@@ -174,6 +177,7 @@ Status Place(proto::Envelope& envelope, const proto::RawArray& where, std::strin
 
 Result<WireMessage> EncodeWire(proto::Envelope envelope, int min_elements) {
   WireMessage out;
+  envelope.clear_raw_arrays();  // the encoder's to fill: a stale list would not match the frames
   std::vector<uint32_t> path;
   Lift(envelope, true, min_elements, path, out, *envelope.mutable_raw_arrays());
   if (!envelope.SerializeToString(&out.header)) {

@@ -9,8 +9,9 @@
 // their own would cost more than their bytes.
 //
 // DecodeWire puts each array back where its path says. A frame count that does not match the
-// list, a path that leads nowhere or to a field that is not a repeated number, a frame whose size
-// is not a whole number of elements, or an array given twice is an InvalidArgument, never a
+// list, a path that leads nowhere or to a field that is not a repeated number, an index past a
+// repeated message's elements, an empty frame or one whose size is not a whole number of
+// elements, or an array given twice is an InvalidArgument, never a
 // half-read envelope.
 //
 // The arrays travel in the machine's byte order, which must be little-endian (checked at compile
@@ -48,7 +49,8 @@ struct WireMessage {
   std::vector<RawFrame> arrays;  // in the order of the header's raw_arrays
 };
 
-// REQUIRES: envelope.raw_arrays() is empty (it is the encoder's to fill); min_elements >= 1.
+// envelope.raw_arrays() is the encoder's to fill: what it holds is dropped. REQUIRES:
+// min_elements >= 1.
 Result<WireMessage> EncodeWire(proto::Envelope envelope, int min_elements = kMinRawElements);
 
 Result<proto::Envelope> DecodeWire(std::string_view header,

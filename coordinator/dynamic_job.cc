@@ -410,6 +410,7 @@ void DynamicJob::TryCommit(Clock::time_point now) {
     if (it == rounds_.end() || !it->second.chord || it->second.partials < workers_.size()) break;
     auto e = Out(next_commit_);
     e.mutable_commit()->set_scheduler_rank(it->second.chord->scheduler_rank());
+    // On failure the job is done and sends nothing more: `held` is rightly dropped.
     if (!(columns() ? CommitColumns(it->second, e, now) : CommitRows(it->second, e, now))) return;
     const auto& commit = e.commit();
     for (int k = 0; k < commit.ids_size(); ++k) {

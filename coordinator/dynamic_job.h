@@ -10,7 +10,8 @@
 //              lambda_max = max_j |grad_j|, the scale of the tolerance. Converged when
 //              max violation <= tolerance * lambda_max (the criterion of the sequential reference).
 //   kRunning   rounds: ChordRequest(t) to scheduler t mod S while fewer than D rounds are in
-//   flight;
+//   flight (riding on the commit just sent to that scheduler when there is one: Commit.
+//   requests_chord);
 //              the chord (from the scheduler) and P partials (from the workers) of round t are
 //              summed, the app's Pull gives the new values, and Commit(t) goes to every worker and
 //              to the chord's scheduler — strictly in round order. After `check_every` updates (or

@@ -13,10 +13,6 @@ ChordBuilder::ChordBuilder(const ColumnStore& store, ChordPolicy policy)
       flying_(store.end() - store.first(), 0),
       sampler_(store.end() - store.first(), 0.0),
       filter_(store) {
-  ResetPriorities();
-}
-
-void ChordBuilder::ResetPriorities() {
   // Until the first optimality check every parameter is equally important (Algorithm 1 starts
   // with a large constant C for all).
   for (size_t i = 0; i < priority_.size(); ++i) {

@@ -47,11 +47,6 @@ class ChordBuilder {
   // REQUIRES: `store` outlives the builder; the builder covers store.first()..store.end().
   ChordBuilder(const ColumnStore& store, ChordPolicy policy);
 
-  // Gives every parameter the priority it starts with (1, or 0 for an all-zero column) from the
-  // store's squared norms as they are now: for a store whose norms arrived after the builder was
-  // built (DynamicSchedulerJob, column layout). REQUIRES: nothing is in flight.
-  void ResetPriorities();
-
   // The parameters of the next chord (global ids), marked in flight: the prepared chord if there
   // is one, else a new one. May be empty when every parameter is in flight or has zero priority.
   std::vector<uint64_t> Next();

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <utility>
 
 #include <fmt/format.h>
 
@@ -273,8 +272,8 @@ void DynamicSchedulerJob::MaybeFinishCheck() {
   const size_t n = values_.size();
   slices_ = 0;
   check_requested_.reset();
-  builder_->DropPrepared();  // chosen with the old priorities
-  if (std::exchange(part_.norms_pending, false)) builder_->ResetPriorities();  // norms arrived
+  builder_->DropPrepared();     // chosen with the old priorities
+  part_.norms_pending = false;  // they came with this check's slices; OnCheck below reads them
 
   auto out = JobEnvelope(check_round_);
   auto* report = out.mutable_check_report();

@@ -2,13 +2,16 @@
 // home of one disjoint partition of the parameters, and the source of the chords of the rounds t
 // with t mod S == its rank.
 //
-// From its construction it reads the whole data file on a background thread (it needs every row
-// of its columns for the dependency check and the columns' norms), derives the partition
-// [first, end) from the column weights (the same deterministic PartitionByWeight on every
-// scheduler), keeps only its own columns, and answers Ready. Then:
+// From its construction it reads the whole data file on a background thread, derives the
+// partition [first, end) from the column weights (the same deterministic PartitionByWeight on
+// every scheduler) and answers Ready. With the dependency filter (rho < 1) it keeps its own
+// columns; without it, their squared norms only: summed by its counting pass in the row layout,
+// sent by the workers with the first check's gradient slices in the column layout (where its pass
+// parses no value). Then:
 //  - ChordRequest(t): the next chord from the ChordBuilder, with the parameters' current values
-//    and squared column norms, to every worker and to the coordinator;
-//  - Commit(t): new values, and the priorities of the committed parameters;
+//    (and, in the row layout, their squared column norms), to the workers and the coordinator;
+//  - Commit(t): new values, and the priorities of the committed parameters; a commit that
+//    requests_chord is then answered as a ChordRequest for its chord_round;
 //  - GradientSlice x P and CheckRequest: the optimality check of its partition (CheckReport to
 //    the coordinator), which also refreshes every priority;
 //  - ModelRequest: its nonzero parameters.

@@ -14,6 +14,7 @@
 #include "common/event_loop.h"
 #include "common/inproc_transport.h"
 #include "common/protocol.h"
+#include "common/wire_frames.h"
 #include "common/zmq_transport.h"
 #include "temp_dir.h"
 #include "worker/dynamic_worker_job.h"
@@ -161,12 +162,12 @@ TEST_CASE("ZeroMQ carries bulk arrays as raw frames both ways, owned or copied",
   REQUIRE(client.Connect("server", bound).ok());
   auto partials = MakeEnvelope("client", 1, 5);
   auto* p = partials.mutable_column_partials();
-  for (int i = 0; i < 3000; ++i) {
+  for (int i = 0; i < kMinRawElements + 10; ++i) {  // ids and values travel raw
     p->add_ids(static_cast<uint64_t>(i) * 7);
     p->add_values(i * 0.5);
   }
   p->mutable_change()->set_dense(true);
-  for (int i = 0; i < 1000; ++i) p->mutable_change()->add_values(-i);
+  for (int i = 0; i < 1000; ++i) p->mutable_change()->add_values(-i);  // stays in the header
   const proto::Envelope sent = partials;
   REQUIRE(client.SendOwned("server", std::move(partials)).ok());  // DEALER, moved
   auto got = server.Receive(milliseconds(2000));

@@ -134,6 +134,16 @@ TEST_CASE("small arrays stay inside the header, and every kind of array comes ba
   CHECK(frames == 0);
 }
 
+TEST_CASE("a stale list of raw arrays in the envelope given to EncodeWire is dropped", "[wire]") {
+  auto e = ColumnPartialsOf(32, 0);
+  e.add_raw_arrays()->add_path(999);
+  size_t frames = 0;
+  const auto back = RoundTrip(e, &frames);
+  CHECK(frames == 2);
+  e.clear_raw_arrays();
+  CHECK(MessageDifferencer::Equals(back, e));
+}
+
 TEST_CASE("an owned envelope's arrays go to the wire in place, without a copy", "[wire]") {
   auto e = ColumnPartialsOf(4096, 0);
   const void* ids = e.column_partials().ids().data();
@@ -162,10 +172,13 @@ TEST_CASE("hostile raw frames are refused with a reason, never half-read", "[wir
     u.arrays.push_back("12345678");
     CHECK_THAT(u.Decode().message(), Catch::Contains("5 frames follow"));
   }
-  SECTION("a frame that is not a whole number of elements") {
+  SECTION("a frame that is empty or not a whole number of elements") {
     Tampered t(e);
     t.arrays[1].pop_back();
-    CHECK_THAT(t.Decode().message(), Catch::Contains("not a whole number of 8-byte elements"));
+    CHECK_THAT(t.Decode().message(), Catch::Contains("not a positive whole number of 8-byte"));
+    Tampered u(e);
+    u.arrays[1].clear();
+    CHECK_THAT(u.Decode().message(), Catch::Contains("has 0 bytes"));
   }
   SECTION("a path to no field, to a string, to a message, or through an unset message") {
     Tampered t(e);
@@ -191,6 +204,9 @@ TEST_CASE("hostile raw frames are refused with a reason, never half-read", "[wir
     REQUIRE(t.header.raw_arrays_size() == 1);
     t.header.mutable_raw_arrays(0)->set_path(2, 20);  // [55, 1, index, 4]
     CHECK_THAT(t.Decode().message(), Catch::Contains("indexes past the 20 elements"));
+    Tampered u(s);
+    u.header.mutable_raw_arrays(0)->set_path(2, 0x80000000u);  // negative as an int
+    CHECK_THAT(u.Decode().message(), Catch::Contains("indexes past the 20 elements"));
   }
   SECTION("an array given twice, or the list itself as a target") {
     Tampered t(e);

@@ -53,6 +53,8 @@ Result<DynamicWorkerJob::Loaded> DynamicWorkerJob::Load(const proto::JobSpec& sp
     auto data = LoadColumns(source, owned, *counts, rows);
     if (!data.ok()) return data.status();
     out.data = std::move(data).value();
+    // For the schedulers, which without the dependency filter (rho 1) parse no value of the file.
+    if (spec.dynamic().rho() < 1.0) return out;
     out.sq_norms.assign(static_cast<size_t>(out.data.x.cols()), 0.0);
     for (const ColumnRange& range : owned) {
       for (uint64_t j = range.begin; j < range.end; ++j) {
