@@ -405,6 +405,15 @@ TEST_CASE("DynamicJob: after check_every updates the pipeline drains and a check
   f.CompleteRound(1, 6, 1, 1);
   const auto rounds = f.Rounds("worker-1", Kind::kCheckRequest);
   CHECK(rounds == std::vector<uint64_t>{2});  // stamped with the next round: after every commit
+  // The last commit, held back in case a chord request could ride on it, still reaches its
+  // scheduler before the check does (and asks for no chord: the check stopped issuing).
+  const auto inbox = f.h_.Inbox("scheduler-1");
+  REQUIRE(inbox.size() >= 2);
+  const proto::Envelope& commit = inbox[inbox.size() - 2];
+  CHECK(commit.body_case() == Kind::kCommit);
+  CHECK(commit.round() == 1);
+  CHECK_FALSE(commit.commit().requests_chord());
+  CHECK(inbox.back().body_case() == Kind::kCheckRequest);
   CHECK(f.Requested("scheduler-0").empty());
   // Not converged and parameters moved since the last check: rounds resume.
   f.AnswerCheck(5, 5, 0, 2);
