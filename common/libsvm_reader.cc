@@ -48,10 +48,9 @@ Status ParseRow(std::string_view line, const std::string& path, uint64_t line_no
   auto skip_space = [&] {
     while (p < end && IsSpace(*p)) ++p;
   };
-  auto token_end = [&](const char* q) { return TokenEnd(q, end); };
 
   skip_space();
-  const char* label_end = token_end(p);
+  const char* label_end = TokenEnd(p, end);
   const std::string_view label_token(p, label_end - p);
   double label;
   if (!ParseFiniteDouble(label_token, &label)) {
@@ -66,7 +65,7 @@ Status ParseRow(std::string_view line, const std::string& path, uint64_t line_no
     skip_space();
     if (p == end) break;
     if (*p == 'q' && std::string_view(p, end - p).starts_with("qid:")) {
-      p = token_end(p);
+      p = TokenEnd(p, end);
       continue;
     }
     // Fast path: one left-to-right pass through "id:value", each character looked at once.
@@ -79,7 +78,7 @@ Status ParseRow(std::string_view line, const std::string& path, uint64_t line_no
       // A column this load does not keep: its id counts (the width), its value is parsed and
       // checked by the member that keeps it.
       b->max_id = std::max(b->max_id, id);
-      p = token_end(colon + 1);
+      p = TokenEnd(colon + 1, end);
       continue;
     }
     const char* after = colon;
@@ -90,7 +89,7 @@ Status ParseRow(std::string_view line, const std::string& path, uint64_t line_no
            std::isfinite(value);
     }
     if (!ok) {
-      after = token_end(p);
+      after = TokenEnd(p, end);
       STRADS_RETURN_IF_ERROR(
           ParseFeatureToken(std::string_view(p, after - p), path, line_no, &id, &value));
     }

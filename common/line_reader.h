@@ -108,8 +108,7 @@ inline bool IsDataLine(std::string_view line, char comment = '#') {
 inline std::string_view NextToken(std::string_view* rest) {
   size_t i = 0;
   while (i < rest->size() && IsSpace((*rest)[i])) ++i;
-  size_t j = i;
-  while (j < rest->size() && !IsSpace((*rest)[j])) ++j;
+  const size_t j = TokenEnd(rest->data() + i, rest->data() + rest->size()) - rest->data();
   std::string_view token = rest->substr(i, j - i);
   rest->remove_prefix(j);
   return token;

@@ -22,14 +22,11 @@ MemberSession::MemberSession(Transport& transport, MemberIdentity identity, Logg
       retry_s_(identity_.reconnect.first_retry_s) {}
 
 Status MemberSession::SendToCoordinator(const proto::Envelope& envelope) {
-  return Warned(transport_.Send(identity_.coordinator_id, envelope));
+  return SendToCoordinator(proto::Envelope(envelope));
 }
 
 Status MemberSession::SendToCoordinator(proto::Envelope&& envelope) {
-  return Warned(transport_.SendOwned(identity_.coordinator_id, std::move(envelope)));
-}
-
-Status MemberSession::Warned(Status st) {
+  Status st = transport_.SendOwned(identity_.coordinator_id, std::move(envelope));
   // Without a coordinator, failures are expected and reported by the back-off's own lines.
   if (!st.ok() && registered_) {
     // Rate-limited by the time of the last tick: the session reads no clock of its own.

@@ -66,9 +66,6 @@ class MemberSession {
   bool gave_up() const { return gave_up_; }
 
  private:
-  // `st`, logged as SendToCoordinator promises.
-  Status Warned(Status st);
-
   // Registration must start again: the coordinator is gone or has forgotten this member.
   void Lost(const std::string& why);
   void TryRegister(Clock::time_point now);

@@ -53,11 +53,7 @@ double EngineJob::Elapsed(Clock::time_point now) const {
 double EngineJob::Duration() const { return ended_ ? Elapsed(*ended_) : 0.0; }
 
 void EngineJob::SendTo(const std::string& to, const proto::Envelope& e, Clock::time_point now) {
-  if (done()) return;
-  if (Status st = transport_.Send(to, e); !st.ok()) {
-    unreachable_.push_back(to);
-    LoseMember("cannot send " + BodyName(e) + " to " + to + ": " + st.message(), now);
-  }
+  SendTo(to, proto::Envelope(e), now);
 }
 
 void EngineJob::SendTo(const std::string& to, proto::Envelope&& e, Clock::time_point now) {
@@ -77,7 +73,7 @@ void EngineJob::Broadcast(const std::vector<JobMember>& to, proto::Envelope&& e,
 
 void EngineJob::Broadcast(const std::vector<JobMember>& to, const proto::Envelope& e,
                           Clock::time_point now) {
-  for (const auto& m : to) SendTo(m.id, e, now);
+  Broadcast(to, proto::Envelope(e), now);
 }
 
 void EngineJob::Start(Clock::time_point now) {

@@ -36,7 +36,7 @@ while (($#)); do
     --targets) TARGETS=$2; shift 2 ;;
     --bin-dir) BIN=$2; shift 2 ;;
     --dir) DIR=$2; shift 2 ;;
-    -h | --help) sed -n '2,28p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench-targets.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -55,13 +55,14 @@ run() { # prints the command, then runs it
 }
 
 SYN=$DIR/synthetic-1000x100000.libsvm  # what bench-lasso.sh generates by default
+lambda_of() { # lambda = 0.1 lambda_max (bench-lasso.sh's default) of results directory $1
+  python3 -c "import json,sys; print(repr(0.1 * json.load(open(sys.argv[1]))['lambda_max']))" \
+    "$1/lambda-max/summary.json"
+}
 synthetic() { # lambda and F* of the synthetic problem, from bench-lasso.sh's results
-  python3 - "$DIR/results-synthetic" <<'EOF'
-import json, sys
-d = sys.argv[1]
-lam = 0.1 * json.load(open(d + "/lambda-max/summary.json"))["lambda_max"]
-print(repr(lam), repr(json.load(open(d + "/table.json"))["fstar"]))
-EOF
+  echo "$(lambda_of "$DIR/results-synthetic")" \
+    "$(python3 -c "import json,sys; print(repr(json.load(open(sys.argv[1]))['fstar']))" \
+      "$DIR/results-synthetic/table.json")"
 }
 apt_data() {
   [[ -s $DIR/apt.libsvm ]] || python3 "$SCRIPT_DIR/debian-packages-data.py" --output "$DIR/apt.libsvm" >&2
@@ -119,8 +120,7 @@ if wants 5; then
     --nonzeros 10000 --seed 1 -o "$PAPER" >&2
   run "$SCRIPT_DIR/bench-lasso.sh" --bin-dir "$BIN" --dir "$DIR" --data "$PAPER" --name paper \
     --configs ref,emb12c,cl12c --max-seconds 15
-  LAMBDA=$(python3 -c "import json,sys; print(repr(0.1 * json.load(open(sys.argv[1]))['lambda_max']))" \
-    "$DIR/results-paper/lambda-max/summary.json")
+  LAMBDA=$(lambda_of "$DIR/results-paper")
   run "$SCRIPT_DIR/measure-memory.sh" "$PAPER" "$LAMBDA" --bin-dir "$BIN" --workers 2
 fi
 if wants 6; then

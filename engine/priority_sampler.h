@@ -126,6 +126,8 @@ class PrioritySampler {
   // above so each is listed once.
   std::vector<size_t> dirty_, parents_;
   std::vector<std::vector<uint8_t>> marked_;
+  // TakeSystematic's scratch: the points of a pass and the zero weights of what it drew.
+  std::vector<double> points_, zeros_;
 };
 
 template <class Rng>
@@ -134,7 +136,7 @@ std::vector<size_t> PrioritySampler::TakeSystematic(size_t k, Rng& rng,
   std::vector<size_t> drawn;
   weights.clear();
   drawn.reserve(std::min(k, n_));
-  std::vector<double> points;
+  std::vector<double>& points = points_;
   while (drawn.size() < k && Total() > 0.0) {
     const size_t want = k - drawn.size();
     const double spacing = Total() / static_cast<double>(want);
@@ -144,8 +146,8 @@ std::vector<size_t> PrioritySampler::TakeSystematic(size_t k, Rng& rng,
     const size_t before = drawn.size();
     FindSorted(points, drawn);
     for (size_t d = before; d < drawn.size(); ++d) weights.push_back(Get(drawn[d]));
-    const std::vector<double> zeros(drawn.size() - before, 0.0);
-    SetMany(std::span(drawn).subspan(before), zeros);
+    zeros_.assign(drawn.size() - before, 0.0);
+    SetMany(std::span(drawn).subspan(before), zeros_);
   }
   return drawn;
 }

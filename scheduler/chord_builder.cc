@@ -1,6 +1,7 @@
 #include "scheduler/chord_builder.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 
 namespace strads {
@@ -111,16 +112,17 @@ std::vector<uint64_t> ChordBuilder::Build() {
       // while in flight; the others get their weight back below.
       std::vector<double> weights;
       auto drawn = sampler_.TakeSystematic(policy_.candidates, rng_, weights);
-      // Sorted on a copy of the priorities: read in the comparisons, priority_[drawn[a]] is a
-      // cache miss each on a large partition (log B of them per candidate).
-      std::vector<double> key(drawn.size());
+      // Sorted by priority, which for a drawn parameter is its weight before the draw: every
+      // priority change of a parameter not in flight sets its weight to the same value (flushed
+      // above), and one in flight is not drawn. Read in the comparisons, priority_[drawn[a]]
+      // would be a cache miss each on a large partition (log B of them per candidate).
       std::vector<size_t> order(drawn.size());
       for (size_t k = 0; k < order.size(); ++k) {
+        assert(weights[k] == priority_[drawn[k]]);
         order[k] = k;
-        key[k] = priority_[drawn[k]];
       }
       std::stable_sort(order.begin(), order.end(),
-                       [&](size_t a, size_t b) { return key[a] > key[b]; });
+                       [&](size_t a, size_t b) { return weights[a] > weights[b]; });
       std::vector<uint64_t> ids(drawn.size());
       for (size_t k = 0; k < order.size(); ++k) ids[k] = first + drawn[order[k]];
       chord = filter_.Filter(ids, policy_.rho, policy_.chord_size, running);

@@ -34,9 +34,7 @@ DynamicSchedulerJob::DynamicSchedulerJob(const MemberContext& context, uint64_t 
 DynamicSchedulerJob::~DynamicSchedulerJob() = default;
 
 void DynamicSchedulerJob::Send(const std::string& to, const proto::Envelope& e) {
-  if (Status st = transport_.Send(to, e); !st.ok()) {
-    errors_.ReportLostPeer(to, "cannot send " + BodyName(e) + " to " + to + ": " + st.message());
-  }
+  Send(to, proto::Envelope(e));
 }
 
 void DynamicSchedulerJob::Send(const std::string& to, proto::Envelope&& e) {
@@ -198,7 +196,6 @@ void DynamicSchedulerJob::SendToWorkers(const proto::Envelope& chord_envelope) {
   proto::Envelope header = chord_envelope;  // the chord's fields without its parameters
   header.mutable_chord()->clear_ids();
   header.mutable_chord()->clear_values();
-  header.mutable_chord()->clear_sq_norms();
   std::vector<proto::Envelope> shares(worker_ids_.size(), header);
   const proto::Chord& all = chord_envelope.chord();
   for (int k = 0; k < all.ids_size(); ++k) {

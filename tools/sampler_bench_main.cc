@@ -58,7 +58,8 @@ int BenchBuilder(size_t size, size_t draw, size_t chord, size_t heavy, size_t ro
     const auto t0 = Clock::now();
     const std::vector<uint64_t> ids = builder.Next();
     const auto t1 = Clock::now();
-    for (size_t k = 0; k < ids.size(); ++k) {  // as DynamicSchedulerJob::HandleCommit
+    // As DynamicSchedulerJob::HandleCommit, without its write of the value.
+    for (size_t k = 0; k < ids.size(); ++k) {
       const size_t ahead = k + strads::ChordBuilder::kCommitsAhead;
       if (ahead < ids.size()) builder.PrefetchCommit(ids[ahead]);
       builder.OnCommit(ids[k], unit(rng) < 0.05 ? 0.1 : 0.0);
@@ -134,11 +135,10 @@ int main(int argc, char** argv) {
     const auto t1 = Clock::now();
     drawn_total += drawn.size();
     // The candidates past the chord get their weight back; the chord's get new ones.
-    ids.assign(drawn.begin() + static_cast<std::ptrdiff_t>(std::min(chord, drawn.size())),
-               drawn.end());
-    new_weights.assign(weights.begin() + static_cast<std::ptrdiff_t>(std::min(chord, drawn.size())),
-                       weights.end());
-    for (size_t k = 0; k < std::min(chord, drawn.size()); ++k) {
+    const size_t kept = std::min(chord, drawn.size());
+    ids.assign(drawn.begin() + static_cast<std::ptrdiff_t>(kept), drawn.end());
+    new_weights.assign(weights.begin() + static_cast<std::ptrdiff_t>(kept), weights.end());
+    for (size_t k = 0; k < kept; ++k) {
       ids.push_back(drawn[k]);
       new_weights.push_back(unit(rng) < 0.05 ? heavy_weight : eta);
     }
