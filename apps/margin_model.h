@@ -33,6 +33,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/huge_pages.h"
 #include "engine/dynamic_app.h"
 #include "engine/share_passes.h"
 
@@ -272,10 +273,10 @@ class MarginColumnModel : public MarginRows<ColumnModel, RowLoss> {
     const size_t first = updated.size();
     updated.insert(updated.end(), values.begin(), values.end());
     std::span<double> w(updated.data() + first, values.size());
-    RunSharePasses(ids.size(), passes_, [&](size_t k, size_t next_k) {
+    RunSharePasses(ids.size(), passes_, [&](size_t k, std::span<const size_t> ahead) {
       const uint64_t j = ids[k];
       if (!this->Holds(j)) return 0.0;
-      PrefetchColumn(this->data_.x, ids, next_k);
+      PrefetchAhead(this->data_.x, ids, ahead, sq_norm_.data());
       const auto [g, h] = this->Stats(j);
       const double next = step_(g, h, sq_norm_[j], w[k]);
       const double d = next - w[k];
@@ -360,10 +361,10 @@ class MarginColumnModel : public MarginRows<ColumnModel, RowLoss> {
     if (delta_.empty()) delta_.assign(static_cast<size_t>(this->margin_.size()), 0.0);
     const auto& x = this->data_.x;
     w_.assign(values.begin(), values.end());
-    RunSharePasses(ids.size(), passes_, [&](size_t k, size_t next_k) {
+    RunSharePasses(ids.size(), passes_, [&](size_t k, std::span<const size_t> ahead) {
       const uint64_t j = ids[k];
       if (!this->Holds(j)) return 0.0;
-      PrefetchColumn(this->data_.x, ids, next_k);
+      PrefetchAhead(this->data_.x, ids, ahead, sq_norm_.data());
       double g = 0.0, h = 0.0;
       for (SparseColMatrix::InnerIterator it(x, static_cast<int64_t>(j)); it; ++it) {
         const auto i = static_cast<size_t>(it.index());
@@ -443,8 +444,8 @@ class MarginColumnModel : public MarginRows<ColumnModel, RowLoss> {
   std::vector<double> w_;      // the model share's values
   uint64_t model_shares_ = 0;
   uint64_t exact_fallbacks_ = 0;
-  std::vector<double> sq_norm_;  // by column
-  std::vector<char> saved_;      // by row: in undo_
+  HugePageVector<double> sq_norm_;  // by column
+  std::vector<char> saved_;         // by row: in undo_
   std::vector<Saved> undo_;
 };
 

@@ -1,7 +1,7 @@
-// Selecting columns of a loaded design matrix: the dynamic engine's column layout gives each
-// worker full columns of the features it owns (contiguous ranges), and balances them by the
-// columns' non-zero counts.
-// Pure functions; thread-safe.
+// Building the columns of a design matrix from parsed rows, and selecting columns of a loaded one:
+// the dynamic engine's column layout gives each worker full columns of the features it owns
+// (contiguous ranges), and balances them by the columns' non-zero counts. Pure functions;
+// thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -26,6 +26,14 @@ inline bool InRanges(std::span<const ColumnRange> ranges, uint64_t col) {
   }
   return false;
 }
+
+// The `rows` x `cols` matrix of rows in compressed-row form (row r's entries at [row_start[r],
+// row_start[r + 1]) of col_ids and values; col_ids < cols), its columns' row indices ascending:
+// the counting sort of Eigen's storage-order conversion, written into storage marked for huge
+// pages before it is touched (common/huge_pages.h: solvers visit columns scattered).
+// REQUIRES: row_start.size() == rows + 1, col_ids.size() == values.size() == row_start[rows].
+SparseColMatrix ColumnsFromRows(int64_t rows, int64_t cols, std::span<const int64_t> row_start,
+                                std::span<const int64_t> col_ids, std::span<const double> values);
 
 // The stored entries of every column of x, for PartitionByWeight.
 std::vector<uint64_t> ColumnWeights(const SparseColMatrix& x);

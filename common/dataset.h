@@ -6,6 +6,7 @@
 // Counts and offsets are 64-bit. A Dataset is a plain value: thread-compatible.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -18,15 +19,41 @@ namespace strads {
 
 using SparseColMatrix = Eigen::SparseMatrix<double, Eigen::ColMajor, int64_t>;
 
-// Asks the CPU to fetch the start of the values and row indices of column ids[i], if there is
-// one and x has it (a hint: no effect on results). A share visits columns in priority order,
-// scattered over the matrix; fetching the column it visits next while the current one is
-// computed hides part of the memory latency. REQUIRES: x is compressed.
-inline void PrefetchColumn(const SparseColMatrix& x, std::span<const uint64_t> ids, size_t i) {
-  if (i >= ids.size() || ids[i] >= static_cast<uint64_t>(x.cols())) return;
-  const int64_t start = x.outerIndexPtr()[ids[i]];
-  __builtin_prefetch(x.valuePtr() + start);
-  __builtin_prefetch(x.innerIndexPtr() + start);
+// Prefetches for a visit over columns scattered in x, in two stages so that no load waits on
+// memory: for the column `kFar` visits ahead, the line of its offset in x's outer index and of
+// its entry in `per_column` (a per-column array the step reads, or null); for the column `kNear`
+// ahead (whose offset the far stage fetched kFar - kNear visits before), its values and row
+// indices, up to kLines cache lines of each. A share visits its columns in priority order,
+// scattered over the matrix: one wait on the outer index per column cost two thirds of a paper-
+// shape share (docs/benchmarks.md). `ahead` is what the visit reads after the current column,
+// in order, as positions in `ids`. A hint: no effect on results. REQUIRES: x is compressed.
+// Always inlined: GCC 12 finds a call to it free of side effects (prefetches do not count) and
+// drops the call when it is not inlined.
+[[gnu::always_inline]] inline void PrefetchAhead(const SparseColMatrix& x,
+                                                 std::span<const uint64_t> ids,
+                                                 std::span<const size_t> ahead,
+                                                 const double* per_column = nullptr) {
+  constexpr size_t kFar = 8, kNear = 2, kLines = 8;
+  const auto cols = static_cast<uint64_t>(x.cols());
+  if (ahead.size() > kFar) {
+    const uint64_t j = ids[ahead[kFar]];
+    if (j < cols) {
+      __builtin_prefetch(x.outerIndexPtr() + j);
+      if (per_column != nullptr) __builtin_prefetch(per_column + j);
+    }
+  }
+  if (ahead.size() > kNear) {
+    const uint64_t j = ids[ahead[kNear]];
+    if (j >= cols) return;
+    const int64_t start = x.outerIndexPtr()[j];
+    const int64_t end = x.outerIndexPtr()[j + 1];
+    const int64_t step = 64 / sizeof(double);  // values and indices are both 8 bytes
+    const int64_t stop = std::min<int64_t>(end, start + static_cast<int64_t>(kLines) * step);
+    for (int64_t e = start; e < stop; e += step) {
+      __builtin_prefetch(x.valuePtr() + e);
+      __builtin_prefetch(x.innerIndexPtr() + e);
+    }
+  }
 }
 
 // Where a data set lives and how it is encoded.

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/huge_pages.h"
 #include "common/line_reader.h"
 
 namespace strads {
@@ -170,10 +171,7 @@ Result<Dataset> ReadLibsvm(const std::string& path, RowRange rows, uint64_t avai
     const auto nnz = static_cast<int64_t>(b.values.size());
     STRADS_RETURN_IF_ERROR(CheckMemory(path, DatasetBuildBytes(n, b.max_id, nnz),
                                        FeaturesWhat(b.max_id), available_memory));
-    // Eigen converts between storage orders with a counting sort, which is what we want.
-    Eigen::Map<const Eigen::SparseMatrix<double, Eigen::RowMajor, int64_t>> csr(
-        n, b.max_id, nnz, b.row_start.data(), b.cols.data(), b.values.data());
-    ds.x = csr;
+    ds.x = ColumnsFromRows(n, b.max_id, b.row_start, b.cols, b.values);
     ds.y = Eigen::Map<const Eigen::VectorXd>(b.labels.data(), n);
     return ds;
   } catch (const std::bad_alloc&) {
@@ -252,6 +250,11 @@ Result<Dataset> ReadLibsvmColumns(const std::string& path, std::span<const Colum
     ds.x.resize(static_cast<int64_t>(rows), cols);
     ds.x.resizeNonZeros(nnz);
     std::copy(start.begin(), start.end(), ds.x.outerIndexPtr());
+    // Shares visit these columns scattered (common/huge_pages.h); the entries are marked before
+    // they are written, the offsets (already written) collapsed.
+    AdviseHugePages(ds.x.valuePtr(), static_cast<size_t>(nnz) * sizeof(double));
+    AdviseHugePages(ds.x.innerIndexPtr(), static_cast<size_t>(nnz) * sizeof(int64_t));
+    CollapseHugePages(ds.x.outerIndexPtr(), start.size() * sizeof(int64_t));
     ds.y.resize(static_cast<int64_t>(rows));
     const Status changed = Status::InvalidArgument(path + ": changed while loading");
     CsrBuilder b;  // one row at a time

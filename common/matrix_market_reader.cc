@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "common/huge_pages.h"
 #include "common/line_reader.h"
 
 namespace strads {
@@ -268,6 +269,8 @@ Result<Dataset> ReadMatrixMarket(const std::string& path, const std::string& lab
     if (column_major) {
       ds.x.resize(n, cols);
       ds.x.resizeNonZeros(nnz);
+      AdviseHugePages(ds.x.valuePtr(), static_cast<size_t>(nnz) * sizeof(double));
+      AdviseHugePages(ds.x.innerIndexPtr(), static_cast<size_t>(nnz) * sizeof(int64_t));
       int64_t* outer = ds.x.outerIndexPtr();
       for (int64_t c : entry_cols) ++outer[c + 1];
       for (int64_t c = 0; c < cols; ++c) outer[c + 1] += outer[c];
@@ -292,9 +295,7 @@ Result<Dataset> ReadMatrixMarket(const std::string& path, const std::string& lab
       std::vector<int64_t>().swap(entry_rows);
       std::vector<int64_t>().swap(entry_cols);
       std::vector<double>().swap(entry_values);
-      Eigen::Map<const Eigen::SparseMatrix<double, Eigen::RowMajor, int64_t>> csr(
-          n, cols, nnz, row_start.data(), row_cols.data(), row_values.data());
-      ds.x = csr;
+      ds.x = ColumnsFromRows(n, cols, row_start, row_cols, row_values);
       for (int64_t c = 0; c < cols; ++c) {
         const int64_t* inner = ds.x.innerIndexPtr();
         for (int64_t k = ds.x.outerIndexPtr()[c] + 1; k < ds.x.outerIndexPtr()[c + 1]; ++k) {

@@ -37,6 +37,8 @@
 #   --max-seconds S      time limit of each engine run (default 90; the 1e-6 point is reached
 #                        long before the 1e-9 tolerance on this machine)
 #   --max-updates N      stop every engine run after N updates (default 0: no limit)
+#   --engine-args "ARGS" more options for every engine run, split on spaces (e.g.
+#                        "--chord-size 4096 --candidates 8192"); the reference does not get them
 #   --configs LIST       comma list of ref,emb11,emb12,cl11,cl22 (--layout rows) and their
 #                        column-layout twins emb11c,emb12c,cl11c,cl22c (--layout columns), and
 #                        cl12c (a loopback cluster of 1 scheduler x 2 workers, columns)
@@ -54,6 +56,7 @@ FRACTION=0.1
 TOL=1e-9
 MAX_SECONDS=90
 MAX_UPDATES=0
+ENGINE_ARGS=()
 CONFIGS=ref,emb11,emb12,cl11,cl22,emb11c,emb12c,cl11c,cl22c
 
 # The synthetic problem (tools/synthetic_lasso.h): 1000 x 100,000, groups of 10 features with
@@ -72,6 +75,7 @@ while (($#)); do
     --tolerance) TOL=$2; shift 2 ;;
     --max-seconds) MAX_SECONDS=$2; shift 2 ;;
     --max-updates) MAX_UPDATES=$2; shift 2 ;;
+    --engine-args) read -ra ENGINE_ARGS <<<"$2"; shift 2 ;;
     --configs) CONFIGS=$2; shift 2 ;;
     -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench-lasso.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
@@ -134,7 +138,7 @@ if has ref; then
 fi
 # The engine's runs only. A trace row every 2 ms between checks, so that the time to a gap is
 # not rounded up to the next check (100 rounds apart on the synthetic problem).
-JOB+=(--max-updates "$MAX_UPDATES" --trace-every 0.002)
+JOB+=(--max-updates "$MAX_UPDATES" --trace-every 0.002 "${ENGINE_ARGS[@]}")
 
 run_embedded() { # NAME SCHEDULERS WORKERS [JOB OPTIONS...]
   echo "== (b) embedded $2x$3: strads run $APP ${JOB[*]} ${*:4} --schedulers $2 --workers $3 --max-seconds $MAX_SECONDS" >&2

@@ -27,6 +27,8 @@
 #include <utility>
 #include <vector>
 
+#include "common/huge_pages.h"
+
 namespace strads {
 
 class PrioritySampler {
@@ -79,6 +81,7 @@ class PrioritySampler {
   // enough misses in flight to hide the memory's latency behind the nodes before them.
   static constexpr size_t kAhead = 8;
   static_assert(kFanout * sizeof(double) == kLine, "a node's children fill one cache line");
+  static_assert(HugePageAllocator<double>::kAlign == kLine, "levels start on cache lines");
 
   // Appends to `out`, ascending, every index of positive weight whose prefix interval holds one
   // of the points, given ascending; points past the end (rounding) go to the last positive index.
@@ -89,23 +92,9 @@ class PrioritySampler {
   // REQUIRES: Total() > 0.
   void FindSorted(std::span<const double> points, std::vector<size_t>& out);
 
-  // Allocates levels on cache-line boundaries, so each node's kFanout children are one line.
-  template <class T>
-  struct LineAligned {
-    using value_type = T;
-    LineAligned() = default;
-    template <class U>
-    LineAligned(const LineAligned<U>&) {}
-    T* allocate(size_t n) {
-      return static_cast<T*>(::operator new (n * sizeof(T), std::align_val_t{kLine}));
-    }
-    void deallocate(T* p, size_t) { ::operator delete (p, std::align_val_t{kLine}); }
-    template <class U>
-    bool operator==(const LineAligned<U>&) const {
-      return true;
-    }
-  };
-  using Level = std::vector<double, LineAligned<double>>;
+  // Levels start on cache lines (HugePageAllocator), so each node's kFanout children are one
+  // line, and the large ones live on huge pages: a draw reads a leaf line per point.
+  using Level = HugePageVector<double>;
 
   // A node of one level with the points of its interval, points[begin, end), its interval
   // starting at prefix `base`.

@@ -25,6 +25,8 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <numeric>
+#include <span>
 #include <vector>
 
 namespace strads {
@@ -34,34 +36,32 @@ struct SharePasses {
   double settle = 0.1;      // in [0, 1]
 };
 
-// Runs step(k, next) for k = 0 .. n-1 in pass 1, then for the k the previous pass moved
-// (ascending) in each further pass `rule` allows; `next` is the k the pass visits after this one
-// (n after its last), for a step to prefetch what it will read next. step returns |change| of its
-// parameter. Returns the number of passes made (0 when n == 0).
+// Runs step(k, ahead) for k = 0 .. n-1 in pass 1, then for the k the previous pass moved
+// (ascending) in each further pass `rule` allows; `ahead` is what the pass visits after k, in
+// order (empty after its last), for a step to prefetch what it will read next (PrefetchAhead).
+// step returns |change| of its parameter. Returns the number of passes made (0 when n == 0).
 template <typename Step>
 uint32_t RunSharePasses(size_t n, const SharePasses& rule, Step step) {
   if (n == 0) return 0;
-  std::vector<size_t> moved, visit;
+  std::vector<size_t> visit(n), moved;
+  std::iota(visit.begin(), visit.end(), size_t{0});
   moved.reserve(n);
-  visit.reserve(n);
+  const uint32_t max_passes = std::max<uint32_t>(rule.max_passes, 1);
   double first = 0.0;
-  for (size_t k = 0; k < n; ++k) {
-    const double move = step(k, k + 1);
-    first = std::max(first, move);
-    if (move > 0.0) moved.push_back(k);
-  }
-  uint32_t pass = 1;
-  while (pass < std::max<uint32_t>(rule.max_passes, 1) && first > 0.0) {
-    visit.swap(moved);
-    moved.clear();
+  uint32_t pass = 0;
+  for (;;) {
     double largest = 0.0;
-    for (size_t v = 0; v < visit.size(); ++v) {
-      const double move = step(visit[v], v + 1 < visit.size() ? visit[v + 1] : n);
+    const std::span<const size_t> order(visit);
+    for (size_t v = 0; v < order.size(); ++v) {
+      const double move = step(order[v], order.subspan(v + 1));
       largest = std::max(largest, move);
-      if (move > 0.0) moved.push_back(visit[v]);
+      if (move > 0.0) moved.push_back(order[v]);
     }
     ++pass;
-    if (largest <= rule.settle * first) break;
+    if (pass == 1) first = largest;
+    if (pass >= max_passes || first <= 0.0 || (pass > 1 && largest <= rule.settle * first)) break;
+    visit.swap(moved);
+    moved.clear();
   }
   return pass;
 }

@@ -24,6 +24,7 @@
 #include <random>
 #include <vector>
 
+#include "common/huge_pages.h"
 #include "engine/dependency_filter.h"
 #include "engine/priority_sampler.h"
 #include "strads.pb.h"
@@ -99,8 +100,8 @@ class ChordBuilder {
   const ColumnStore& store_;
   ChordPolicy policy_;
   std::mt19937_64 rng_;
-  std::vector<double> priority_;      // by local index
-  std::vector<char> flying_;          // by local index
+  HugePageVector<double> priority_;   // by local index
+  HugePageVector<char> flying_;       // by local index
   std::vector<uint64_t> flying_ids_;  // global ids in flight (and, until Build, committed ones)
   PrioritySampler sampler_;           // weight = priority, 0 while in flight
   std::vector<size_t> pending_ids_;   // SetLater: applied by FlushPending, in order

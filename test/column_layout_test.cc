@@ -233,7 +233,7 @@ TEST_CASE("RunSharePasses repeats a share while a pass still moves, at most max_
   // Moves that shrink 4x a pass: passes 1 (1.0), 2 (0.25), 3 (0.0625 <= 0.1: settled).
   int calls = 0;
   double scale = 1.0;
-  CHECK(RunSharePasses(2, rule, [&](size_t k, size_t) {
+  CHECK(RunSharePasses(2, rule, [&](size_t k, std::span<const size_t>) {
           ++calls;
           const double move = scale;
           if (k == 1) scale /= 4;
@@ -242,22 +242,24 @@ TEST_CASE("RunSharePasses repeats a share while a pass still moves, at most max_
   CHECK(calls == 6);
   // A further pass visits only what the pass before it moved.
   const std::vector<double> moves{1.0, 0.0, 1.0, 0.5, 0.0, 0.05};
-  std::vector<size_t> visited, nexts;
-  CHECK(RunSharePasses(3, rule, [&](size_t k, size_t next) {
+  std::vector<size_t> visited;
+  std::vector<std::vector<size_t>> aheads;
+  CHECK(RunSharePasses(3, rule, [&](size_t k, std::span<const size_t> ahead) {
           visited.push_back(k);
-          nexts.push_back(next);
+          aheads.emplace_back(ahead.begin(), ahead.end());
           return moves.at(visited.size() - 1);
         }) == 3);
   CHECK(visited == std::vector<size_t>{0, 1, 2, 0, 2, 0});
-  CHECK(nexts == std::vector<size_t>{1, 2, 3, 2, 3, 3});  // what each pass visits next; 3 = none
+  // What each pass visits after each step.
+  CHECK(aheads == std::vector<std::vector<size_t>>{{1, 2}, {2}, {}, {2}, {}, {}});
   // Nothing moves: one pass.
-  CHECK(RunSharePasses(3, rule, [](size_t, size_t) { return 0.0; }) == 1);
+  CHECK(RunSharePasses(3, rule, [](size_t, std::span<const size_t>) { return 0.0; }) == 1);
   // Never settles: max_passes.
-  CHECK(RunSharePasses(3, rule, [](size_t, size_t) { return 1.0; }) == 5);
+  CHECK(RunSharePasses(3, rule, [](size_t, std::span<const size_t>) { return 1.0; }) == 5);
   // No parameters: no pass; max_passes 0 counts as 1.
-  CHECK(RunSharePasses(0, rule, [](size_t, size_t) { return 1.0; }) == 0);
+  CHECK(RunSharePasses(0, rule, [](size_t, std::span<const size_t>) { return 1.0; }) == 0);
   rule.max_passes = 0;
-  CHECK(RunSharePasses(1, rule, [](size_t, size_t) { return 1.0; }) == 1);
+  CHECK(RunSharePasses(1, rule, [](size_t, std::span<const size_t>) { return 1.0; }) == 1);
 }
 
 TEST_CASE("LassoColumnModel with --inner-passes repeats its share as cyclic descent would",

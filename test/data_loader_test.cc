@@ -1,7 +1,10 @@
 // Tests of the data layer: libsvm and MatrixMarket loading, row shards, and error reporting.
+#include <sys/mman.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -14,6 +17,7 @@
 #include "test/temp_dir.h"
 
 #include "common/data_loader.h"
+#include "common/huge_pages.h"
 #include "common/line_reader.h"
 #include "common/matrix_market_reader.h"
 
@@ -789,6 +793,30 @@ TEST_CASE("data: TokenEnd, eight bytes at a time, stops where the byte-by-byte s
     }
   }
   CHECK(checked > 200000);
+}
+
+TEST_CASE("huge pages: only the whole 2 MB pages inside a range are marked", "[data]") {
+  constexpr size_t kMb = size_t{1} << 20;
+  void* mapped =
+      mmap(nullptr, 10 * kMb, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  REQUIRE(mapped != MAP_FAILED);
+  // The first 2 MB boundary in the mapping.
+  const auto at = (reinterpret_cast<uintptr_t>(mapped) + 2 * kMb - 1) & ~(2 * kMb - 1);
+  char* base = reinterpret_cast<char*>(at);
+  // Smaller than a huge page, or no whole page inside: nothing to mark, whatever the kernel.
+  CHECK(AdviseHugePages(base, kMb) == 0);
+  CHECK(AdviseHugePages(base + 1, 2 * kMb) == 0);
+  CHECK(AdviseHugePages(nullptr, 8 * kMb) == 0);
+  CHECK(CollapseHugePages(base + kMb, 2 * kMb) == 0);
+  // [base + 1, base + 7 MB + 1) holds the whole pages [base + 2 MB, base + 6 MB). A kernel
+  // without transparent huge pages refuses (0); this one must not mark more or less.
+  const size_t marked = AdviseHugePages(base + 1, 7 * kMb);
+  CHECK((marked == 0 || marked == 4 * kMb));
+  std::memset(base, 1, 6 * kMb);  // touched: now a collapse has pages to move
+  const size_t collapsed = CollapseHugePages(base, 6 * kMb + 5);
+  CHECK((collapsed == 0 || collapsed == 6 * kMb));
+  CHECK(base[6 * kMb - 1] == 1);  // contents kept
+  munmap(mapped, 10 * kMb);
 }
 
 }  // namespace

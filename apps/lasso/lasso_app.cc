@@ -4,6 +4,7 @@
 
 #include "apps/lasso/lasso_update.h"
 #include "apps/linear_model_options.h"
+#include "common/huge_pages.h"
 #include "engine/dynamic_spec.h"
 #include "engine/share_passes.h"
 
@@ -93,10 +94,10 @@ class LassoColumnModel : public LassoResidualModel<ColumnModel> {
     const size_t first = updated.size();
     updated.insert(updated.end(), values.begin(), values.end());
     std::span<double> beta(updated.data() + first, values.size());
-    RunSharePasses(ids.size(), passes_, [&](size_t k, size_t next_k) {
+    RunSharePasses(ids.size(), passes_, [&](size_t k, std::span<const size_t> ahead) {
       const uint64_t j = ids[k];
       if (!Holds(j)) return 0.0;
-      PrefetchColumn(data_.x, ids, next_k);
+      PrefetchAhead(data_.x, ids, ahead, sq_norm_.data());
       const double next = lasso::CoordinateUpdate(Dot(j), sq_norm_[j], beta[k], lambda_);
       const double d = next - beta[k];
       beta[k] = next;
@@ -147,7 +148,7 @@ class LassoColumnModel : public LassoResidualModel<ColumnModel> {
  private:
   double lambda_;
   SharePasses passes_;
-  std::vector<double> sq_norm_;                   // by column
+  HugePageVector<double> sq_norm_;                // by column
   std::vector<char> saved_;                       // by row: in undo_
   std::vector<std::pair<int64_t, double>> undo_;  // (row, residual before this share)
 };
