@@ -47,6 +47,7 @@
 #include <vector>
 
 #include "common/event_loop.h"
+#include "common/huge_pages.h"
 #include "common/logging.h"
 #include "common/transport.h"
 #include "coordinator/engine_job.h"
@@ -166,7 +167,7 @@ class DynamicJob final : public EngineJob {
   // Every parameter's latest committed value, by id (sized J at the first commit; 8 bytes a
   // parameter, a hash map cost 8 % of a 1-worker Lasso job): the coefficients of a job that ends
   // unfinished.
-  std::vector<double> committed_;
+  HugePageVector<double> committed_;
 
   // Trace and rate.
   // Restoring (column layout): the workers' shares of round 0.

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "common/background_load.h"
+#include "common/huge_pages.h"
 #include "engine/dynamic_app.h"
 #include "engine/member_job.h"
 #include "scheduler/chord_builder.h"
@@ -85,8 +86,8 @@ class DynamicSchedulerJob final : public MemberJob {
   std::vector<std::string> worker_ids_;
   Partition part_;
   std::unique_ptr<ChordBuilder> builder_;
-  std::vector<double> values_;    // by local index
-  std::vector<double> gradient_;  // check in progress: sum of slices received
+  HugePageVector<double> values_;  // by local index
+  std::vector<double> gradient_;   // check in progress: sum of slices received
   uint32_t slices_ = 0;
   uint64_t check_round_ = 0;
   // The coordinator's CheckRequest travels behind the commits on one channel, the workers'
