@@ -1,9 +1,12 @@
 // Unit tests of the column layout's pieces, without sockets: the vector change and its wire
 // form, column selection, the grouped dependency filter, the Lasso and margin column models against
 // sequential coordinate descent, and the spec's validation.
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <random>
+#include <span>
+#include <tuple>
 #include <vector>
 
 #include <Eigen/Dense>
@@ -113,6 +116,31 @@ TEST_CASE("KeepColumns keeps the shape and exactly the columns in the ranges", "
     CAPTURE(j);
     CHECK(kept_weights[j] == (in ? weights[j] : 0));
     if (in) CHECK((Eigen::VectorXd(kept.col(j)) - Eigen::VectorXd(x.col(j))).norm() == 0.0);
+  }
+}
+
+TEST_CASE("ColumnsFromRows builds the columns Eigen's storage-order conversion builds",
+          "[columns]") {
+  // Row-major copies of random matrices, with empty rows and columns, and one 3 MB large enough
+  // for the storage to span whole huge pages.
+  for (const auto& [rows, cols, density, seed] :
+       std::vector<std::tuple<int64_t, int64_t, double, int>>{
+           {7, 5, 0.4, 1}, {30, 40, 0.1, 2}, {1, 9, 0.5, 3}, {400, 1000, 0.9, 4}}) {
+    CAPTURE(rows, cols, density);
+    const SparseColMatrix x = RandomSparse(rows, cols, density, seed);
+    const Eigen::SparseMatrix<double, Eigen::RowMajor, int64_t> csr = x;
+    const int64_t nnz = csr.nonZeros();
+    const SparseColMatrix built =
+        ColumnsFromRows(rows, cols, std::span<const int64_t>(csr.outerIndexPtr(), rows + 1),
+                        std::span<const int64_t>(csr.innerIndexPtr(), nnz),
+                        std::span<const double>(csr.valuePtr(), nnz));
+    REQUIRE(built.isCompressed());
+    REQUIRE(built.rows() == rows);
+    REQUIRE(built.cols() == cols);
+    REQUIRE(built.nonZeros() == nnz);
+    CHECK(std::equal(built.outerIndexPtr(), built.outerIndexPtr() + cols + 1, x.outerIndexPtr()));
+    CHECK(std::equal(built.innerIndexPtr(), built.innerIndexPtr() + nnz, x.innerIndexPtr()));
+    CHECK(std::equal(built.valuePtr(), built.valuePtr() + nnz, x.valuePtr()));
   }
 }
 
