@@ -1,20 +1,27 @@
 #include "common/column_selection.h"
 
 #include <algorithm>
+#include <cassert>
 
 #include "common/huge_pages.h"
 
 namespace strads {
 
-SparseColMatrix ColumnsFromRows(int64_t rows, int64_t cols, std::span<const int64_t> row_start,
-                                std::span<const int64_t> col_ids, std::span<const double> values) {
-  SparseColMatrix x(rows, cols);
+void ColumnsFromRows(int64_t rows, int64_t cols, std::span<const int64_t> row_start,
+                     std::span<const int64_t> col_ids, std::span<const double> values,
+                     SparseColMatrix& x) {
+  x.resize(0, 0);
+  x.data().squeeze();  // the old entries' storage goes now, not after the new is written
+  x.resize(rows, cols);
   const auto nnz = static_cast<int64_t>(values.size());
   x.resizeNonZeros(nnz);
   AdviseHugePages(x.valuePtr(), values.size() * sizeof(double));
   AdviseHugePages(x.innerIndexPtr(), values.size() * sizeof(int64_t));
   int64_t* outer = x.outerIndexPtr();  // zeros: the counts go one column up, then prefix sums
-  for (int64_t c : col_ids) ++outer[c + 1];
+  for (int64_t c : col_ids) {
+    assert(c >= 0 && c < cols);
+    ++outer[c + 1];
+  }
   for (int64_t c = 0; c < cols; ++c) outer[c + 1] += outer[c];
   CollapseHugePages(outer, static_cast<size_t>(cols + 1) * sizeof(int64_t));
   std::vector<int64_t> next(outer, outer + cols);
@@ -25,7 +32,6 @@ SparseColMatrix ColumnsFromRows(int64_t rows, int64_t cols, std::span<const int6
       x.valuePtr()[at] = values[k];
     }
   }
-  return x;
 }
 
 std::vector<uint64_t> ColumnWeights(const SparseColMatrix& x) {

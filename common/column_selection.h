@@ -31,9 +31,13 @@ inline bool InRanges(std::span<const ColumnRange> ranges, uint64_t col) {
 // row_start[r + 1]) of col_ids and values; col_ids < cols), its columns' row indices ascending:
 // the counting sort of Eigen's storage-order conversion, written into storage marked for huge
 // pages before it is touched (common/huge_pages.h: solvers visit columns scattered).
-// REQUIRES: row_start.size() == rows + 1, col_ids.size() == values.size() == row_start[rows].
-SparseColMatrix ColumnsFromRows(int64_t rows, int64_t cols, std::span<const int64_t> row_start,
-                                std::span<const int64_t> col_ids, std::span<const double> values);
+// Fills `out` in place: Eigen 3.4's SparseMatrix has no move assignment, so returning the matrix
+// would copy it (twice the memory at the peak, the copy on plain pages).
+// REQUIRES: row_start.size() == rows + 1, col_ids.size() == values.size() == row_start[rows],
+// every col_id in [0, cols).
+void ColumnsFromRows(int64_t rows, int64_t cols, std::span<const int64_t> row_start,
+                     std::span<const int64_t> col_ids, std::span<const double> values,
+                     SparseColMatrix& out);
 
 // The stored entries of every column of x, for PartitionByWeight.
 std::vector<uint64_t> ColumnWeights(const SparseColMatrix& x);

@@ -19,14 +19,16 @@ namespace strads {
 
 using SparseColMatrix = Eigen::SparseMatrix<double, Eigen::ColMajor, int64_t>;
 
-// Prefetches for a visit over columns scattered in x, in two stages so that no load waits on
-// memory: for the column `kFar` visits ahead, the line of its offset in x's outer index and of
-// its entry in `per_column` (a per-column array the step reads, or null); for the column `kNear`
-// ahead (whose offset the far stage fetched kFar - kNear visits before), its values and row
-// indices, up to kLines cache lines of each. A share visits its columns in priority order,
-// scattered over the matrix: one wait on the outer index per column cost two thirds of a paper-
-// shape share (docs/benchmarks.md). `ahead` is what the visit reads after the current column,
-// in order, as positions in `ids`. A hint: no effect on results. REQUIRES: x is compressed.
+// Prefetches for a visit over columns scattered in x, in two stages, so that the step's own loads
+// mostly find their lines in cache: for the column `kFar` visits ahead, the line of its offset in
+// x's outer index and of its entry in `per_column` (a per-column array the step reads, or null);
+// for the column `kNear` ahead, its values and row indices, up to kLines cache lines of each. The
+// near stage reads that column's offsets, which the far stage fetched kFar - kNear visits before
+// (except for the first columns of a pass, where it waits for them). A share visits its columns
+// in priority order, scattered over the matrix: the wait on the outer index for each column cost
+// two thirds of a paper-shape share (docs/benchmarks.md). `ahead` is what the visit reads after
+// the current column, in order, as positions in `ids`. A hint: no effect on results.
+// REQUIRES: x is compressed.
 // Always inlined: GCC 12 finds a call to it free of side effects (prefetches do not count) and
 // drops the call when it is not inlined.
 [[gnu::always_inline]] inline void PrefetchAhead(const SparseColMatrix& x,

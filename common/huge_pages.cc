@@ -7,37 +7,28 @@
 namespace strads {
 namespace {
 
-constexpr uintptr_t kHugePage = uintptr_t{2} << 20;
-
 #ifndef MADV_COLLAPSE
 constexpr int MADV_COLLAPSE = 25;  // Linux 6.1; glibc 2.36's headers do not name it
 #endif
 
-// The whole huge pages inside [p, p + bytes): {start, length}, length 0 when there is none.
-struct Span {
-  uintptr_t start = 0;
-  size_t length = 0;
-};
-
-Span WholePages(void* p, size_t bytes) {
-  const auto begin = reinterpret_cast<uintptr_t>(p);
-  const uintptr_t start = (begin + kHugePage - 1) & ~(kHugePage - 1);
-  const uintptr_t end = (begin + bytes) & ~(kHugePage - 1);
-  if (p == nullptr || end <= start) return {};
-  return {start, static_cast<size_t>(end - start)};
-}
-
 }  // namespace
 
-size_t AdviseHugePages(void* p, size_t bytes) {
-  const Span s = WholePages(p, bytes);
+HugePageSpan WholeHugePages(std::uintptr_t begin, std::size_t bytes) {
+  const std::uintptr_t start = (begin + kHugePageBytes - 1) & ~(kHugePageBytes - 1);
+  const std::uintptr_t end = (begin + bytes) & ~(kHugePageBytes - 1);
+  if (begin == 0 || end <= start) return {};
+  return {start, static_cast<std::size_t>(end - start)};
+}
+
+std::size_t AdviseHugePages(void* p, std::size_t bytes) {
+  const HugePageSpan s = WholeHugePages(reinterpret_cast<std::uintptr_t>(p), bytes);
   if (s.length == 0) return 0;
   return madvise(reinterpret_cast<void*>(s.start), s.length, MADV_HUGEPAGE) == 0 ? s.length : 0;
 }
 
-size_t CollapseHugePages(void* p, size_t bytes) {
+std::size_t CollapseHugePages(void* p, std::size_t bytes) {
   if (AdviseHugePages(p, bytes) == 0) return 0;
-  const Span s = WholePages(p, bytes);
+  const HugePageSpan s = WholeHugePages(reinterpret_cast<std::uintptr_t>(p), bytes);
   return madvise(reinterpret_cast<void*>(s.start), s.length, MADV_COLLAPSE) == 0 ? s.length : 0;
 }
 

@@ -171,7 +171,7 @@ Result<Dataset> ReadLibsvm(const std::string& path, RowRange rows, uint64_t avai
     const auto nnz = static_cast<int64_t>(b.values.size());
     STRADS_RETURN_IF_ERROR(CheckMemory(path, DatasetBuildBytes(n, b.max_id, nnz),
                                        FeaturesWhat(b.max_id), available_memory));
-    ds.x = ColumnsFromRows(n, b.max_id, b.row_start, b.cols, b.values);
+    ColumnsFromRows(n, b.max_id, b.row_start, b.cols, b.values, ds.x);
     ds.y = Eigen::Map<const Eigen::VectorXd>(b.labels.data(), n);
     return ds;
   } catch (const std::bad_alloc&) {

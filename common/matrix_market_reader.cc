@@ -274,11 +274,12 @@ Result<Dataset> ReadMatrixMarket(const std::string& path, const std::string& lab
       int64_t* outer = ds.x.outerIndexPtr();
       for (int64_t c : entry_cols) ++outer[c + 1];
       for (int64_t c = 0; c < cols; ++c) outer[c + 1] += outer[c];
+      CollapseHugePages(outer, static_cast<size_t>(cols + 1) * sizeof(int64_t));
       std::copy(entry_rows.begin(), entry_rows.end(), ds.x.innerIndexPtr());
       std::copy(entry_values.begin(), entry_values.end(), ds.x.valuePtr());
     } else {
-      // Counting sort into rows, then Eigen's storage-order conversion (another counting sort)
-      // gives columns with sorted row indices.
+      // Counting sort into rows, then ColumnsFromRows (another counting sort) gives columns
+      // with sorted row indices.
       std::vector<int64_t> row_start(n + 1, 0);
       for (int64_t r : entry_rows) ++row_start[r + 1];
       for (int64_t r = 0; r < n; ++r) row_start[r + 1] += row_start[r];
@@ -295,7 +296,7 @@ Result<Dataset> ReadMatrixMarket(const std::string& path, const std::string& lab
       std::vector<int64_t>().swap(entry_rows);
       std::vector<int64_t>().swap(entry_cols);
       std::vector<double>().swap(entry_values);
-      ds.x = ColumnsFromRows(n, cols, row_start, row_cols, row_values);
+      ColumnsFromRows(n, cols, row_start, row_cols, row_values, ds.x);
       for (int64_t c = 0; c < cols; ++c) {
         const int64_t* inner = ds.x.innerIndexPtr();
         for (int64_t k = ds.x.outerIndexPtr()[c] + 1; k < ds.x.outerIndexPtr()[c + 1]; ++k) {

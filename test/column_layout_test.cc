@@ -121,19 +121,20 @@ TEST_CASE("KeepColumns keeps the shape and exactly the columns in the ranges", "
 
 TEST_CASE("ColumnsFromRows builds the columns Eigen's storage-order conversion builds",
           "[columns]") {
-  // Row-major copies of random matrices, with empty rows and columns, and one 3 MB large enough
-  // for the storage to span whole huge pages.
+  // Row-major copies of random matrices, with empty rows and columns, one with no entry, and one
+  // of 2.9 MB, large enough for its storage to span a whole huge page. The matrix filled was
+  // used before: its old entries must not survive.
+  SparseColMatrix built = RandomSparse(9, 9, 1.0, 9);
   for (const auto& [rows, cols, density, seed] :
        std::vector<std::tuple<int64_t, int64_t, double, int>>{
-           {7, 5, 0.4, 1}, {30, 40, 0.1, 2}, {1, 9, 0.5, 3}, {400, 1000, 0.9, 4}}) {
+           {7, 5, 0.4, 1}, {30, 40, 0.1, 2}, {1, 9, 0.5, 3}, {4, 6, 0.0, 5}, {400, 1000, 0.9, 4}}) {
     CAPTURE(rows, cols, density);
     const SparseColMatrix x = RandomSparse(rows, cols, density, seed);
     const Eigen::SparseMatrix<double, Eigen::RowMajor, int64_t> csr = x;
     const int64_t nnz = csr.nonZeros();
-    const SparseColMatrix built =
-        ColumnsFromRows(rows, cols, std::span<const int64_t>(csr.outerIndexPtr(), rows + 1),
-                        std::span<const int64_t>(csr.innerIndexPtr(), nnz),
-                        std::span<const double>(csr.valuePtr(), nnz));
+    ColumnsFromRows(rows, cols, std::span<const int64_t>(csr.outerIndexPtr(), rows + 1),
+                    std::span<const int64_t>(csr.innerIndexPtr(), nnz),
+                    std::span<const double>(csr.valuePtr(), nnz), built);
     REQUIRE(built.isCompressed());
     REQUIRE(built.rows() == rows);
     REQUIRE(built.cols() == cols);
