@@ -105,7 +105,7 @@ void FaultInjectingTransport::FlushReleased() {
     for (auto& e : held_receives_) ready_receives_.push_back(std::move(e));
     held_receives_.clear();
   }
-  for (const auto& [peer, e] : sends) (void)inner_.Send(peer, e);
+  for (auto& [peer, e] : sends) (void)inner_.SendOwned(peer, std::move(e));
 }
 
 Status FaultInjectingTransport::Connect(const std::string& peer, const std::string& endpoint) {
@@ -113,6 +113,10 @@ Status FaultInjectingTransport::Connect(const std::string& peer, const std::stri
 }
 
 Status FaultInjectingTransport::Send(const std::string& peer, const proto::Envelope& envelope) {
+  return SendOwned(peer, proto::Envelope(envelope));
+}
+
+Status FaultInjectingTransport::SendOwned(const std::string& peer, proto::Envelope&& envelope) {
   FlushReleased();
   Fate fate;
   {
@@ -120,19 +124,19 @@ Status FaultInjectingTransport::Send(const std::string& peer, const proto::Envel
     if (killed_) return Status::Ok();  // a dead node's sends go nowhere
     fate = Decide(Direction::kSend, peer, envelope);
     if (fate == Fate::kDrop) ++dropped_;
-    if (fate == Fate::kHold) held_sends_.emplace_back(peer, envelope);
+    if (fate == Fate::kHold) held_sends_.emplace_back(peer, std::move(envelope));
   }
   switch (fate) {
     case Fate::kDrop:
     case Fate::kHold:
       return Status::Ok();
     case Fate::kTwice:
-      STRADS_RETURN_IF_ERROR(inner_.Send(peer, envelope));
-      return inner_.Send(peer, envelope);
+      STRADS_RETURN_IF_ERROR(inner_.Send(peer, envelope));  // a copy; the second goes owned
+      break;
     case Fate::kPass:
       break;
   }
-  return inner_.Send(peer, envelope);
+  return inner_.SendOwned(peer, std::move(envelope));
 }
 
 std::optional<proto::Envelope> FaultInjectingTransport::Receive(std::chrono::milliseconds timeout) {

@@ -76,6 +76,9 @@ class FaultInjectingTransport : public Transport {
   const std::string& id() const override { return inner_.id(); }
   Status Connect(const std::string& peer, const std::string& endpoint) override;
   Status Send(const std::string& peer, const proto::Envelope& envelope) override;
+  // The fault decided as for Send; a message that passes goes on owned (the inner transport's
+  // move path), a held one is kept without a copy.
+  Status SendOwned(const std::string& peer, proto::Envelope&& envelope) override;
   std::optional<proto::Envelope> Receive(std::chrono::milliseconds timeout) override;
   std::vector<std::string> endpoints() const override { return inner_.endpoints(); }
 

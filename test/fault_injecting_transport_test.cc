@@ -112,6 +112,30 @@ TEST_CASE("duplicate delivers each matching message twice, on send and on receiv
   CHECK(Drain(p.a) == std::vector<uint64_t>{7, 7});
 }
 
+TEST_CASE("owned sends meet the same faults: dropped, held and released intact, duplicated",
+          "[faults][transport]") {
+  Pair p;
+  p.a.Drop(SendsOf(Kind::kReady), 1);
+  p.a.Delay(SendsOf(Kind::kHeartbeat, "b"));
+  p.a.Duplicate(SendsOf(Kind::kReady));
+  REQUIRE(p.a.SendOwned("b", Ready("a", 1)).ok());      // dropped
+  REQUIRE(p.a.SendOwned("b", Heartbeat("a", 2)).ok());  // held
+  REQUIRE(p.a.SendOwned("b", Ready("a", 3)).ok());      // twice
+  CHECK(p.a.dropped() == 1);
+  CHECK(p.a.held() == 1);
+  CHECK(Drain(p.b) == std::vector<uint64_t>{3, 3});
+  p.a.Release();
+  p.a.ClearRules();
+  REQUIRE(p.a.SendOwned("b", Heartbeat("a", 4)).ok());  // the held one goes first
+  auto first = p.b.Receive(milliseconds(0));
+  REQUIRE(first);
+  CHECK(first->round() == 2);
+  CHECK(first->sender() == "a");
+  CHECK(first->has_heartbeat());
+  CHECK(Drain(p.b) == std::vector<uint64_t>{4});
+  CHECK_FALSE(p.a.SendOwned("nobody", Heartbeat("a", 5)).ok());  // the inner transport's errors
+}
+
 TEST_CASE("kill at message n: the n-th send goes out, then the node is silent both ways",
           "[faults][transport]") {
   Pair p;
