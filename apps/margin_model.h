@@ -339,6 +339,8 @@ class MarginColumnModel : public MarginRows<ColumnModel, RowLoss> {
 
   uint64_t shared_size() const override { return static_cast<uint64_t>(this->margin_.size()); }
 
+  double SquaredNorm(uint64_t j) const override { return this->Holds(j) ? sq_norm_[j] : 0.0; }
+
   // The margins and the +/-1 labels (RowLoss::Eval(label, margin).d1 is the app's LossSlope).
   void ExportShared(proto::SharedRows& out) const override {
     const auto& y = this->data_.y;

@@ -95,6 +95,10 @@ class ColumnModel : public WorkerModel {
   // The length of the shared vector (the rows of the data).
   virtual uint64_t shared_size() const = 0;
 
+  // ||x_j||^2 of column j (the model keeps them for its coordinate steps); 0 for a column it does
+  // not hold.
+  virtual double SquaredNorm(uint64_t j) const = 0;
+
   // Writes the replica's shared vector and each row's label (as DynamicApp::LossSlope takes it).
   virtual void ExportShared(proto::SharedRows& out) const = 0;
 };

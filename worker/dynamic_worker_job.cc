@@ -53,14 +53,6 @@ Result<DynamicWorkerJob::Loaded> DynamicWorkerJob::Load(const proto::JobSpec& sp
     auto data = LoadColumns(source, owned, *counts, rows);
     if (!data.ok()) return data.status();
     out.data = std::move(data).value();
-    // For the schedulers, which without the dependency filter (rho 1) parse no value of the file.
-    if (spec.dynamic().rho() < 1.0) return out;
-    out.sq_norms.assign(static_cast<size_t>(out.data.x.cols()), 0.0);
-    for (const ColumnRange& range : owned) {
-      for (uint64_t j = range.begin; j < range.end; ++j) {
-        out.sq_norms[j] = out.data.x.col(static_cast<int64_t>(j)).squaredNorm();
-      }
-    }
     return out;
   } catch (const std::exception& e) {
     return Status::Internal(spec.data_path() + ": cannot load the columns: " + e.what());
@@ -96,7 +88,7 @@ void DynamicWorkerJob::FinishLoading(Result<Loaded> loaded) {
   ready->set_nonzeros(static_cast<uint64_t>(shard.x.nonZeros()));
   if (columns()) {
     blocks_ = std::move(loaded->blocks);
-    sq_norms_ = std::move(loaded->sq_norms);
+    norms_unsent_ = spec_.dynamic().rho() >= 1.0;
     auto model = app_->MakeColumnModel(std::move(shard), spec_);
     if (!model.ok()) return errors_.Report(model.status().message());
     columns_ = std::move(model).value();
@@ -330,21 +322,17 @@ void DynamicWorkerJob::HandleCheck(const proto::Envelope& e) {
     g.mutable_gradient_slice()->set_worker_rank(rank_);
     g.mutable_gradient_slice()->set_first(first - starts[s]);
     g.mutable_gradient_slice()->mutable_values()->Assign(slice.begin(), slice.end());
-    if (!sq_norms_.empty()) {  // the first check of the column layout
-      if (end > sq_norms_.size()) {
-        return errors_.Report(
-            fmt::format("check over columns up to {}, but {} are loaded", end, sq_norms_.size()));
-      }
-      g.mutable_gradient_slice()->mutable_sq_norms()->Assign(
-          sq_norms_.begin() + static_cast<std::ptrdiff_t>(first),
-          sq_norms_.begin() + static_cast<std::ptrdiff_t>(end));
+    if (norms_unsent_) {
+      auto* norms = g.mutable_gradient_slice()->mutable_sq_norms();
+      norms->Reserve(static_cast<int>(end - first));
+      for (uint64_t j = first; j < end; ++j) norms->Add(columns_->SquaredNorm(j));
     }
     if (Status st = transport_.SendOwned(scheduler_ids_[s], std::move(g)); !st.ok()) {
       return errors_.ReportLostPeer(
           scheduler_ids_[s], "cannot send gradient to " + scheduler_ids_[s] + ": " + st.message());
     }
   }
-  std::vector<double>().swap(sq_norms_);  // sent
+  norms_unsent_ = false;  // sent
   auto loss = JobEnvelope(e.round());
   loss.mutable_loss_report();
   const double exact = state_->ExactLoss();

@@ -59,7 +59,6 @@ class DynamicWorkerJob final : public MemberJob {
   struct Loaded {
     Dataset data;
     std::vector<uint64_t> blocks;
-    std::vector<double> sq_norms;  // rho 1 columns: ||x_j||^2 by column j, 0 where not owned
   };
   struct Pending {
     proto::Chord chord;
@@ -94,8 +93,9 @@ class DynamicWorkerJob final : public MemberJob {
   std::unique_ptr<ColumnModel> columns_;  // column layout
   WorkerModel* state_ = nullptr;          // whichever of the two is loaded
   std::vector<uint64_t> blocks_;          // column layout: see Loaded
-  // Column layout without the filter: see Loaded; sent with the first check, then freed.
-  std::vector<double> sq_norms_;
+  // Column layout without the dependency filter (rho 1): the schedulers parse no value of the
+  // file, so the first check's gradient slices carry the owned columns' squared norms.
+  bool norms_unsent_ = false;
   std::unique_ptr<DeltaAccumulator> change_;  // column layout: scratch for one share
   std::vector<uint64_t> partition_starts_;
   std::vector<std::string> scheduler_ids_;

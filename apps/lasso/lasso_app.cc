@@ -139,6 +139,8 @@ class LassoColumnModel : public LassoResidualModel<ColumnModel> {
 
   uint64_t shared_size() const override { return static_cast<uint64_t>(residual_.size()); }
 
+  double SquaredNorm(uint64_t j) const override { return Holds(j) ? sq_norm_[j] : 0.0; }
+
   // The residual; the labels are y (LassoApp::LossSlope does not need them).
   void ExportShared(proto::SharedRows& out) const override {
     out.mutable_labels()->Assign(data_.y.data(), data_.y.data() + data_.y.size());
