@@ -4,6 +4,8 @@
 #include <cassert>
 #include <cmath>
 
+#include "engine/neighbour_lists.h"
+
 namespace strads {
 
 ColumnStore::ColumnStore(uint64_t first, uint64_t end, int64_t num_rows,
@@ -71,7 +73,8 @@ double ColumnStore::Correlation(uint64_t a, uint64_t b) const {
 DependencyFilter::DependencyFilter(const ColumnStore& store)
     : store_(store),
       head_(static_cast<size_t>(store.num_rows()), -1),
-      indexed_(store.end() - store.first(), 0) {}
+      indexed_(store.end() - store.first(), 0),
+      running_(store.end() - store.first(), 0) {}
 
 void DependencyFilter::SetGroups(std::vector<uint32_t> group_by_local) {
   assert(group_by_local.size() == indexed_.size());
@@ -105,6 +108,7 @@ std::vector<uint64_t> DependencyFilter::Filter(std::span<const uint64_t> candida
   // accumulator is reset only where it was touched, and "already indexed" is a stamp per column.
   if (++epoch_ == 0) {  // wrapped: stale stamps could collide
     std::fill(indexed_.begin(), indexed_.end(), 0);
+    std::fill(running_.begin(), running_.end(), 0);
     epoch_ = 1;
   }
   std::vector<uint64_t> kept;
@@ -117,6 +121,9 @@ std::vector<uint64_t> DependencyFilter::Filter(std::span<const uint64_t> candida
       kept.push_back(c);
     }
     return kept;
+  }
+  if (lists_ != nullptr && rho == lists_rho_) {
+    return FilterByLists(candidates, max_keep, already_running);
   }
   next_.clear();
   owner_.clear();
@@ -175,6 +182,38 @@ std::vector<uint64_t> DependencyFilter::Filter(std::span<const uint64_t> candida
   }
   for (int64_t row : touched_) head_[row] = -1;
   touched_.clear();
+  return kept;
+}
+
+std::vector<uint64_t> DependencyFilter::FilterByLists(std::span<const uint64_t> candidates,
+                                                      size_t max_keep,
+                                                      std::span<const uint64_t> already_running) {
+  // indexed_ marks the kept and the running parameters of this call, running_ the running ones:
+  // a candidate conflicts with a marked neighbour that is running (updated against an older
+  // state, whatever its group) or of another group (same-group updates are sequential, exact).
+  const uint64_t first = store_.first();
+  for (const uint64_t r : already_running) {
+    indexed_[r - first] = epoch_;
+    running_[r - first] = epoch_;
+  }
+  std::vector<uint64_t> kept;
+  for (const uint64_t c : candidates) {
+    if (kept.size() >= max_keep) break;
+    assert(store_.Contains(c));
+    if (indexed_[c - first] == epoch_) continue;  // kept or running already
+    const uint32_t group = Group(c);
+    bool independent = true;
+    for (const uint32_t n : lists_->Of(c)) {
+      if (indexed_[n] == epoch_ &&
+          (running_[n] == epoch_ || group == kNoGroup || group_[n] != group)) {
+        independent = false;
+        break;
+      }
+    }
+    if (!independent) continue;
+    kept.push_back(c);
+    indexed_[c - first] = epoch_;
+  }
   return kept;
 }
 

@@ -25,6 +25,8 @@
 
 namespace strads {
 
+class NeighbourLists;
+
 class ColumnStore {
  public:
   // Copies and normalises columns [first, end) of x.
@@ -96,6 +98,16 @@ class DependencyFilter {
   // REQUIRES: group_by_local.size() == store.end() - store.first().
   void SetGroups(std::vector<uint32_t> group_by_local);
 
+  // Checks candidates against precomputed neighbour lists (engine/neighbour_lists.h) of this
+  // store at threshold `lists_rho`: a candidate then costs O(its neighbours) and the work bound
+  // below does not apply. Filter calls at that rho use them, others (and a null pointer) the
+  // row index. The lists hold the same inner products the row index computes, so the kept sets
+  // are the same. REQUIRES: `lists` (if not null) was built from `store` and outlives the filter.
+  void UseNeighbours(const NeighbourLists* lists, double lists_rho) {
+    lists_ = lists;
+    lists_rho_ = lists_rho;
+  }
+
   // Greedy independent subset: walks `candidates` in order (highest priority first) and keeps a
   // candidate iff its |corr| with every already kept one is <= rho; stops once max_keep are kept.
   // A candidate id repeated in the list is considered once. Returns the kept ids in candidate
@@ -106,12 +118,15 @@ class DependencyFilter {
   // the walk stops, keeping what it has kept, once it has visited more than
   // kWorkPerEntry x (the candidates' entries) + kMinWork index entries: the filter then costs at
   // most a small multiple of reading the candidates, and the chord is shorter, never less safe.
-  // rho >= 1 checks nothing (|corr| <= 1 always).
+  // With neighbour lists at this rho (UseNeighbours) the walk is by lists and unbounded: each
+  // candidate costs its list's length. rho >= 1 checks nothing (|corr| <= 1 always).
   // REQUIRES: store.Contains(c) for every candidate c and every already running id.
   std::vector<uint64_t> Filter(std::span<const uint64_t> candidates_in_priority_order, double rho,
                                size_t max_keep, std::span<const uint64_t> already_running = {});
 
  private:
+  std::vector<uint64_t> FilterByLists(std::span<const uint64_t> candidates, size_t max_keep,
+                                      std::span<const uint64_t> already_running);
   // Adds column's entries to the row index under `owner`.
   void Index(uint64_t column, uint32_t owner);
   uint32_t Group(uint64_t column) const;
@@ -132,6 +147,9 @@ class DependencyFilter {
   std::vector<uint32_t> group_;           // by local column (empty: no groups)
   std::vector<uint32_t> owner_group_;     // by owner: its group, kNoGroup for running ones
   std::vector<uint32_t> group_count_;     // by group: owners of it indexed in this call
+  std::vector<uint32_t> running_;         // by local column: == epoch_ when running in this call
+  const NeighbourLists* lists_ = nullptr;
+  double lists_rho_ = 1.0;
   uint32_t epoch_ = 0;
 };
 

@@ -83,6 +83,11 @@ class ChordBuilder {
     filter_.SetGroups(std::move(group_by_local));
   }
 
+  // The filter checks candidates against these lists (built at the policy's rho) instead of
+  // computing correlations (DependencyFilter::UseNeighbours). REQUIRES: built from the builder's
+  // store; outlives the builder.
+  void UseNeighbours(const NeighbourLists* lists) { filter_.UseNeighbours(lists, policy_.rho); }
+
   size_t in_flight() const { return in_flight_; }
   double Priority(uint64_t j) const { return priority_[j - store_.first()]; }
 

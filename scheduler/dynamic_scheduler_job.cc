@@ -1,6 +1,7 @@
 #include "scheduler/dynamic_scheduler_job.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -108,6 +109,23 @@ Result<DynamicSchedulerJob::Partition> DynamicSchedulerJob::LoadPartition(
     }
     Partition p;
     p.norms_pending = norms_from_workers;
+    const proto::Schedule schedule = spec.dynamic().schedule();
+    if (filtered && (schedule == proto::SCHEDULE_DYNAMIC || schedule == proto::SCHEDULE_STATIC)) {
+      const auto start = std::chrono::steady_clock::now();
+      auto lists = NeighbourLists::Build(*store, spec.dynamic().rho());
+      const double seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (lists.ok()) {
+        p.neighbours_note = fmt::format(
+            "neighbour lists at rho {}: {} dependent pairs among {} parameters ({}, {:.2f} s)",
+            spec.dynamic().rho(), lists->entries() / 2, end - first,
+            lists->dense() ? "dense Gram matrix" : "sparse row walk", seconds);
+        p.neighbours = std::make_unique<NeighbourLists>(std::move(lists).value());
+      } else {
+        p.neighbours_note = "no neighbour lists (" + lists.status().message() +
+                            "): the dependency filter computes correlations as it goes";
+      }
+    }
     if (spec.dynamic().layout() == proto::LAYOUT_COLUMNS) {
       // The workers cut the same blocks (worker/dynamic_worker_job.h): block w of this range is
       // worker w's, and the parameters of one worker form one group of the dependency filter.
@@ -144,6 +162,8 @@ void DynamicSchedulerJob::FinishLoading(Result<Partition> loaded) {
   policy.check_in_flight = spec_.dynamic().pipeline_depth() > 1;
   builder_ = std::make_unique<ChordBuilder>(*p.store, policy);
   if (!p.worker_of.empty()) builder_->SetGroups(part_.worker_of);  // kept: it routes the shares
+  if (p.neighbours) builder_->UseNeighbours(p.neighbours.get());
+  if (!p.neighbours_note.empty()) log_->info("job {}: {}", id_, p.neighbours_note);
   values_.assign(p.end - p.first, 0.0);
   auto reply = JobEnvelope();
   auto* ready = reply.mutable_ready();

@@ -31,6 +31,7 @@
 #include "common/huge_pages.h"
 #include "engine/dynamic_app.h"
 #include "engine/member_job.h"
+#include "engine/neighbour_lists.h"
 #include "scheduler/chord_builder.h"
 
 namespace strads {
@@ -56,6 +57,10 @@ class DynamicSchedulerJob final : public MemberJob {
     uint64_t end = 0;
     uint64_t nonzeros = 0;
     std::unique_ptr<ColumnStore> store;
+    // The dependency filter's neighbour lists at the job's rho, when they fit their budget
+    // (engine/neighbour_lists.h); `neighbours_note` says what was built, or why not, for the log.
+    std::unique_ptr<NeighbourLists> neighbours;
+    std::string neighbours_note;
     std::vector<uint32_t> worker_of;  // column layout: owning worker, by local index
     // The store's squared norms come with the first check's gradient slices (column layout
     // without a dependency filter: the workers hold the columns).
