@@ -33,8 +33,9 @@ po::options_description DynamicEngineOptions() {
       "candidates", po::value<uint32_t>()->default_value(0),
       "P': candidates drawn per round (0 = 2 x chord-size)")(
       "rho", po::value<double>(),
-      "dependency threshold: chord members have |corr| <= rho (default by layout: rows 0.1; "
-      "columns 1, no filter: every round's combined step is line-searched)")(
+      "dependency threshold: chord members on different workers have |corr| <= rho (default by "
+      "layout: rows 0.1; columns 0.8 on dense data, at least ~30% non-zero, else 1: no filter, "
+      "every round's combined step is line-searched either way)")(
       "eta", po::value<double>()->default_value(1e-6, "1e-6"),
       "priority floor in p(j) ∝ |dbeta_j| + eta")(
       "schedule", po::value<std::string>()->default_value("dynamic"),
@@ -89,6 +90,7 @@ Status DynamicSpecFromOptions(const po::variables_map& vm, proto::JobSpec& spec)
   const uint32_t candidates = vm["candidates"].as<uint32_t>();
   d.set_candidates(candidates ? candidates : 2 * d.chord_size());
   d.set_rho(vm.count("rho") ? vm["rho"].as<double>() : DefaultRho(d.layout()));
+  d.set_rho_if_dense(!vm.count("rho") && d.layout() == proto::LAYOUT_COLUMNS);
   d.set_eta(vm["eta"].as<double>());
   const std::string schedule = vm["schedule"].as<std::string>();
   if (schedule == "dynamic") {
@@ -150,9 +152,11 @@ void SetColumnDefaults(const po::variables_map& vm, const ColumnDefaults& defaul
 double DefaultRho(proto::Layout layout) {
   // Column layout: the coordinator line-searches every round's combined step
   // (engine/step_length.h), so correlated parameters on different workers cannot make a round
-  // increase the objective, and the filter's O(kept entries) walk per candidate would cost more
-  // than the rounds it saves (docs/benchmarks.md).
-  return layout == proto::LAYOUT_COLUMNS ? 1.0 : 0.1;
+  // increase the objective. On sparse data the filter then costs more rounds than it saves; on
+  // dense data, where every pair of features shares rows, two workers' steps interfere in every
+  // round, and filtering at 0.8 (by neighbour lists, cheap there) took 1.0-2.6x less time on
+  // every problem measured (docs/benchmarks.md). So the spec says 0.8 with rho_if_dense.
+  return layout == proto::LAYOUT_COLUMNS ? kColumnsDenseRho : 0.1;
 }
 
 uint32_t DefaultPipelineDepth(proto::Layout layout) {

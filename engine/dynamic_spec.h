@@ -40,7 +40,9 @@ struct ColumnDefaults {
 // --pipeline-depth, --inner-passes: absent or 0).
 void SetColumnDefaults(const boost::program_options::variables_map& options,
                        const ColumnDefaults& defaults, proto::JobSpec& spec);
-// --rho when it is not given: 0.1 for the row layout, 1 (no filter) for the column layout.
+// --rho when it is not given: 0.1 for the row layout; for the column layout kColumnsDenseRho,
+// which applies only on dense data (DynamicEngineSpec.rho_if_dense; elsewhere no filter).
+inline constexpr double kColumnsDenseRho = 0.8;
 double DefaultRho(proto::Layout layout);
 // The pipeline depth when --pipeline-depth is 0: 2 for the row layout, 1 for the column layout.
 uint32_t DefaultPipelineDepth(proto::Layout layout);

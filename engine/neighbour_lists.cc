@@ -98,7 +98,22 @@ std::optional<std::vector<std::pair<uint32_t, uint32_t>>> SparsePairs(
   return pairs;
 }
 
+// The dense way's memory and its work in the sparse walk's units (Budget::max_work).
+double DenseBytes(double rows, double cols) { return 8.0 * (rows * cols + cols * cols); }
+double DenseWork(double rows, double cols) {
+  return rows * cols * (cols + 1) / 2 / NeighbourLists::kDenseSpeedup;
+}
+
 }  // namespace
+
+bool NeighbourLists::DenseWayFits(uint64_t rows, uint64_t cols, uint64_t nonzeros, Budget budget) {
+  if (rows == 0 || cols == 0) return false;
+  const double nnz = double(nonzeros);
+  const double least_sparse_work = std::max(0.0, (nnz * nnz / double(rows) - nnz) / 2);
+  const double dense_work = DenseWork(double(rows), double(cols));
+  return DenseBytes(double(rows), double(cols)) <= double(kMaxDenseBytes) &&
+         dense_work <= double(budget.max_work) && dense_work < least_sparse_work;
+}
 
 Result<NeighbourLists> NeighbourLists::Build(const ColumnStore& store, double rho, Budget budget) {
   assert(rho >= 0.0 && rho < 1.0);
@@ -120,16 +135,15 @@ Result<NeighbourLists> NeighbourLists::Build(const ColumnStore& store, double rh
     if (n > 1) sparse_work += n * (n - 1) / 2;
   }
   for (size_t r = 0; r < rows; ++r) row_start[r + 1] += row_start[r];
-  const double dense_bytes = 8.0 * (double(rows) * double(count) + double(count) * double(count));
-  const double dense_work = double(rows) * double(count) * double(count + 1) / 2;
-  const bool dense =
-      dense_bytes <= double(kMaxDenseBytes) && dense_work / kDenseSpeedup < double(sparse_work);
-  const uint64_t work = dense ? static_cast<uint64_t>(dense_work / kDenseSpeedup) : sparse_work;
+  const double dense_work = DenseWork(double(rows), double(count));
+  const bool dense = DenseBytes(double(rows), double(count)) <= double(kMaxDenseBytes) &&
+                     dense_work < double(sparse_work);
+  const uint64_t work = dense ? static_cast<uint64_t>(dense_work) : sparse_work;
   if (work > budget.max_work) {
     return Status::FailedPrecondition(
         what + " would take " + std::to_string(sparse_work) + " multiply-adds (" +
-        std::to_string(static_cast<uint64_t>(dense_work)) + " dense), over the budget of " +
-        std::to_string(budget.max_work));
+        std::to_string(static_cast<uint64_t>(dense_work * kDenseSpeedup)) +
+        " dense), over the budget of " + std::to_string(budget.max_work));
   }
   std::vector<std::pair<uint32_t, uint32_t>> pairs;
   if (dense) {

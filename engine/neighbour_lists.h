@@ -36,7 +36,7 @@ class NeighbourLists {
   struct Budget {
     // Multiply-adds of the sparse row walk (sum over rows of n_r (n_r - 1) / 2), or a tenth of the
     // dense way's, whichever is smaller: ~1-3 ns each.
-    uint64_t max_work = uint64_t{2} << 30;
+    uint64_t max_work = uint64_t{1} << 29;
     // Stored neighbour entries (each pair twice, 4 bytes each).
     uint64_t max_entries = uint64_t{1} << 25;
   };
@@ -50,6 +50,13 @@ class NeighbourLists {
   static Result<NeighbourLists> Build(const ColumnStore& store, double rho) {
     return Build(store, rho, Budget{});
   }
+
+  // Whether Build would take the dense way within `budget` on a partition of `rows` x `cols` with
+  // `nonzeros` entries, from those counts alone (before loading it): the dense matrices fit
+  // kMaxDenseBytes, the dense work fits the budget, and it is below the least the sparse walk
+  // can cost (nonzeros^2 / rows / 2, rows of equal length). That is, the partition is at least
+  // ~32% non-zero (1 / sqrt(kDenseSpeedup)). Pure.
+  static bool DenseWayFits(uint64_t rows, uint64_t cols, uint64_t nonzeros, Budget budget);
 
   // The neighbours of parameter j (global id) as local indices (j' - first()), ascending.
   // REQUIRES: first() <= j < first() + size().

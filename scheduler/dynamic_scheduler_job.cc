@@ -81,16 +81,35 @@ Result<DynamicSchedulerJob::Partition> DynamicSchedulerJob::LoadPartition(
     // layout the workers, who hold the columns, send them with the first check's gradient (so
     // this pass parses no value). Either way the scheduler never holds the matrix.
     DataSource source{spec.data_path(), spec.dynamic().data_format(), spec.dynamic().labels_path()};
-    const bool filtered = spec.dynamic().rho() < 1.0;
-    const bool norms_from_workers = !filtered && spec.dynamic().layout() == proto::LAYOUT_COLUMNS;
+    const proto::DynamicEngineSpec& d = spec.dynamic();
+    const bool columns = d.layout() == proto::LAYOUT_COLUMNS;
+    // The filter runs only in the dynamic and static schedules, and checks nothing for one worker
+    // at depth 1 (one group, nothing in flight).
+    const bool schedule_filters =
+        d.schedule() == proto::SCHEDULE_DYNAMIC || d.schedule() == proto::SCHEDULE_STATIC;
+    const bool filter_bites = !(columns && workers == 1 && d.pipeline_depth() <= 1);
+    bool filtered = d.rho() < 1.0 && schedule_filters && filter_bites;
     std::vector<double> sq_norms;
     uint64_t rows = 0;
     auto counts = CountColumnEntries(source, AvailableMemoryBytes(),
-                                     filtered || norms_from_workers ? nullptr : &sq_norms, &rows);
+                                     columns || filtered ? nullptr : &sq_norms, &rows);
     if (!counts.ok()) return counts.status();
     const std::vector<uint64_t>& weights = *counts;
     auto starts = PartitionByWeight(weights, parts);
     const uint64_t first = starts[rank], end = starts[rank + 1];
+    uint64_t nonzeros = 0;
+    for (uint64_t j = first; j < end; ++j) nonzeros += weights[j];
+    Partition p;
+    if (filtered && d.rho_if_dense() &&
+        !NeighbourLists::DenseWayFits(rows, end - first, nonzeros, NeighbourLists::Budget{})) {
+      filtered = false;
+      p.neighbours_note = fmt::format(
+          "no dependency filter: the partition is sparse ({:.1f}% non-zero), where the line "
+          "search alone is faster (--rho sets one)",
+          100.0 * double(nonzeros) / std::max(1.0, double(rows) * double(end - first)));
+    }
+    p.filtered = filtered;
+    const bool norms_from_workers = !filtered && columns;
     std::unique_ptr<ColumnStore> store;
     if (filtered) {
       const ColumnRange mine[] = {{first, end}};
@@ -107,10 +126,8 @@ Result<DynamicSchedulerJob::Partition> DynamicSchedulerJob::LoadPartition(
           std::vector<double>(sq_norms.begin() + static_cast<std::ptrdiff_t>(first),
                               sq_norms.begin() + static_cast<std::ptrdiff_t>(end)));
     }
-    Partition p;
     p.norms_pending = norms_from_workers;
-    const proto::Schedule schedule = spec.dynamic().schedule();
-    if (filtered && (schedule == proto::SCHEDULE_DYNAMIC || schedule == proto::SCHEDULE_STATIC)) {
+    if (filtered) {
       const auto start = std::chrono::steady_clock::now();
       auto lists = NeighbourLists::Build(*store, spec.dynamic().rho());
       const double seconds =
@@ -124,6 +141,10 @@ Result<DynamicSchedulerJob::Partition> DynamicSchedulerJob::LoadPartition(
       } else {
         p.neighbours_note = "no neighbour lists (" + lists.status().message() +
                             "): the dependency filter computes correlations as it goes";
+        if (d.rho_if_dense()) {  // the default asked for the filter only where it is cheap
+          p.filtered = false;
+          p.neighbours_note = "no dependency filter: " + lists.status().message();
+        }
       }
     }
     if (spec.dynamic().layout() == proto::LAYOUT_COLUMNS) {
@@ -139,7 +160,7 @@ Result<DynamicSchedulerJob::Partition> DynamicSchedulerJob::LoadPartition(
     p.num_features = weights.size();
     p.first = first;
     p.end = end;
-    for (uint64_t j = p.first; j < p.end; ++j) p.nonzeros += weights[j];
+    p.nonzeros = nonzeros;
     p.store = std::move(store);
     return p;
   } catch (const std::exception& e) {
@@ -156,7 +177,7 @@ void DynamicSchedulerJob::FinishLoading(Result<Partition> loaded) {
   policy.schedule = spec_.dynamic().schedule();
   policy.chord_size = spec_.dynamic().chord_size();
   policy.candidates = std::max(spec_.dynamic().candidates(), spec_.dynamic().chord_size());
-  policy.rho = spec_.dynamic().rho();
+  policy.rho = p.filtered ? spec_.dynamic().rho() : 1.0;
   policy.eta = spec_.dynamic().eta();
   policy.seed = spec_.seed() * 1000003 + rank_;
   policy.check_in_flight = spec_.dynamic().pipeline_depth() > 1;

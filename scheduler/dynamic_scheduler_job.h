@@ -60,6 +60,9 @@ class DynamicSchedulerJob final : public MemberJob {
     // The dependency filter's neighbour lists at the job's rho, when they fit their budget
     // (engine/neighbour_lists.h); `neighbours_note` says what was built, or why not, for the log.
     std::unique_ptr<NeighbourLists> neighbours;
+    // Whether the dependency filter runs (rho < 1 where it can keep anything out; by default in
+    // the column layout, only on dense data).
+    bool filtered = false;
     std::string neighbours_note;
     std::vector<uint32_t> worker_of;  // column layout: owning worker, by local index
     // The store's squared norms come with the first check's gradient slices (column layout

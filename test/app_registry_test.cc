@@ -114,7 +114,9 @@ TEST_CASE("A job's options are the common ones, its engine's and its app's: no o
   CHECK(lasso->dynamic().inner_passes() == 4);
   CHECK(lasso->dynamic().candidates() == 4096);   // 0 = 2 x chord size
   CHECK(lasso->dynamic().pipeline_depth() == 2);  // lasso's own column default
-  CHECK(lasso->dynamic().rho() == 1.0);           // no filter: the combined step is line-searched
+  // A filter at 0.8 on dense data only (the combined step is line-searched either way).
+  CHECK(lasso->dynamic().rho() == 0.8);
+  CHECK(lasso->dynamic().rho_if_dense());
   CHECK(lasso->flags().at("lambda") == "0.5");
 
   // logistic's column shares run on the quadratic model: chords of 4096 unless told otherwise.
@@ -171,10 +173,12 @@ TEST_CASE("A job's options are the common ones, its engine's and its app's: no o
   CHECK(rows->dynamic().candidates() == 64);
   CHECK(rows->dynamic().pipeline_depth() == 2);
   CHECK(rows->dynamic().rho() == 0.1);
+  CHECK_FALSE(rows->dynamic().rho_if_dense());
   auto rho =
       ParseJobSpec(apps, "lasso", {"--data", data, "--lambda", "0.5", "--rho", "0.3"}, {}, nullptr);
   REQUIRE(rho.ok());
   CHECK(rho->dynamic().rho() == 0.3);
+  CHECK_FALSE(rho->dynamic().rho_if_dense());  // a given rho applies everywhere
   auto dual = ParseJobSpec(apps, "lasso", {"--data", data, "--lambda", "0.5", "--dual-pipeline"},
                            {}, nullptr);
   REQUIRE(dual.ok());

@@ -121,6 +121,33 @@ TEST_CASE("NeighbourLists says no, with the figures, when the work or the lists 
   CHECK(fits->entries() == 30u * 29u);
 }
 
+TEST_CASE("NeighbourLists::DenseWayFits predicts the dense way from counts alone",
+          "[neighbour_lists]") {
+  const NeighbourLists::Budget budget;
+  // Dense images (Fashion-MNIST's shape, 61% non-zero): dense, and Build agrees.
+  CHECK(NeighbourLists::DenseWayFits(12000, 785, 5'700'000, budget));
+  // The same shape at 20% non-zero: the sparse walk is cheaper.
+  CHECK_FALSE(NeighbourLists::DenseWayFits(12000, 785, 1'880'000, budget));
+  // Sparse and wide (the README's quickstart, 5%; the paper's shape, 10%, 1,000,000 columns).
+  CHECK_FALSE(NeighbourLists::DenseWayFits(1000, 20000, 1'000'000, budget));
+  CHECK_FALSE(NeighbourLists::DenseWayFits(450, 1'000'000, 45'000'000, budget));
+  // Dense but too large for the dense matrices or the budget.
+  CHECK_FALSE(NeighbourLists::DenseWayFits(100'000, 5000, 500'000'000, budget));
+  CHECK_FALSE(NeighbourLists::DenseWayFits(0, 10, 0, budget));
+
+  std::mt19937_64 rng(5);
+  for (int trial = 0; trial < 40; ++trial) {
+    const SparseColMatrix x = RandomMatrix(rng, 20 + rng() % 100, 5 + rng() % 60, 1.0);
+    const ColumnStore store(x, 0, x.cols());
+    auto lists = NeighbourLists::Build(store, 0.5);
+    REQUIRE(lists.ok());
+    // Rows of equal length are the sparse walk's best case, so a predicted dense way is taken.
+    if (NeighbourLists::DenseWayFits(x.rows(), x.cols(), x.nonZeros(), budget)) {
+      CHECK(lists->dense());
+    }
+  }
+}
+
 TEST_CASE("DependencyFilter keeps with neighbour lists exactly what it keeps without them",
           "[neighbour_lists][dependency_filter]") {
   std::mt19937_64 rng(2026);

@@ -88,7 +88,10 @@ void DynamicWorkerJob::FinishLoading(Result<Loaded> loaded) {
   ready->set_nonzeros(static_cast<uint64_t>(shard.x.nonZeros()));
   if (columns()) {
     blocks_ = std::move(loaded->blocks);
-    norms_unsent_ = spec_.dynamic().rho() >= 1.0;
+    // A scheduler without a filter has no columns and needs their norms; one with a filter
+    // ignores them. Whether a scheduler filters is its own decision (rho_if_dense: by its
+    // partition's density), so the norms always go, once.
+    norms_unsent_ = true;
     auto model = app_->MakeColumnModel(std::move(shard), spec_);
     if (!model.ok()) return errors_.Report(model.status().message());
     columns_ = std::move(model).value();
