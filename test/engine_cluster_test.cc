@@ -15,6 +15,7 @@
 #include "cli/embedded_cluster.h"
 #include "common/data_loader.h"
 #include "common/protocol.h"
+#include "engine/dynamic_spec.h"
 #include "test/cluster_test_util.h"
 #include "test/temp_dir.h"
 #include "tools/synthetic_lasso.h"
@@ -126,6 +127,24 @@ double LambdaMax() {
   return (data->x.transpose() * data->y).cwiseAbs().maxCoeff();
 }
 
+// 120 dense rows of 80 columns in which columns j and j + 40 are equal (worker 0 of two owns
+// [0, 40), worker 1 [40, 80): every parameter has a twin on the other worker).
+void WriteTwins(const std::string& path) {
+  constexpr int kRows = 120, kTwins = 40;
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> normal;
+  Eigen::MatrixXd x(kRows, kTwins);
+  for (int i = 0; i < kRows; ++i)
+    for (int j = 0; j < kTwins; ++j) x(i, j) = normal(rng);
+  std::ofstream out(path);
+  for (int i = 0; i < kRows; ++i) {
+    out << x(i, 0) - 2 * x(i, 1) + 0.5 * x(i, 2) + 0.1 * normal(rng);
+    for (int j = 0; j < 2 * kTwins; ++j) out << ' ' << j + 1 << ':' << x(i, j % kTwins);
+    out << '\n';
+  }
+  REQUIRE(out.good());
+}
+
 }  // namespace
 
 TEST_CASE("engine at pipeline depth 1 reaches the reference optimum within 1e-6 relative",
@@ -198,20 +217,7 @@ TEST_CASE(
   // round and the job never converges.
   testing::TempDir dir;
   const std::string path = dir.Path("twins.svm");
-  constexpr int kRows = 120, kTwins = 40;
-  std::mt19937_64 rng(5);
-  std::normal_distribution<double> normal;
-  Eigen::MatrixXd x(kRows, kTwins);
-  for (int i = 0; i < kRows; ++i)
-    for (int j = 0; j < kTwins; ++j) x(i, j) = normal(rng);
-  {
-    std::ofstream out(path);
-    for (int i = 0; i < kRows; ++i) {
-      out << x(i, 0) - 2 * x(i, 1) + 0.5 * x(i, 2) + 0.1 * normal(rng);
-      for (int j = 0; j < 2 * kTwins; ++j) out << ' ' << j + 1 << ':' << x(i, j % kTwins);
-      out << '\n';
-    }
-  }
+  WriteTwins(path);
   const auto [lambda, reference_objective] = ReferenceAtTwentiethOfMax(path);
   EmbeddedCluster cluster(1, 2, FastOptions());
   auto spec = LassoSpec(lambda);
@@ -225,6 +231,35 @@ TEST_CASE(
   REQUIRE(job.info.state() == proto::JOB_SUCCEEDED);
   CHECK(job.info.converged());
   CHECK(std::abs(job.info.objective() - reference_objective) / reference_objective < 1e-6);
+}
+
+TEST_CASE(
+    "the column layout's default filter on dense data (neighbour lists at rho 0.8) reaches the "
+    "reference optimum, at depth 1 and 2, with 1 and 2 schedulers",
+    "[cluster][columns]") {
+  // The twins are dense (DenseWayFits), so each scheduler builds lists and never puts a twin
+  // pair of two workers in one chord; the result must still be the reference's optimum.
+  testing::TempDir dir;
+  const std::string path = dir.Path("twins.svm");
+  WriteTwins(path);
+  const auto [lambda, reference_objective] = ReferenceAtTwentiethOfMax(path);
+  for (auto [schedulers, depth] : {std::pair{1u, 1u}, std::pair{2u, 2u}}) {
+    CAPTURE(schedulers, depth);
+    EmbeddedCluster cluster(schedulers, 2, FastOptions());
+    auto spec = LassoSpec(lambda);
+    spec.set_data_path(path);
+    spec.mutable_dynamic()->set_layout(proto::LAYOUT_COLUMNS);
+    spec.mutable_dynamic()->set_rho(kColumnsDenseRho);  // as DynamicSpecFromOptions sets it
+    spec.mutable_dynamic()->set_rho_if_dense(true);
+    spec.mutable_dynamic()->set_chord_size(1024);
+    spec.mutable_dynamic()->set_candidates(2048);
+    spec.mutable_dynamic()->set_pipeline_depth(depth);
+    spec.mutable_dynamic()->set_max_updates(200000);
+    auto job = RunJob(cluster, spec, "test-client");
+    REQUIRE(job.info.state() == proto::JOB_SUCCEEDED);
+    CHECK(job.info.converged());
+    CHECK(std::abs(job.info.objective() - reference_objective) / reference_objective < 1e-6);
+  }
 }
 
 TEST_CASE("pipelined engine (depth 2, 4, 8) converges to the same optimum on correlated data",
