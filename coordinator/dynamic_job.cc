@@ -732,6 +732,9 @@ std::vector<proto::ResultFile> DynamicJob::ResultFiles() const {
   engine["candidates"] = d.candidates();
   engine["pipeline_depth"] = d.pipeline_depth();
   engine["rho"] = d.rho();
+  // By default the column layout filters only where a scheduler's partition is dense (its log
+  // says whether it did).
+  if (d.rho_if_dense()) engine["rho_applies_to"] = "dense partitions only";
   if (columns()) engine["inner_passes"] = SharePassesOf(d).max_passes;
   summary["engine"] = std::move(engine);
   summary["flags"] = FlagsJson();
