@@ -12,8 +12,8 @@
 //     multiply-adds, ~1-3 ns each (scattered).
 //   * dense: the Gram matrix of the normalised columns by Eigen's symmetric rank update, rows x
 //     columns^2 / 2 multiply-adds at about ten times the rate, when the dense copy and the Gram
-//     matrix fit in kMaxDenseBytes. Summed in another order: a pair within rounding (~1e-15) of
-//     rho may fall on the other side than the on-the-fly filter puts it.
+//     matrix fit in kMaxDenseBytes, on two threads. Summed in another order: a pair within rounding
+//     (~1e-15) of rho may fall on the other side than the on-the-fly filter puts it.
 // Dense images (784 pixels, 12,000 rows) take ~0.4 s dense (1.4e9 multiply-adds sparse); the
 // paper's shape (450 rows of 100,000 entries each, 2.2e12) is out of reach either way. A budget on
 // the work and on the lists' size says no before anything large is allocated, and the caller

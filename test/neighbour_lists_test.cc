@@ -55,18 +55,23 @@ TEST_CASE("NeighbourLists holds exactly the pairs above rho, both ways, ascendin
           "[neighbour_lists]") {
   std::mt19937_64 rng(77);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
-  int dense_builds = 0, sparse_builds = 0, pairs_seen = 0;
+  int dense_builds = 0, sparse_builds = 0, threaded_builds = 0, pairs_seen = 0;
   for (int trial = 0; trial < 200; ++trial) {
-    // Half wide and very sparse (the sparse walk), half small and dense (the Gram matrix).
+    // Half wide and very sparse (the sparse walk), half small and dense (the Gram matrix), every
+    // tenth of those with enough columns for the Gram matrix's two threads.
     const bool wide = trial % 2 == 0;
+    const bool threaded = trial % 10 == 1;
     const SparseColMatrix x = wide ? RandomMatrix(rng, 300 + rng() % 200, 200 + rng() % 200, 0.01)
-                                   : RandomMatrix(rng, 2 + rng() % 40, 2 + rng() % 40, 1.0);
-    const uint64_t first = rng() % (x.cols() / 2 + 1);
+                              : threaded
+                                  ? RandomMatrix(rng, 20 + rng() % 40, 600 + rng() % 100, 1.0)
+                                  : RandomMatrix(rng, 2 + rng() % 40, 2 + rng() % 40, 1.0);
+    const uint64_t first = threaded ? rng() % 50 : rng() % (x.cols() / 2 + 1);
     const ColumnStore store(x, first, x.cols());
     const double rho = trial % 10 == 0 ? 0.0 : unit(rng) * 0.999;
     auto lists = NeighbourLists::Build(store, rho);
     REQUIRE(lists.ok());
     (lists->dense() ? dense_builds : sparse_builds) += 1;
+    threaded_builds += threaded && lists->dense() ? 1 : 0;
     REQUIRE(lists->first() == first);
     REQUIRE(lists->size() == store.end() - first);
     // The dense way sums in another order: a pair within rounding of rho may go either way.
@@ -93,6 +98,7 @@ TEST_CASE("NeighbourLists holds exactly the pairs above rho, both ways, ascendin
   }
   CHECK(dense_builds > 20);
   CHECK(sparse_builds > 20);
+  CHECK(threaded_builds >= 15);
   CHECK(pairs_seen > 1000);  // the property was exercised on non-trivial lists
 }
 
