@@ -101,8 +101,10 @@ class DependencyFilter {
   // Checks candidates against precomputed neighbour lists (engine/neighbour_lists.h) of this
   // store at threshold `lists_rho`: a candidate then costs O(its neighbours) and the work bound
   // below does not apply. Filter calls at that rho use them, others (and a null pointer) the
-  // row index. The lists hold the same inner products the row index computes, so the kept sets
-  // are the same. REQUIRES: `lists` (if not null) was built from `store` and outlives the filter.
+  // row index. Lists found by the sparse walk hold the same inner products the row index
+  // computes, so the kept sets are the same; by the dense way, a pair within rounding of rho may
+  // be decided the other way. REQUIRES: `lists` (if not null) was built from `store` and outlives
+  // the filter.
   void UseNeighbours(const NeighbourLists* lists, double lists_rho) {
     lists_ = lists;
     lists_rho_ = lists_rho;

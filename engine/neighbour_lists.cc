@@ -5,6 +5,7 @@
 #include <cmath>
 #include <optional>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <utility>
 
@@ -45,13 +46,18 @@ std::vector<std::pair<uint32_t, uint32_t>> DensePairs(const ColumnStore& store, 
         .selfadjointView<Eigen::Lower>()
         .rankUpdate(d.rightCols(rest).transpose());
   };
+  std::optional<std::thread> other;
   if (count >= kDenseThreadsFrom) {
-    std::thread other(left);
-    right();
-    other.join();
+    try {
+      other.emplace(left);
+    } catch (const std::system_error&) {  // no thread to be had: one does both
+    }
+  }
+  right();
+  if (other) {
+    other->join();
   } else {
     left();
-    right();
   }
   d.resize(0, 0);
   std::vector<std::pair<uint32_t, uint32_t>> pairs;
@@ -108,6 +114,7 @@ std::optional<std::vector<std::pair<uint32_t, uint32_t>>> SparsePairs(
       const double v = col_values[n];
       for (uint64_t e = own + 1; e < row_start[r + 1]; ++e) {
         const uint32_t b = row_col[e];
+        assert(b != a);  // a column's row indices are distinct (the loaders refuse duplicates)
         if (seen[b] != stamp) {
           seen[b] = stamp;
           acc[b] = 0.0;

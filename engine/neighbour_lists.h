@@ -16,8 +16,9 @@
 //     (~1e-15) of rho may fall on the other side than the on-the-fly filter puts it.
 // Dense images (784 pixels, 12,000 rows) take ~0.4 s dense (1.4e9 multiply-adds sparse); the
 // paper's shape (450 rows of 100,000 entries each, 2.2e12) is out of reach either way. A budget on
-// the work and on the lists' size says no before anything large is allocated, and the caller
-// falls back to the on-the-fly filter.
+// the work says no before anything large is allocated, one on the lists' size as soon as the
+// pairs found pass it (the dense way's matrices, at most kMaxDenseBytes, exist by then), and the
+// caller falls back to the on-the-fly filter.
 //
 // Thread-safety: immutable once built; Build is a pure function.
 #pragma once

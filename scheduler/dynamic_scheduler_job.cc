@@ -85,8 +85,9 @@ Result<DynamicSchedulerJob::Partition> DynamicSchedulerJob::LoadPartition(
     const bool columns = d.layout() == proto::LAYOUT_COLUMNS;
     // The filter runs only in the dynamic and static schedules, and checks nothing for one worker
     // at depth 1 (one group, nothing in flight).
+    // (An unset schedule is dynamic.)
     const bool schedule_filters =
-        d.schedule() == proto::SCHEDULE_DYNAMIC || d.schedule() == proto::SCHEDULE_STATIC;
+        d.schedule() != proto::SCHEDULE_RANDOM && d.schedule() != proto::SCHEDULE_CYCLIC;
     const bool filter_bites = !(columns && workers == 1 && d.pipeline_depth() <= 1);
     bool filtered = d.rho() < 1.0 && schedule_filters && filter_bites;
     std::vector<double> sq_norms;
@@ -100,13 +101,28 @@ Result<DynamicSchedulerJob::Partition> DynamicSchedulerJob::LoadPartition(
     uint64_t nonzeros = 0;
     for (uint64_t j = first; j < end; ++j) nonzeros += weights[j];
     Partition p;
-    if (filtered && d.rho_if_dense() &&
-        !NeighbourLists::DenseWayFits(rows, end - first, nonzeros, NeighbourLists::Budget{})) {
-      filtered = false;
-      p.neighbours_note = fmt::format(
-          "no dependency filter: the partition is sparse ({:.1f}% non-zero), where the line "
-          "search alone is faster (--rho sets one)",
-          100.0 * double(nonzeros) / std::max(1.0, double(rows) * double(end - first)));
+    if (filtered && d.rho_if_dense()) {
+      // By default the filter runs only where its lists are cheap (dense data), and only where
+      // this scheduler can hold its partition's columns (loaded, then normalised: ~28 bytes an
+      // entry) and the dense copy in a quarter of the memory available.
+      const double bytes =
+          28.0 * double(nonzeros) +
+          8.0 * (double(rows) * double(end - first) + double(end - first) * double(end - first));
+      const double density =
+          100.0 * double(nonzeros) / std::max(1.0, double(rows) * double(end - first));
+      if (!NeighbourLists::DenseWayFits(rows, end - first, nonzeros, NeighbourLists::Budget{})) {
+        filtered = false;
+        p.neighbours_note = fmt::format(
+            "no dependency filter: the partition ({:.1f}% non-zero) is not dense, or too large "
+            "for dense neighbour lists; there the line search alone is faster (--rho sets one)",
+            density);
+      } else if (bytes > double(AvailableMemoryBytes()) / 4) {
+        filtered = false;
+        p.neighbours_note = fmt::format(
+            "no dependency filter: the partition's columns and neighbour lists would take {:.0f} "
+            "MB, over a quarter of the memory available (--rho sets one)",
+            bytes / 1e6);
+      }
     }
     p.filtered = filtered;
     const bool norms_from_workers = !filtered && columns;
