@@ -134,19 +134,22 @@ std::optional<std::vector<std::pair<uint32_t, uint32_t>>> SparsePairs(
 }
 
 // The dense way's memory and its work in the sparse walk's units (Budget::max_work).
-double DenseBytes(double rows, double cols) { return 8.0 * (rows * cols + cols * cols); }
 double DenseWork(double rows, double cols) {
   return rows * cols * (cols + 1) / 2 / NeighbourLists::kDenseSpeedup;
 }
 
 }  // namespace
 
+double NeighbourLists::DenseBytes(uint64_t rows, uint64_t cols) {
+  return 8.0 * (double(rows) * double(cols) + double(cols) * double(cols));
+}
+
 bool NeighbourLists::DenseWayFits(uint64_t rows, uint64_t cols, uint64_t nonzeros, Budget budget) {
   if (rows == 0 || cols == 0) return false;
   const double nnz = double(nonzeros);
   const double least_sparse_work = std::max(0.0, (nnz * nnz / double(rows) - nnz) / 2);
   const double dense_work = DenseWork(double(rows), double(cols));
-  return DenseBytes(double(rows), double(cols)) <= double(kMaxDenseBytes) &&
+  return DenseBytes(rows, cols) <= double(kMaxDenseBytes) &&
          dense_work <= double(budget.max_work) && dense_work < least_sparse_work;
 }
 
@@ -171,8 +174,8 @@ Result<NeighbourLists> NeighbourLists::Build(const ColumnStore& store, double rh
   }
   for (size_t r = 0; r < rows; ++r) row_start[r + 1] += row_start[r];
   const double dense_work = DenseWork(double(rows), double(count));
-  const bool dense = DenseBytes(double(rows), double(count)) <= double(kMaxDenseBytes) &&
-                     dense_work < double(sparse_work);
+  const bool dense =
+      DenseBytes(rows, count) <= double(kMaxDenseBytes) && dense_work < double(sparse_work);
   const uint64_t work = dense ? static_cast<uint64_t>(dense_work) : sparse_work;
   if (work > budget.max_work) {
     return Status::FailedPrecondition(

@@ -58,6 +58,9 @@ class NeighbourLists {
   // can cost (nonzeros^2 / rows / 2, rows of equal length). That is, the partition is at least
   // ~32% non-zero (1 / sqrt(kDenseSpeedup)). Pure.
   static bool DenseWayFits(uint64_t rows, uint64_t cols, uint64_t nonzeros, Budget budget);
+  // The dense way's matrices for a partition of `rows` x `cols`: the dense copy and the Gram
+  // matrix, in bytes.
+  static double DenseBytes(uint64_t rows, uint64_t cols);
 
   // The neighbours of parameter j (global id) as local indices (j' - first()), ascending.
   // REQUIRES: first() <= j < first() + size().

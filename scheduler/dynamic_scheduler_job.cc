@@ -72,6 +72,31 @@ void DynamicSchedulerJob::OnMessage(const proto::Envelope& e) {
   }
 }
 
+namespace {
+
+// Why the column layout's default filter (rho_if_dense) does not run on a partition of `rows` x
+// `cols` with `nonzeros` entries, or empty if it does: it runs only where its lists are cheap
+// (dense data), and only where this scheduler can hold the partition's columns (loaded, then
+// normalised: ~28 bytes an entry) and the dense matrices in a quarter of the memory available.
+std::string DefaultFilterRefusal(uint64_t rows, uint64_t cols, uint64_t nonzeros) {
+  if (!NeighbourLists::DenseWayFits(rows, cols, nonzeros, NeighbourLists::Budget{})) {
+    return fmt::format(
+        "no dependency filter: the partition ({:.1f}% non-zero) is not dense, or too large for "
+        "dense neighbour lists; there the line search alone is faster (--rho sets one)",
+        100.0 * double(nonzeros) / std::max(1.0, double(rows) * double(cols)));
+  }
+  const double bytes = 28.0 * double(nonzeros) + NeighbourLists::DenseBytes(rows, cols);
+  if (bytes > double(AvailableMemoryBytes()) / 4) {
+    return fmt::format(
+        "no dependency filter: the partition's columns and neighbour lists would take {:.0f} MB, "
+        "over a quarter of the memory available (--rho sets one)",
+        bytes / 1e6);
+  }
+  return "";
+}
+
+}  // namespace
+
 Result<DynamicSchedulerJob::Partition> DynamicSchedulerJob::LoadPartition(
     const proto::JobSpec& spec, uint32_t rank, uint32_t parts, uint32_t workers) {
   try {
@@ -79,7 +104,8 @@ Result<DynamicSchedulerJob::Partition> DynamicSchedulerJob::LoadPartition(
     // themselves are needed only by the dependency filter (rho < 1); without it a scheduler needs
     // their squared norms alone: in the row layout the counting pass gathers them, in the column
     // layout the workers, who hold the columns, send them with the first check's gradient (so
-    // this pass parses no value). Either way the scheduler never holds the matrix.
+    // this pass parses no value). Only a filtering scheduler holds columns: those of its
+    // partition.
     DataSource source{spec.data_path(), spec.dynamic().data_format(), spec.dynamic().labels_path()};
     const proto::DynamicEngineSpec& d = spec.dynamic();
     const bool columns = d.layout() == proto::LAYOUT_COLUMNS;
@@ -102,27 +128,8 @@ Result<DynamicSchedulerJob::Partition> DynamicSchedulerJob::LoadPartition(
     for (uint64_t j = first; j < end; ++j) nonzeros += weights[j];
     Partition p;
     if (filtered && d.rho_if_dense()) {
-      // By default the filter runs only where its lists are cheap (dense data), and only where
-      // this scheduler can hold its partition's columns (loaded, then normalised: ~28 bytes an
-      // entry) and the dense copy in a quarter of the memory available.
-      const double bytes =
-          28.0 * double(nonzeros) +
-          8.0 * (double(rows) * double(end - first) + double(end - first) * double(end - first));
-      const double density =
-          100.0 * double(nonzeros) / std::max(1.0, double(rows) * double(end - first));
-      if (!NeighbourLists::DenseWayFits(rows, end - first, nonzeros, NeighbourLists::Budget{})) {
-        filtered = false;
-        p.neighbours_note = fmt::format(
-            "no dependency filter: the partition ({:.1f}% non-zero) is not dense, or too large "
-            "for dense neighbour lists; there the line search alone is faster (--rho sets one)",
-            density);
-      } else if (bytes > double(AvailableMemoryBytes()) / 4) {
-        filtered = false;
-        p.neighbours_note = fmt::format(
-            "no dependency filter: the partition's columns and neighbour lists would take {:.0f} "
-            "MB, over a quarter of the memory available (--rho sets one)",
-            bytes / 1e6);
-      }
+      p.neighbours_note = DefaultFilterRefusal(rows, end - first, nonzeros);
+      filtered = p.neighbours_note.empty();
     }
     p.filtered = filtered;
     const bool norms_from_workers = !filtered && columns;
