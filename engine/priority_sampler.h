@@ -74,6 +74,15 @@ class PrioritySampler {
   template <class Rng>
   std::vector<size_t> TakeSystematic(size_t k, Rng& rng, std::vector<double>& weights);
 
+  // TakeSystematic without the last step: only the draws of the passes before the last are at
+  // weight 0 on return (a later pass must not draw them again), the first `zeroed` of the
+  // result; the others still hold their weights. For a caller that keeps some of the draws and
+  // gives the others their weights back: it then writes only the weights that change, half the
+  // tree updates of zeroing every draw and restoring most of them.
+  template <class Rng>
+  std::vector<size_t> DrawSystematic(size_t k, Rng& rng, std::vector<double>& weights,
+                                     size_t& zeroed);
+
  private:
   static constexpr size_t kFanout = 8;
   static constexpr size_t kLine = 64;
@@ -120,13 +129,19 @@ class PrioritySampler {
 };
 
 template <class Rng>
-std::vector<size_t> PrioritySampler::TakeSystematic(size_t k, Rng& rng,
-                                                    std::vector<double>& weights) {
+std::vector<size_t> PrioritySampler::DrawSystematic(size_t k, Rng& rng,
+                                                    std::vector<double>& weights, size_t& zeroed) {
   std::vector<size_t> drawn;
   weights.clear();
+  zeroed = 0;
   drawn.reserve(std::min(k, n_));
   std::vector<double>& points = points_;
   while (drawn.size() < k && Total() > 0.0) {
+    // The previous pass fell short: its draws leave the tree before the next one.
+    zeros_.assign(drawn.size() - zeroed, 0.0);
+    SetMany(std::span(drawn).subspan(zeroed), zeros_);
+    zeroed = drawn.size();
+    if (!(Total() > 0.0)) break;
     const size_t want = k - drawn.size();
     const double spacing = Total() / static_cast<double>(want);
     const double offset = std::uniform_real_distribution<double>(0.0, spacing)(rng);
@@ -135,9 +150,17 @@ std::vector<size_t> PrioritySampler::TakeSystematic(size_t k, Rng& rng,
     const size_t before = drawn.size();
     FindSorted(points, drawn);
     for (size_t d = before; d < drawn.size(); ++d) weights.push_back(Get(drawn[d]));
-    zeros_.assign(drawn.size() - before, 0.0);
-    SetMany(std::span(drawn).subspan(before), zeros_);
   }
+  return drawn;
+}
+
+template <class Rng>
+std::vector<size_t> PrioritySampler::TakeSystematic(size_t k, Rng& rng,
+                                                    std::vector<double>& weights) {
+  size_t zeroed = 0;
+  std::vector<size_t> drawn = DrawSystematic(k, rng, weights, zeroed);
+  zeros_.assign(drawn.size() - zeroed, 0.0);
+  SetMany(std::span(drawn).subspan(zeroed), zeros_);
   return drawn;
 }
 

@@ -6,6 +6,19 @@
 
 namespace strads {
 
+namespace {
+
+// SplitMix64's output function: a bijection of 64-bit words that scatters nearby inputs.
+uint64_t MixBits(uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+}  // namespace
+
 ChordBuilder::ChordBuilder(const ColumnStore& store, ChordPolicy policy)
     : store_(store),
       policy_(policy),
@@ -108,18 +121,36 @@ std::vector<uint64_t> ChordBuilder::Build() {
       break;
     }
     default: {
-      // The candidates come out of the sampler at weight 0, as the chord's members must stay
-      // while in flight; the others get their weight back below.
+      // The chord's members must be at weight 0 while in flight; the other candidates keep
+      // their weights. Most candidates come out of the sampler with their weights still in the
+      // tree (PrioritySampler::DrawSystematic), the first `zeroed` at 0: below, each gets the
+      // weight it should have where that differs.
       std::vector<double> weights;
-      auto drawn = sampler_.TakeSystematic(policy_.candidates, rng_, weights);
+      size_t zeroed = 0;
+      auto drawn = sampler_.DrawSystematic(policy_.candidates, rng_, weights, zeroed);
       // Sorted by priority, which for a drawn parameter is its weight before the draw: every
       // priority change of a parameter not in flight sets its weight to the same value (flushed
       // above), and one in flight is not drawn. Read in the comparisons, priority_[drawn[a]]
       // would be a cache miss each on a large partition (log B of them per candidate).
+      // Ties go in a random order: the draw returns its candidates by index, and a stable sort
+      // keeps that order among equal priorities, so when more than B candidates tied (e.g. many
+      // at eta) the chord took the lowest indices. That starved the high end of the partition
+      // and gave the workers owning its low end twice the share of the others (1,366 against
+      // 682 ids a round on the paper shape, 1 x 2). So the candidates are shuffled before the
+      // sort, by SplitMix64 steps from one draw of the generator (std::shuffle's draw per
+      // candidate cost 5 % of the scheduler's round; sorting by priority and then a random key
+      // cost 45 %: many ties are cheap to sort, random keys are not).
       std::vector<size_t> order(drawn.size());
       for (size_t k = 0; k < order.size(); ++k) {
         assert(weights[k] == priority_[drawn[k]]);
         order[k] = k;
+      }
+      uint64_t state = rng_();
+      for (size_t k = order.size(); k > 1; --k) {
+        state += 0x9e3779b97f4a7c15ULL;
+        const auto r =
+            static_cast<size_t>((static_cast<unsigned __int128>(MixBits(state)) * k) >> 64);
+        std::swap(order[k - 1], order[r]);
       }
       std::stable_sort(order.begin(), order.end(),
                        [&](size_t a, size_t b) { return weights[a] > weights[b]; });
@@ -128,7 +159,9 @@ std::vector<uint64_t> ChordBuilder::Build() {
       chord = filter_.Filter(ids, policy_.rho, policy_.chord_size, running);
       for (uint64_t j : chord) MarkInFlight(j - first, /*weight_is_zero=*/true);
       for (size_t k = 0; k < drawn.size(); ++k) {
-        if (!flying_[drawn[k]]) SetLater(drawn[k], weights[k]);
+        const bool in_chord = flying_[drawn[k]];
+        if (k < zeroed && !in_chord) SetLater(drawn[k], weights[k]);
+        if (k >= zeroed && in_chord) SetLater(drawn[k], 0.0);
       }
       FlushPending();
       return chord;

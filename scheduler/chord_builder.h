@@ -98,8 +98,8 @@ class ChordBuilder {
   void SetLater(size_t local, double weight);
   void FlushPending();
   bool Eligible(size_t local) const;
-  // Marks a parameter in flight and gives it weight 0 in the sampler (already so if
-  // weight_is_zero).
+  // Marks a parameter in flight and gives it weight 0 in the sampler (unless weight_is_zero: it
+  // is already, or the caller sets it).
   void MarkInFlight(size_t local, bool weight_is_zero = false);
 
   const ColumnStore& store_;

@@ -177,7 +177,9 @@ Result<DynamicSchedulerJob::Partition> DynamicSchedulerJob::LoadPartition(
       for (uint32_t w = 0; w < workers; ++w) {
         const size_t b = size_t(rank) * workers + w;
         for (uint64_t j = blocks[b]; j < blocks[b + 1]; ++j) p.worker_of.push_back(w);
+        p.worker_starts.push_back(blocks[b]);
       }
+      p.worker_starts.push_back(blocks[size_t(rank) * workers + workers]);
     }
     p.num_rows = rows;
     p.num_features = weights.size();
@@ -249,8 +251,8 @@ void DynamicSchedulerJob::BuildChord(uint64_t round) {
 }
 
 void DynamicSchedulerJob::SendToWorkers(const proto::Envelope& chord_envelope) {
-  const std::vector<uint32_t>& owner = part_.worker_of;
-  if (owner.empty() || worker_ids_.size() < 2) {
+  const std::vector<uint64_t>& starts = part_.worker_starts;
+  if (starts.size() != worker_ids_.size() + 1 || worker_ids_.size() < 2) {
     for (const auto& w : worker_ids_) Send(w, chord_envelope);
     return;
   }
@@ -262,9 +264,16 @@ void DynamicSchedulerJob::SendToWorkers(const proto::Envelope& chord_envelope) {
   header.mutable_chord()->clear_values();
   std::vector<proto::Envelope> shares(worker_ids_.size(), header);
   const proto::Chord& all = chord_envelope.chord();
+  const int expected = all.ids_size() / static_cast<int>(worker_ids_.size()) * 5 / 4 + 16;
+  for (proto::Envelope& share : shares) {
+    share.mutable_chord()->mutable_ids()->Reserve(expected);
+    share.mutable_chord()->mutable_values()->Reserve(expected);
+  }
   for (int k = 0; k < all.ids_size(); ++k) {
-    proto::Chord& c = *shares[owner[all.ids(k) - part_.first]].mutable_chord();
-    c.add_ids(all.ids(k));
+    const uint64_t j = all.ids(k);
+    const auto w = std::upper_bound(starts.begin() + 1, starts.end() - 1, j) - (starts.begin() + 1);
+    proto::Chord& c = *shares[static_cast<size_t>(w)].mutable_chord();
+    c.add_ids(j);
     c.add_values(all.values(k));  // a column chord carries no squared norms
   }
   for (size_t w = 0; w < worker_ids_.size(); ++w) Send(worker_ids_[w], std::move(shares[w]));

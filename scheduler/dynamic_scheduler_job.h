@@ -65,6 +65,9 @@ class DynamicSchedulerJob final : public MemberJob {
     bool filtered = false;
     std::string neighbours_note;
     std::vector<uint32_t> worker_of;  // column layout: owning worker, by local index
+    // Column layout: worker w owns [worker_starts[w], worker_starts[w + 1]) (global ids). Routing
+    // a chord by these bounds reads no per-parameter array (worker_of is a cache miss an id).
+    std::vector<uint64_t> worker_starts;
     // The store's squared norms come with the first check's gradient slices (column layout
     // without a dependency filter: the workers hold the columns).
     bool norms_pending = false;

@@ -137,4 +137,36 @@ TEST_CASE("ChordBuilder: commits and checks set priorities, and sampling follows
   CHECK(f.builder.Next() == std::vector<uint64_t>{6});
 }
 
+TEST_CASE(
+    "ChordBuilder: among candidates of equal priority the chord takes a random part, not "
+    "the lowest indices",
+    "[chord_builder][priority]") {
+  // 1000 independent parameters, all at priority eta: the draw gives 2B candidates spread over
+  // the partition in index order, and a chord of B keeps half of them. Kept by index, every chord
+  // would lie in the lower half (and in the column layout the workers owning it would get
+  // every update); kept at random, half its members lie in the upper half.
+  constexpr int64_t kColumns = 1000;
+  SparseColMatrix x(kColumns, kColumns);
+  for (int64_t j = 0; j < kColumns; ++j) x.insert(j, j) = 1.0;
+  x.makeCompressed();
+  ColumnStore store(x, 0, kColumns);
+  ChordPolicy policy = Policy(50, 100);
+  policy.rho = 1.0;
+  ChordBuilder builder(store, policy);
+  for (uint64_t j = 0; j < kColumns; ++j) builder.OnCheck(j, 0.0);
+  int upper = 0, members = 0;
+  for (int round = 0; round < 40; ++round) {
+    const auto chord = builder.Next();
+    REQUIRE(chord.size() == 50);
+    for (uint64_t j : chord) {
+      upper += j >= kColumns / 2;
+      ++members;
+      builder.OnCommit(j, 0.0);  // back to eta, equal to the others
+    }
+  }
+  CAPTURE(upper, members);
+  CHECK(upper > 0.4 * members);
+  CHECK(upper < 0.6 * members);
+}
+
 }  // namespace strads
