@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <unordered_map>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -455,30 +454,44 @@ bool DynamicJob::CommitRows(Round& round, proto::Envelope& e, Clock::time_point 
 
 bool DynamicJob::CommitColumns(Round& round, proto::Envelope& e, Clock::time_point now) {
   const proto::Chord& chord = *round.chord;
-  // Every chord id is owned by exactly one worker, which sent its new value.
-  std::unordered_map<uint64_t, double> updated;
-  DeltaAccumulator sum(num_rows_);
+  // Every chord id is owned by exactly one worker, which sent its new value. (On a failure the
+  // job ends, so `sum` is not needed again.) A worker's share
+  // holds its ids in chord order (the order its part of the chord came in), so the chord is the
+  // merge of the shares: a cursor per worker, where a map of the chord's ids cost an allocation
+  // an id.
+  if (!sum_) sum_.emplace(num_rows_);
+  DeltaAccumulator& sum = *sum_;
   uint32_t moved = 0;  // workers whose share changed the shared vector
   for (const proto::ColumnPartials& share : round.shares) {
-    for (int k = 0; k < share.ids_size(); ++k) updated.emplace(share.ids(k), share.values(k));
     (void)sum.Add(share.change());  // checked on arrival
     moved += share.change().values_size() > 0;
   }
-  if (updated.size() != static_cast<size_t>(chord.ids_size())) {
-    Fail(fmt::format("round {}: the workers updated {} parameters of a chord of {}", next_commit_,
-                     updated.size(), chord.ids_size()),
-         now);
-    return false;
-  }
+  std::vector<int> cursor(round.shares.size(), 0);
   std::vector<double> deltas(chord.ids_size());
   for (int k = 0; k < chord.ids_size(); ++k) {
-    auto value = updated.find(chord.ids(k));
-    if (value == updated.end()) {
-      Fail(fmt::format("round {}: no worker updated parameter {}", next_commit_, chord.ids(k)),
-           now);
+    const uint64_t j = chord.ids(k);
+    bool found = false;
+    for (size_t w = 0; w < round.shares.size() && !found; ++w) {
+      const proto::ColumnPartials& share = round.shares[w];
+      if (cursor[w] < share.ids_size() && share.ids(cursor[w]) == j) {
+        deltas[k] = share.values(cursor[w]++) - chord.values(k);
+        found = true;
+      }
+    }
+    if (!found) {
+      Fail(
+          fmt::format("round {}: no worker updated parameter {} (in chord order)", next_commit_, j),
+          now);
       return false;
     }
-    deltas[k] = value->second - chord.values(k);
+  }
+  int answered = 0;
+  for (const proto::ColumnPartials& share : round.shares) answered += share.ids_size();
+  if (answered != chord.ids_size()) {
+    Fail(fmt::format("round {}: the workers updated {} parameters of a chord of {}", next_commit_,
+                     answered, chord.ids_size()),
+         now);
+    return false;
   }
   auto shared = Out(next_commit_);
   proto::VectorDelta& change = *shared.mutable_shared_update()->mutable_change();
@@ -498,6 +511,9 @@ bool DynamicJob::CommitColumns(Round& round, proto::Envelope& e, Clock::time_poi
   }
   step_sum_ += alpha;
   auto* commit = e.mutable_commit();
+  commit->mutable_ids()->Reserve(chord.ids_size());
+  commit->mutable_values()->Reserve(chord.ids_size());
+  commit->mutable_deltas()->Reserve(chord.ids_size());
   for (int k = 0; k < chord.ids_size(); ++k) {
     commit->add_ids(chord.ids(k));
     commit->add_values(chord.values(k) + deltas[k]);

@@ -54,6 +54,7 @@
 #include "coordinator/trace_log.h"
 #include "engine/dynamic_app.h"
 #include "engine/shared_replica.h"
+#include "engine/vector_delta.h"
 
 namespace strads {
 
@@ -147,6 +148,7 @@ class DynamicJob final : public EngineJob {
   SharedReplica replica_;  // column layout: the shared vector, as every worker holds it
   uint64_t damped_rounds_ = 0;
   double step_sum_ = 0;
+  std::optional<DeltaAccumulator> sum_;  // column layout: a round's summed change (scratch)
 
   // Checks.
   uint32_t loss_reports_ = 0;
