@@ -454,18 +454,12 @@ bool DynamicJob::CommitRows(Round& round, proto::Envelope& e, Clock::time_point 
 
 bool DynamicJob::CommitColumns(Round& round, proto::Envelope& e, Clock::time_point now) {
   const proto::Chord& chord = *round.chord;
-  // Every chord id is owned by exactly one worker, which sent its new value. (On a failure the
-  // job ends, so `sum` is not needed again.) A worker's share
+  // Every chord id is owned by exactly one worker, which sent its new value. A worker's share
   // holds its ids in chord order (the order its part of the chord came in), so the chord is the
   // merge of the shares: a cursor per worker, where a map of the chord's ids cost an allocation
   // an id.
   if (!sum_) sum_.emplace(num_rows_);
   DeltaAccumulator& sum = *sum_;
-  uint32_t moved = 0;  // workers whose share changed the shared vector
-  for (const proto::ColumnPartials& share : round.shares) {
-    (void)sum.Add(share.change());  // checked on arrival
-    moved += share.change().values_size() > 0;
-  }
   std::vector<int> cursor(round.shares.size(), 0);
   std::vector<double> deltas(chord.ids_size());
   for (int k = 0; k < chord.ids_size(); ++k) {
@@ -492,6 +486,11 @@ bool DynamicJob::CommitColumns(Round& round, proto::Envelope& e, Clock::time_poi
                      answered, chord.ids_size()),
          now);
     return false;
+  }
+  uint32_t moved = 0;  // workers whose share changed the shared vector
+  for (const proto::ColumnPartials& share : round.shares) {
+    (void)sum.Add(share.change());  // checked on arrival
+    moved += share.change().values_size() > 0;
   }
   auto shared = Out(next_commit_);
   proto::VectorDelta& change = *shared.mutable_shared_update()->mutable_change();

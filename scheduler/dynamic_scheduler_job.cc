@@ -207,7 +207,7 @@ void DynamicSchedulerJob::FinishLoading(Result<Partition> loaded) {
   policy.seed = spec_.seed() * 1000003 + rank_;
   policy.check_in_flight = spec_.dynamic().pipeline_depth() > 1;
   builder_ = std::make_unique<ChordBuilder>(*p.store, policy);
-  if (!p.worker_of.empty()) builder_->SetGroups(part_.worker_of);  // kept: it routes the shares
+  if (!p.worker_of.empty()) builder_->SetGroups(std::move(part_.worker_of));
   if (p.neighbours) builder_->UseNeighbours(p.neighbours.get());
   if (!p.neighbours_note.empty()) log_->info("job {}: {}", id_, p.neighbours_note);
   values_.assign(p.end - p.first, 0.0);

@@ -64,7 +64,8 @@ class DynamicSchedulerJob final : public MemberJob {
     // the column layout, only on dense data).
     bool filtered = false;
     std::string neighbours_note;
-    std::vector<uint32_t> worker_of;  // column layout: owning worker, by local index
+    // Column layout: owning worker, by local index; moved to the dependency filter as its groups.
+    std::vector<uint32_t> worker_of;
     // Column layout: worker w owns [worker_starts[w], worker_starts[w + 1]) (global ids). Routing
     // a chord by these bounds reads no per-parameter array (worker_of is a cache miss an id).
     std::vector<uint64_t> worker_starts;

@@ -169,4 +169,26 @@ TEST_CASE(
   CHECK(upper < 0.6 * members);
 }
 
+TEST_CASE(
+    "ChordBuilder: without a filter a parameter in flight is never drawn again, and a "
+    "dropped chord's parameters are",
+    "[chord_builder][pipeline]") {
+  // rho 1: nothing but the sampler's zero weight keeps a parameter in flight out of the next
+  // chord (its weight is set by the next draw's flush).
+  ChordPolicy policy = Policy(3, 3);
+  policy.rho = 1.0;
+  Fixture f(policy);
+  std::set<uint64_t> seen;
+  for (int round = 0; round < 8; ++round) {
+    for (uint64_t j : f.builder.Next()) CHECK(seen.insert(j).second);
+  }
+  CHECK(seen.size() == kEnd - kFirst);
+  CHECK(f.builder.Next().empty());
+  f.builder.OnCommit(9, 0.5);  // the only free parameter
+  f.builder.Prepare();
+  CHECK(f.builder.in_flight() == kEnd - kFirst);
+  f.builder.DropPrepared();
+  CHECK(f.builder.Next() == std::vector<uint64_t>{9});
+}
+
 }  // namespace strads

@@ -689,4 +689,59 @@ TEST_CASE("DynamicJob: messages of another epoch are refused, counted and never 
   CHECK(files.state() == proto::JOB_RUNNING);
 }
 
+TEST_CASE(
+    "DynamicJob: column layout, the chord is the merge of the workers' shares in chord order, and "
+    "a "
+    "share out of order fails the job",
+    "[dynamic_job]") {
+  const bool in_order = GENERATE(true, false);
+  CAPTURE(in_order);
+  DynamicJobFixture f(1, 1000, Incarnation{}, proto::LAYOUT_COLUMNS);
+  f.job_->Start(f.h_.now());
+  f.ReadySchedulers();
+  for (size_t w = 0; w < kWorkers.size(); ++w) {
+    auto e = MakeEnvelope("");
+    e.mutable_ready()->set_num_rows(1);
+    if (w == 0) {
+      e.mutable_ready()->mutable_shared()->add_labels(1);
+      e.mutable_ready()->mutable_shared()->add_values(1);
+    }
+    f.Deliver(kWorkers[w], e);
+  }
+  f.AnswerCheck(5, 5, 0, 0);
+  f.h_.ClearInboxes();
+  // Round 0: parameters 1, 3 and 2, in that order; worker 0 owns 1 and 2, worker 1 owns 3.
+  auto chord = MakeEnvelope("", 0, 0);
+  chord.mutable_chord()->set_scheduler_rank(0);
+  for (uint64_t j : {1, 3, 2}) {
+    chord.mutable_chord()->add_ids(j);
+    chord.mutable_chord()->add_values(1.0);
+  }
+  f.Deliver("scheduler-0", chord);
+  auto share = [&](const std::string& w, std::vector<uint64_t> ids) {
+    auto e = MakeEnvelope("", 0, 0);
+    auto* p = e.mutable_column_partials();
+    for (uint64_t j : ids) {
+      p->add_ids(j);
+      p->add_values(1.0 + static_cast<double>(j));
+    }
+    p->mutable_change()->set_size(1);
+    f.Deliver(w, e);
+  };
+  share("worker-0", in_order ? std::vector<uint64_t>{1, 2} : std::vector<uint64_t>{2, 1});
+  share("worker-1", {3});
+  const auto info = f.job_->Info(f.h_.now());
+  if (in_order) {
+    CHECK(info.state() != proto::JOB_FAILED);
+    const auto s0 = f.h_.Inbox("scheduler-0");
+    REQUIRE_FALSE(s0.empty());
+    REQUIRE(s0[0].has_commit());
+    CHECK(Pairs(s0[0].commit().ids(), s0[0].commit().values()) ==
+          std::vector<std::pair<uint64_t, double>>{{1, 2.0}, {3, 4.0}, {2, 3.0}});
+  } else {
+    CHECK(info.state() == proto::JOB_FAILED);
+    CHECK_THAT(info.error(), Catch::Contains("no worker updated parameter 1 (in chord order)"));
+  }
+}
+
 }  // namespace strads

@@ -243,7 +243,7 @@ TEST_CASE(
 
 TEST_CASE(
     "the column layout's default filter on dense data (neighbour lists at rho 0.8) reaches the "
-    "reference optimum, at depth 1 and 2, with 1 and 2 schedulers, in fewer updates",
+    "reference optimum, at depth 1 and 2, with 1 and 2 schedulers, in whole steps",
     "[cluster][columns]") {
   // The data are dense (DenseWayFits), so each scheduler builds lists and never puts two copies
   // of a column on different workers in one chord (copies on one worker are updated in turn,

@@ -269,4 +269,28 @@ TEST_CASE("PrioritySampler TakeSystematic returns every positive index when aske
 }
 
 }  // namespace
+TEST_CASE("PrioritySampler DrawSystematic zeroes only the passes before the last",
+          "[priority_sampler]") {
+  // One index of weight 1000 and ten of weight 1: five points, 202 apart, put at least four on
+  // the heavy index, so the first pass falls short and a second one draws from what is left.
+  std::vector<double> w(11, 1.0);
+  w[4] = 1000.0;
+  PrioritySampler s(w.size(), 0.0);
+  for (size_t i = 0; i < w.size(); ++i) s.Set(i, w[i]);
+  std::mt19937_64 rng(3);
+  std::vector<double> before;
+  size_t zeroed = 0;
+  const auto got = s.DrawSystematic(5, rng, before, zeroed);
+  REQUIRE(got.size() == 5);
+  CHECK(std::set<size_t>(got.begin(), got.end()).size() == 5);
+  REQUIRE(zeroed >= 1);
+  REQUIRE(zeroed < got.size());
+  CHECK(got[0] == 4);  // the heavy index, in the first pass
+  for (size_t m = 0; m < got.size(); ++m) {
+    CAPTURE(m, zeroed);
+    CHECK(before[m] == w[got[m]]);
+    CHECK(s.Get(got[m]) == (m < zeroed ? 0.0 : w[got[m]]));
+  }
+}
+
 }  // namespace strads
