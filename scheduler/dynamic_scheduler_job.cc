@@ -174,12 +174,9 @@ Result<DynamicSchedulerJob::Partition> DynamicSchedulerJob::LoadPartition(
       // The workers cut the same blocks (worker/dynamic_worker_job.h): block w of this range is
       // worker w's, and the parameters of one worker form one group of the dependency filter.
       const auto blocks = NestedPartitionByWeight(weights, parts, workers);
-      for (uint32_t w = 0; w < workers; ++w) {
-        const size_t b = size_t(rank) * workers + w;
-        for (uint64_t j = blocks[b]; j < blocks[b + 1]; ++j) p.worker_of.push_back(w);
-        p.worker_starts.push_back(blocks[b]);
+      for (uint32_t w = 0; w <= workers; ++w) {
+        p.worker_starts.push_back(blocks[size_t(rank) * workers + w]);
       }
-      p.worker_starts.push_back(blocks[size_t(rank) * workers + workers]);
     }
     p.num_rows = rows;
     p.num_features = weights.size();
@@ -207,7 +204,17 @@ void DynamicSchedulerJob::FinishLoading(Result<Partition> loaded) {
   policy.seed = spec_.seed() * 1000003 + rank_;
   policy.check_in_flight = spec_.dynamic().pipeline_depth() > 1;
   builder_ = std::make_unique<ChordBuilder>(*p.store, policy);
-  if (!p.worker_of.empty()) builder_->SetGroups(std::move(part_.worker_of));
+  if (p.filtered && p.worker_starts.size() > 1) {
+    // The parameters of one worker form one group of the dependency filter (its updates of them
+    // are sequential, exact); without a filter (rho 1) groups are never consulted.
+    std::vector<uint32_t> group(p.end - p.first);
+    for (size_t w = 0; w + 1 < p.worker_starts.size(); ++w) {
+      std::fill(group.begin() + static_cast<std::ptrdiff_t>(p.worker_starts[w] - p.first),
+                group.begin() + static_cast<std::ptrdiff_t>(p.worker_starts[w + 1] - p.first),
+                static_cast<uint32_t>(w));
+    }
+    builder_->SetGroups(std::move(group));
+  }
   if (p.neighbours) builder_->UseNeighbours(p.neighbours.get());
   if (!p.neighbours_note.empty()) log_->info("job {}: {}", id_, p.neighbours_note);
   values_.assign(p.end - p.first, 0.0);

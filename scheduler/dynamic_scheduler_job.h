@@ -64,10 +64,8 @@ class DynamicSchedulerJob final : public MemberJob {
     // the column layout, only on dense data).
     bool filtered = false;
     std::string neighbours_note;
-    // Column layout: owning worker, by local index; moved to the dependency filter as its groups.
-    std::vector<uint32_t> worker_of;
-    // Column layout: worker w owns [worker_starts[w], worker_starts[w + 1]) (global ids). Routing
-    // a chord by these bounds reads no per-parameter array (worker_of is a cache miss an id).
+    // Column layout: worker w owns [worker_starts[w], worker_starts[w + 1]) (global ids): the
+    // chord's routing, and the dependency filter's groups (one a worker).
     std::vector<uint64_t> worker_starts;
     // The store's squared norms come with the first check's gradient slices (column layout
     // without a dependency filter: the workers hold the columns).
