@@ -144,11 +144,14 @@ class DynamicApp : public App {
   // the row layout, and it is never called.
   virtual double LossSlope(double label, double shared) const { return 0.0; }
 
-  // Column layout: one row's loss term at its entry `shared` of the shared vector (so that
-  // sum_rows RowLoss is the loss). The coordinator computes the objective it reports between
-  // checks from its replica with it, so the workers need not keep the loss current. Default:
-  // 0 (row layout only; never called).
-  virtual double RowLoss(double label, double shared) const { return 0.0; }
+  // Column layout: the loss, the sum over rows of each row's term at its entry of the shared
+  // vector, given the rows' labels (as ColumnModel::ExportShared writes them; the spans have
+  // the same size). The coordinator computes the objective it reports between checks from its
+  // replica with it, so the workers need not keep the loss current. A batch, not a row at a
+  // time: logistic takes one log per 512 rows. Default: 0 (row layout only; never called).
+  virtual double Loss(std::span<const double> labels, std::span<const double> shared) const {
+    return 0.0;
+  }
 
   // Adds app fields to summary.json from the workers' summed Metrics at the last check (e.g.
   // "training_accuracy"). Default: nothing.

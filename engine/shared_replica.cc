@@ -32,10 +32,6 @@ double SharedReplica::LossSlope(const proto::VectorDelta& change, double alpha,
   return slope;
 }
 
-double SharedReplica::Loss(const DynamicApp& app) const {
-  double loss = 0.0;
-  for (size_t i = 0; i < values_.size(); ++i) loss += app.RowLoss(labels_[i], values_[i]);
-  return loss;
-}
+double SharedReplica::Loss(const DynamicApp& app) const { return app.Loss(labels_, values_); }
 
 }  // namespace strads

@@ -33,7 +33,7 @@ class SharedReplica {
   // so both sides agree). REQUIRES: CheckDelta(change, size()) is OK.
   double LossSlope(const proto::VectorDelta& change, double alpha, const DynamicApp& app) const;
 
-  // The loss sum_i app.RowLoss(label_i, value_i). O(rows).
+  // The loss, app.Loss of the labels and values. O(rows).
   double Loss(const DynamicApp& app) const;
 
  private:

@@ -1,12 +1,16 @@
 // The logistic app: the sequential reference against independently computed KKT conditions, the
 // engine against the reference, label conventions and bad input.
 #include <cmath>
+#include <random>
 #include <tuple>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
 #include "apps/builtin_apps.h"
+#include "apps/logistic/log_of_product.h"
 #include "apps/logistic/logistic_reference.h"
+#include "apps/logistic/logistic_update.h"
 #include "engine/job_spec.h"
 #include "test/binary_test_util.h"
 
@@ -31,7 +35,68 @@ logistic::LogisticReferenceResult Reference(const Dataset& d, double lambda) {
   return *r;
 }
 
+// log(1 + exp(-y m)) in long double, row by row: the sums below are checked against it.
+long double ExactLoss(double y, double m) {
+  const long double t = static_cast<long double>(y) * m;
+  return std::max(-t, 0.0L) + std::log1p(std::exp(-std::fabs(t)));
+}
+
 }  // namespace
+
+TEST_CASE("LogOfProduct: a sum of logs over many factors at the range's ends, no overflow",
+          "[logistic]") {
+  logistic::LogOfProduct up, down, mixed;
+  for (int i = 0; i < 100000; ++i) {
+    up.Add(2.0);
+    down.Add(0.5);
+    mixed.Add(i % 3 == 0 ? 0.5 : 1.9);
+  }
+  CHECK(up.Sum() == Approx(100000 * std::log(2.0)).epsilon(1e-13));
+  CHECK(down.Sum() == Approx(-100000 * std::log(2.0)).epsilon(1e-13));
+  const double exact = 33334 * std::log(0.5) + 66666 * std::log(1.9);
+  CHECK(mixed.Sum() == Approx(exact).epsilon(1e-13));
+  CHECK(logistic::LogOfProduct().Sum() == 0.0);
+}
+
+TEST_CASE("logistic loss sums by logs of products match log1p row by row, margins of every size",
+          "[logistic]") {
+  std::mt19937_64 rng(7);
+  std::normal_distribution<double> normal(0.0, 4.0);
+  std::uniform_int_distribution<int> coin(0, 1);
+  std::vector<double> y, m0, m1;
+  for (double extreme : {0.0, 1e-300, -1e-9, 36.0, -36.0, 745.0, -745.0, 1e6, -1e6}) {
+    y.push_back(1.0), m0.push_back(extreme), m1.push_back(extreme / 2);
+    y.push_back(-1.0), m0.push_back(extreme / 3), m1.push_back(-extreme);
+  }
+  for (int i = 0; i < 20000; ++i) {
+    y.push_back(coin(rng) ? 1.0 : -1.0);
+    m0.push_back(normal(rng));
+    m1.push_back(m0.back() + (i % 4 == 0 ? 0.0 : 0.1 * normal(rng)));
+  }
+  logistic::LogisticLoss::Sum sum;
+  logistic::LogisticLoss::ChangeSum change;
+  long double exact_sum = 0, exact_change = 0;
+  for (size_t i = 0; i < y.size(); ++i) {
+    sum.Add(y[i], m0[i]);
+    // The terms at m0 as a worker holds them: only d1 is read.
+    change.Add(y[i], m0[i], logistic::LogisticLoss::Derivatives(y[i], m0[i]), m1[i]);
+    exact_sum += ExactLoss(y[i], m0[i]);
+    exact_change += ExactLoss(y[i], m1[i]) - ExactLoss(y[i], m0[i]);
+  }
+  CAPTURE(static_cast<double>(exact_sum), static_cast<double>(exact_change));
+  // Relative 1e-14 of a loss of ~4e6 (the 1e6 margins), and the change to 1e-9 absolute: the
+  // difference of two double sums of this size rounds by ~1e-9 on its own.
+  CHECK(std::abs(sum.Total() - static_cast<double>(exact_sum)) <= 1e-14 * double(exact_sum));
+  CHECK(std::abs(change.Total() - static_cast<double>(exact_change)) <= 1e-9);
+  // Without the extremes the change is small: still exact to ~rows x 1e-16.
+  logistic::LogisticLoss::ChangeSum small;
+  long double exact_small = 0;
+  for (size_t i = 18; i < y.size(); ++i) {
+    small.Add(y[i], m0[i], logistic::LogisticLoss::Derivatives(y[i], m0[i]), m1[i]);
+    exact_small += ExactLoss(y[i], m1[i]) - ExactLoss(y[i], m0[i]);
+  }
+  CHECK(std::abs(small.Total() - static_cast<double>(exact_small)) <= 1e-11);
+}
 
 TEST_CASE("logistic reference satisfies the KKT conditions, computed independently", "[logistic]") {
   const Dataset d = Load(WriteProblem("kkt.svm", false));

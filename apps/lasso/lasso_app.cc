@@ -223,6 +223,10 @@ double LassoApp::PenaltySlope(double value, double direction, const proto::JobSp
 // The loss term of a row is r^2 / 2 in its residual r.
 double LassoApp::LossSlope(double, double residual) const { return residual; }
 
-double LassoApp::RowLoss(double, double residual) const { return 0.5 * residual * residual; }
+double LassoApp::Loss(std::span<const double>, std::span<const double> residual) const {
+  double loss = 0.0;
+  for (double r : residual) loss += 0.5 * r * r;
+  return loss;
+}
 
 }  // namespace strads

@@ -34,7 +34,7 @@ class LassoApp : public DynamicApp {
   double Penalty(double value, const proto::JobSpec& spec) const override;
   double PenaltySlope(double value, double direction, const proto::JobSpec& spec) const override;
   double LossSlope(double label, double shared) const override;
-  double RowLoss(double label, double shared) const override;
+  double Loss(std::span<const double> labels, std::span<const double> shared) const override;
 
  private:
   LinearModelPredictor predictor_{LinearModelKind::kRegression};

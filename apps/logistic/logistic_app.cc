@@ -96,8 +96,10 @@ double LogisticApp::LossSlope(double label, double margin) const {
   return logistic::LogisticLoss::Slope(label, margin);
 }
 
-double LogisticApp::RowLoss(double label, double margin) const {
-  return logistic::LogisticLoss::Eval(label, margin).loss;
+double LogisticApp::Loss(std::span<const double> labels, std::span<const double> margins) const {
+  logistic::LogisticLoss::Sum sum;
+  for (size_t i = 0; i < margins.size(); ++i) sum.Add(labels[i], margins[i]);
+  return sum.Total();
 }
 
 void LogisticApp::Summarize(const std::map<std::string, double>& metrics,

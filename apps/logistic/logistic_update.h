@@ -27,6 +27,7 @@
 #include <cmath>
 
 #include "apps/lasso/lasso_update.h"
+#include "apps/logistic/log_of_product.h"
 #include "apps/margin_model.h"
 
 namespace strads::logistic {
@@ -62,6 +63,43 @@ struct LogisticLoss {
     r.d2 = sig_neg * (1.0 - sig_neg);
     return r;
   }
+
+  // The loss sum_i l(y_i, m_i) of rows added one at a time, l = max(-t, 0) + log(1 + e) with
+  // t = y m, e = exp(-|t|): an exp per row and a log per 512 rows (LogOfProduct), not a log1p per
+  // row.
+  class Sum {
+   public:
+    void Add(double y, double m) {
+      const double t = y * m;
+      linear_ += std::max(-t, 0.0);
+      logs_.Add(1.0 + std::exp(-std::abs(t)));
+    }
+    double Total() const { return linear_ + logs_.Sum(); }
+
+   private:
+    double linear_ = 0.0;
+    LogOfProduct logs_;
+  };
+
+  // The change sum_i l(y_i, m1_i) - l(y_i, m0_i) of rows added one at a time, given each row's
+  // terms at m0: their d1 stands in for the exp at m0. With s = sigma(-t0) = -y d1 (e0/(1 + e0)
+  // for t0 >= 0, 1/(1 + e0) for t0 < 0), 1/(1 + e0) = max(s, 1 - s), so a row adds
+  // max(-t1, 0) - max(-t0, 0) and the log of (1 + e1) max(s, 1 - s), a factor in [1/2, 2].
+  // Summed row by row, the change is also free of the rounding of two large sums' difference.
+  class ChangeSum {
+   public:
+    void Add(double y, double m0, const margin::RowTerms& at_m0, double m1) {
+      const double t0 = y * m0, t1 = y * m1;
+      linear_ += std::max(-t1, 0.0) - std::max(-t0, 0.0);
+      const double s = -y * at_m0.d1;
+      logs_.Add((1.0 + std::exp(-std::abs(t1))) * std::max(s, 1.0 - s));
+    }
+    double Total() const { return linear_ + logs_.Sum(); }
+
+   private:
+    double linear_ = 0.0;
+    LogOfProduct logs_;
+  };
 };
 
 // argmin_v g (v - w) + H/2 (v - w)^2 + lambda |v|.

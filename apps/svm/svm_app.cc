@@ -113,8 +113,12 @@ double SvmApp::LossSlope(double label, double margin) const {
   return svm::SquaredHingeLoss::Slope(label, margin);
 }
 
-double SvmApp::RowLoss(double label, double margin) const {
-  return svm::SquaredHingeLoss::Eval(label, margin).loss;
+double SvmApp::Loss(std::span<const double> labels, std::span<const double> margins) const {
+  double loss = 0.0;
+  for (size_t i = 0; i < margins.size(); ++i) {
+    loss += svm::SquaredHingeLoss::Eval(labels[i], margins[i]).loss;
+  }
+  return loss;
 }
 
 void SvmApp::Summarize(const std::map<std::string, double>& metrics,

@@ -42,7 +42,7 @@ class SvmApp : public DynamicApp {
   double Penalty(double value, const proto::JobSpec& spec) const override;
   double PenaltySlope(double value, double direction, const proto::JobSpec& spec) const override;
   double LossSlope(double label, double shared) const override;
-  double RowLoss(double label, double shared) const override;
+  double Loss(std::span<const double> labels, std::span<const double> shared) const override;
   void Summarize(const std::map<std::string, double>& metrics,
                  nlohmann::ordered_json& summary) const override;
 

@@ -55,6 +55,19 @@ struct SquaredHingeLoss {
     }
     return r;
   }
+
+  // The change sum_i l(y_i, m1_i) - l(y_i, m0_i) of rows added one at a time (the margin models'
+  // line search; see LogisticLoss::ChangeSum). l is cheap: both ends are evaluated.
+  class ChangeSum {
+   public:
+    void Add(double y, double m0, const margin::RowTerms&, double m1) {
+      sum_ += Eval(y, m1).loss - Eval(y, m0).loss;
+    }
+    double Total() const { return sum_; }
+
+   private:
+    double sum_ = 0.0;
+  };
 };
 
 // New w_j from the summed g and h, sq_norm = ||x_j||^2 and the current w_j (see above).
