@@ -45,6 +45,11 @@
 #   --eps E                the tables' target: F <= F* (1 + E) (default 1e-3)
 #   --daemons              also run strads as daemons on loopback, 1 scheduler x 2 workers
 #                          (deploy/strads-cluster start --port 0; strads submit --wait)
+#   --repeats R            every tool's every timed point R times (strads and the reference:
+#                          whole runs; liblinear: whole commands; sklearn, glmnet: fits; not
+#                          saga, whose fits take tens of seconds); the tables take the fastest of
+#                          each (default 1). Single runs of ~50 ms solves varied by 2x on a
+#                          shared 2-core VM.
 #   --lock FILE            CPU lock (default /tmp/strads-cpu.lock)
 set -euo pipefail
 
@@ -61,6 +66,7 @@ LOCK=/tmp/strads-cpu.lock
 LASSO_DATA=""
 EPS=1e-3
 DAEMONS=0
+REPEATS=1
 
 while (($#)); do
   case $1 in
@@ -74,6 +80,7 @@ while (($#)); do
     --lasso-data) LASSO_DATA=$2; shift 2 ;;
     --eps) EPS=$2; shift 2 ;;
     --daemons) DAEMONS=1; shift ;;
+    --repeats) REPEATS=$2; shift 2 ;;
     -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "compare-tools.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
@@ -106,13 +113,19 @@ quiet() { # wait for the other benchmark to finish before any timed step
 timed() { quiet; flock "$LOCK" "$@"; }
 helper() { "$PY" "$HELPER" "$@"; }
 
+# The output directory of repeat K of configuration NAME.
+repeat_dir() { if (($2 > 1)); then echo "$1.r$2"; else echo "$1"; fi; }
+
 run_strads() { # RESULTS NAME APP DATA LAMBDA WORKERS
-  local res=$1 name=$2 app=$3 data=$4 lam=$5 p=$6
+  local res=$1 name=$2 app=$3 data=$4 lam=$5 p=$6 k out
   # A trace row every 2 ms, so the time to F*(1 + 1e-3) is not rounded up to the next check.
-  echo "== $name: strads run $app --data $data --lambda $lam --tolerance 1e-8 --schedulers 1 --workers $p --max-seconds $MAX_SECONDS --trace-every 0.002" >&2
-  timed "$PY" "$HELPER" strads "$name" "$res/$name" "$res" -- "$BIN/strads" run "$app" --data "$data" \
-    --lambda "$lam" --tolerance 1e-8 --schedulers 1 --workers "$p" --max-seconds "$MAX_SECONDS" \
-    --trace-every 0.002 --output "$res/$name"
+  echo "== $name: strads run $app --data $data --lambda $lam --tolerance 1e-8 --schedulers 1 --workers $p --max-seconds $MAX_SECONDS --trace-every 0.002 (x $REPEATS)" >&2
+  for ((k = 1; k <= REPEATS; k++)); do
+    out=$(repeat_dir "$res/$name" "$k")
+    timed "$PY" "$HELPER" strads --repeat "$k" "$name" "$out" "$res" -- "$BIN/strads" run "$app" \
+      --data "$data" --lambda "$lam" --tolerance 1e-8 --schedulers 1 --workers "$p" \
+      --max-seconds "$MAX_SECONDS" --trace-every 0.002 --output "$out"
+  done
 }
 
 # run_strads_daemons RESULTS NAME APP DATA LAMBDA: the same job submitted to a loopback cluster
@@ -127,10 +140,14 @@ run_strads_daemons() {
     --bin-dir "$BIN" --log-level warn)
   local endpoint
   endpoint=$(sed -n 's/^export STRADS_COORDINATOR=//p' <<<"$exports")
-  echo "== $name: strads submit $app (daemons 1 x 2 at $endpoint) --data $data --lambda $lam --tolerance 1e-8 --max-seconds $MAX_SECONDS --trace-every 0.002 --wait" >&2
-  STRADS_COORDINATOR=$endpoint timed "$PY" "$HELPER" strads "$name" "$res/$name" "$res" -- \
-    "$BIN/strads" submit "$app" --data "$data" --lambda "$lam" --tolerance 1e-8 \
-    --max-seconds "$MAX_SECONDS" --trace-every 0.002 --wait --output "$res/$name"
+  echo "== $name: strads submit $app (daemons 1 x 2 at $endpoint) --data $data --lambda $lam --tolerance 1e-8 --max-seconds $MAX_SECONDS --trace-every 0.002 --wait (x $REPEATS)" >&2
+  local k out
+  for ((k = 1; k <= REPEATS; k++)); do
+    out=$(repeat_dir "$res/$name" "$k")
+    STRADS_COORDINATOR=$endpoint timed "$PY" "$HELPER" strads --repeat "$k" "$name" "$out" "$res" \
+      -- "$BIN/strads" submit "$app" --data "$data" --lambda "$lam" --tolerance 1e-8 \
+      --max-seconds "$MAX_SECONDS" --trace-every 0.002 --wait --output "$out"
+  done
   "$SCRIPT_DIR/strads-cluster" stop --run-dir "$run" >&2 || true
   rm -rf -- "$run"
 }
@@ -148,15 +165,16 @@ classification() { # NAME DATA [APP: logistic (default) | svm]
   echo "$lam" >"$res/lambda"
   if ((HAVE_LIBLINEAR)); then
     echo "== [$name] liblinear-train -s $([[ $app == svm ]] && echo 5 || echo 6) -c 1/lambda -B -1 -e ..." >&2
-    timed "$PY" "$HELPER" liblinear "$data" "$lam" 0.1,0.03,0.01,0.003,0.001,0.0001,0.00001,0.000001 "$res" --app "$app"
+    timed "$PY" "$HELPER" liblinear "$data" "$lam" 0.1,0.03,0.01,0.003,0.001,0.0001,0.00001,0.000001 "$res" --app "$app" \
+      --repeats "$REPEATS"
   fi
   if ((HAVE_SKLEARN)); then
     if [[ $app == svm ]]; then
       echo "== [$name] sklearn LinearSVC(l1, squared_hinge, dual=False)" >&2
-      timed "$PY" "$HELPER" sklearn linearsvc "$data" "$lam" 0.1,0.01,0.001,0.0001,0.00001,0.000001 "$res"
+      timed "$PY" "$HELPER" sklearn linearsvc "$data" "$lam" 0.1,0.01,0.001,0.0001,0.00001,0.000001 "$res" --repeats "$REPEATS"
     else
       echo "== [$name] sklearn LogisticRegression(l1, liblinear)" >&2
-      timed "$PY" "$HELPER" sklearn liblinear "$data" "$lam" 0.1,0.03,0.01,0.003,0.001,0.0001,0.00001,0.000001 "$res"
+      timed "$PY" "$HELPER" sklearn liblinear "$data" "$lam" 0.1,0.03,0.01,0.003,0.001,0.0001,0.00001,0.000001 "$res" --repeats "$REPEATS"
       echo "== [$name] sklearn LogisticRegression(l1, saga)" >&2
       timed "$PY" "$HELPER" sklearn saga "$data" "$lam" 0.01,0.001,0.0001,0.00001 "$res" --max-iter 2000 --max-seconds 60
     fi
@@ -164,7 +182,7 @@ classification() { # NAME DATA [APP: logistic (default) | svm]
   if ((HAVE_GLMNET)) && [[ $app == logistic ]]; then
     helper to-mm "$data" "$res/x.mtx" "$res/y.txt"
     echo "== [$name] glmnet binomial, lambda = lambda / n" >&2
-    timed "$PY" "$HELPER" glmnet binomial "$data" "$res/x.mtx" "$res/y.txt" "$lam" 1e-4,1e-5,1e-6,1e-7,1e-8,1e-10 "$res"
+    timed "$PY" "$HELPER" glmnet binomial "$data" "$res/x.mtx" "$res/y.txt" "$lam" 1e-4,1e-5,1e-6,1e-7,1e-8,1e-10 "$res" --repeats "$REPEATS"
   fi
   run_strads "$res" strads-1x1 "$app" "$data" "$lam" 1
   run_strads "$res" strads-1x2 "$app" "$data" "$lam" 2
@@ -186,16 +204,20 @@ regression() { # NAME DATA
   echo "$lam" >"$res/lambda"
   if ((HAVE_SKLEARN)); then
     echo "== [$name] sklearn Lasso" >&2
-    timed "$PY" "$HELPER" sklearn lasso "$data" "$lam" 0.01,0.001,0.0001,0.00001,0.000001,0.0000001 "$res"
+    timed "$PY" "$HELPER" sklearn lasso "$data" "$lam" 0.01,0.001,0.0001,0.00001,0.000001,0.0000001 "$res" --repeats "$REPEATS"
   fi
   if ((HAVE_GLMNET)); then
     helper to-mm "$data" "$res/x.mtx" "$res/y.txt"
     echo "== [$name] glmnet gaussian" >&2
-    timed "$PY" "$HELPER" glmnet gaussian "$data" "$res/x.mtx" "$res/y.txt" "$lam" 1e-4,1e-5,1e-6,1e-7,1e-8,1e-10 "$res"
+    timed "$PY" "$HELPER" glmnet gaussian "$data" "$res/x.mtx" "$res/y.txt" "$lam" 1e-4,1e-5,1e-6,1e-7,1e-8,1e-10 "$res" --repeats "$REPEATS"
   fi
   echo "== [$name] strads-lasso-reference" >&2
-  timed "$PY" "$HELPER" strads --reference strads-lasso-reference "$res/strads-lasso-reference" "$res" -- \
-    "$BIN/strads-lasso-reference" --data "$data" --lambda "$lam" --tolerance 1e-9 --output "$res/strads-lasso-reference"
+  local k out
+  for ((k = 1; k <= REPEATS; k++)); do
+    out=$(repeat_dir "$res/strads-lasso-reference" "$k")
+    timed "$PY" "$HELPER" strads --reference --repeat "$k" strads-lasso-reference "$out" "$res" -- \
+      "$BIN/strads-lasso-reference" --data "$data" --lambda "$lam" --tolerance 1e-9 --output "$out"
+  done
   run_strads "$res" strads-1x1 lasso "$data" "$lam" 1
   run_strads "$res" strads-1x2 lasso "$data" "$lam" 2
   run_strads_daemons "$res" strads-daemons-1x2 lasso "$data" "$lam"
