@@ -4,10 +4,10 @@
 //
 // Concept. A margin loss is F(w) = sum_i l(y_i, m_i) + penalty(w) with y_i in {-1, +1}. A Loss
 // policy provides `static RowTerms Eval(double y, double m)`: l, dl/dm and d2l/dm2 (a generalised
-// second derivative where l is not twice differentiable), and `Derivatives(y, m)`, the same
-// without l (the column layout's sequential updates need only the derivatives; logistic's l costs
-// a log1p) and a `ChangeSum`, the loss's change over rows from m0 to m1 given the terms at m0 (the
-// line search of a share on the quadratic model). MarginShard keeps, per row, the margin
+// second derivative where l is not twice differentiable); `Derivatives(y, m)`, the same without l
+// (the column layout's sequential updates need only the derivatives; logistic's l costs a log1p);
+// and a class `ChangeSum`, the sum over rows of the loss's change from m0 to m1 given the terms at
+// m0 (the line search of a share on the quadratic model). MarginShard keeps, per row, the margin
 // and those three numbers; Push for a parameter j returns {g_j, h_j} = {sum_i x_ij dl_i,
 // sum_i x_ij^2 d2l_i} over the shard (so the coordinator's sums are the full partial gradient and
 // curvature), Apply moves the margins of the rows of the changed columns and re-evaluates those
@@ -318,7 +318,7 @@ class MarginColumnModel : public MarginRows<ColumnModel, RowLoss> {
 
   // Only the derivatives follow the margins: the loss (a log1p a row for logistic) is brought
   // up to date by ExactLoss at each check; between checks the coordinator computes it from its
-  // own replica (DynamicApp::RowLoss).
+  // own replica (DynamicApp::Loss).
   void ApplyShared(const proto::VectorDelta& change) override {
     ForEachEntry(change, [&](uint64_t row, double d) {
       this->margin_[static_cast<int64_t>(row)] += d;
@@ -394,8 +394,8 @@ class MarginColumnModel : public MarginRows<ColumnModel, RowLoss> {
       return true;
     }
     // Armijo along the share's direction, on the true objective of the touched rows. Their loss
-    // enters as its change, row by row (RowLoss::ChangeSum: for logistic, no exp at the start
-    // and a log per 512 rows; a loss before and one after cost two log1p and two exp a row).
+    // enters as its change, row by row (RowLoss::ChangeSum: for logistic an exp a row and a log
+    // per 512 rows a try; the loss before and at each try cost an exp and a log1p a row each).
     double slope = 0.0, penalty0 = 0.0, penalty1 = 0.0;
     for (size_t i : rows_) slope += this->terms_[i].d1 * delta_[i];
     for (size_t k = 0; k < ids.size(); ++k) {

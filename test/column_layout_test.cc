@@ -499,6 +499,68 @@ TEST_CASE(
   change.Take(d);
   model.ApplyShared(d);
   CHECK(model.ExactLoss() == Approx(loss_at(t)).epsilon(1e-10));
+
+  // A second share, from margins moved to -8 y (every row misclassified): the terms differ row
+  // by row, and the line search takes the loss's change from them (LogisticLoss::ChangeSum, no
+  // exp at the start). There the model's curvature (d2 ~ 3e-4) is far below the true one on the
+  // way back towards 0, so the model's step overshoots and the search must backtrack.
+  Eigen::VectorXd m = -8.0 * data.y;
+  DeltaAccumulator to_m(model.shared_size());
+  for (int i = 0; i < 40; ++i) to_m.Add(static_cast<uint64_t>(i), m[i] - t * delta[i]);
+  proto::VectorDelta moved_margins;
+  to_m.Take(moved_margins);
+  model.ApplyShared(moved_margins);
+  Eigen::VectorXd d1m(40), d2m(40);
+  for (int i = 0; i < 40; ++i) {
+    const margin::RowTerms r = logistic::LogisticLoss::Derivatives(data.y[i], m[i]);
+    d1m[i] = r.d1;
+    d2m[i] = r.d2;
+  }
+  const std::vector<uint64_t> ids2{1, 4, 6, 8, 9, 10, 12, 14};
+  const std::vector<double> values2(ids2.size(), 0.0);  // not in the first share
+  Eigen::VectorXd delta2 = Eigen::VectorXd::Zero(40);
+  std::vector<double> w2(ids2.size(), 0.0);
+  RunPassesByHand(ids2.size(), 3, [&](size_t k) {
+    const Eigen::VectorXd col = data.x.col(static_cast<int64_t>(ids2[k]));
+    const double g = col.dot(d1m + d2m.cwiseProduct(delta2));
+    const double h = col.cwiseAbs2().dot(d2m);
+    const double next = logistic::ModelUpdate(g, h, col.squaredNorm(), w2[k], lambda);
+    delta2 += col * (next - w2[k]);
+    const double move = std::abs(next - w2[k]);
+    w2[k] = next;
+    return move;
+  });
+  auto loss2_at = [&](double u) {
+    double f = 0.0;
+    for (int i = 0; i < 40; ++i) {
+      f += logistic::LogisticLoss::Eval(data.y[i], m[i] + u * delta2[i]).loss;
+    }
+    return f;
+  };
+  auto penalty2_at = [&](double u) {
+    double f = 0.0;
+    for (double v : w2) f += lambda * std::abs(u * v);
+    return f;
+  };
+  const double decrease2 = d1m.dot(delta2) + penalty2_at(1.0);
+  REQUIRE(decrease2 < 0.0);
+  double t2 = 1.0;
+  while (loss2_at(t2) + penalty2_at(t2) - loss2_at(0.0) > 0.01 * t2 * decrease2) t2 *= 0.5;
+  CHECK(t2 < 1.0);  // the case exercises the backtracking
+  std::vector<double> updated2;
+  DeltaAccumulator change2(model.shared_size());
+  model.Update(ids2, values2, updated2, change2);
+  REQUIRE(updated2.size() == ids2.size());
+  size_t moved2 = 0;
+  for (size_t k = 0; k < ids2.size(); ++k) {
+    CHECK(updated2[k] == Approx(t2 * w2[k]).epsilon(1e-10).margin(1e-14));
+    moved2 += updated2[k] != 0.0;
+  }
+  CHECK(moved2 >= 2);
+  metrics.clear();
+  model.Metrics(metrics);
+  CHECK(metrics["model_shares"] == 2.0);
+  CHECK(metrics["exact_fallbacks"] == 0.0);
 }
 
 }  // namespace

@@ -7,9 +7,10 @@
 // and the product's log is taken once per 512 of them.
 //
 // Accuracy: each multiplication rounds by at most half an ulp, i.e. adds at most 2^-53 (absolute)
-// to the log, so n factors are within n * 1.2e-16 of the exact sum of their logs: ~2e-12 for
-// 20,000 rows. A running sum of per-row log1p terms does no better: once it reaches a few
-// thousand, each addition rounds by ~1e-13 on its own.
+// to the log: n * 1.2e-16 for n factors. Each chunk's log (at most 512 ln 2 = 355) and its
+// addition to the running sum round as well, by up to ~1e-13 per chunk once the sum reaches a few
+// thousand: ~3e-11 in all for 20,000 rows, at worst. A running sum of per-row log1p terms does no
+// better: it rounds by as much at every row's addition, not every 512th.
 // Thread-compatible; a value type.
 #pragma once
 
