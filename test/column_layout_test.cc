@@ -430,6 +430,36 @@ TEST_CASE(
   CHECK(replica.Loss(app) == Approx(loss).epsilon(1e-12));
 }
 
+// A logistic share on the quadratic model, by hand: margins m moved by t delta, values t w, and
+// its line search, t = 1, 1/2, ... until F(t) - F(0) <= 0.01 t Delta with
+// Delta = d1 . delta + lambda ||w||_1 (the share starts from values 0).
+struct ShareByHand {
+  const Dataset& data;
+  Eigen::VectorXd m, delta;
+  std::vector<double> w;
+  double lambda;
+
+  double Loss(double t) const {
+    double f = 0.0;
+    for (int i = 0; i < m.size(); ++i) {
+      f += logistic::LogisticLoss::Eval(data.y[i], m[i] + t * delta[i]).loss;
+    }
+    return f;
+  }
+  double Penalty(double t) const {
+    double f = 0.0;
+    for (double v : w) f += lambda * std::abs(t * v);
+    return f;
+  }
+  double Step(const Eigen::VectorXd& d1) const {
+    const double decrease = d1.dot(delta) + Penalty(1.0);
+    REQUIRE(decrease < 0.0);
+    double t = 1.0;
+    while (Loss(t) + Penalty(t) - Loss(0.0) > 0.01 * t * decrease) t *= 0.5;
+    return t;
+  }
+};
+
 TEST_CASE(
     "logistic's column share runs on the quadratic model, then backtracks on the true objective",
     "[columns]") {
@@ -467,20 +497,10 @@ TEST_CASE(
     return move;
   });
   CHECK(made.skipped > 0);  // the case exercises a pass that skips a parameter
-  auto loss_at = [&](double t) {
-    double f = 0.0;
-    for (int i = 0; i < 40; ++i) f += logistic::LogisticLoss::Eval(data.y[i], t * delta[i]).loss;
-    return f;
-  };
-  auto penalty_at = [&](double t) {
-    double f = 0.0;
-    for (double v : w) f += lambda * std::abs(t * v);
-    return f;
-  };
-  const double decrease = d1.dot(delta) + penalty_at(1.0);
-  REQUIRE(decrease < 0.0);
-  double t = 1.0;
-  while (loss_at(t) + penalty_at(t) - loss_at(0.0) > 0.01 * t * decrease) t *= 0.5;
+  const ShareByHand first{data, Eigen::VectorXd::Zero(40), delta, w, lambda};
+  const double t = first.Step(d1);
+  auto loss_at = [&](double u) { return first.Loss(u); };
+  auto penalty_at = [&](double u) { return first.Penalty(u); };
   REQUIRE(updated.size() == ids.size());
   size_t nonzero = 0;
   for (size_t k = 0; k < ids.size(); ++k) {
@@ -530,22 +550,7 @@ TEST_CASE(
     w2[k] = next;
     return move;
   });
-  auto loss2_at = [&](double u) {
-    double f = 0.0;
-    for (int i = 0; i < 40; ++i) {
-      f += logistic::LogisticLoss::Eval(data.y[i], m[i] + u * delta2[i]).loss;
-    }
-    return f;
-  };
-  auto penalty2_at = [&](double u) {
-    double f = 0.0;
-    for (double v : w2) f += lambda * std::abs(u * v);
-    return f;
-  };
-  const double decrease2 = d1m.dot(delta2) + penalty2_at(1.0);
-  REQUIRE(decrease2 < 0.0);
-  double t2 = 1.0;
-  while (loss2_at(t2) + penalty2_at(t2) - loss2_at(0.0) > 0.01 * t2 * decrease2) t2 *= 0.5;
+  const double t2 = ShareByHand{data, m, delta2, w2, lambda}.Step(d1m);
   CHECK(t2 < 1.0);  // the case exercises the backtracking
   std::vector<double> updated2;
   DeltaAccumulator change2(model.shared_size());
