@@ -46,10 +46,11 @@
 #   --daemons              also run strads as daemons on loopback, 1 scheduler x 2 workers
 #                          (deploy/strads-cluster start --port 0; strads submit --wait)
 #   --repeats R            every tool's every timed point R times (strads and the reference:
-#                          whole runs; liblinear: whole commands; sklearn, glmnet: fits; not
-#                          saga, whose fits take tens of seconds); the tables take the fastest of
-#                          each (default 1). Single runs of ~50 ms solves varied by 2x on a
-#                          shared 2-core VM.
+#                          whole runs; sklearn, glmnet: fits; not saga, whose fits take tens of
+#                          seconds), the tables taking the fastest of each; liblinear: R pairs of
+#                          the command and its -e 1e10 probe back to back, the median of their
+#                          differences (default 1). Single runs of ~50 ms solves varied by 2x on
+#                          a shared 2-core VM.
 #   --lock FILE            CPU lock (default /tmp/strads-cpu.lock)
 set -euo pipefail
 
