@@ -455,24 +455,18 @@ def cmd_table(a):
         rows.append({"tool": r["name"], "solve": solve, "wall": wall_t,
                      "final": s["objective"], "load": s.get("load_seconds") if r["reference"]
                      else start, "note": note})
-    # Repeats of a strads configuration (--repeats): the fastest to the target, as liblinear's
-    # points are the least of their repeats; the note lists every repeat's solve time.
-    merged = {}
+    # Repeats of a strads configuration (--repeats): the fastest to the target, as sklearn's and
+    # glmnet's points are the fastest of their fits; the note lists every repeat's solve time.
+    groups = {}
     for r in rows:
-        if r["tool"] in merged:
-            m = merged[r["tool"]]
-            m["solves"].append(r["solve"])
-            if r["solve"] is not None and (m["solve"] is None or r["solve"] < m["solve"]):
-                r["solves"] = m["solves"]
-                merged[r["tool"]] = r
-        else:
-            r["solves"] = [r["solve"]]
-            merged[r["tool"]] = r
-    rows = list(merged.values())
-    for r in rows:
-        if len(r["solves"]) > 1:
-            r["note"] += ", fastest of " + "/".join(
-                "n/r" if x is None else f"{x:.3f}" for x in r["solves"]) + " s"
+        groups.setdefault(r["tool"], []).append(r)
+    rows = []
+    for reps in groups.values():
+        best = min(reps, key=lambda r: (r["solve"] is None, r["solve"] or 0.0))
+        if len(reps) > 1:
+            best["note"] += ", fastest of " + "/".join(
+                "n/r" if r["solve"] is None else f"{r['solve']:.3f}" for r in reps) + " s"
+        rows.append(best)
     base = next((r for r in rows if r["tool"] == a.baseline and r["solve"]), None)
     if base is None:
         base = min((r for r in rows if r["solve"] is not None), key=lambda r: r["solve"])
