@@ -45,5 +45,7 @@ std::vector<uint64_t> ColumnWeights(const SparseColMatrix& x);
 // x with the same shape, keeping the entries of the columns in `ranges` and none of the others.
 // Ranges past x.cols() are clipped.
 SparseColMatrix KeepColumns(const SparseColMatrix& x, std::span<const ColumnRange> ranges);
+// As above, keeping column j where keep[j] is non-zero (columns past keep.size() are dropped).
+SparseColMatrix KeepColumns(const SparseColMatrix& x, std::span<const char> keep);
 
 }  // namespace strads

@@ -22,6 +22,7 @@ DynamicJob::DynamicJob(Transport& transport, uint64_t id, proto::JobSpec spec,
       app_(app),
       seen_(schedulers_.size() + workers_.size(), 0),
       ranges_(schedulers_.size()),
+      owners_digests_(schedulers_.size()),
       worker_loss_(workers_.size(), 0.0) {
   if (const auto& resume = incarnation_.resume) {
     // The trace so far goes on; the rows of this run say its epoch.
@@ -123,6 +124,8 @@ void DynamicJob::HandleReady(const proto::Envelope& e, Clock::time_point now) {
   last_progress_ = now;
   if (slot < schedulers_.size()) {
     ranges_[slot] = {r.first_param(), r.end_param()};
+    owners_digests_[slot] = r.owners_digest();
+    grouped_ranges_ += r.owners_grouped();
     num_features_ = std::max(num_features_, r.num_features());
   } else {
     worker_loss_[slot - schedulers_.size()] = r.loss();
@@ -156,6 +159,7 @@ void DynamicJob::HandleReady(const proto::Envelope& e, Clock::time_point now) {
   b->set_num_features(num_features_);
   for (const auto& range : ranges_) b->add_partition_starts(range.first);
   b->add_partition_starts(num_features_);
+  b->mutable_owners_digests()->Assign(owners_digests_.begin(), owners_digests_.end());
   for (const auto& s : schedulers_) {
     b->add_scheduler_ids(s.id);
     b->add_scheduler_endpoints(s.endpoint);
@@ -751,6 +755,11 @@ std::vector<proto::ResultFile> DynamicJob::ResultFiles() const {
   // says whether it did).
   if (d.rho_if_dense()) engine["rho_applies_to"] = "dense partitions only";
   if (columns()) engine["inner_passes"] = SharePassesOf(d).max_passes;
+  if (columns()) {
+    // Whether correlated features went to one worker: where the spec asks and it was cheap.
+    engine["group_rho"] = d.group_rho();
+    engine["grouped_ranges"] = grouped_ranges_;
+  }
   summary["engine"] = std::move(engine);
   summary["flags"] = FlagsJson();
   add("summary.json",

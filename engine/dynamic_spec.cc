@@ -36,6 +36,10 @@ po::options_description DynamicEngineOptions() {
       "dependency threshold: chord members on different workers have |corr| <= rho (default by "
       "layout: rows 0.1; columns 0.8 on dense data, at least ~30% non-zero, else 1: no filter, "
       "every round's combined step is line-searched either way)")(
+      "group-rho", po::value<double>()->default_value(kDefaultGroupRho, "0.5"),
+      "columns, 2+ workers: features with |corr| > this go to the same worker (updated exactly, "
+      "in order) where finding them is cheap (sparse data: a sparse row walk within a budget); "
+      "elsewhere, and at 1, each worker owns contiguous blocks of ids")(
       "eta", po::value<double>()->default_value(1e-6, "1e-6"),
       "priority floor in p(j) ∝ |dbeta_j| + eta")(
       "schedule", po::value<std::string>()->default_value("dynamic"),
@@ -91,6 +95,7 @@ Status DynamicSpecFromOptions(const po::variables_map& vm, proto::JobSpec& spec)
   d.set_candidates(candidates ? candidates : 2 * d.chord_size());
   d.set_rho(vm.count("rho") ? vm["rho"].as<double>() : DefaultRho(d.layout()));
   d.set_rho_if_dense(!vm.count("rho") && d.layout() == proto::LAYOUT_COLUMNS);
+  d.set_group_rho(vm["group-rho"].as<double>());
   d.set_eta(vm["eta"].as<double>());
   const std::string schedule = vm["schedule"].as<std::string>();
   if (schedule == "dynamic") {
@@ -159,6 +164,11 @@ double DefaultRho(proto::Layout layout) {
   return layout == proto::LAYOUT_COLUMNS ? kColumnsDenseRho : 0.1;
 }
 
+bool GroupsFeatures(const proto::DynamicEngineSpec& d, uint32_t workers) {
+  return d.layout() == proto::LAYOUT_COLUMNS && workers > 1 && d.group_rho() > 0 &&
+         d.group_rho() < 1;
+}
+
 uint32_t DefaultPipelineDepth(proto::Layout layout) {
   // Column layout: 1. There a depth D > 1 only lets chords be requested ahead (a worker always
   // computes round t with every commit before t applied: its replica must hold its own last
@@ -187,6 +197,9 @@ Status ValidateDynamicSpec(const proto::JobSpec& spec) {
   }
   if (!(d.rho() >= 0) || !std::isfinite(d.rho())) {
     return Status::InvalidArgument("--rho must be a finite number >= 0");
+  }
+  if (!(d.group_rho() >= 0 && d.group_rho() <= 1)) {
+    return Status::InvalidArgument("--group-rho must be in [0, 1] (1: no grouping)");
   }
   if (!(d.eta() >= 0) || !std::isfinite(d.eta())) {
     return Status::InvalidArgument("--eta must be a finite number >= 0");

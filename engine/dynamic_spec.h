@@ -44,6 +44,11 @@ void SetColumnDefaults(const boost::program_options::variables_map& options,
 // which applies only on dense data (DynamicEngineSpec.rho_if_dense; elsewhere no filter).
 inline constexpr double kColumnsDenseRho = 0.8;
 double DefaultRho(proto::Layout layout);
+// --group-rho when it is not given (engine/feature_grouping.h): the synthetic problems' groups
+// are correlated at 0.9, and the pairs that damp a round are the strongly correlated ones.
+inline constexpr double kDefaultGroupRho = 0.5;
+// Whether a column-layout job of `workers` workers groups correlated features (where cheap).
+bool GroupsFeatures(const proto::DynamicEngineSpec& d, uint32_t workers);
 // The pipeline depth when --pipeline-depth is 0: 2 for the row layout, 1 for the column layout.
 uint32_t DefaultPipelineDepth(proto::Layout layout);
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -10,6 +11,8 @@
 #include "common/data_loader.h"
 #include "common/partitioner.h"
 #include "common/protocol.h"
+#include "engine/dynamic_spec.h"
+#include "engine/feature_grouping.h"
 
 namespace strads {
 
@@ -133,13 +136,20 @@ Result<DynamicSchedulerJob::Partition> DynamicSchedulerJob::LoadPartition(
     }
     p.filtered = filtered;
     const bool norms_from_workers = !filtered && columns;
-    std::unique_ptr<ColumnStore> store;
-    if (filtered) {
+    // This range's columns: for the dependency filter, and for grouping the features.
+    const bool groups =
+        columns && GroupsFeatures(d, workers) && GroupingMayFit(rows, nonzeros, GroupingBudget());
+    std::optional<Dataset> range_columns;
+    if (filtered || groups) {
       const ColumnRange mine[] = {{first, end}};
       auto data = LoadColumns(source, mine, weights, rows);
       if (!data.ok()) return data.status();
       rows = static_cast<uint64_t>(data->x.rows());
-      store = std::make_unique<ColumnStore>(data->x, first, end);
+      range_columns = std::move(data).value();
+    }
+    std::unique_ptr<ColumnStore> store;
+    if (filtered) {
+      store = std::make_unique<ColumnStore>(range_columns->x, first, end);
     } else if (norms_from_workers) {
       store = std::make_unique<ColumnStore>(first, end, static_cast<int64_t>(rows),
                                             std::vector<double>(end - first, 0.0));
@@ -150,6 +160,14 @@ Result<DynamicSchedulerJob::Partition> DynamicSchedulerJob::LoadPartition(
                               sq_norms.begin() + static_cast<std::ptrdiff_t>(end)));
     }
     p.norms_pending = norms_from_workers;
+    if (columns) {
+      // The workers derive the same owners (worker/dynamic_worker_job.h): the blocks from the
+      // counts, a grouping from this range's columns (engine/feature_grouping.h).
+      p.owners = ColumnOwners(weights, parts, workers);
+      if (groups) {
+        p.owners_note = GroupRange(range_columns->x, weights, d.group_rho(), rank, p.owners);
+      }
+    }
     if (filtered) {
       const auto start = std::chrono::steady_clock::now();
       auto lists = NeighbourLists::Build(*store, spec.dynamic().rho());
@@ -168,14 +186,6 @@ Result<DynamicSchedulerJob::Partition> DynamicSchedulerJob::LoadPartition(
           p.filtered = false;
           p.neighbours_note = "no dependency filter: " + lists.status().message();
         }
-      }
-    }
-    if (spec.dynamic().layout() == proto::LAYOUT_COLUMNS) {
-      // The workers cut the same blocks (worker/dynamic_worker_job.h): block w of this range is
-      // worker w's, and the parameters of one worker form one group of the dependency filter.
-      const auto blocks = NestedPartitionByWeight(weights, parts, workers);
-      for (uint32_t w = 0; w <= workers; ++w) {
-        p.worker_starts.push_back(blocks[size_t(rank) * workers + w]);
       }
     }
     p.num_rows = rows;
@@ -204,19 +214,16 @@ void DynamicSchedulerJob::FinishLoading(Result<Partition> loaded) {
   policy.seed = spec_.seed() * 1000003 + rank_;
   policy.check_in_flight = spec_.dynamic().pipeline_depth() > 1;
   builder_ = std::make_unique<ChordBuilder>(*p.store, policy);
-  if (p.filtered && p.worker_starts.size() > 1) {
+  if (p.filtered && p.owners.workers() > 1) {
     // The parameters of one worker form one group of the dependency filter (its updates of them
     // are sequential, exact); without a filter (rho 1) groups are never consulted.
     std::vector<uint32_t> group(p.end - p.first);
-    for (size_t w = 0; w + 1 < p.worker_starts.size(); ++w) {
-      std::fill(group.begin() + static_cast<std::ptrdiff_t>(p.worker_starts[w] - p.first),
-                group.begin() + static_cast<std::ptrdiff_t>(p.worker_starts[w + 1] - p.first),
-                static_cast<uint32_t>(w));
-    }
+    for (uint64_t j = p.first; j < p.end; ++j) group[j - p.first] = p.owners.WorkerIn(rank_, j);
     builder_->SetGroups(std::move(group));
   }
   if (p.neighbours) builder_->UseNeighbours(p.neighbours.get());
   if (!p.neighbours_note.empty()) log_->info("job {}: {}", id_, p.neighbours_note);
+  if (!p.owners_note.empty()) log_->info("job {}: {}", id_, p.owners_note);
   values_.assign(p.end - p.first, 0.0);
   auto reply = JobEnvelope();
   auto* ready = reply.mutable_ready();
@@ -225,6 +232,10 @@ void DynamicSchedulerJob::FinishLoading(Result<Partition> loaded) {
   ready->set_first_param(p.first);
   ready->set_end_param(p.end);
   ready->set_nonzeros(p.nonzeros);
+  if (p.owners.schedulers() > rank_) {
+    ready->set_owners_digest(p.owners.Digest(rank_));
+    ready->set_owners_grouped(p.owners.grouped(rank_));
+  }
   log_->info("job {}: owns parameters [{}, {}) of {}", id_, p.first, p.end, p.num_features);
   (void)session_.SendToCoordinator(reply);
 }
@@ -258,8 +269,9 @@ void DynamicSchedulerJob::BuildChord(uint64_t round) {
 }
 
 void DynamicSchedulerJob::SendToWorkers(const proto::Envelope& chord_envelope) {
-  const std::vector<uint64_t>& starts = part_.worker_starts;
-  if (starts.size() != worker_ids_.size() + 1 || worker_ids_.size() < 2) {
+  const ColumnOwners& owners = part_.owners;
+  if (owners.workers() != worker_ids_.size() || worker_ids_.size() < 2 ||
+      owners.schedulers() <= rank_) {
     for (const auto& w : worker_ids_) Send(w, chord_envelope);
     return;
   }
@@ -278,8 +290,7 @@ void DynamicSchedulerJob::SendToWorkers(const proto::Envelope& chord_envelope) {
   }
   for (int k = 0; k < all.ids_size(); ++k) {
     const uint64_t j = all.ids(k);
-    const auto w = std::upper_bound(starts.begin() + 1, starts.end() - 1, j) - (starts.begin() + 1);
-    proto::Chord& c = *shares[static_cast<size_t>(w)].mutable_chord();
+    proto::Chord& c = *shares[owners.WorkerIn(rank_, j)].mutable_chord();
     c.add_ids(j);
     c.add_values(all.values(k));  // a column chord carries no squared norms
   }
@@ -333,9 +344,11 @@ void DynamicSchedulerJob::HandleGradientSlice(const proto::Envelope& e) {
           fmt::format("the first gradient slice from {} carries {} squared norms for {} columns",
                       e.sender(), slice.sq_norms_size(), slice.values_size()));
     }
+    // Summed: each column is one worker's, the others send 0 for it (a grouped range's slices
+    // each span the whole range).
     for (int i = 0; i < slice.sq_norms_size(); ++i) {
-      part_.store->SetSquaredNorm(part_.first + first + static_cast<uint64_t>(i),
-                                  slice.sq_norms(i));
+      const uint64_t j = part_.first + first + static_cast<uint64_t>(i);
+      part_.store->SetSquaredNorm(j, part_.store->SquaredNorm(j) + slice.sq_norms(i));
     }
   }
   for (int i = 0; i < slice.values_size(); ++i)

@@ -16,8 +16,10 @@
 //    the coordinator), which also refreshes every priority;
 //  - ModelRequest: its nonzero parameters.
 // In the column layout (owner-computes) the workers own blocks of its range
-// (NestedPartitionByWeight), and the dependency filter separates only parameters of different
-// workers: one worker's share of a chord is updated sequentially, exactly.
+// (NestedPartitionByWeight), or groups of correlated features where those are cheap to find
+// (engine/feature_grouping.h; the digest in its Ready lets the workers check that they derived
+// the same), and the dependency filter separates only parameters of different workers: one
+// worker's share of a chord is updated sequentially, exactly.
 // Failures of its part go to the coordinator through a JobErrorReport.
 // Thread-compatibility: used by the scheduler's event loop only.
 #pragma once
@@ -29,6 +31,7 @@
 
 #include "common/background_load.h"
 #include "common/huge_pages.h"
+#include "engine/column_owners.h"
 #include "engine/dynamic_app.h"
 #include "engine/member_job.h"
 #include "engine/neighbour_lists.h"
@@ -64,9 +67,11 @@ class DynamicSchedulerJob final : public MemberJob {
     // the column layout, only on dense data).
     bool filtered = false;
     std::string neighbours_note;
-    // Column layout: worker w owns [worker_starts[w], worker_starts[w + 1]) (global ids): the
-    // chord's routing, and the dependency filter's groups (one a worker).
-    std::vector<uint64_t> worker_starts;
+    // Column layout: the worker of each parameter (engine/column_owners.h): the chord's
+    // routing, and the dependency filter's groups (one a worker); `owners_note` says whether
+    // this range was grouped, for the log.
+    ColumnOwners owners;
+    std::string owners_note;
     // The store's squared norms come with the first check's gradient slices (column layout
     // without a dependency filter: the workers hold the columns).
     bool norms_pending = false;

@@ -15,10 +15,13 @@
 #include <catch2/catch.hpp>
 
 #include "app_stub.h"
+#include "apps/lasso/lasso_app.h"
 #include "common/data_loader.h"
 #include "common/inproc_transport.h"
 #include "common/member_session.h"
 #include "common/protocol.h"
+#include "engine/column_owners.h"
+#include "engine/dynamic_spec.h"
 #include "engine/rotation_plan.h"
 #include "engine/static_wire.h"
 #include "scheduler/dynamic_scheduler_job.h"
@@ -816,6 +819,56 @@ TEST_CASE(
   REQUIRE(app.restores.size() == 2);
   CHECK(app.restores[1] == std::vector<std::string>{"d"});
   CHECK(bench.Drain("coordinator", proto::Envelope::kReady).empty());  // no error on the way
+}
+
+TEST_CASE(
+    "dynamic scheduler and worker jobs group a range's features alike, and a worker refuses a "
+    "Begin whose owners differ from its own",
+    "[member_job][grouping]") {
+  testing::TempDir dir;
+  const std::string data = TinyData(dir);
+  const LassoApp lasso;
+  auto grouped_spec = [&](Bench& bench) {
+    UseColumns(bench, data, 4, 8);
+    bench.start.mutable_spec()->set_app("lasso");
+    bench.start.mutable_spec()->mutable_lasso()->set_lambda(0.1);
+    bench.start.mutable_spec()->mutable_dynamic()->set_group_rho(kDefaultGroupRho);
+  };
+  uint64_t digest = 0;
+  {
+    Bench bench("scheduler-0", 1, 2);
+    grouped_spec(bench);
+    DynamicSchedulerJob job(bench.context(), kJob, bench.start, &lasso);
+    const proto::Ready ready = bench.AwaitReady(job);
+    REQUIRE(ready.error().empty());
+    digest = ready.owners_digest();
+    // Not the digest of contiguous blocks: the range was grouped.
+    const std::vector<uint64_t> counts{2, 2, 2, 2, 1, 1};  // the entries of tiny.svm's columns
+    CHECK(digest != ColumnOwners(counts, 1, 2).Digest(0));
+  }
+  for (const bool agree : {true, false}) {
+    CAPTURE(agree);
+    Bench bench("worker-0", 1, 2);
+    grouped_spec(bench);
+    DynamicWorkerJob job(bench.context(), kJob, bench.start, &lasso);
+    REQUIRE(bench.AwaitReady(job).error().empty());
+    auto begin = MakeEnvelope("coordinator", kJob, 0);
+    begin.mutable_begin()->set_num_features(6);
+    begin.mutable_begin()->add_partition_starts(0);
+    begin.mutable_begin()->add_partition_starts(6);
+    begin.mutable_begin()->add_scheduler_ids("scheduler-0");
+    begin.mutable_begin()->add_scheduler_endpoints("inproc://scheduler-0");
+    begin.mutable_begin()->add_owners_digests(agree ? digest : digest + 1);
+    bench.Deliver(job, begin);
+    auto errors = bench.Drain("coordinator", proto::Envelope::kReady);
+    if (agree) {
+      CHECK(errors.empty());
+    } else {
+      REQUIRE(errors.size() == 1);
+      CHECK_THAT(errors[0].ready().error(),
+                 Catch::Contains("assigns its parameters [0, 6) to the workers otherwise"));
+    }
+  }
 }
 
 }  // namespace strads

@@ -3,10 +3,14 @@
 #include <algorithm>
 #include <span>
 
+#include <fmt/format.h>
+
 #include "common/column_selection.h"
 #include "common/data_loader.h"
 #include "common/partitioner.h"
 #include "common/protocol.h"
+#include "engine/dynamic_spec.h"
+#include "engine/feature_grouping.h"
 
 namespace strads {
 namespace {
@@ -34,24 +38,43 @@ Result<DynamicWorkerJob::Loaded> DynamicWorkerJob::Load(const proto::JobSpec& sp
   if (spec.dynamic().layout() != proto::LAYOUT_COLUMNS) {
     auto shard = LoadShard(spec, rank, workers);
     if (!shard.ok()) return shard.status();
-    return Loaded{std::move(shard).value(), {}};
+    return Loaded{std::move(shard).value(), {}, {}};
   }
   try {
     // Two passes: the columns' entry counts give the blocks (the same on every member), then
-    // only this worker's columns are kept, so it never holds the whole matrix.
+    // only this worker's columns are kept, so it never holds the whole matrix. Where a range
+    // may be grouped, the second pass keeps every column, the ranges are grouped, and then only
+    // this worker's columns are kept.
     DataSource source{spec.data_path(), spec.dynamic().data_format(), spec.dynamic().labels_path()};
     uint64_t rows = 0;
     auto counts = CountColumnEntries(source, AvailableMemoryBytes(), nullptr, &rows);
     if (!counts.ok()) return counts.status();
     Loaded out;
-    out.blocks = NestedPartitionByWeight(*counts, schedulers, workers);
+    out.owners = ColumnOwners(*counts, schedulers, workers);
+    std::vector<uint32_t> grouped;
+    if (GroupsFeatures(spec.dynamic(), workers)) {
+      for (uint32_t s = 0; s < schedulers; ++s) {
+        const ColumnRange r = out.owners.RangeOf(s);
+        uint64_t nonzeros = 0;
+        for (uint64_t j = r.begin; j < r.end; ++j) nonzeros += (*counts)[j];
+        if (GroupingMayFit(rows, nonzeros, GroupingBudget())) grouped.push_back(s);
+      }
+    }
     std::vector<ColumnRange> owned;
-    for (uint32_t s = 0; s < schedulers; ++s) {
-      const size_t b = size_t(s) * workers + rank;
-      owned.push_back({out.blocks[b], out.blocks[b + 1]});
+    if (grouped.empty()) {
+      for (uint32_t s = 0; s < schedulers; ++s) owned.push_back(out.owners.SpanOf(s, rank));
+    } else {
+      owned.push_back({0, counts->size()});
     }
     auto data = LoadColumns(source, owned, *counts, rows);
     if (!data.ok()) return data.status();
+    if (!grouped.empty()) {
+      for (const uint32_t s : grouped) {
+        out.notes.push_back(
+            GroupRange(data->x, *counts, spec.dynamic().group_rho(), s, out.owners));
+      }
+      data->x = KeepColumns(data->x, out.owners.Mask(rank));
+    }
     out.data = std::move(data).value();
     return out;
   } catch (const std::exception& e) {
@@ -87,7 +110,8 @@ void DynamicWorkerJob::FinishLoading(Result<Loaded> loaded) {
   ready->set_num_features(static_cast<uint64_t>(shard.x.cols()));
   ready->set_nonzeros(static_cast<uint64_t>(shard.x.nonZeros()));
   if (columns()) {
-    blocks_ = std::move(loaded->blocks);
+    owners_ = std::move(loaded->owners);
+    for (const std::string& note : loaded->notes) log_->info("job {}: {}", id_, note);
     // A scheduler without a filter has no columns and needs their norms; one with a filter
     // ignores them. Whether a scheduler filters is its own decision (rho_if_dense: by its
     // partition's density), so the norms always go, once.
@@ -142,12 +166,20 @@ void DynamicWorkerJob::HandleBegin(const proto::Envelope& e) {
   const auto& begin = e.begin();
   partition_starts_.assign(begin.partition_starts().begin(), begin.partition_starts().end());
   if (columns()) {
-    // The schedulers' ranges must be the outer parts of the blocks this worker's columns follow.
-    bool agree = partition_starts_.size() == num_schedulers_ + 1;
-    for (size_t s = 0; agree && s <= num_schedulers_; ++s) {
-      agree = partition_starts_[s] == blocks_[s * num_workers_];
+    // The schedulers' ranges, and their owners, must be those this worker's columns follow.
+    if (partition_starts_ != owners_.scheduler_starts()) {
+      return errors_.Report("the schedulers' parameter ranges disagree with the columns");
     }
-    if (!agree) return errors_.Report("the schedulers' parameter ranges disagree with the columns");
+    for (uint32_t s = 0; s < num_schedulers_; ++s) {
+      if (s < static_cast<uint32_t>(begin.owners_digests_size()) &&
+          begin.owners_digests(static_cast<int>(s)) != owners_.Digest(s)) {
+        return errors_.Report(fmt::format(
+            "scheduler {} assigns its parameters [{}, {}) to the workers otherwise than this "
+            "worker does ({} by this one): are the members running one build on one file?",
+            s, owners_.RangeOf(s).begin, owners_.RangeOf(s).end,
+            owners_.grouped(s) ? "grouped" : "contiguous blocks"));
+      }
+    }
   }
   scheduler_ids_.assign(begin.scheduler_ids().begin(), begin.scheduler_ids().end());
   for (int s = 0; s < begin.scheduler_ids_size() && s < begin.scheduler_endpoints_size(); ++s) {
@@ -211,16 +243,17 @@ void DynamicWorkerJob::SendPartials(uint64_t round, const std::vector<double>& s
 }
 
 void DynamicWorkerJob::ComputeColumnShare(uint64_t round, const proto::Chord& chord) {
-  // This worker's block of the chord's scheduler range.
-  const size_t b = size_t(chord.scheduler_rank()) * num_workers_ + rank_;
-  if (b + 1 >= blocks_.size() || chord.values_size() != chord.ids_size()) {
+  // The ids this worker owns in the chord's scheduler range.
+  const uint32_t s = chord.scheduler_rank();
+  if (s >= owners_.schedulers() || chord.values_size() != chord.ids_size()) {
     return errors_.Report("malformed chord of round " + std::to_string(round));
   }
+  const ColumnRange range = owners_.RangeOf(s);
   std::vector<uint64_t> ids;
   std::vector<double> values;
   for (int k = 0; k < chord.ids_size(); ++k) {
     const uint64_t j = chord.ids(k);
-    if (j < blocks_[b] || j >= blocks_[b + 1]) continue;
+    if (j < range.begin || j >= range.end || owners_.WorkerIn(s, j) != rank_) continue;
     ids.push_back(j);
     values.push_back(chord.values(k));
   }
@@ -243,19 +276,14 @@ void DynamicWorkerJob::HandleRestore(const proto::Envelope& e) {
   if (e.round() != 0 || applied_ != 0 || restore.ids_size() != restore.values_size()) {
     return errors_.Report("malformed restore of round " + std::to_string(e.round()));
   }
-  // The checkpointed parameters this worker owns: its block of every scheduler's range.
+  // The checkpointed parameters this worker owns.
   std::vector<uint64_t> ids;
   std::vector<double> values;
   for (int k = 0; k < restore.ids_size(); ++k) {
     const uint64_t j = restore.ids(k);
-    for (size_t s = 0; s < num_schedulers_; ++s) {
-      const size_t b = s * num_workers_ + rank_;
-      if (b + 1 < blocks_.size() && j >= blocks_[b] && j < blocks_[b + 1]) {
-        ids.push_back(j);
-        values.push_back(restore.values(k));
-        break;
-      }
-    }
+    if (owners_.Worker(j) != rank_) continue;
+    ids.push_back(j);
+    values.push_back(restore.values(k));
   }
   columns_->Shift(ids, values, *change_);
   auto out = JobEnvelope(0);
@@ -312,12 +340,13 @@ void DynamicWorkerJob::HandleCheck(const proto::Envelope& e) {
   const auto& starts = partition_starts_;
   std::vector<double> slice;
   for (size_t s = 0; s + 1 < starts.size(); ++s) {
-    // Column layout: only this worker's block of the partition (its gradient is 0 elsewhere).
+    // Column layout: only the span of the partition that holds this worker's parameters (its
+    // gradient, and its columns' norms, are 0 elsewhere).
     uint64_t first = starts[s], end = starts[s + 1];
     if (columns()) {
-      const size_t b = s * num_workers_ + rank_;
-      first = std::clamp<uint64_t>(blocks_[b], starts[s], starts[s + 1]);
-      end = std::clamp<uint64_t>(blocks_[b + 1], first, starts[s + 1]);
+      const ColumnRange span = owners_.SpanOf(static_cast<uint32_t>(s), rank_);
+      first = std::clamp<uint64_t>(span.begin, starts[s], starts[s + 1]);
+      end = std::clamp<uint64_t>(span.end, first, starts[s + 1]);
     }
     slice.assign(end - first, 0.0);
     state_->Gradient(first, end, slice);

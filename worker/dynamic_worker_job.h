@@ -15,13 +15,15 @@
 // In the column layout (owner-computes) it holds the full columns of the features it owns and a
 // replica of the shared vector over every row. The features are cut by NestedPartitionByWeight
 // (S schedulers x P workers, by non-zeros): it owns block `rank` of every scheduler's range, so
-// every chord gives it work. On Chord(t), under the same staleness bound, it updates the chord
-// ids it owns sequentially (ColumnModel::Update) and sends ColumnPartials (new values, change of
-// the shared vector); on SharedUpdate(t), in round order, it adds the summed change to its
-// replica. Its gradient slices hold its own features (0 elsewhere); only rank 0 reports the
-// replicated loss, so the coordinator's sum over workers is still the loss.
-// Failures of its part go to the coordinator through a JobErrorReport.
-// Thread-compatibility: used by the worker's event loop only.
+// every chord gives it work; where a range's correlated features are cheap to find it owns the
+// `rank`-th of the range's groups instead (engine/feature_grouping.h), and checks in Begin that
+// the range's scheduler derived the same owners. On Chord(t), under the same staleness bound, it
+// updates the chord ids it owns sequentially (ColumnModel::Update) and sends ColumnPartials (new
+// values, change of the shared vector); on SharedUpdate(t), in round order, it adds the summed
+// change to its replica. Its gradient slices hold its own features (0 elsewhere); only rank 0
+// reports the replicated loss, so the coordinator's sum over workers is still the loss. Failures of
+// its part go to the coordinator through a JobErrorReport. Thread-compatibility: used by the
+// worker's event loop only.
 #pragma once
 
 #include <map>
@@ -32,6 +34,7 @@
 
 #include "common/background_load.h"
 #include "common/dataset.h"
+#include "engine/column_owners.h"
 #include "engine/dynamic_app.h"
 #include "engine/member_job.h"
 
@@ -54,11 +57,13 @@ class DynamicWorkerJob final : public MemberJob {
   size_t pending_chords() const { return pending_.size(); }
 
  private:
-  // What the background load produces: the data, and in the column layout the feature blocks
-  // (NestedPartitionByWeight over S x P) this worker took its columns from.
+  // What the background load produces: the data, and in the column layout the owners of the
+  // features (engine/column_owners.h) this worker took its columns from, with a log line per
+  // range that it tried to group.
   struct Loaded {
     Dataset data;
-    std::vector<uint64_t> blocks;
+    ColumnOwners owners;
+    std::vector<std::string> notes;
   };
   struct Pending {
     proto::Chord chord;
@@ -92,7 +97,7 @@ class DynamicWorkerJob final : public MemberJob {
   std::unique_ptr<ShardModel> model_;     // row layout
   std::unique_ptr<ColumnModel> columns_;  // column layout
   WorkerModel* state_ = nullptr;          // whichever of the two is loaded
-  std::vector<uint64_t> blocks_;          // column layout: see Loaded
+  ColumnOwners owners_;                   // column layout: see Loaded
   // Column layout without the dependency filter (rho 1): the schedulers parse no value of the
   // file, so the first check's gradient slices carry the owned columns' squared norms.
   bool norms_unsent_ = false;

@@ -1,0 +1,72 @@
+#include "engine/column_owners.h"
+
+#include <algorithm>
+#include <boost/container_hash/hash.hpp>
+#include <cassert>
+
+#include "common/partitioner.h"
+
+namespace strads {
+
+ColumnOwners::ColumnOwners(std::span<const uint64_t> weights, uint32_t schedulers, uint32_t workers)
+    : workers_(workers),
+      blocks_(NestedPartitionByWeight(weights, schedulers, workers)),
+      owners_(schedulers) {
+  starts_.clear();
+  for (uint32_t s = 0; s <= schedulers; ++s) starts_.push_back(blocks_[size_t(s) * workers]);
+}
+
+void ColumnOwners::Group(uint32_t s, std::vector<uint32_t> owners) {
+  assert(s < schedulers() && owners.size() == starts_[s + 1] - starts_[s]);
+  owners_[s] = std::move(owners);
+}
+
+uint32_t ColumnOwners::WorkerIn(uint32_t s, uint64_t j) const {
+  if (!owners_[s].empty()) return owners_[s][j - starts_[s]];
+  const auto first = blocks_.begin() + static_cast<std::ptrdiff_t>(size_t(s) * workers_);
+  return static_cast<uint32_t>(std::upper_bound(first + 1, first + workers_, j) - (first + 1));
+}
+
+uint32_t ColumnOwners::Worker(uint64_t j) const {
+  if (j >= num_features()) return workers_;
+  const auto s =
+      std::upper_bound(starts_.begin() + 1, starts_.end() - 1, j) - (starts_.begin() + 1);
+  return WorkerIn(static_cast<uint32_t>(s), j);
+}
+
+ColumnRange ColumnOwners::SpanOf(uint32_t s, uint32_t worker) const {
+  if (!owners_[s].empty()) return RangeOf(s);
+  const size_t b = size_t(s) * workers_ + worker;
+  return {blocks_[b], blocks_[b + 1]};
+}
+
+std::vector<char> ColumnOwners::Mask(uint32_t worker) const {
+  std::vector<char> mask(num_features(), 0);
+  for (uint32_t s = 0; s < schedulers(); ++s) {
+    if (owners_[s].empty()) {
+      const ColumnRange block = SpanOf(s, worker);
+      std::fill(mask.begin() + static_cast<std::ptrdiff_t>(block.begin),
+                mask.begin() + static_cast<std::ptrdiff_t>(block.end), 1);
+      continue;
+    }
+    for (size_t k = 0; k < owners_[s].size(); ++k) {
+      if (owners_[s][k] == worker) mask[starts_[s] + k] = 1;
+    }
+  }
+  return mask;
+}
+
+uint64_t ColumnOwners::Digest(uint32_t s) const {
+  size_t seed = owners_[s].empty() ? 0 : 1;
+  boost::hash_combine(seed, workers_);
+  if (owners_[s].empty()) {
+    const auto first = blocks_.begin() + static_cast<std::ptrdiff_t>(size_t(s) * workers_);
+    boost::hash_range(seed, first, first + workers_ + 1);
+  } else {
+    boost::hash_combine(seed, starts_[s]);
+    boost::hash_range(seed, owners_[s].begin(), owners_[s].end());
+  }
+  return seed;
+}
+
+}  // namespace strads

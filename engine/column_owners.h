@@ -1,0 +1,61 @@
+// ColumnOwners: which worker owns each parameter in the dynamic engine's column layout.
+//
+// Scheduler s owns the s-th of S contiguous ranges of the parameters, balanced by the columns'
+// non-zeros (PartitionByWeight). Within each range every one of the P workers owns a share, so a
+// chord from any scheduler gives every worker work. A range's shares are either P contiguous
+// blocks (NestedPartitionByWeight, the default) or, where the range was grouped
+// (engine/feature_grouping.h), any set of ids per worker, correlated features together. Every
+// member derives the same owners from the data (the blocks from the column counts, a grouping
+// from the range's columns); the digests let them check that they did.
+//
+// Thread-compatibility: immutable after the Group calls; const methods are thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "common/column_selection.h"
+
+namespace strads {
+
+class ColumnOwners {
+ public:
+  ColumnOwners() = default;
+  // Contiguous blocks: NestedPartitionByWeight(weights, schedulers, workers).
+  // REQUIRES: schedulers >= 1, workers >= 1.
+  ColumnOwners(std::span<const uint64_t> weights, uint32_t schedulers, uint32_t workers);
+
+  // Range s is grouped: owners[k] is the worker of parameter RangeOf(s).begin + k.
+  // REQUIRES: s < schedulers(), owners.size() == the range's size, every owner < workers().
+  void Group(uint32_t s, std::vector<uint32_t> owners);
+
+  uint32_t schedulers() const { return static_cast<uint32_t>(starts_.size()) - 1; }
+  uint32_t workers() const { return workers_; }
+  uint64_t num_features() const { return starts_.back(); }
+  // Scheduler s's range, and all S + 1 boundaries.
+  ColumnRange RangeOf(uint32_t s) const { return {starts_[s], starts_[s + 1]}; }
+  const std::vector<uint64_t>& scheduler_starts() const { return starts_; }
+  bool grouped(uint32_t s) const { return !owners_[s].empty(); }
+
+  // The worker of parameter j of scheduler s's range. REQUIRES: j in RangeOf(s).
+  uint32_t WorkerIn(uint32_t s, uint64_t j) const;
+  // The worker of parameter j, or workers() when j >= num_features().
+  uint32_t Worker(uint64_t j) const;
+  // The least contiguous span of range s holding every parameter `worker` owns there: its block,
+  // or the whole range when grouped (what its gradient slice of a check covers).
+  ColumnRange SpanOf(uint32_t s, uint32_t worker) const;
+  // Per parameter (num_features() entries), 1 where `worker` owns it: the columns it keeps.
+  std::vector<char> Mask(uint32_t worker) const;
+  // A digest of range s's owners (of its block bounds when not grouped), so that members can
+  // check that they derived the same ones.
+  uint64_t Digest(uint32_t s) const;
+
+ private:
+  uint32_t workers_ = 1;
+  std::vector<uint64_t> starts_{0, 0};             // S + 1 range boundaries
+  std::vector<uint64_t> blocks_{0, 0};             // S * P + 1 block boundaries
+  std::vector<std::vector<uint32_t>> owners_{{}};  // by range: empty = contiguous blocks
+};
+
+}  // namespace strads
