@@ -22,7 +22,7 @@ DynamicJob::DynamicJob(Transport& transport, uint64_t id, proto::JobSpec spec,
       app_(app),
       seen_(schedulers_.size() + workers_.size(), 0),
       ranges_(schedulers_.size()),
-      owners_digests_(schedulers_.size()),
+      range_owners_(schedulers_.size()),
       worker_loss_(workers_.size(), 0.0) {
   if (const auto& resume = incarnation_.resume) {
     // The trace so far goes on; the rows of this run say its epoch.
@@ -124,8 +124,8 @@ void DynamicJob::HandleReady(const proto::Envelope& e, Clock::time_point now) {
   last_progress_ = now;
   if (slot < schedulers_.size()) {
     ranges_[slot] = {r.first_param(), r.end_param()};
-    owners_digests_[slot] = r.owners_digest();
-    grouped_ranges_ += r.owners_grouped();
+    range_owners_[slot] = r.owners();
+    grouped_ranges_ += r.owners().grouped();
     num_features_ = std::max(num_features_, r.num_features());
   } else {
     worker_loss_[slot - schedulers_.size()] = r.loss();
@@ -159,7 +159,8 @@ void DynamicJob::HandleReady(const proto::Envelope& e, Clock::time_point now) {
   b->set_num_features(num_features_);
   for (const auto& range : ranges_) b->add_partition_starts(range.first);
   b->add_partition_starts(num_features_);
-  b->mutable_owners_digests()->Assign(owners_digests_.begin(), owners_digests_.end());
+  // A range's grouping (worker of each parameter) goes to the workers, who keep their columns.
+  for (const proto::RangeOwners& owners : range_owners_) *b->add_owners() = owners;
   for (const auto& s : schedulers_) {
     b->add_scheduler_ids(s.id);
     b->add_scheduler_endpoints(s.endpoint);

@@ -134,7 +134,7 @@ class DynamicJob final : public EngineJob {
   uint64_t num_features_ = 0;
   uint64_t num_rows_ = 0;
   std::vector<std::pair<uint64_t, uint64_t>> ranges_;  // by scheduler rank
-  std::vector<uint64_t> owners_digests_;               // by scheduler rank: Ready.owners_digest
+  std::vector<proto::RangeOwners> range_owners_;       // by scheduler rank: Ready.owners
   uint32_t grouped_ranges_ = 0;                        // schedulers whose range was grouped
   uint64_t check_every_ = 0;
 

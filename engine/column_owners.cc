@@ -1,8 +1,7 @@
 #include "engine/column_owners.h"
 
 #include <algorithm>
-#include <boost/container_hash/hash.hpp>
-#include <cassert>
+#include <string>
 
 #include "common/partitioner.h"
 
@@ -16,9 +15,24 @@ ColumnOwners::ColumnOwners(std::span<const uint64_t> weights, uint32_t scheduler
   for (uint32_t s = 0; s <= schedulers; ++s) starts_.push_back(blocks_[size_t(s) * workers]);
 }
 
-void ColumnOwners::Group(uint32_t s, std::vector<uint32_t> owners) {
-  assert(s < schedulers() && owners.size() == starts_[s + 1] - starts_[s]);
+Status ColumnOwners::Group(uint32_t s, std::vector<uint32_t> owners) {
+  if (s >= schedulers()) {
+    return Status::InvalidArgument("owners of range " + std::to_string(s) + " of " +
+                                   std::to_string(schedulers()));
+  }
+  if (owners.size() != starts_[s + 1] - starts_[s]) {
+    return Status::InvalidArgument("owners of " + std::to_string(owners.size()) +
+                                   " parameters for range [" + std::to_string(starts_[s]) + ", " +
+                                   std::to_string(starts_[s + 1]) + ")");
+  }
+  for (const uint32_t w : owners) {
+    if (w >= workers_) {
+      return Status::InvalidArgument("owner " + std::to_string(w) + " of " +
+                                     std::to_string(workers_) + " workers");
+    }
+  }
   owners_[s] = std::move(owners);
+  return Status::Ok();
 }
 
 uint32_t ColumnOwners::WorkerIn(uint32_t s, uint64_t j) const {
@@ -54,19 +68,6 @@ std::vector<char> ColumnOwners::Mask(uint32_t worker) const {
     }
   }
   return mask;
-}
-
-uint64_t ColumnOwners::Digest(uint32_t s) const {
-  size_t seed = owners_[s].empty() ? 0 : 1;
-  boost::hash_combine(seed, workers_);
-  if (owners_[s].empty()) {
-    const auto first = blocks_.begin() + static_cast<std::ptrdiff_t>(size_t(s) * workers_);
-    boost::hash_range(seed, first, first + workers_ + 1);
-  } else {
-    boost::hash_combine(seed, starts_[s]);
-    boost::hash_range(seed, owners_[s].begin(), owners_[s].end());
-  }
-  return seed;
 }
 
 }  // namespace strads

@@ -5,8 +5,8 @@
 // chord from any scheduler gives every worker work. A range's shares are either P contiguous
 // blocks (NestedPartitionByWeight, the default) or, where the range was grouped
 // (engine/feature_grouping.h), any set of ids per worker, correlated features together. Every
-// member derives the same owners from the data (the blocks from the column counts, a grouping
-// from the range's columns); the digests let them check that they did.
+// member derives the blocks from the column counts; a range's grouping is found by its scheduler
+// alone, and reaches the workers through the coordinator (Ready.owners, Begin.owners).
 //
 // Thread-compatibility: immutable after the Group calls; const methods are thread-safe.
 #pragma once
@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "common/column_selection.h"
+#include "common/status.h"
 
 namespace strads {
 
@@ -27,8 +28,9 @@ class ColumnOwners {
   ColumnOwners(std::span<const uint64_t> weights, uint32_t schedulers, uint32_t workers);
 
   // Range s is grouped: owners[k] is the worker of parameter RangeOf(s).begin + k.
-  // REQUIRES: s < schedulers(), owners.size() == the range's size, every owner < workers().
-  void Group(uint32_t s, std::vector<uint32_t> owners);
+  // Errors: InvalidArgument (nothing changed) unless s < schedulers(), owners.size() is the
+  // range's size and every owner < workers().
+  Status Group(uint32_t s, std::vector<uint32_t> owners);
 
   uint32_t schedulers() const { return static_cast<uint32_t>(starts_.size()) - 1; }
   uint32_t workers() const { return workers_; }
@@ -37,6 +39,8 @@ class ColumnOwners {
   ColumnRange RangeOf(uint32_t s) const { return {starts_[s], starts_[s + 1]}; }
   const std::vector<uint64_t>& scheduler_starts() const { return starts_; }
   bool grouped(uint32_t s) const { return !owners_[s].empty(); }
+  // A grouped range's owners, by local index (empty when the range is in blocks).
+  const std::vector<uint32_t>& GroupOf(uint32_t s) const { return owners_[s]; }
 
   // The worker of parameter j of scheduler s's range. REQUIRES: j in RangeOf(s).
   uint32_t WorkerIn(uint32_t s, uint64_t j) const;
@@ -47,9 +51,6 @@ class ColumnOwners {
   ColumnRange SpanOf(uint32_t s, uint32_t worker) const;
   // Per parameter (num_features() entries), 1 where `worker` owns it: the columns it keeps.
   std::vector<char> Mask(uint32_t worker) const;
-  // A digest of range s's owners (of its block bounds when not grouped), so that members can
-  // check that they derived the same ones.
-  uint64_t Digest(uint32_t s) const;
 
  private:
   uint32_t workers_ = 1;

@@ -1,11 +1,11 @@
 #include "engine/feature_grouping.h"
 
-#include <boost/graph/adjacency_list.hpp>
-#include <boost/graph/cuthill_mckee_ordering.hpp>
-
 #include <chrono>
 
 #include <fmt/format.h>
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/cuthill_mckee_ordering.hpp>
+
 #include "common/partitioner.h"
 
 namespace strads {
@@ -83,7 +83,11 @@ std::string GroupRange(const SparseColMatrix& x, std::span<const uint64_t> weigh
     return fmt::format("parameters [{}, {}): contiguous blocks, no grouping ({})", range.begin,
                        range.end, groups.status().message());
   }
-  owners.Group(s, std::move(groups->owners));
+  if (groups->pairs == 0) {
+    return fmt::format("parameters [{}, {}): contiguous blocks, no pair with |corr| > {}",
+                       range.begin, range.end, rho);
+  }
+  if (Status st = owners.Group(s, std::move(groups->owners)); !st.ok()) return st.message();
   return fmt::format(
       "parameters [{}, {}) grouped over {} workers: {} pairs with |corr| > {}, {} of them split "
       "({:.2f} s)",

@@ -10,13 +10,16 @@
 // the synthetic 20,000 x 20,000 L1-LR problem (groups of 10 adjacent features) with its columns
 // shuffled took 2.2x the time to 1e-3 and 4.5x to 1e-6 with 2 workers (docs/benchmarks.md).
 //
-// How: the range's dependent pairs (|cos| > rho, engine/neighbour_lists.h, by the sparse row walk
-// only, so every member that computes the grouping of a range gets the same one bit for bit)
+// How: the range's dependent pairs (|cos| > rho, engine/neighbour_lists.h, by the sparse row walk)
 // form a graph; Boost's Cuthill-McKee ordering lays it out so that each connected component is
 // contiguous and neighbours are near each other; the ordering is cut into P pieces of about
 // equal weight (non-zeros, common/partitioner.h), piece w going to worker w. At most P - 1
 // components are cut. Where the walk would cost more than its budget (dense or large data) there
-// is no grouping and the caller keeps contiguous blocks: "where that is cheap to find".
+// is no grouping and the range keeps contiguous blocks: "where that is cheap to find".
+//
+// Who: the range's scheduler, while it loads (it then holds the range's columns); its Ready
+// carries the owners, and the coordinator's Begin gives them to the workers, who meanwhile
+// loaded the whole of every range that GroupingMayFit (worker/dynamic_worker_job.h).
 //
 // Thread-safety: pure functions.
 #pragma once
@@ -34,8 +37,9 @@
 
 namespace strads {
 
-// The grouping's own budget: the sparse walk only, and a quarter of the filter's work (a worker
-// computes the grouping of every scheduler's range while it loads).
+// The grouping's own budget: a quarter of the filter's work, the sparse walk only (the dense
+// way's Gram matrix costs ~0.4 s on Fashion-MNIST, whose pixel order already keeps neighbours
+// together; and the workers decide what to load from the sparse bound alone).
 NeighbourLists::Budget GroupingBudget();
 
 // Whether a range of `nonzeros` entries over `rows` rows may fit `budget` at all, from the counts
@@ -59,11 +63,11 @@ struct FeatureGroups {
 Result<FeatureGroups> GroupFeatures(const ColumnStore& store, std::span<const uint64_t> weights,
                                     uint32_t workers, double rho, NeighbourLists::Budget budget);
 
-// What a member does while it loads: groups scheduler range s of `owners` from the range's
-// columns in `x` (x may hold others too) by GroupFeatures at `rho` with GroupingBudget(),
-// `weights` being every column's (all of them, by global id). Where the lists exceed the budget
-// the range keeps its contiguous blocks. Returns a line for the log saying which, with the
-// figures. Every member that groups range s from the same file gets the same owners.
+// What a scheduler does while it loads: groups range s of `owners` from the range's columns in
+// `x` (x may hold others too) by GroupFeatures at `rho` with GroupingBudget(), `weights` being
+// every column's (all of them, by global id). Where the lists exceed the budget, or the range
+// has no dependent pair, it keeps its contiguous blocks: not an error, the job runs either way.
+// Returns a line for the log saying which, with the figures.
 std::string GroupRange(const SparseColMatrix& x, std::span<const uint64_t> weights, double rho,
                        uint32_t s, ColumnOwners& owners);
 

@@ -40,9 +40,7 @@ class NeighbourLists {
     uint64_t max_work = uint64_t{1} << 29;
     // Stored neighbour entries (each pair twice, 4 bytes each).
     uint64_t max_entries = uint64_t{1} << 25;
-    // Whether the dense way may be taken. Its sums' order follows Eigen's blocking, which depends
-    // on the CPU's caches, so two machines may put a pair within rounding of rho on different
-    // sides; the sparse walk gives the same lists on every machine (engine/feature_grouping.h).
+    // Whether the dense way may be taken (engine/feature_grouping.h's budget: not).
     bool allow_dense = true;
   };
 

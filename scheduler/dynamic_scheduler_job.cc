@@ -214,7 +214,8 @@ void DynamicSchedulerJob::FinishLoading(Result<Partition> loaded) {
   policy.seed = spec_.seed() * 1000003 + rank_;
   policy.check_in_flight = spec_.dynamic().pipeline_depth() > 1;
   builder_ = std::make_unique<ChordBuilder>(*p.store, policy);
-  if (p.filtered && p.owners.workers() > 1) {
+  const bool columns = spec_.dynamic().layout() == proto::LAYOUT_COLUMNS;
+  if (p.filtered && columns) {
     // The parameters of one worker form one group of the dependency filter (its updates of them
     // are sequential, exact); without a filter (rho 1) groups are never consulted.
     std::vector<uint32_t> group(p.end - p.first);
@@ -232,9 +233,11 @@ void DynamicSchedulerJob::FinishLoading(Result<Partition> loaded) {
   ready->set_first_param(p.first);
   ready->set_end_param(p.end);
   ready->set_nonzeros(p.nonzeros);
-  if (p.owners.schedulers() > rank_) {
-    ready->set_owners_digest(p.owners.Digest(rank_));
-    ready->set_owners_grouped(p.owners.grouped(rank_));
+  if (columns && p.owners.grouped(rank_)) {
+    // The workers loaded the whole range and keep their columns once Begin brings these.
+    ready->mutable_owners()->set_grouped(true);
+    const std::vector<uint32_t>& owners = p.owners.GroupOf(rank_);
+    ready->mutable_owners()->mutable_worker()->Assign(owners.begin(), owners.end());
   }
   log_->info("job {}: owns parameters [{}, {}) of {}", id_, p.first, p.end, p.num_features);
   (void)session_.SendToCoordinator(reply);

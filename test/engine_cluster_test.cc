@@ -274,6 +274,8 @@ TEST_CASE(
       const double step = job.summary.at("mean_step_length").get<double>();
       CAPTURE(step);
       CHECK((group_rho < 1 ? step > 0.9 : step < 0.7));
+      CHECK(job.summary.at("engine").at("grouped_ranges").get<uint32_t>() ==
+            (group_rho < 1 ? schedulers : 0u));
     }
   }
 }

@@ -105,10 +105,6 @@ TEST_CASE("grouping puts each correlated group on one worker where blocks of ids
       CHECK(double(l) >= double(total) / workers - double(heaviest) * kGroup);
       CHECK(double(l) <= double(total) / workers + double(heaviest) * kGroup);
     }
-    // The same input, the same owners (every member computes them on its own).
-    auto again = GroupFeatures(store, weights, workers, 0.5, GroupingBudget());
-    REQUIRE(again.ok());
-    CHECK(again->owners == groups->owners);
   }
 }
 
@@ -139,14 +135,19 @@ TEST_CASE("GroupRange groups one scheduler's range and leaves the others in bloc
   CHECK_THAT(note, Catch::Contains("grouped over 2 workers"));
   CHECK_FALSE(owners.grouped(0));
   CHECK(owners.grouped(1));
-  CHECK(owners.Digest(0) == blocks.Digest(0));
-  CHECK(owners.Digest(1) != blocks.Digest(1));
-  // A scheduler that loaded only range 1's columns computes the same owners.
+  CHECK(owners.GroupOf(0).empty());
+  // A scheduler holds only its range's columns: the same owners as from the whole matrix.
   const ColumnRange range = owners.RangeOf(1);
   const ColumnRange only[] = {range};
   ColumnOwners from_range(weights, 2, 2);
   GroupRange(KeepColumns(s.x, only), weights, 0.5, 1, from_range);
-  CHECK(from_range.Digest(1) == owners.Digest(1));
+  CHECK(from_range.GroupOf(1) == owners.GroupOf(1));
+  // The grouping differs from the blocks it replaces (the groups are scattered).
+  int moved = 0;
+  for (uint64_t j = range.begin; j < range.end; ++j) {
+    moved += owners.WorkerIn(1, j) != blocks.WorkerIn(1, j);
+  }
+  CHECK(moved > 10);
   // Each worker owns part of both ranges; the masks cover every column once.
   const std::vector<char> m0 = owners.Mask(0), m1 = owners.Mask(1);
   for (uint64_t j = 0; j < 300; ++j) {
@@ -187,8 +188,37 @@ TEST_CASE("ColumnOwners without grouping are NestedPartitionByWeight's blocks", 
     }
   }
   CHECK(owners.Worker(50) == 2);  // past the last parameter: no worker
-  CHECK(ColumnOwners(weights, 3, 2).Digest(1) == owners.Digest(1));
-  CHECK(ColumnOwners(weights, 3, 3).Digest(1) != owners.Digest(1));
+}
+
+TEST_CASE("ColumnOwners refuses a grouping of the wrong size or naming a missing worker",
+          "[grouping]") {
+  const std::vector<uint64_t> weights(12, 1);
+  ColumnOwners owners(weights, 2, 2);
+  const ColumnRange r = owners.RangeOf(1);
+  CHECK_FALSE(owners.Group(1, std::vector<uint32_t>(r.end - r.begin + 1, 0)).ok());
+  std::vector<uint32_t> bad(r.end - r.begin, 1);
+  bad.back() = 2;
+  const Status refused = owners.Group(1, bad);
+  CHECK(refused.code() == StatusCode::kInvalidArgument);
+  CHECK_THAT(refused.message(), Catch::Contains("owner 2 of 2 workers"));
+  CHECK_FALSE(owners.Group(2, {}).ok());
+  CHECK_FALSE(owners.grouped(1));  // nothing changed
+  REQUIRE(owners.Group(1, std::vector<uint32_t>(r.end - r.begin, 1)).ok());
+  for (uint64_t j = r.begin; j < r.end; ++j) CHECK(owners.Worker(j) == 1);
+}
+
+TEST_CASE("a range without a dependent pair keeps its blocks", "[grouping]") {
+  // Columns on disjoint rows: no two share a row, so no pair has |cos| > 0.
+  std::vector<Eigen::Triplet<double>> t;
+  for (int64_t j = 0; j < 40; ++j) t.emplace_back(j, j, 1.0 + double(j));
+  SparseColMatrix x(40, 40);
+  x.setFromTriplets(t.begin(), t.end());
+  const std::vector<uint64_t> weights = ColumnWeights(x);
+  ColumnOwners owners(weights, 1, 2);
+  const std::string note = GroupRange(x, weights, 0.5, 0, owners);
+  CAPTURE(note);
+  CHECK_THAT(note, Catch::Contains("contiguous blocks, no pair"));
+  CHECK_FALSE(owners.grouped(0));
 }
 
 }  // namespace

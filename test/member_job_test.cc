@@ -20,7 +20,6 @@
 #include "common/inproc_transport.h"
 #include "common/member_session.h"
 #include "common/protocol.h"
-#include "engine/column_owners.h"
 #include "engine/dynamic_spec.h"
 #include "engine/rotation_plan.h"
 #include "engine/static_wire.h"
@@ -822,51 +821,73 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "dynamic scheduler and worker jobs group a range's features alike, and a worker refuses a "
-    "Begin whose owners differ from its own",
+    "a grouping scheduler's Ready carries its owners; a worker keeps the columns Begin gives it "
+    "and refuses owners it cannot take",
     "[member_job][grouping]") {
   testing::TempDir dir;
   const std::string data = TinyData(dir);
   const LassoApp lasso;
-  auto grouped_spec = [&](Bench& bench) {
-    UseColumns(bench, data, 4, 8);
+  auto use_spec = [&](Bench& bench, double group_rho) {
+    UseColumns(bench, data, 8, 16);
     bench.start.mutable_spec()->set_app("lasso");
-    bench.start.mutable_spec()->mutable_lasso()->set_lambda(0.1);
-    bench.start.mutable_spec()->mutable_dynamic()->set_group_rho(kDefaultGroupRho);
+    bench.start.mutable_spec()->mutable_lasso()->set_lambda(0.01);
+    bench.start.mutable_spec()->mutable_dynamic()->set_group_rho(group_rho);
   };
-  uint64_t digest = 0;
+  proto::RangeOwners owners;
   {
     Bench bench("scheduler-0", 1, 2);
-    grouped_spec(bench);
+    use_spec(bench, kDefaultGroupRho);
     DynamicSchedulerJob job(bench.context(), kJob, bench.start, &lasso);
     const proto::Ready ready = bench.AwaitReady(job);
     REQUIRE(ready.error().empty());
-    digest = ready.owners_digest();
-    // Not the digest of contiguous blocks: the range was grouped.
-    const std::vector<uint64_t> counts{2, 2, 2, 2, 1, 1};  // the entries of tiny.svm's columns
-    CHECK(digest != ColumnOwners(counts, 1, 2).Digest(0));
+    owners = ready.owners();
   }
-  for (const bool agree : {true, false}) {
-    CAPTURE(agree);
-    Bench bench("worker-0", 1, 2);
-    grouped_spec(bench);
-    DynamicWorkerJob job(bench.context(), kJob, bench.start, &lasso);
-    REQUIRE(bench.AwaitReady(job).error().empty());
+  // tiny.svm's columns 1 and 6, 2 and 5 share rows at |cos| 0.89: the range has pairs.
+  REQUIRE(owners.grouped());
+  REQUIRE(owners.worker_size() == 6);
+  for (uint32_t w : owners.worker()) CHECK(w < 2);
+  auto begin_with = [](const proto::RangeOwners& range) {
     auto begin = MakeEnvelope("coordinator", kJob, 0);
     begin.mutable_begin()->set_num_features(6);
     begin.mutable_begin()->add_partition_starts(0);
     begin.mutable_begin()->add_partition_starts(6);
     begin.mutable_begin()->add_scheduler_ids("scheduler-0");
     begin.mutable_begin()->add_scheduler_endpoints("inproc://scheduler-0");
-    begin.mutable_begin()->add_owners_digests(agree ? digest : digest + 1);
-    bench.Deliver(job, begin);
-    auto errors = bench.Drain("coordinator", proto::Envelope::kReady);
-    if (agree) {
-      CHECK(errors.empty());
-    } else {
+    *begin.mutable_begin()->add_owners() = range;
+    return begin;
+  };
+  SECTION("the worker updates exactly the chord's ids the grouping gives it") {
+    Bench bench("worker-0", 1, 2);
+    use_spec(bench, kDefaultGroupRho);
+    DynamicWorkerJob job(bench.context(), kJob, bench.start, &lasso);
+    REQUIRE(bench.AwaitReady(job).error().empty());
+    bench.Deliver(job, begin_with(owners));
+    CHECK(bench.Drain("coordinator", proto::Envelope::kReady).empty());  // no error
+    bench.Deliver(job, ChordEnvelope(0, {0, 1, 2, 3, 4, 5}));
+    auto partials = bench.Drain("coordinator", proto::Envelope::kColumnPartials);
+    REQUIRE(partials.size() == 1);
+    std::vector<uint64_t> mine;
+    for (uint64_t j = 0; j < 6; ++j) {
+      if (owners.worker(static_cast<int>(j)) == 0) mine.push_back(j);
+    }
+    const auto& ids = partials[0].column_partials().ids();
+    CHECK(std::vector<uint64_t>(ids.begin(), ids.end()) == mine);
+  }
+  SECTION("owners of the wrong size, or of a range it did not keep whole, fail the job") {
+    proto::RangeOwners short_range = owners;
+    short_range.mutable_worker()->RemoveLast();
+    for (const bool kept_whole : {true, false}) {
+      CAPTURE(kept_whole);
+      Bench bench("worker-0", 1, 2);
+      use_spec(bench, kept_whole ? kDefaultGroupRho : 1.0);
+      DynamicWorkerJob job(bench.context(), kJob, bench.start, &lasso);
+      REQUIRE(bench.AwaitReady(job).error().empty());
+      bench.Deliver(job, begin_with(kept_whole ? short_range : owners));
+      auto errors = bench.Drain("coordinator", proto::Envelope::kReady);
       REQUIRE(errors.size() == 1);
       CHECK_THAT(errors[0].ready().error(),
-                 Catch::Contains("assigns its parameters [0, 6) to the workers otherwise"));
+                 Catch::Contains(kept_whole ? "owners of 5 parameters for range [0, 6)"
+                                            : "did not keep their columns"));
     }
   }
 }

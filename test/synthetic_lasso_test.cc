@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -274,6 +275,47 @@ TEST_CASE("synthetic lasso: out-of-range options are InvalidArgument", "[synthet
   Status unwritable = WriteSyntheticLasso(ok, dir.Path("no_such_dir/x.svm"));
   CHECK(unwritable.code() == StatusCode::kIoError);
   CHECK(unwritable.message().find("no_such_dir/x.svm") != std::string::npos);
+}
+
+TEST_CASE(
+    "synthetic lasso: --shuffle permutes the columns and beta_true's ids alike, keeping y and "
+    "each column",
+    "[synthetic]") {
+  SyntheticLassoOptions o;
+  o.rows = 50;
+  o.features = 200;
+  o.group_size = 5;
+  o.density = 0.3;
+  o.true_nonzeros = 8;
+  const SyntheticLassoProblem plain = MustGenerate(o);
+  o.shuffle_columns = true;
+  const SyntheticLassoProblem shuffled = MustGenerate(o);
+  CHECK(shuffled.data.y == plain.data.y);
+  CHECK(shuffled.data.x.nonZeros() == plain.data.x.nonZeros());
+  // Every column of the plain problem is exactly one column of the shuffled one; find where.
+  std::vector<int64_t> where(o.features, -1);
+  int moved = 0;
+  for (int64_t j = 0; j < plain.data.x.cols(); ++j) {
+    const Eigen::VectorXd col = plain.data.x.col(j);
+    for (int64_t k = 0; k < shuffled.data.x.cols(); ++k) {
+      if (Eigen::VectorXd(shuffled.data.x.col(k)) == col) where[static_cast<size_t>(j)] = k;
+    }
+    REQUIRE(where[static_cast<size_t>(j)] >= 0);
+    moved += where[static_cast<size_t>(j)] != j;
+  }
+  CHECK(moved > 150);
+  // A group's members are no longer side by side.
+  int adjacent = 0;
+  for (size_t j = 0; j + 1 < where.size(); ++j) {
+    if ((j + 1) % o.group_size != 0) adjacent += std::abs(where[j] - where[j + 1]) == 1;
+  }
+  CHECK(adjacent < 20);
+  // beta_true follows its columns, and X beta_true is unchanged.
+  REQUIRE(shuffled.beta_true.size() == plain.beta_true.size());
+  std::map<uint64_t, double> moved_beta;
+  for (const auto& [j, beta] : plain.beta_true) moved_beta[uint64_t(where[j])] = beta;
+  CHECK(std::vector<std::pair<uint64_t, double>>(moved_beta.begin(), moved_beta.end()) ==
+        shuffled.beta_true);
 }
 
 }  // namespace

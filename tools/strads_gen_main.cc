@@ -115,6 +115,9 @@ int LassoMain(int argc, char** argv) {
       "nonzero true coefficients")("noise", strads::ValueWithDefault(&noise, defaults.noise),
                                    "standard deviation of the noise in y")(
       "seed", po::value(&seed)->default_value(static_cast<int64_t>(defaults.seed)), "random seed")(
+      "shuffle", po::bool_switch(),
+      "permute the columns at random: each group's members scattered over the ids, as correlated "
+      "features are in real data (by default a group's members are side by side)")(
       "output,o", po::value(&output), "libsvm file to write (required)");
 
   po::variables_map vm;
@@ -141,6 +144,7 @@ int LassoMain(int argc, char** argv) {
   options.true_nonzeros = static_cast<uint32_t>(nonzeros);
   options.noise = noise;
   options.seed = static_cast<uint64_t>(seed);
+  options.shuffle_columns = vm["shuffle"].as<bool>();
   if (strads::Status st = strads::ValidateSyntheticLassoOptions(options); !st.ok()) {
     std::cerr << "strads-gen: " << st.message() << "\n";
     return 2;
@@ -149,9 +153,10 @@ int LassoMain(int argc, char** argv) {
   strads::Logger log = strads::MakeLogger("gen", "0");
   log->info(
       "generating {} x {} (group size {}, correlation {}, density {}, {} nonzeros, noise {}, "
-      "seed {})",
+      "seed {}{})",
       options.rows, options.features, options.group_size, options.correlation, options.density,
-      options.true_nonzeros, options.noise, options.seed);
+      options.true_nonzeros, options.noise, options.seed,
+      options.shuffle_columns ? ", columns shuffled" : "");
   strads::Result<strads::SyntheticLassoProblem> problem = strads::GenerateSyntheticLasso(options);
   if (!problem.ok()) {
     log->error("{}", problem.status().message());

@@ -15,7 +15,7 @@ namespace strads {
 namespace {
 
 // Independent random streams, so that e.g. beta_true does not change with the number of rows.
-enum Stream : uint64_t { kBetaStream = 1, kDesignStream = 2, kNoiseStream = 3 };
+enum Stream : uint64_t { kBetaStream = 1, kDesignStream = 2, kNoiseStream = 3, kShuffleStream = 4 };
 
 std::mt19937_64 MakeRng(uint64_t seed, Stream stream) {
   std::seed_seq seq{static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32),
@@ -189,6 +189,36 @@ Status ValidateSyntheticLassoOptions(const SyntheticLassoOptions& o) {
   return Status::Ok();
 }
 
+namespace {
+
+// Column j becomes column perm[j], and beta_true's ids with it.
+void ShuffleColumns(const SyntheticLassoOptions& o, SyntheticLassoProblem& p) {
+  std::vector<uint64_t> perm(o.features);
+  for (uint64_t j = 0; j < o.features; ++j) perm[j] = j;
+  std::mt19937_64 rng = MakeRng(o.seed, kShuffleStream);
+  std::shuffle(perm.begin(), perm.end(), rng);
+  std::vector<uint64_t> from(o.features);  // from[perm[j]] = j
+  for (uint64_t j = 0; j < o.features; ++j) from[perm[j]] = j;
+  const SparseColMatrix& x = p.data.x;
+  Eigen::VectorXi nnz(x.cols());
+  for (int64_t k = 0; k < x.cols(); ++k) {
+    const auto j = static_cast<int64_t>(from[static_cast<size_t>(k)]);
+    nnz[k] = static_cast<int>(x.outerIndexPtr()[j + 1] - x.outerIndexPtr()[j]);
+  }
+  SparseColMatrix out(x.rows(), x.cols());
+  out.reserve(nnz);
+  for (int64_t k = 0; k < x.cols(); ++k) {
+    const auto j = static_cast<int64_t>(from[static_cast<size_t>(k)]);
+    for (SparseColMatrix::InnerIterator it(x, j); it; ++it) out.insert(it.index(), k) = it.value();
+  }
+  out.makeCompressed();
+  p.data.x = std::move(out);
+  for (auto& [j, beta] : p.beta_true) j = perm[j];
+  std::sort(p.beta_true.begin(), p.beta_true.end());
+}
+
+}  // namespace
+
 Result<SyntheticLassoProblem> GenerateSyntheticLasso(const SyntheticLassoOptions& o) {
   STRADS_RETURN_IF_ERROR(ValidateSyntheticLassoOptions(o));
   try {
@@ -204,6 +234,7 @@ Result<SyntheticLassoProblem> GenerateSyntheticLasso(const SyntheticLassoOptions
     std::normal_distribution<double> normal(0.0, 1.0);
     for (int64_t i = 0; i < n; ++i) y[i] += o.noise * normal(rng);
     p.data.y = std::move(y);
+    if (o.shuffle_columns) ShuffleColumns(o, p);
     p.data.first_row = 0;
     p.data.total_rows = o.rows;
     return p;

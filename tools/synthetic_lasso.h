@@ -2,7 +2,7 @@
 //
 // What the generator produces, for a seed (deterministic on one platform and standard library):
 //  * Features are split into consecutive groups of `group_size` (the last group may be smaller).
-//    Feature j (0-based column, libsvm id j + 1) is in group j / group_size.
+//    Feature j (0-based column, libsvm id j + 1) is in group j / group_size (before any shuffle).
 //  * Each group g has a row support S_g and a latent column z_g ~ N(0, 1) on S_g. When density is
 //    1 the support is every row; otherwise each row is in S_g independently with probability
 //    `density`, and all features of the group share that support (so sparse columns are still
@@ -17,6 +17,9 @@
 //    spread over the groups: one feature in each of as many distinct groups as possible before a
 //    group gets a second. beta_true depends only on the seed, features, group size and count.
 //  * y = X beta_true + noise * N(0, 1).
+//  * With shuffle_columns, the columns (and beta_true's ids) are then permuted at random, so a
+//    group's members are scattered over the ids as correlated features are in real data, not side
+//    by side; y and the rows are unchanged.
 //
 // The functions are free of shared state and safe to call from several threads at once.
 #pragma once
@@ -40,6 +43,7 @@ struct SyntheticLassoOptions {
   uint32_t true_nonzeros = 50;  // nonzeros of beta_true, at most `features`
   double noise = 0.1;           // standard deviation of the noise added to y
   uint64_t seed = 1;
+  bool shuffle_columns = false;  // scatter each group's members over the ids
 };
 
 // A generated problem: the data as it will be written, and the coefficients behind it.

@@ -42,39 +42,30 @@ Result<DynamicWorkerJob::Loaded> DynamicWorkerJob::Load(const proto::JobSpec& sp
   }
   try {
     // Two passes: the columns' entry counts give the blocks (the same on every member), then
-    // only this worker's columns are kept, so it never holds the whole matrix. Where a range
-    // may be grouped, the second pass keeps every column, the ranges are grouped, and then only
-    // this worker's columns are kept.
+    // only this worker's columns are kept, so it never holds the whole matrix. A range that its
+    // scheduler may group (the same test from the same counts on both sides) is kept whole until
+    // Begin says which of its columns are this worker's.
     DataSource source{spec.data_path(), spec.dynamic().data_format(), spec.dynamic().labels_path()};
     uint64_t rows = 0;
     auto counts = CountColumnEntries(source, AvailableMemoryBytes(), nullptr, &rows);
     if (!counts.ok()) return counts.status();
     Loaded out;
     out.owners = ColumnOwners(*counts, schedulers, workers);
-    std::vector<uint32_t> grouped;
-    if (GroupsFeatures(spec.dynamic(), workers)) {
-      for (uint32_t s = 0; s < schedulers; ++s) {
-        const ColumnRange r = out.owners.RangeOf(s);
-        uint64_t nonzeros = 0;
-        for (uint64_t j = r.begin; j < r.end; ++j) nonzeros += (*counts)[j];
-        if (GroupingMayFit(rows, nonzeros, GroupingBudget())) grouped.push_back(s);
+    std::vector<ColumnRange> kept;
+    for (uint32_t s = 0; s < schedulers; ++s) {
+      const ColumnRange r = out.owners.RangeOf(s);
+      uint64_t nonzeros = 0;
+      for (uint64_t j = r.begin; j < r.end; ++j) nonzeros += (*counts)[j];
+      if (GroupsFeatures(spec.dynamic(), workers) &&
+          GroupingMayFit(rows, nonzeros, GroupingBudget())) {
+        kept.push_back(r);
+        out.whole_ranges.push_back(s);
+      } else {
+        kept.push_back(out.owners.SpanOf(s, rank));
       }
     }
-    std::vector<ColumnRange> owned;
-    if (grouped.empty()) {
-      for (uint32_t s = 0; s < schedulers; ++s) owned.push_back(out.owners.SpanOf(s, rank));
-    } else {
-      owned.push_back({0, counts->size()});
-    }
-    auto data = LoadColumns(source, owned, *counts, rows);
+    auto data = LoadColumns(source, kept, *counts, rows);
     if (!data.ok()) return data.status();
-    if (!grouped.empty()) {
-      for (const uint32_t s : grouped) {
-        out.notes.push_back(
-            GroupRange(data->x, *counts, spec.dynamic().group_rho(), s, out.owners));
-      }
-      data->x = KeepColumns(data->x, out.owners.Mask(rank));
-    }
     out.data = std::move(data).value();
     return out;
   } catch (const std::exception& e) {
@@ -111,7 +102,14 @@ void DynamicWorkerJob::FinishLoading(Result<Loaded> loaded) {
   ready->set_nonzeros(static_cast<uint64_t>(shard.x.nonZeros()));
   if (columns()) {
     owners_ = std::move(loaded->owners);
-    for (const std::string& note : loaded->notes) log_->info("job {}: {}", id_, note);
+    if (!loaded->whole_ranges.empty()) {
+      // Ranges a scheduler may group are held whole until Begin; the model starts on this
+      // worker's blocks (what it keeps where no range is grouped): at the start every replica
+      // is the same whatever the columns.
+      whole_ranges_ = std::move(loaded->whole_ranges);
+      whole_ = std::make_unique<Dataset>(shard);
+      shard.x = KeepColumns(whole_->x, owners_.Mask(rank_));
+    }
     // A scheduler without a filter has no columns and needs their norms; one with a filter
     // ignores them. Whether a scheduler filters is its own decision (rho_if_dense: by its
     // partition's density), so the norms always go, once.
@@ -162,24 +160,64 @@ void DynamicWorkerJob::OnMessage(const proto::Envelope& e) {
   }
 }
 
+Status DynamicWorkerJob::AdoptGroupings(const proto::Begin& begin) {
+  if (begin.owners_size() != 0 && begin.owners_size() != static_cast<int>(num_schedulers_)) {
+    return Status::InvalidArgument(fmt::format("Begin carries the owners of {} ranges for {}",
+                                               begin.owners_size(), num_schedulers_));
+  }
+  uint32_t grouped = 0;
+  for (int s = 0; s < begin.owners_size(); ++s) {
+    const proto::RangeOwners& owners = begin.owners(s);
+    if (!owners.grouped()) continue;
+    const auto rank = static_cast<uint32_t>(s);
+    if (std::find(whole_ranges_.begin(), whole_ranges_.end(), rank) == whole_ranges_.end()) {
+      return Status::FailedPrecondition(fmt::format(
+          "scheduler {} grouped its parameters, but this worker did not keep their columns "
+          "(its grouping budget or --group-rho differs: one build and one spec on every member?)",
+          s));
+    }
+    std::vector<uint32_t> workers(owners.worker().begin(), owners.worker().end());
+    if (Status st = owners_.Group(rank, std::move(workers)); !st.ok()) {
+      return Status::InvalidArgument("scheduler " + std::to_string(s) +
+                                     "'s grouping: " + st.message());
+    }
+    ++grouped;
+  }
+  if (!whole_) return Status::Ok();
+  // This worker's columns are now known: the model starts over on them (nothing has moved it
+  // since Ready), and the whole ranges are let go.
+  if (grouped > 0) {
+    const std::vector<char> mask = owners_.Mask(rank_);
+    Dataset mine;
+    mine.y = whole_->y;
+    mine.first_row = whole_->first_row;
+    mine.total_rows = whole_->total_rows;
+    mine.path = whole_->path;
+    mine.x = KeepColumns(whole_->x, mask);
+    const auto nonzeros = static_cast<uint64_t>(mine.x.nonZeros());
+    auto model = app_->MakeColumnModel(std::move(mine), spec_);
+    if (!model.ok()) return model.status();
+    columns_ = std::move(model).value();
+    state_ = columns_.get();
+    log_->info(
+        "job {}: {} of {} parameter ranges grouped by their schedulers: {} columns ({} "
+        "nonzeros) are this worker's",
+        id_, grouped, num_schedulers_, std::count(mask.begin(), mask.end(), char{1}), nonzeros);
+  }
+  whole_.reset();
+  whole_ranges_.clear();
+  return Status::Ok();
+}
+
 void DynamicWorkerJob::HandleBegin(const proto::Envelope& e) {
   const auto& begin = e.begin();
   partition_starts_.assign(begin.partition_starts().begin(), begin.partition_starts().end());
   if (columns()) {
-    // The schedulers' ranges, and their owners, must be those this worker's columns follow.
+    // The schedulers' ranges must be those this worker's columns follow.
     if (partition_starts_ != owners_.scheduler_starts()) {
       return errors_.Report("the schedulers' parameter ranges disagree with the columns");
     }
-    for (uint32_t s = 0; s < num_schedulers_; ++s) {
-      if (s < static_cast<uint32_t>(begin.owners_digests_size()) &&
-          begin.owners_digests(static_cast<int>(s)) != owners_.Digest(s)) {
-        return errors_.Report(fmt::format(
-            "scheduler {} assigns its parameters [{}, {}) to the workers otherwise than this "
-            "worker does ({} by this one): are the members running one build on one file?",
-            s, owners_.RangeOf(s).begin, owners_.RangeOf(s).end,
-            owners_.grouped(s) ? "grouped" : "contiguous blocks"));
-      }
-    }
+    if (Status st = AdoptGroupings(begin); !st.ok()) return errors_.Report(st.message());
   }
   scheduler_ids_.assign(begin.scheduler_ids().begin(), begin.scheduler_ids().end());
   for (int s = 0; s < begin.scheduler_ids_size() && s < begin.scheduler_endpoints_size(); ++s) {

@@ -15,15 +15,15 @@
 // In the column layout (owner-computes) it holds the full columns of the features it owns and a
 // replica of the shared vector over every row. The features are cut by NestedPartitionByWeight
 // (S schedulers x P workers, by non-zeros): it owns block `rank` of every scheduler's range, so
-// every chord gives it work; where a range's correlated features are cheap to find it owns the
-// `rank`-th of the range's groups instead (engine/feature_grouping.h), and checks in Begin that
-// the range's scheduler derived the same owners. On Chord(t), under the same staleness bound, it
-// updates the chord ids it owns sequentially (ColumnModel::Update) and sends ColumnPartials (new
-// values, change of the shared vector); on SharedUpdate(t), in round order, it adds the summed
-// change to its replica. Its gradient slices hold its own features (0 elsewhere); only rank 0
-// reports the replicated loss, so the coordinator's sum over workers is still the loss. Failures of
-// its part go to the coordinator through a JobErrorReport. Thread-compatibility: used by the
-// worker's event loop only.
+// every chord gives it work. A range whose scheduler may group its correlated features
+// (engine/feature_grouping.h) it loads whole; Begin then brings the scheduler's grouping, and it
+// keeps its own columns of it. On Chord(t), under the same staleness bound, it updates the chord
+// ids it owns sequentially (ColumnModel::Update) and sends ColumnPartials (new values, change of
+// the shared vector); on SharedUpdate(t), in round order, it adds the summed change to its
+// replica. Its gradient slices hold its own features (0 elsewhere); only rank 0 reports the
+// replicated loss, so the coordinator's sum over workers is still the loss.
+// Failures of its part go to the coordinator through a JobErrorReport.
+// Thread-compatibility: used by the worker's event loop only.
 #pragma once
 
 #include <map>
@@ -58,12 +58,12 @@ class DynamicWorkerJob final : public MemberJob {
 
  private:
   // What the background load produces: the data, and in the column layout the owners of the
-  // features (engine/column_owners.h) this worker took its columns from, with a log line per
-  // range that it tried to group.
+  // features (engine/column_owners.h) as blocks, and the scheduler ranges it holds whole because
+  // their schedulers may group them (engine/feature_grouping.h).
   struct Loaded {
     Dataset data;
     ColumnOwners owners;
-    std::vector<std::string> notes;
+    std::vector<uint32_t> whole_ranges;
   };
   struct Pending {
     proto::Chord chord;
@@ -75,6 +75,9 @@ class DynamicWorkerJob final : public MemberJob {
   void FinishLoading(Result<Loaded> loaded);
   bool columns() const { return spec_.dynamic().layout() == proto::LAYOUT_COLUMNS; }
   void HandleBegin(const proto::Envelope& e);
+  // Column layout: takes the groupings Begin carries (Ready.owners of each scheduler) and, if
+  // any, restarts the model on this worker's columns of the ranges held whole.
+  Status AdoptGroupings(const proto::Begin& begin);
   void HandleCommit(const proto::Envelope& e);
   void HandleCheck(const proto::Envelope& e);
   // Pushes every waiting chord the staleness bound allows, in round order.
@@ -98,6 +101,10 @@ class DynamicWorkerJob final : public MemberJob {
   std::unique_ptr<ColumnModel> columns_;  // column layout
   WorkerModel* state_ = nullptr;          // whichever of the two is loaded
   ColumnOwners owners_;                   // column layout: see Loaded
+  // Column layout, from loading until Begin: the columns of the ranges held whole (with this
+  // worker's blocks of the others), and which ranges those are.
+  std::unique_ptr<Dataset> whole_;
+  std::vector<uint32_t> whole_ranges_;
   // Column layout without the dependency filter (rho 1): the schedulers parse no value of the
   // file, so the first check's gradient slices carry the owned columns' squared norms.
   bool norms_unsent_ = false;
