@@ -7,7 +7,7 @@
 #
 #   logistic  L1-LR, 20,000 x 20,000, 0.2 % non-zero, groups of 10 at correlation 0.9 (the
 #             problem of compare-tools.sh, target 2 of issue 9), lambda = 0.1 lambda_max
-#   lasso     Lasso, 5,000 x 50,000, 0.5 % non-zero, groups of 10 at 0.9, lambda = 0.1 lambda_max
+#   lasso     Lasso, 5,000 x 50,000, 0.2 % non-zero, groups of 10 at 0.9, lambda = 0.1 lambda_max
 #
 # Every run is `strads run APP --data F --lambda L --workers P --tolerance 1e-8 --trace-every
 # 0.002 --group-rho G` (embedded, 1 scheduler), R times, under the CPU lock
@@ -138,6 +138,6 @@ if [[ ,$PROBLEMS, == *,logistic,* ]]; then
   bench logistic-20000x20000 logistic
 fi
 if [[ ,$PROBLEMS, == *,lasso,* ]]; then
-  make_pair lasso-5000x50000 lasso --rows 5000 --features 50000 --density 0.005 --nonzeros 500 --seed 3
+  make_pair lasso-5000x50000 lasso --rows 5000 --features 50000 --density 0.002 --nonzeros 500 --seed 3
   bench lasso-5000x50000 lasso
 fi

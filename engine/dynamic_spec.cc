@@ -38,10 +38,10 @@ po::options_description DynamicEngineOptions() {
       "every round's combined step is line-searched either way)")(
       "group-rho", po::value<double>()->default_value(kDefaultGroupRho, "0.5"),
       "columns, 2+ workers: features with |corr| > this go to the same worker (updated exactly, "
-      "in order) where finding them is cheap (sparse data: a sparse row walk within a budget); "
-      "elsewhere, and at 1, each worker owns contiguous blocks of ids")(
-      "eta", po::value<double>()->default_value(1e-6, "1e-6"),
-      "priority floor in p(j) ∝ |dbeta_j| + eta")(
+      "in order) where finding them is cheap (each scheduler walks its range's shared rows at "
+      "load time within a budget: sparse or small data); elsewhere, and at 1, each worker owns "
+      "contiguous blocks of ids")("eta", po::value<double>()->default_value(1e-6, "1e-6"),
+                                  "priority floor in p(j) ∝ |dbeta_j| + eta")(
       "schedule", po::value<std::string>()->default_value("dynamic"),
       "dynamic (SAP) | random (Shotgun) | cyclic | static")(
       "tolerance", po::value<double>()->default_value(1e-6, "1e-6"),
@@ -96,6 +96,9 @@ Status DynamicSpecFromOptions(const po::variables_map& vm, proto::JobSpec& spec)
   d.set_rho(vm.count("rho") ? vm["rho"].as<double>() : DefaultRho(d.layout()));
   d.set_rho_if_dense(!vm.count("rho") && d.layout() == proto::LAYOUT_COLUMNS);
   d.set_group_rho(vm["group-rho"].as<double>());
+  if (!(d.group_rho() > 0 && d.group_rho() <= 1)) {
+    return Status::InvalidArgument("--group-rho must be in (0, 1] (1: no grouping)");
+  }
   d.set_eta(vm["eta"].as<double>());
   const std::string schedule = vm["schedule"].as<std::string>();
   if (schedule == "dynamic") {
@@ -199,7 +202,9 @@ Status ValidateDynamicSpec(const proto::JobSpec& spec) {
     return Status::InvalidArgument("--rho must be a finite number >= 0");
   }
   if (!(d.group_rho() >= 0 && d.group_rho() <= 1)) {
-    return Status::InvalidArgument("--group-rho must be in [0, 1] (1: no grouping)");
+    return Status::InvalidArgument(
+        "--group-rho must be in (0, 1] (1: no grouping; 0 in a spec: "
+        "unset, none)");
   }
   if (!(d.eta() >= 0) || !std::isfinite(d.eta())) {
     return Status::InvalidArgument("--eta must be a finite number >= 0");

@@ -821,7 +821,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "a grouping scheduler's Ready carries its owners; a worker keeps the columns Begin gives it "
+    "a grouping scheduler's Ready carries its owners, and a worker keeps the columns Begin gives "
+    "it "
     "and refuses owners it cannot take",
     "[member_job][grouping]") {
   testing::TempDir dir;
