@@ -3,22 +3,10 @@
 #include <chrono>
 
 #include <fmt/format.h>
-#include <boost/graph/adjacency_list.hpp>
-#include <boost/graph/cuthill_mckee_ordering.hpp>
 
 #include "common/partitioner.h"
 
 namespace strads {
-
-namespace {
-
-using Graph =
-    boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS,
-                          boost::property<boost::vertex_color_t, boost::default_color_type,
-                                          boost::property<boost::vertex_degree_t, int>>>;
-using Vertex = boost::graph_traits<Graph>::vertex_descriptor;
-
-}  // namespace
 
 NeighbourLists::Budget GroupingBudget() {
   NeighbourLists::Budget budget;
@@ -45,17 +33,27 @@ Result<FeatureGroups> GroupFeatures(const ColumnStore& store, std::span<const ui
   out.pairs = lists->entries() / 2;
   if (workers <= 1 || n == 0) return out;
 
-  Graph graph(n);
-  for (uint64_t a = 0; a < n; ++a) {
-    for (const uint32_t b : lists->Of(store.first() + a)) {
-      if (b > a) boost::add_edge(a, b, graph);
+  // Each connected component in turn, from its least id, breadth first (neighbours in ascending
+  // order): a component is one contiguous stretch of the order, and neighbours are near each
+  // other within it.
+  std::vector<uint32_t> order;
+  order.reserve(n);
+  std::vector<char> seen(n, 0);
+  for (uint64_t start = 0; start < n; ++start) {
+    if (seen[start]) continue;
+    seen[start] = 1;
+    size_t head = order.size();
+    order.push_back(static_cast<uint32_t>(start));
+    while (head < order.size()) {
+      const uint32_t a = order[head++];
+      for (const uint32_t b : lists->Of(store.first() + a)) {
+        if (!seen[b]) {
+          seen[b] = 1;
+          order.push_back(b);
+        }
+      }
     }
   }
-  // Each connected component in turn, from a pseudo-peripheral vertex, breadth first: a component
-  // is one contiguous stretch of the order, and neighbours are near each other within it.
-  std::vector<Vertex> order(n);
-  boost::cuthill_mckee_ordering(graph, order.begin(), boost::get(boost::vertex_color, graph),
-                                boost::make_degree_map(graph));
   std::vector<uint64_t> ordered_weights(n);
   for (uint64_t k = 0; k < n; ++k) ordered_weights[k] = weights[order[k]];
   const std::vector<uint64_t> cut = PartitionByWeight(ordered_weights, workers);

@@ -11,11 +11,14 @@
 // shuffled took 2.2x the time to 1e-3 and 4.5x to 1e-6 with 2 workers (docs/benchmarks.md).
 //
 // How: the range's dependent pairs (|cos| > rho, engine/neighbour_lists.h, by the sparse row walk)
-// form a graph; Boost's Cuthill-McKee ordering lays it out so that each connected component is
-// contiguous and neighbours are near each other; the ordering is cut into P pieces of about
-// equal weight (non-zeros, common/partitioner.h), piece w going to worker w. At most P - 1
-// components are cut. Where the walk would cost more than its budget (dense or large data) there
-// is no grouping and the range keeps contiguous blocks: "where that is cheap to find".
+// form a graph; a breadth-first order over it, component by component, lays it out so that each
+// connected component is contiguous and neighbours are near each other; the order is cut into P
+// pieces of about equal weight (non-zeros, common/partitioner.h), piece w going to worker w. At
+// most P - 1 components are cut. (The breadth-first pass is hand-written over the lists already
+// held: Boost's cuthill_mckee_ordering, tried first, built its own graph and took 0.21 s on a
+// 50,000-parameter range of 2,000 groups, the whole grouping's time being 0.34 s.) Where the walk
+// would cost more than its budget (dense or large data) there is no grouping and the range keeps
+// contiguous blocks: "where that is cheap to find".
 //
 // Who: the range's scheduler, while it loads (it then holds the range's columns); its Ready
 // carries the owners, and the coordinator's Begin gives them to the workers, who meanwhile
