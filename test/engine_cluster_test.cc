@@ -153,6 +153,18 @@ void WriteTwins(const std::string& path, int copies = 2) {
   REQUIRE(out.good());
 }
 
+// The column layout on `path` without a dependency filter, chords of every parameter.
+proto::JobSpec UnfilteredColumnsSpec(const std::string& path, double lambda) {
+  auto spec = LassoSpec(lambda);
+  spec.set_data_path(path);
+  spec.mutable_dynamic()->set_layout(proto::LAYOUT_COLUMNS);
+  spec.mutable_dynamic()->set_rho(1.0);  // no filter
+  spec.mutable_dynamic()->set_chord_size(1024);
+  spec.mutable_dynamic()->set_candidates(2048);
+  spec.mutable_dynamic()->set_max_updates(200000);
+  return spec;
+}
+
 }  // namespace
 
 TEST_CASE("engine at pipeline depth 1 reaches the reference optimum within 1e-6 relative",
@@ -228,14 +240,7 @@ TEST_CASE(
   WriteTwins(path);
   const auto [lambda, reference_objective] = ReferenceAtTwentiethOfMax(path);
   EmbeddedCluster cluster(1, 2, FastOptions());
-  auto spec = LassoSpec(lambda);
-  spec.set_data_path(path);
-  spec.mutable_dynamic()->set_layout(proto::LAYOUT_COLUMNS);
-  spec.mutable_dynamic()->set_rho(1.0);  // no filter
-  spec.mutable_dynamic()->set_chord_size(1024);
-  spec.mutable_dynamic()->set_candidates(2048);
-  spec.mutable_dynamic()->set_max_updates(200000);
-  auto job = RunJob(cluster, spec, "test-client");
+  auto job = RunJob(cluster, UnfilteredColumnsSpec(path, lambda), "test-client");
   REQUIRE(job.info.state() == proto::JOB_SUCCEEDED);
   CHECK(job.info.converged());
   CHECK(std::abs(job.info.objective() - reference_objective) / reference_objective < 1e-6);
@@ -259,14 +264,8 @@ TEST_CASE(
     for (const double group_rho : {kDefaultGroupRho, 1.0}) {
       CAPTURE(schedulers, group_rho);
       EmbeddedCluster cluster(schedulers, 2, FastOptions());
-      auto spec = LassoSpec(lambda);
-      spec.set_data_path(path);
-      spec.mutable_dynamic()->set_layout(proto::LAYOUT_COLUMNS);
-      spec.mutable_dynamic()->set_rho(1.0);  // no filter
+      auto spec = UnfilteredColumnsSpec(path, lambda);
       spec.mutable_dynamic()->set_group_rho(group_rho);
-      spec.mutable_dynamic()->set_chord_size(1024);
-      spec.mutable_dynamic()->set_candidates(2048);
-      spec.mutable_dynamic()->set_max_updates(200000);
       auto job = RunJob(cluster, spec, "test-client");
       REQUIRE(job.info.state() == proto::JOB_SUCCEEDED);
       CHECK(job.info.converged());
