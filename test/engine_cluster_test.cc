@@ -451,7 +451,7 @@ TEST_CASE("a worker that dies mid-job fails the job naming it, the next job runs
 
 TEST_CASE(
     "a worker or scheduler killed mid-job: the job recovers on the members left and reaches the "
-    "reference optimum within 1e-6 relative (rows and columns)",
+    "reference optimum within 1e-6 relative (rows, and columns with features grouped)",
     "[cluster][faults][recovery]") {
   const double lambda = 0.05 * LambdaMax();
   const double reference = ReferenceObjective(lambda);
@@ -470,6 +470,10 @@ TEST_CASE(
                             });
     auto spec = LassoSpec(lambda);
     spec.mutable_dynamic()->set_layout(c.layout);
+    // Columns: each epoch's schedulers group their ranges anew, for the workers left, and the
+    // checkpoint's values go to their new owners.
+    const bool columns = c.layout == proto::LAYOUT_COLUMNS;
+    if (columns) spec.mutable_dynamic()->set_group_rho(kDefaultGroupRho);
     spec.mutable_recovery()->set_max_recoveries(2);
     spec.mutable_recovery()->set_recovery_wait_s(0);  // no replacement comes: re-plan at once
     auto job = RunJob(cluster, spec, "test-client");
@@ -482,6 +486,9 @@ TEST_CASE(
     CHECK(job.info.recoveries(0).checkpoint_round() > 0);  // resumed, not started over
     CHECK(job.info.epoch() == 1);
     CHECK(job.info.workers() + job.info.schedulers() == 4);  // re-planned without the victim
+    if (columns) {
+      CHECK(job.summary.at("engine").at("grouped_ranges").get<uint32_t>() == job.info.schedulers());
+    }
   }
 }
 
