@@ -160,7 +160,7 @@ void DynamicJob::HandleReady(const proto::Envelope& e, Clock::time_point now) {
   for (const auto& range : ranges_) b->add_partition_starts(range.first);
   b->add_partition_starts(num_features_);
   // A range's grouping (worker of each parameter) goes to the workers, who keep their columns.
-  for (const proto::RangeOwners& owners : range_owners_) *b->add_owners() = owners;
+  for (proto::RangeOwners& owners : range_owners_) b->add_owners()->Swap(&owners);
   for (const auto& s : schedulers_) {
     b->add_scheduler_ids(s.id);
     b->add_scheduler_endpoints(s.endpoint);

@@ -21,8 +21,9 @@
 // contiguous blocks: "where that is cheap to find".
 //
 // Who: the range's scheduler, while it loads (it then holds the range's columns); its Ready
-// carries the owners, and the coordinator's Begin gives them to the workers, who meanwhile
-// loaded the whole of every range that GroupingMayFit (worker/dynamic_worker_job.h).
+// carries the owners, and the coordinator's Begin gives them to the workers. Meanwhile each worker
+// loaded the whole of every range for which GroupingMayFit holds, the same test from the same
+// column counts, and keeps its own columns at Begin (worker/dynamic_worker_job.cc).
 //
 // Thread-safety: pure functions.
 #pragma once

@@ -161,8 +161,9 @@ Result<DynamicSchedulerJob::Partition> DynamicSchedulerJob::LoadPartition(
     }
     p.norms_pending = norms_from_workers;
     if (columns) {
-      // The workers derive the same owners (worker/dynamic_worker_job.h): the blocks from the
-      // counts, a grouping from this range's columns (engine/feature_grouping.h).
+      // The workers derive the same blocks from the counts (worker/dynamic_worker_job.h); a
+      // grouping of this range is this scheduler's alone, and reaches them through its Ready and
+      // the coordinator's Begin (engine/feature_grouping.h).
       p.owners = ColumnOwners(weights, parts, workers);
       if (groups) {
         p.owners_note = GroupRange(range_columns->x, weights, d.group_rho(), rank, p.owners);

@@ -17,9 +17,10 @@
 //  - ModelRequest: its nonzero parameters.
 // In the column layout (owner-computes) the workers own blocks of its range
 // (NestedPartitionByWeight), or groups of correlated features where those are cheap to find
-// (engine/feature_grouping.h; the digest in its Ready lets the workers check that they derived
-// the same), and the dependency filter separates only parameters of different workers: one
-// worker's share of a chord is updated sequentially, exactly.
+// (engine/feature_grouping.h: it groups its range while it loads, and its Ready carries the
+// owners to the workers through the coordinator), and the dependency filter separates only
+// parameters of different workers: one worker's share of a chord is updated sequentially,
+// exactly.
 // Failures of its part go to the coordinator through a JobErrorReport.
 // Thread-compatibility: used by the scheduler's event loop only.
 #pragma once

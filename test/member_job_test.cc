@@ -16,13 +16,16 @@
 
 #include "app_stub.h"
 #include "apps/lasso/lasso_app.h"
+#include "common/column_selection.h"
 #include "common/data_loader.h"
 #include "common/inproc_transport.h"
 #include "common/member_session.h"
 #include "common/protocol.h"
+#include "engine/column_owners.h"
 #include "engine/dynamic_spec.h"
 #include "engine/rotation_plan.h"
 #include "engine/static_wire.h"
+#include "engine/vector_delta.h"
 #include "scheduler/dynamic_scheduler_job.h"
 #include "scheduler/static_home_job.h"
 #include "temp_dir.h"
@@ -873,6 +876,41 @@ TEST_CASE(
     }
     const auto& ids = partials[0].column_partials().ids();
     CHECK(std::vector<uint64_t>(ids.begin(), ids.end()) == mine);
+    // The values come from a model on exactly those columns (not the blocks it started on).
+    auto loaded = LoadDataset(DataSource{data, "", ""}, RowRange{});
+    REQUIRE(loaded.ok());
+    std::vector<char> keep(6, 0);
+    for (uint64_t j : mine) keep[j] = 1;
+    Dataset columns = *loaded;
+    SparseColMatrix kept = KeepColumns(loaded->x, keep);
+    columns.x.swap(kept);
+    auto model = lasso.MakeColumnModel(std::move(columns), bench.start.spec());
+    REQUIRE(model.ok());
+    std::vector<double> expect;
+    DeltaAccumulator change((*model)->shared_size());
+    (*model)->Update(mine, std::vector<double>(mine.size(), 0.0), expect, change);
+    const auto& values = partials[0].column_partials().values();
+    CHECK(std::vector<double>(values.begin(), values.end()) == expect);
+    CHECK(std::any_of(expect.begin(), expect.end(), [](double v) { return v != 0.0; }));
+  }
+  SECTION("a range its scheduler did not group keeps its blocks") {
+    Bench bench("worker-0", 1, 2);
+    use_spec(bench, kDefaultGroupRho);
+    DynamicWorkerJob job(bench.context(), kJob, bench.start, &lasso);
+    REQUIRE(bench.AwaitReady(job).error().empty());
+    bench.Deliver(job, begin_with(proto::RangeOwners{}));
+    CHECK(bench.Drain("coordinator", proto::Envelope::kReady).empty());
+    bench.Deliver(job, ChordEnvelope(0, {0, 1, 2, 3, 4, 5}));
+    auto partials = bench.Drain("coordinator", proto::Envelope::kColumnPartials);
+    REQUIRE(partials.size() == 1);
+    const std::vector<uint64_t> counts{2, 2, 2, 2, 1, 1};  // the entries of tiny.svm's columns
+    const ColumnOwners blocks(counts, 1, 2);
+    std::vector<uint64_t> block;
+    for (uint64_t j = 0; j < 6; ++j) {
+      if (blocks.WorkerIn(0, j) == 0) block.push_back(j);
+    }
+    const auto& ids = partials[0].column_partials().ids();
+    CHECK(std::vector<uint64_t>(ids.begin(), ids.end()) == block);
   }
   SECTION("owners of the wrong size, or of a range it did not keep whole, fail the job") {
     proto::RangeOwners short_range = owners;

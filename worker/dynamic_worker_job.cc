@@ -97,19 +97,25 @@ void DynamicWorkerJob::FinishLoading(Result<Loaded> loaded) {
   auto reply = JobEnvelope();
   auto* ready = reply.mutable_ready();
   Dataset& shard = loaded->data;
+  if (columns() && !loaded->whole_ranges.empty()) {
+    // Ranges a scheduler may group are held whole until Begin; the model starts on this worker's
+    // blocks (what it keeps where no range is grouped): at the start every replica is the same
+    // whatever the columns. (Moves and swaps: Eigen's sparse matrices copy on assignment.)
+    owners_ = std::move(loaded->owners);
+    whole_ranges_ = std::move(loaded->whole_ranges);
+    whole_ = std::make_unique<Dataset>(std::move(shard));
+    shard.y = whole_->y;
+    shard.first_row = whole_->first_row;
+    shard.total_rows = whole_->total_rows;
+    shard.path = whole_->path;
+    SparseColMatrix mine = KeepColumns(whole_->x, owners_.Mask(rank_));
+    shard.x.swap(mine);
+  }
   ready->set_num_rows(static_cast<uint64_t>(shard.x.rows()));
   ready->set_num_features(static_cast<uint64_t>(shard.x.cols()));
   ready->set_nonzeros(static_cast<uint64_t>(shard.x.nonZeros()));
   if (columns()) {
-    owners_ = std::move(loaded->owners);
-    if (!loaded->whole_ranges.empty()) {
-      // Ranges a scheduler may group are held whole until Begin; the model starts on this
-      // worker's blocks (what it keeps where no range is grouped): at the start every replica
-      // is the same whatever the columns.
-      whole_ranges_ = std::move(loaded->whole_ranges);
-      whole_ = std::make_unique<Dataset>(shard);
-      shard.x = KeepColumns(whole_->x, owners_.Mask(rank_));
-    }
+    if (!whole_) owners_ = std::move(loaded->owners);
     // A scheduler without a filter has no columns and needs their norms; one with a filter
     // ignores them. Whether a scheduler filters is its own decision (rho_if_dense: by its
     // partition's density), so the norms always go, once.
@@ -193,8 +199,12 @@ Status DynamicWorkerJob::AdoptGroupings(const proto::Begin& begin) {
     mine.first_row = whole_->first_row;
     mine.total_rows = whole_->total_rows;
     mine.path = whole_->path;
-    mine.x = KeepColumns(whole_->x, mask);
+    SparseColMatrix kept = KeepColumns(whole_->x, mask);
+    mine.x.swap(kept);
+    whole_.reset();  // before the new model: never three copies at once
     const auto nonzeros = static_cast<uint64_t>(mine.x.nonZeros());
+    state_ = nullptr;
+    columns_.reset();
     auto model = app_->MakeColumnModel(std::move(mine), spec_);
     if (!model.ok()) return model.status();
     columns_ = std::move(model).value();
