@@ -51,6 +51,17 @@ SparseColMatrix KeepColumns(const SparseColMatrix& x, std::span<const ColumnRang
   return KeepColumns(x, keep);
 }
 
+Dataset KeepColumns(const Dataset& data, std::span<const char> keep) {
+  Dataset out;
+  out.y = data.y;
+  out.first_row = data.first_row;
+  out.total_rows = data.total_rows;
+  out.path = data.path;
+  SparseColMatrix kept = KeepColumns(data.x, keep);
+  out.x.swap(kept);  // Eigen's sparse matrices copy on assignment
+  return out;
+}
+
 SparseColMatrix KeepColumns(const SparseColMatrix& x, std::span<const char> keep) {
   const auto cols = static_cast<uint64_t>(x.cols());
   const auto kept = [&](uint64_t j) { return j < keep.size() && keep[j]; };

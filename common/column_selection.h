@@ -47,5 +47,7 @@ std::vector<uint64_t> ColumnWeights(const SparseColMatrix& x);
 SparseColMatrix KeepColumns(const SparseColMatrix& x, std::span<const ColumnRange> ranges);
 // As above, keeping column j where keep[j] is non-zero (columns past keep.size() are dropped).
 SparseColMatrix KeepColumns(const SparseColMatrix& x, std::span<const char> keep);
+// `data` with only the columns where keep[j] is non-zero: the same labels, rows and path.
+Dataset KeepColumns(const Dataset& data, std::span<const char> keep);
 
 }  // namespace strads

@@ -10,9 +10,13 @@ namespace strads {
 ColumnOwners::ColumnOwners(std::span<const uint64_t> weights, uint32_t schedulers, uint32_t workers)
     : workers_(workers),
       blocks_(NestedPartitionByWeight(weights, schedulers, workers)),
-      owners_(schedulers) {
-  starts_.clear();
-  for (uint32_t s = 0; s <= schedulers; ++s) starts_.push_back(blocks_[size_t(s) * workers]);
+      owners_(schedulers) {}
+
+std::vector<uint64_t> ColumnOwners::scheduler_starts() const {
+  std::vector<uint64_t> starts;
+  for (uint32_t s = 0; s < schedulers(); ++s) starts.push_back(RangeOf(s).begin);
+  starts.push_back(num_features());
+  return starts;
 }
 
 Status ColumnOwners::Group(uint32_t s, std::vector<uint32_t> owners) {
@@ -20,10 +24,11 @@ Status ColumnOwners::Group(uint32_t s, std::vector<uint32_t> owners) {
     return Status::InvalidArgument("owners of range " + std::to_string(s) + " of " +
                                    std::to_string(schedulers()));
   }
-  if (owners.size() != starts_[s + 1] - starts_[s]) {
+  const ColumnRange range = RangeOf(s);
+  if (owners.size() != range.end - range.begin) {
     return Status::InvalidArgument("owners of " + std::to_string(owners.size()) +
-                                   " parameters for range [" + std::to_string(starts_[s]) + ", " +
-                                   std::to_string(starts_[s + 1]) + ")");
+                                   " parameters for range [" + std::to_string(range.begin) + ", " +
+                                   std::to_string(range.end) + ")");
   }
   for (const uint32_t w : owners) {
     if (w >= workers_) {
@@ -36,16 +41,18 @@ Status ColumnOwners::Group(uint32_t s, std::vector<uint32_t> owners) {
 }
 
 uint32_t ColumnOwners::WorkerIn(uint32_t s, uint64_t j) const {
-  if (!owners_[s].empty()) return owners_[s][j - starts_[s]];
+  if (!owners_[s].empty()) return owners_[s][j - RangeOf(s).begin];
   const auto first = blocks_.begin() + static_cast<std::ptrdiff_t>(size_t(s) * workers_);
   return static_cast<uint32_t>(std::upper_bound(first + 1, first + workers_, j) - (first + 1));
 }
 
 uint32_t ColumnOwners::Worker(uint64_t j) const {
   if (j >= num_features()) return workers_;
-  const auto s =
-      std::upper_bound(starts_.begin() + 1, starts_.end() - 1, j) - (starts_.begin() + 1);
-  return WorkerIn(static_cast<uint32_t>(s), j);
+  // The block holding j (empty blocks skipped): its range, and its worker unless grouped.
+  const auto b = static_cast<size_t>(std::upper_bound(blocks_.begin() + 1, blocks_.end() - 1, j) -
+                                     (blocks_.begin() + 1));
+  const auto s = static_cast<uint32_t>(b / workers_);
+  return owners_[s].empty() ? static_cast<uint32_t>(b % workers_) : WorkerIn(s, j);
 }
 
 ColumnRange ColumnOwners::SpanOf(uint32_t s, uint32_t worker) const {
@@ -64,7 +71,7 @@ std::vector<char> ColumnOwners::Mask(uint32_t worker) const {
       continue;
     }
     for (size_t k = 0; k < owners_[s].size(); ++k) {
-      if (owners_[s][k] == worker) mask[starts_[s] + k] = 1;
+      if (owners_[s][k] == worker) mask[RangeOf(s).begin + k] = 1;
     }
   }
   return mask;

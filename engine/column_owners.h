@@ -32,12 +32,14 @@ class ColumnOwners {
   // range's size and every owner < workers().
   Status Group(uint32_t s, std::vector<uint32_t> owners);
 
-  uint32_t schedulers() const { return static_cast<uint32_t>(starts_.size()) - 1; }
+  uint32_t schedulers() const { return static_cast<uint32_t>(owners_.size()); }
   uint32_t workers() const { return workers_; }
-  uint64_t num_features() const { return starts_.back(); }
-  // Scheduler s's range, and all S + 1 boundaries.
-  ColumnRange RangeOf(uint32_t s) const { return {starts_[s], starts_[s + 1]}; }
-  const std::vector<uint64_t>& scheduler_starts() const { return starts_; }
+  uint64_t num_features() const { return blocks_.back(); }
+  // Scheduler s's range (its workers' blocks end to end), and all S + 1 boundaries.
+  ColumnRange RangeOf(uint32_t s) const {
+    return {blocks_[size_t(s) * workers_], blocks_[size_t(s + 1) * workers_]};
+  }
+  std::vector<uint64_t> scheduler_starts() const;
   bool grouped(uint32_t s) const { return !owners_[s].empty(); }
   // A grouped range's owners, by local index (empty when the range is in blocks).
   const std::vector<uint32_t>& GroupOf(uint32_t s) const { return owners_[s]; }
@@ -54,7 +56,6 @@ class ColumnOwners {
 
  private:
   uint32_t workers_ = 1;
-  std::vector<uint64_t> starts_{0, 0};             // S + 1 range boundaries
   std::vector<uint64_t> blocks_{0, 0};             // S * P + 1 block boundaries
   std::vector<std::vector<uint32_t>> owners_{{}};  // by range: empty = contiguous blocks
 };

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "common/partitioner.h"
+#include "engine/dynamic_spec.h"
 
 namespace strads {
 
@@ -21,6 +22,14 @@ bool GroupingMayFit(uint64_t rows, uint64_t nonzeros, NeighbourLists::Budget bud
   const double nnz = static_cast<double>(nonzeros);
   const double least_work = (nnz * nnz / static_cast<double>(rows) - nnz) / 2;
   return least_work <= static_cast<double>(budget.max_work);
+}
+
+bool MayGroupRange(const proto::DynamicEngineSpec& spec, uint32_t workers, uint64_t rows,
+                   std::span<const uint64_t> counts, ColumnRange range) {
+  if (!GroupsFeatures(spec, workers)) return false;
+  uint64_t nonzeros = 0;
+  for (uint64_t j = range.begin; j < range.end; ++j) nonzeros += counts[j];
+  return GroupingMayFit(rows, nonzeros, GroupingBudget());
 }
 
 Result<FeatureGroups> GroupFeatures(const ColumnStore& store, std::span<const uint64_t> weights,

@@ -38,6 +38,7 @@
 #include "engine/column_owners.h"
 #include "engine/dependency_filter.h"
 #include "engine/neighbour_lists.h"
+#include "strads.pb.h"
 
 namespace strads {
 
@@ -50,6 +51,13 @@ NeighbourLists::Budget GroupingBudget();
 // alone (before its columns are loaded): the sparse walk costs at least nonzeros^2 / rows / 2
 // (rows of equal length). Pure.
 bool GroupingMayFit(uint64_t rows, uint64_t nonzeros, NeighbourLists::Budget budget);
+
+// Whether scheduler range `range` of a job may be grouped: the spec asks for grouping
+// (GroupsFeatures) and the range's non-zeros (from `counts`, one per column) may fit the budget.
+// The scheduler tries exactly these ranges, and the workers keep exactly these whole until Begin:
+// both decide here, from the same counts.
+bool MayGroupRange(const proto::DynamicEngineSpec& spec, uint32_t workers, uint64_t rows,
+                   std::span<const uint64_t> counts, ColumnRange range);
 
 struct FeatureGroups {
   std::vector<uint32_t> owners;  // the worker of each column, by local index

@@ -11,7 +11,6 @@
 #include "common/data_loader.h"
 #include "common/partitioner.h"
 #include "common/protocol.h"
-#include "engine/dynamic_spec.h"
 #include "engine/feature_grouping.h"
 
 namespace strads {
@@ -137,8 +136,7 @@ Result<DynamicSchedulerJob::Partition> DynamicSchedulerJob::LoadPartition(
     p.filtered = filtered;
     const bool norms_from_workers = !filtered && columns;
     // This range's columns: for the dependency filter, and for grouping the features.
-    const bool groups =
-        columns && GroupsFeatures(d, workers) && GroupingMayFit(rows, nonzeros, GroupingBudget());
+    const bool groups = columns && MayGroupRange(d, workers, rows, weights, {first, end});
     std::optional<Dataset> range_columns;
     if (filtered || groups) {
       const ColumnRange mine[] = {{first, end}};

@@ -9,7 +9,6 @@
 #include "common/data_loader.h"
 #include "common/partitioner.h"
 #include "common/protocol.h"
-#include "engine/dynamic_spec.h"
 #include "engine/feature_grouping.h"
 
 namespace strads {
@@ -54,10 +53,7 @@ Result<DynamicWorkerJob::Loaded> DynamicWorkerJob::Load(const proto::JobSpec& sp
     std::vector<ColumnRange> kept;
     for (uint32_t s = 0; s < schedulers; ++s) {
       const ColumnRange r = out.owners.RangeOf(s);
-      uint64_t nonzeros = 0;
-      for (uint64_t j = r.begin; j < r.end; ++j) nonzeros += (*counts)[j];
-      if (GroupsFeatures(spec.dynamic(), workers) &&
-          GroupingMayFit(rows, nonzeros, GroupingBudget())) {
+      if (MayGroupRange(spec.dynamic(), workers, rows, *counts, r)) {
         kept.push_back(r);
         out.whole_ranges.push_back(s);
       } else {
@@ -104,12 +100,7 @@ void DynamicWorkerJob::FinishLoading(Result<Loaded> loaded) {
     owners_ = std::move(loaded->owners);
     whole_ranges_ = std::move(loaded->whole_ranges);
     whole_ = std::make_unique<Dataset>(std::move(shard));
-    shard.y = whole_->y;
-    shard.first_row = whole_->first_row;
-    shard.total_rows = whole_->total_rows;
-    shard.path = whole_->path;
-    SparseColMatrix mine = KeepColumns(whole_->x, owners_.Mask(rank_));
-    shard.x.swap(mine);
+    shard = KeepColumns(*whole_, owners_.Mask(rank_));
   }
   ready->set_num_rows(static_cast<uint64_t>(shard.x.rows()));
   ready->set_num_features(static_cast<uint64_t>(shard.x.cols()));
@@ -189,19 +180,14 @@ Status DynamicWorkerJob::AdoptGroupings(const proto::Begin& begin) {
     }
     ++grouped;
   }
-  if (!whole_) return Status::Ok();
   // This worker's columns are now known: the model starts over on them (nothing has moved it
-  // since Ready), and the whole ranges are let go.
+  // since Ready), and the whole ranges are let go, before the new model: never three copies.
+  std::unique_ptr<Dataset> whole = std::move(whole_);
+  whole_ranges_.clear();
   if (grouped > 0) {
     const std::vector<char> mask = owners_.Mask(rank_);
-    Dataset mine;
-    mine.y = whole_->y;
-    mine.first_row = whole_->first_row;
-    mine.total_rows = whole_->total_rows;
-    mine.path = whole_->path;
-    SparseColMatrix kept = KeepColumns(whole_->x, mask);
-    mine.x.swap(kept);
-    whole_.reset();  // before the new model: never three copies at once
+    Dataset mine = KeepColumns(*whole, mask);
+    whole.reset();
     const auto nonzeros = static_cast<uint64_t>(mine.x.nonZeros());
     state_ = nullptr;
     columns_.reset();
@@ -214,8 +200,6 @@ Status DynamicWorkerJob::AdoptGroupings(const proto::Begin& begin) {
         "nonzeros) are this worker's",
         id_, grouped, num_schedulers_, std::count(mask.begin(), mask.end(), char{1}), nonzeros);
   }
-  whole_.reset();
-  whole_ranges_.clear();
   return Status::Ok();
 }
 
