@@ -152,8 +152,7 @@ void DynamicJob::HandleReady(const proto::Envelope& e, Clock::time_point now) {
   if (expect != num_features_) {
     return Fail(fmt::format("schedulers cover {} of {} parameters", expect, num_features_), now);
   }
-  check_every_ = spec_.dynamic().check_every() ? spec_.dynamic().check_every()
-                                               : std::max<uint64_t>(num_features_, 1);
+  pacer_ = CheckPacer(spec_.dynamic().check_every(), num_features_);
   auto begin = Out();
   auto* b = begin.mutable_begin();
   b->set_num_features(num_features_);
@@ -184,7 +183,7 @@ void DynamicJob::StartRestore(Clock::time_point now) {
     }
   }
   lambda_max_ = cp.lambda_max();
-  updates_ = updates_at_check_ = cp.updates();
+  updates_ = cp.updates();  // the restore's check starts the count from here
   checks_ = cp.checks();
   committed_.assign(num_features_, 0.0);
   penalty_ = 0;
@@ -265,7 +264,7 @@ void DynamicJob::FinishRestore(Clock::time_point now) {
   if (done()) return;
   next_commit_ = next_issue_ = 1;
   phase_ = Phase::kRunning;
-  check_wanted_ = true;
+  WantCheck(now);
   log_->info("job {}: checkpoint restored; optimality check", id_);
   MaybeStartCheck(now);
 }
@@ -306,8 +305,8 @@ void DynamicJob::Issue(Clock::time_point now, std::optional<proto::Envelope> com
   };
   const uint64_t depth = std::max<uint32_t>(1, spec_.dynamic().pipeline_depth());
   while (phase_ == Phase::kRunning && !check_wanted_ && next_issue_ < next_commit_ + depth) {
-    if (updates_ - updates_at_check_ >= check_every_ || LimitReached(now)) {
-      check_wanted_ = true;
+    if (pacer_.Due(updates_, now) || LimitReached(now)) {
+      WantCheck(now);
       break;
     }
     const uint64_t t = next_issue_++;
@@ -348,7 +347,7 @@ void DynamicJob::HandleChord(const proto::Envelope& e, Clock::time_point now) {
     }
   }
   last_progress_ = now;
-  if (c.exhausted()) check_wanted_ = true;  // nothing left to schedule: measure
+  if (c.exhausted()) WantCheck(now);  // nothing left to schedule: measure
   log_->trace("job {}: chord {} from {} ({} ids)", id_, e.round(), e.sender(), c.ids_size());
   rounds_[e.round()].chord = c;
   TryCommit(now);
@@ -541,14 +540,21 @@ double DynamicJob::CombinedStepLength(const proto::Chord& chord, const std::vect
   });
 }
 
+void DynamicJob::WantCheck(Clock::time_point now) {
+  check_wanted_ = true;
+  pacer_.Wanted(now);
+}
+
 void DynamicJob::MaybeStartCheck(Clock::time_point now) {
   if (done()) return;
   if (phase_ == Phase::kRunning) {
     if (!check_wanted_ && !LimitReached(now)) return;
-    check_wanted_ = true;
+    WantCheck(now);
     if (next_commit_ < next_issue_) return;  // drain first
   } else if (phase_ != Phase::kLoading) {
     return;
+  } else {
+    pacer_.Wanted(now);  // the first check, at beta = 0
   }
   phase_ = Phase::kChecking;
   check_wanted_ = false;
@@ -600,7 +606,7 @@ void DynamicJob::FinishCheck(Clock::time_point now) {
   objective_ = check_loss_ + check_penalty_;
   violation_ = *lambda_max_ > 0 ? check_violation_ / *lambda_max_ : 0.0;
   converged_ = violation_ <= spec_.dynamic().tolerance();
-  updates_at_check_ = updates_;
+  pacer_.Done(updates_, now);
   ++checks_;
   log_->info("job {}: check after {} updates: objective {:.10g}, violation {:.3g}, {} nonzeros",
              id_, updates_, objective_, violation_, check_nonzeros_);

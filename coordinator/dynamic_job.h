@@ -50,6 +50,7 @@
 #include "common/huge_pages.h"
 #include "common/logging.h"
 #include "common/transport.h"
+#include "coordinator/check_pacer.h"
 #include "coordinator/engine_job.h"
 #include "coordinator/trace_log.h"
 #include "engine/dynamic_app.h"
@@ -118,6 +119,8 @@ class DynamicJob final : public EngineJob {
   // TryCommit, is sent first; the first request to the same scheduler rides on it.
   void Issue(Clock::time_point now, std::optional<proto::Envelope> commit = std::nullopt);
   void TryCommit(Clock::time_point now);
+  // A check is wanted: the rounds drain, then MaybeStartCheck starts it.
+  void WantCheck(Clock::time_point now);
   void MaybeStartCheck(Clock::time_point now);
   void FinishCheck(Clock::time_point now);
   void RequestModel(Clock::time_point now);
@@ -136,14 +139,13 @@ class DynamicJob final : public EngineJob {
   std::vector<std::pair<uint64_t, uint64_t>> ranges_;  // by scheduler rank
   std::vector<proto::RangeOwners> range_owners_;       // by scheduler rank: Ready.owners
   uint32_t grouped_ranges_ = 0;                        // schedulers whose range was grouped
-  uint64_t check_every_ = 0;
 
   // Rounds.
   uint64_t next_issue_ = 0;   // next round to request
   uint64_t next_commit_ = 0;  // next round to commit
   std::map<uint64_t, Round> rounds_;
   uint64_t updates_ = 0;
-  uint64_t updates_at_check_ = 0;
+  CheckPacer pacer_;  // when the rounds stop for a check
   bool check_wanted_ = false;
   std::vector<double> worker_loss_;
   double penalty_ = 0;

@@ -15,6 +15,13 @@ def _max_updates(max_iter, n_features):
     return 0 if not max_iter else int(max_iter) * n_features
 
 
+def _check_every(random_state, n_features):
+    """The job's --check-every: with a random_state a check every n_features updates, so that the
+    fit is reproducible; without, the engine's default (0), whose checks come sooner on large data
+    at points that depend on timing (docs/benchmarks.md)."""
+    return 0 if random_state is None else n_features
+
+
 def _n_passes(info, n_features):
     """Updates made, in passes over the features (scikit-learn's n_iter_ counts epochs)."""
     return int(math.ceil(info["updates"] / max(n_features, 1)))
@@ -43,7 +50,10 @@ class Lasso(JobParamsMixin, RegressorMixin, BaseEstimator):
         The job's ``--tolerance``: converged when every coefficient's optimality (KKT) violation
         is at most ``tol * lambda_max`` (scikit-learn's tol bounds the duality gap instead).
     random_state : int or None, default None
-        The job's ``--seed`` (None: 1).
+        The job's ``--seed`` (None: 1). Given, the job also checks every ``n_features`` updates
+        (``--check-every``), so two fits give the same coefficients; None: the engine's default
+        checks, sooner on large data at points that depend on timing, so two fits agree only to
+        ``tol``.
     layout, schedule : str or None
         The engine's ``--layout`` (columns | rows) and ``--schedule`` (dynamic | random | cyclic
         | static); None: the CLI's defaults.
@@ -88,6 +98,7 @@ class Lasso(JobParamsMixin, RegressorMixin, BaseEstimator):
             job = run("lasso", data=files.matrix("X.mtx", X), labels=files.labels("y.txt", y),
                       lambda_=float(n_samples * self.alpha), tolerance=float(self.tol),
                       max_updates=_max_updates(self.max_iter, n_features),
+                      check_every=_check_every(self.random_state, n_features),
                       seed=self.random_state, layout=self.layout, schedule=self.schedule,
                       **self._run_kwargs())
         self.coef_ = job.coefficients(n_features)
@@ -142,6 +153,7 @@ class _LinearClassifier(JobParamsMixin, ClassifierMixin, BaseEstimator):
                           labels=files.labels(f"y{k}.txt", np.where(y == positive, 1.0, -1.0)),
                           lambda_=1.0 / float(self.C), tolerance=float(self.tol),
                           max_updates=_max_updates(self.max_iter, X.shape[1]),
+                          check_every=_check_every(self.random_state, X.shape[1]),
                           seed=self.random_state, **self._app_options(), **self._run_kwargs())
                 coefs.append(job.coefficients(X.shape[1]))
                 passes.append(_n_passes(job.info, X.shape[1]))
@@ -188,7 +200,8 @@ _CLASSIFIER_PARAMETERS = """
     max_iter : int, default 1000
         At most this many passes over the features (``--max-updates``); 0 or None: no limit.
     random_state : int or None
-        The job's ``--seed``.
+        The job's ``--seed``; given, also ``--check-every n_features`` (reproducible fits, see
+        Lasso).
 """
 
 _CLASSIFIER_ATTRIBUTES = """

@@ -1,0 +1,32 @@
+#include "coordinator/check_pacer.h"
+
+#include <algorithm>
+#include <chrono>
+
+namespace strads {
+
+CheckPacer::CheckPacer(uint64_t every_updates, uint64_t features)
+    : every_(every_updates ? every_updates : std::max<uint64_t>(features, 1)),
+      timed_(every_updates == 0) {}
+
+bool CheckPacer::Due(uint64_t updates, Clock::time_point now) const {
+  const uint64_t since = updates - updates_at_check_;
+  if (since >= every_) return true;
+  if (!timed_ || since == 0 || !resumed_at_) return false;
+  const double rounds = std::chrono::duration<double>(now - *resumed_at_).count();
+  return rounds >= kRoundsPerCheck * last_check_seconds_;
+}
+
+void CheckPacer::Wanted(Clock::time_point now) {
+  if (!wanted_at_) wanted_at_ = now;
+}
+
+void CheckPacer::Done(uint64_t updates, Clock::time_point now) {
+  const Clock::time_point from = wanted_at_.value_or(now);
+  last_check_seconds_ = std::chrono::duration<double>(now - from).count();
+  wanted_at_.reset();
+  resumed_at_ = now;
+  updates_at_check_ = updates;
+}
+
+}  // namespace strads
