@@ -608,8 +608,10 @@ void DynamicJob::FinishCheck(Clock::time_point now) {
   converged_ = violation_ <= spec_.dynamic().tolerance();
   pacer_.Done(updates_, now);
   ++checks_;
-  log_->info("job {}: check after {} updates: objective {:.10g}, violation {:.3g}, {} nonzeros",
-             id_, updates_, objective_, violation_, check_nonzeros_);
+  log_->info(
+      "job {}: check after {} updates: objective {:.10g}, violation {:.3g}, {} nonzeros ({:.3g} "
+      "ms)",
+      id_, updates_, objective_, violation_, check_nonzeros_, 1e3 * pacer_.last_check_seconds());
   Trace(now, true);
   if (!std::isfinite(objective_) || !std::isfinite(violation_)) {
     return Fail(fmt::format("diverged: the objective is {} after {} updates (parallel updates of "
