@@ -12,9 +12,9 @@ CheckPacer::CheckPacer(uint64_t every_updates, uint64_t features)
 bool CheckPacer::Due(uint64_t updates, Clock::time_point now) const {
   const uint64_t since = updates - updates_at_check_;
   if (since >= every_) return true;
-  if (!timed_ || since == 0 || !resumed_at_) return false;
+  if (!timed_ || since == 0 || !resumed_at_ || !last_check_seconds_) return false;
   const double rounds = std::chrono::duration<double>(now - *resumed_at_).count();
-  return rounds >= kRoundsPerCheck * last_check_seconds_;
+  return rounds >= kRoundsPerCheck * *last_check_seconds_;
 }
 
 void CheckPacer::Wanted(Clock::time_point now) {
@@ -22,8 +22,7 @@ void CheckPacer::Wanted(Clock::time_point now) {
 }
 
 void CheckPacer::Done(uint64_t updates, Clock::time_point now) {
-  const Clock::time_point from = wanted_at_.value_or(now);
-  last_check_seconds_ = std::chrono::duration<double>(now - from).count();
+  if (wanted_at_) last_check_seconds_ = std::chrono::duration<double>(now - *wanted_at_).count();
   wanted_at_.reset();
   resumed_at_ = now;
   updates_at_check_ = updates;

@@ -13,20 +13,25 @@
 // Rules:
 //   every_updates > 0 (--check-every N): a check once N updates were committed since the last,
 //     whatever the time: deterministic.
-//   every_updates = 0 (the default): a check once `features` updates were committed since the
-//     last, or sooner, once the rounds since the last check have taken as long as that check
-//     took (from the moment it was wanted, so the pipeline's drain counts; kRoundsPerCheck = 1):
-//     checks then take at most half of the time, whatever they cost on the data and the cluster.
-//     1 measured best of 1, 2 and 4 on the paper's shape, the 1000 x 100,000 Lasso problem and
-//     the 20,000 x 20,000 L1-LR one (docs/benchmarks.md). The time rule needs at least one
-//     committed update since the last check, so a check is never repeated without a round between.
+//   every_updates = 0 (the default for the dynamic schedule; the others, which draw without
+//     priorities, get N = J from DynamicJob): a check once `features` updates were committed since
+//     the last, or sooner, once the rounds since the last check have taken as long as that check
+//     took (kRoundsPerCheck = 1). A check's time runs from when it was wanted to when the rounds
+//     resume, so the pipeline's drain counts; the first check's also holds the members' start
+//     (handling Begin), so the first gap is the longest. Checks then take about half of the time
+//     at most, or more where J updates come sooner (e.g. chords larger than J). 1 measured best
+//     of 1, 2 and 4 on the paper's shape, the 1000 x 100,000 Lasso problem and the 20,000 x
+//     20,000 L1-LR one (docs/benchmarks.md). The time rule needs at least one committed update
+//     since the last check, so a check is never repeated without a round between, and a measured
+//     check: a Done without a Wanted before it (a check of unknown cost) keeps the last measure,
+//     and before the first measure only the count applies.
 // Pure logic over the times it is given; a value type.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 
-#include "common/event_loop.h"
+#include "common/event_loop.h"  // Clock
 
 namespace strads {
 
@@ -38,7 +43,7 @@ class CheckPacer {
   CheckPacer(uint64_t every_updates, uint64_t features);
 
   // True when a check is due after `updates` committed updates in all.
-  bool Due(uint64_t updates, Clock::time_point now) const;
+  [[nodiscard]] bool Due(uint64_t updates, Clock::time_point now) const;
 
   // A check was wanted (for any reason): its time counts from the first call until Done.
   void Wanted(Clock::time_point now);
@@ -46,9 +51,10 @@ class CheckPacer {
   void Done(uint64_t updates, Clock::time_point now);
 
   uint64_t updates_at_check() const { return updates_at_check_; }
-  // The last check's time, from wanted to done (0 before the first).
-  double last_check_seconds() const { return last_check_seconds_; }
+  // The last measured check's time, from wanted to done (0 before the first).
+  double last_check_seconds() const { return last_check_seconds_.value_or(0.0); }
   bool timed() const { return timed_; }
+  uint64_t every() const { return every_; }  // the count rule's N (J by default)
 
  private:
   uint64_t every_ = 1;
@@ -56,7 +62,7 @@ class CheckPacer {
   uint64_t updates_at_check_ = 0;
   std::optional<Clock::time_point> wanted_at_;
   std::optional<Clock::time_point> resumed_at_;
-  double last_check_seconds_ = 0;
+  std::optional<double> last_check_seconds_;
 };
 
 }  // namespace strads

@@ -152,7 +152,13 @@ void DynamicJob::HandleReady(const proto::Envelope& e, Clock::time_point now) {
   if (expect != num_features_) {
     return Fail(fmt::format("schedulers cover {} of {} parameters", expect, num_features_), now);
   }
-  pacer_ = CheckPacer(spec_.dynamic().check_every(), num_features_);
+  // The time rule is for the priorities a check refreshes: the other schedules draw without them
+  // (a check only tells them when to stop), so they check every J updates, as before.
+  const proto::Schedule schedule = spec_.dynamic().schedule();
+  const bool priorities =
+      schedule == proto::SCHEDULE_DYNAMIC || schedule == proto::SCHEDULE_UNSPECIFIED;
+  const uint64_t every = spec_.dynamic().check_every();
+  pacer_ = CheckPacer(every || priorities ? every : num_features_, num_features_);
   auto begin = Out();
   auto* b = begin.mutable_begin();
   b->set_num_features(num_features_);
@@ -547,14 +553,14 @@ void DynamicJob::WantCheck(Clock::time_point now) {
 
 void DynamicJob::MaybeStartCheck(Clock::time_point now) {
   if (done()) return;
-  if (phase_ == Phase::kRunning) {
+  if (phase_ == Phase::kLoading) {
+    pacer_.Wanted(now);  // the first check, at beta = 0
+  } else if (phase_ == Phase::kRunning) {
     if (!check_wanted_ && !LimitReached(now)) return;
     WantCheck(now);
     if (next_commit_ < next_issue_) return;  // drain first
-  } else if (phase_ != Phase::kLoading) {
-    return;
   } else {
-    pacer_.Wanted(now);  // the first check, at beta = 0
+    return;
   }
   phase_ = Phase::kChecking;
   check_wanted_ = false;
@@ -608,10 +614,16 @@ void DynamicJob::FinishCheck(Clock::time_point now) {
   converged_ = violation_ <= spec_.dynamic().tolerance();
   pacer_.Done(updates_, now);
   ++checks_;
-  log_->info(
-      "job {}: check after {} updates: objective {:.10g}, violation {:.3g}, {} nonzeros ({:.3g} "
-      "ms)",
-      id_, updates_, objective_, violation_, check_nonzeros_, 1e3 * pacer_.last_check_seconds());
+  // At info level at most once a second (and for the last check): paced checks can come tens of
+  // times a second.
+  const bool last = converged_ || LimitReached(now);
+  const bool loud = last || !check_logged_at_ || now - *check_logged_at_ >= std::chrono::seconds(1);
+  if (loud) check_logged_at_ = now;
+  log_->log(loud ? spdlog::level::info : spdlog::level::debug,
+            "job {}: check after {} updates: objective {:.10g}, violation {:.3g}, {} nonzeros "
+            "({:.3g} ms)",
+            id_, updates_, objective_, violation_, check_nonzeros_,
+            1e3 * pacer_.last_check_seconds());
   Trace(now, true);
   if (!std::isfinite(objective_) || !std::isfinite(violation_)) {
     return Fail(fmt::format("diverged: the objective is {} after {} updates (parallel updates of "
@@ -769,6 +781,10 @@ std::vector<proto::ResultFile> DynamicJob::ResultFiles() const {
     engine["group_rho"] = d.group_rho();
     engine["grouped_ranges"] = grouped_ranges_;
   }
+  // How checks were paced (coordinator/check_pacer.h): "auto" depends on timing.
+  engine["check_every"] =
+      pacer_.timed() ? nlohmann::ordered_json("auto") : nlohmann::ordered_json(pacer_.every());
+  engine["checks"] = checks_;
   summary["engine"] = std::move(engine);
   summary["flags"] = FlagsJson();
   add("summary.json",

@@ -14,8 +14,10 @@
 //   requests_chord);
 //              the chord (from the scheduler) and P partials (from the workers) of round t are
 //              summed, the app's Pull gives the new values, and Commit(t) goes to every worker and
-//              to the chord's scheduler — strictly in round order. After `check_every` updates (or
-//              an empty chord) issuing stops, the pipeline drains, and a check follows.
+//              to the chord's scheduler — strictly in round order. When a check is due
+//              (coordinator/check_pacer.h: after `check_every` updates, by default J or sooner once
+//              the rounds took as long as the last check), a limit is reached or a chord comes back
+//              empty, issuing stops, the pipeline drains, and a check follows.
 //              Column layout (owner-computes): the workers send ColumnPartials instead (the new
 //              values of the ids each owns and the change of the shared vector); the commit takes
 //              their values, and SharedUpdate(t), the sum of their changes in rank order, goes to
@@ -145,7 +147,8 @@ class DynamicJob final : public EngineJob {
   uint64_t next_commit_ = 0;  // next round to commit
   std::map<uint64_t, Round> rounds_;
   uint64_t updates_ = 0;
-  CheckPacer pacer_;  // when the rounds stop for a check
+  CheckPacer pacer_;                                  // when the rounds stop for a check
+  std::optional<Clock::time_point> check_logged_at_;  // the last check logged at info level
   bool check_wanted_ = false;
   std::vector<double> worker_loss_;
   double penalty_ = 0;

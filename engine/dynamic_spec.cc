@@ -53,7 +53,8 @@ po::options_description DynamicEngineOptions() {
       "by layout: rows 2, columns 1; lasso's columns 2)")(
       "check-every", po::value<uint64_t>()->default_value(0),
       "updates between full optimality checks (0 = auto: after as many updates as there are "
-      "features, or sooner, once the rounds since the last check took as long as it did)")(
+      "features, or, with the dynamic schedule, sooner once the rounds since the last check "
+      "took as long as it did)")(
       "trace-every", po::value<double>()->default_value(1.0, "1"),
       "seconds between trace.csv rows between checks (columns: the exact objective, from the "
       "coordinator's replica; rows: the workers' latest losses)")(

@@ -29,7 +29,7 @@ TEST_CASE("CheckPacer auto: J updates, or sooner once the rounds took as long as
   const Clock::time_point t0{};
   CheckPacer pacer(/*every_updates=*/0, /*features=*/1000);
   CHECK(pacer.timed());
-  CHECK_FALSE(pacer.Due(0, t0));  // no check yet: nothing to pace by
+  CHECK_FALSE(pacer.Due(5, t0 + std::chrono::hours(1)));  // no check yet: nothing to pace by
   pacer.Wanted(t0);
   pacer.Wanted(t0 + milliseconds(5));  // asked again while draining: the first ask counts
   pacer.Done(0, t0 + milliseconds(20));
@@ -54,8 +54,25 @@ TEST_CASE("CheckPacer auto: J updates, or sooner once the rounds took as long as
   CHECK_FALSE(pacer.Due(300, again + milliseconds(6)));
 }
 
-TEST_CASE("CheckPacer auto without a feature: a check after every update", "[pacer]") {
+TEST_CASE("CheckPacer auto without a feature: a check after every update, not before", "[pacer]") {
   CheckPacer pacer(0, 0);
   pacer.Done(0, Clock::time_point{});
   CHECK(pacer.Due(1, Clock::time_point{}));
+  CHECK_FALSE(pacer.Due(0, Clock::time_point{} + std::chrono::hours(1)));
+}
+
+TEST_CASE("CheckPacer: a check done without being wanted is not measured", "[pacer]") {
+  const Clock::time_point t0{};
+  CheckPacer pacer(0, 1000);
+  pacer.Done(0, t0);  // of unknown cost: no measure yet, so the count alone decides
+  CHECK(pacer.last_check_seconds() == 0);
+  CHECK_FALSE(pacer.Due(999, t0 + std::chrono::hours(1)));
+  CHECK(pacer.Due(1000, t0));
+
+  pacer.Wanted(t0 + milliseconds(10));
+  pacer.Done(1000, t0 + milliseconds(18));  // measured: 8 ms
+  pacer.Done(1100, t0 + milliseconds(30));  // unknown again: the 8 ms stand
+  CHECK(pacer.last_check_seconds() == Approx(0.008));
+  CHECK_FALSE(pacer.Due(1101, t0 + milliseconds(37)));
+  CHECK(pacer.Due(1101, t0 + milliseconds(38)));
 }

@@ -43,10 +43,12 @@ class DynamicJobFixture {
   // By default no check comes while the tests drive rounds.
   explicit DynamicJobFixture(uint32_t depth = 3, uint64_t check_every = 1000,
                              Incarnation incarnation = {},
-                             proto::Layout layout = proto::LAYOUT_UNSPECIFIED)
+                             proto::Layout layout = proto::LAYOUT_UNSPECIFIED,
+                             proto::Schedule schedule = proto::SCHEDULE_UNSPECIFIED)
       : h_("coordinator", Everyone()), epoch_(incarnation.epoch) {
     spec_.set_app("stub");
     spec_.mutable_dynamic()->set_layout(layout);
+    spec_.mutable_dynamic()->set_schedule(schedule);
     spec_.mutable_dynamic()->set_pipeline_depth(depth);
     spec_.mutable_dynamic()->set_tolerance(1e-3);
     spec_.mutable_dynamic()->set_check_every(check_every);
@@ -419,6 +421,42 @@ TEST_CASE("DynamicJob: after check_every updates the pipeline drains and a check
   f.AnswerCheck(5, 5, 0, 2);
   CHECK(f.job_->Info(f.h_.now()).state() == proto::JOB_RUNNING);
   CHECK(f.Requested("scheduler-0") == std::vector<uint64_t>{2});
+}
+
+TEST_CASE(
+    "DynamicJob: by default a check also comes once the rounds took as long as the last check, "
+    "and with --check-every N or a schedule without priorities never by time",
+    "[dynamic_job][check]") {
+  struct Case {
+    uint64_t every;
+    proto::Schedule schedule;
+    bool timed;
+  };
+  for (const Case c :
+       {Case{0, proto::SCHEDULE_UNSPECIFIED, true}, Case{0, proto::SCHEDULE_DYNAMIC, true},
+        Case{1000, proto::SCHEDULE_DYNAMIC, false}, Case{0, proto::SCHEDULE_RANDOM, false},
+        Case{0, proto::SCHEDULE_CYCLIC, false}}) {
+    DYNAMIC_SECTION("check_every " << c.every << ", schedule " << c.schedule) {
+      DynamicJobFixture f(/*depth=*/1, c.every, {}, proto::LAYOUT_UNSPECIFIED, c.schedule);
+      f.LoadEveryone();  // the first check is wanted now
+      f.h_.Advance(2);
+      f.AnswerCheck(5, 5, 0, 0);  // it took 2 s
+      f.h_.ClearInboxes();
+      f.h_.Advance(1);
+      f.CompleteRound(0, 1, 1, 1);  // 1 s of rounds: 1 update of the J = 10 (auto) or 1000
+      CHECK(f.Rounds("worker-0", Kind::kCheckRequest).empty());
+      CHECK(f.Requested("scheduler-1") == std::vector<uint64_t>{1});
+      f.h_.Advance(1.5);
+      f.CompleteRound(1, 6, 1, 1);  // 2.5 s of rounds, 2 updates
+      if (c.timed) {
+        CHECK(f.Rounds("worker-1", Kind::kCheckRequest) == std::vector<uint64_t>{2});
+        CHECK(f.Requested("scheduler-0").empty());
+      } else {
+        CHECK(f.Rounds("worker-1", Kind::kCheckRequest).empty());
+        CHECK(f.Requested("scheduler-0") == std::vector<uint64_t>{2});
+      }
+    }
+  }
 }
 
 namespace {

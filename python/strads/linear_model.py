@@ -52,8 +52,9 @@ class Lasso(JobParamsMixin, RegressorMixin, BaseEstimator):
     random_state : int or None, default None
         The job's ``--seed`` (None: 1). Given, the job also checks every ``n_features`` updates
         (``--check-every``), so two fits give the same coefficients; None: the engine's default
-        checks, sooner on large data at points that depend on timing, so two fits agree only to
-        ``tol``.
+        checks, sooner on large data at points that depend on timing, so two fits may end at
+        different points that each meet ``tol`` (with correlated features, different
+        coefficients of the same objective).
     layout, schedule : str or None
         The engine's ``--layout`` (columns | rows) and ``--schedule`` (dynamic | random | cyclic
         | static); None: the CLI's defaults.
