@@ -29,6 +29,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -46,6 +47,23 @@ struct RowTerms {
   double d1 = 0;
   double d2 = 0;
 };
+
+// sum_i l(labels_i, margins_i): by RowLoss::Sum where the loss has one (logistic: an exp a row
+// and a log per 512 rows, not a log1p a row), else by the rows' Eval. The coordinator's objective
+// (the apps' DynamicApp::Loss) and a column worker's check (ExactLoss) both sum with it.
+// REQUIRES: labels.size() >= margins.size().
+template <class RowLoss>
+double SumOfLosses(std::span<const double> labels, std::span<const double> margins) {
+  if constexpr (requires { typename RowLoss::Sum; }) {
+    typename RowLoss::Sum sum;
+    for (size_t i = 0; i < margins.size(); ++i) sum.Add(labels[i], margins[i]);
+    return sum.Total();
+  } else {
+    double sum = 0.0;
+    for (size_t i = 0; i < margins.size(); ++i) sum += RowLoss::Eval(labels[i], margins[i]).loss;
+    return sum;
+  }
+}
 
 struct LabelCounts {
   uint64_t zeros = 0;       // rows labelled 0 (mapped to -1)
@@ -329,19 +347,12 @@ class MarginColumnModel : public MarginRows<ColumnModel, RowLoss> {
   // The loss of the replica's margins (the sum of every worker's changes, not X w over this
   // worker's columns). Their derivatives follow them already (ApplyShared; Update restores its
   // own), so a check only sums the loss: where RowLoss has a Sum (logistic: an exp a row and a
-  // log per 512 rows, not a log1p a row) by it, else by Eval.
+  // log per 512 rows, not a log1p a row) by it, else by Eval (SumOfLosses).
   double ExactLoss() override {
     const auto& y = this->data_.y;
     const auto& m = this->margin_;
-    if constexpr (requires { typename RowLoss::Sum; }) {
-      typename RowLoss::Sum sum;
-      for (int64_t i = 0; i < m.size(); ++i) sum.Add(y[i], m[i]);
-      this->loss_ = sum.Total();
-    } else {
-      double sum = 0.0;
-      for (int64_t i = 0; i < m.size(); ++i) sum += RowLoss::Eval(y[i], m[i]).loss;
-      this->loss_ = sum;
-    }
+    this->loss_ = SumOfLosses<RowLoss>(std::span(y.data(), static_cast<size_t>(y.size())),
+                                       std::span(m.data(), static_cast<size_t>(m.size())));
     return this->loss_;
   }
 

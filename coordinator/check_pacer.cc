@@ -5,9 +5,9 @@
 
 namespace strads {
 
-CheckPacer::CheckPacer(uint64_t every_updates, uint64_t features)
+CheckPacer::CheckPacer(uint64_t every_updates, uint64_t features, bool by_time)
     : every_(every_updates ? every_updates : std::max<uint64_t>(features, 1)),
-      timed_(every_updates == 0) {}
+      timed_(every_updates == 0 && by_time) {}
 
 bool CheckPacer::Due(uint64_t updates, Clock::time_point now) const {
   const uint64_t since = updates - updates_at_check_;

@@ -13,18 +13,18 @@
 // Rules:
 //   every_updates > 0 (--check-every N): a check once N updates were committed since the last,
 //     whatever the time: deterministic.
-//   every_updates = 0 (the default for the dynamic schedule; the others, which draw without
-//     priorities, get N = J from DynamicJob): a check once `features` updates were committed since
-//     the last, or sooner, once the rounds since the last check have taken as long as that check
-//     took (kRoundsPerCheck = 1). A check's time runs from when it was wanted to when the rounds
-//     resume, so the pipeline's drain counts; the first check's also holds the members' start
-//     (handling Begin), so the first gap is the longest. Checks then take about half of the time
-//     at most, or more where J updates come sooner (e.g. chords larger than J). 1 measured best
-//     of 1, 2 and 4 on the paper's shape, the 1000 x 100,000 Lasso problem and the 20,000 x
-//     20,000 L1-LR one (docs/benchmarks.md). The time rule needs at least one committed update
-//     since the last check, so a check is never repeated without a round between, and a measured
-//     check: a Done without a Wanted before it (a check of unknown cost) keeps the last measure,
-//     and before the first measure only the count applies.
+//   every_updates = 0 and by_time (the default for the dynamic schedule; the others draw without
+//     priorities, so DynamicJob passes by_time = false and they check every J updates): a check
+//     once `features` updates were committed since the last, or sooner, once the rounds since the
+//     last check have taken as long as that check took (kRoundsPerCheck = 1). A check's time runs
+//     from when it was wanted to when the rounds resume, so the pipeline's drain counts; the first
+//     check's also holds the members' start (handling Begin), so the first gap is the longest.
+//     Checks then take about half of the time at most, or more where J updates come sooner (e.g.
+//     chords larger than J). 1 measured best of 1, 2 and 4 on the paper's shape, the 1000 x 100,000
+//     Lasso problem and the 20,000 x 20,000 L1-LR one (docs/benchmarks.md). The time rule needs at
+//     least one committed update since the last check, so a check is never repeated without a round
+//     between, and a measured check: a Done without a Wanted before it (a check of unknown cost)
+//     keeps the last measure, and before the first measure only the count applies.
 // Pure logic over the times it is given; a value type.
 #pragma once
 
@@ -40,7 +40,8 @@ class CheckPacer {
   static constexpr double kRoundsPerCheck = 1.0;
 
   CheckPacer() = default;
-  CheckPacer(uint64_t every_updates, uint64_t features);
+  // every_updates 0: every `features` updates, and sooner by time if `by_time`.
+  CheckPacer(uint64_t every_updates, uint64_t features, bool by_time);
 
   // True when a check is due after `updates` committed updates in all.
   [[nodiscard]] bool Due(uint64_t updates, Clock::time_point now) const;

@@ -155,10 +155,9 @@ void DynamicJob::HandleReady(const proto::Envelope& e, Clock::time_point now) {
   // The time rule is for the priorities a check refreshes: the other schedules draw without them
   // (a check only tells them when to stop), so they check every J updates, as before.
   const proto::Schedule schedule = spec_.dynamic().schedule();
-  const bool priorities =
-      schedule == proto::SCHEDULE_DYNAMIC || schedule == proto::SCHEDULE_UNSPECIFIED;
-  const uint64_t every = spec_.dynamic().check_every();
-  pacer_ = CheckPacer(every || priorities ? every : num_features_, num_features_);
+  pacer_ = CheckPacer(
+      spec_.dynamic().check_every(), num_features_,
+      /*by_time=*/schedule == proto::SCHEDULE_DYNAMIC || schedule == proto::SCHEDULE_UNSPECIFIED);
   auto begin = Out();
   auto* b = begin.mutable_begin();
   b->set_num_features(num_features_);

@@ -10,7 +10,7 @@ using std::chrono::milliseconds;
 
 TEST_CASE("CheckPacer with --check-every N: a check every N updates, never by time", "[pacer]") {
   const Clock::time_point t0{};
-  CheckPacer pacer(/*every_updates=*/100, /*features=*/1000);
+  CheckPacer pacer(/*every_updates=*/100, /*features=*/1000, /*by_time=*/true);
   CHECK_FALSE(pacer.timed());
   pacer.Wanted(t0);
   pacer.Done(0, t0 + milliseconds(50));  // the first check took 50 ms
@@ -27,7 +27,7 @@ TEST_CASE("CheckPacer with --check-every N: a check every N updates, never by ti
 TEST_CASE("CheckPacer auto: J updates, or sooner once the rounds took as long as the check",
           "[pacer]") {
   const Clock::time_point t0{};
-  CheckPacer pacer(/*every_updates=*/0, /*features=*/1000);
+  CheckPacer pacer(/*every_updates=*/0, /*features=*/1000, /*by_time=*/true);
   CHECK(pacer.timed());
   CHECK_FALSE(pacer.Due(5, t0 + std::chrono::hours(1)));  // no check yet: nothing to pace by
   pacer.Wanted(t0);
@@ -55,7 +55,7 @@ TEST_CASE("CheckPacer auto: J updates, or sooner once the rounds took as long as
 }
 
 TEST_CASE("CheckPacer auto without a feature: a check after every update, not before", "[pacer]") {
-  CheckPacer pacer(0, 0);
+  CheckPacer pacer(0, 0, true);
   pacer.Done(0, Clock::time_point{});
   CHECK(pacer.Due(1, Clock::time_point{}));
   CHECK_FALSE(pacer.Due(0, Clock::time_point{} + std::chrono::hours(1)));
@@ -63,7 +63,7 @@ TEST_CASE("CheckPacer auto without a feature: a check after every update, not be
 
 TEST_CASE("CheckPacer: a check done without being wanted is not measured", "[pacer]") {
   const Clock::time_point t0{};
-  CheckPacer pacer(0, 1000);
+  CheckPacer pacer(0, 1000, true);
   pacer.Done(0, t0);  // of unknown cost: no measure yet, so the count alone decides
   CHECK(pacer.last_check_seconds() == 0);
   CHECK_FALSE(pacer.Due(999, t0 + std::chrono::hours(1)));

@@ -97,9 +97,7 @@ double LogisticApp::LossSlope(double label, double margin) const {
 }
 
 double LogisticApp::Loss(std::span<const double> labels, std::span<const double> margins) const {
-  logistic::LogisticLoss::Sum sum;
-  for (size_t i = 0; i < margins.size(); ++i) sum.Add(labels[i], margins[i]);
-  return sum.Total();
+  return margin::SumOfLosses<logistic::LogisticLoss>(labels, margins);
 }
 
 void LogisticApp::Summarize(const std::map<std::string, double>& metrics,

@@ -114,11 +114,7 @@ double SvmApp::LossSlope(double label, double margin) const {
 }
 
 double SvmApp::Loss(std::span<const double> labels, std::span<const double> margins) const {
-  double loss = 0.0;
-  for (size_t i = 0; i < margins.size(); ++i) {
-    loss += svm::SquaredHingeLoss::Eval(labels[i], margins[i]).loss;
-  }
-  return loss;
+  return margin::SumOfLosses<svm::SquaredHingeLoss>(labels, margins);
 }
 
 void SvmApp::Summarize(const std::map<std::string, double>& metrics,
