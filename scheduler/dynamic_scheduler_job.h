@@ -110,8 +110,9 @@ class DynamicSchedulerJob final : public MemberJob {
   // slices on others: a check is evaluated only once both are in, so the values it reads
   // reflect every commit before it.
   std::optional<uint64_t> check_requested_;
-  uint64_t applied_through_ = 0;    // rounds < applied_through_: every commit sent here applied
-  BackgroundLoad<Partition> load_;  // last member: destroyed (waited for) first
+  bool checked_since_chord_ = false;  // a check finished since the last chord was built
+  uint64_t applied_through_ = 0;      // rounds < applied_through_: every commit sent here applied
+  BackgroundLoad<Partition> load_;    // last member: destroyed (waited for) first
 };
 
 }  // namespace strads
