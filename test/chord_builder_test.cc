@@ -170,6 +170,34 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "ChordBuilder: without a filter a chord is the B highest-priority candidates, highest "
+    "first",
+    "[chord_builder][priority]") {
+  // 1000 independent parameters of priorities 1 .. 1000 (violation j + 1 over a squared norm of
+  // 1), 600 candidates, chords of 50: the draw takes every parameter of priority at least its
+  // spacing (Total / 600, ~834) and some below; the chord is the 50 highest of them, in order.
+  // The builder selects the first B without sorting the rest (std::nth_element).
+  constexpr int64_t kColumns = 1000;
+  SparseColMatrix x(kColumns, kColumns);
+  for (int64_t j = 0; j < kColumns; ++j) x.insert(j, j) = 1.0;
+  x.makeCompressed();
+  ColumnStore store(x, 0, kColumns);
+  ChordPolicy policy = Policy(50, 600);
+  policy.rho = 1.0;
+  ChordBuilder builder(store, policy);
+  for (uint64_t j = 0; j < kColumns; ++j) builder.OnCheck(j, static_cast<double>(j + 1));
+  const auto chord = builder.Next();
+  std::vector<uint64_t> expected;
+  for (uint64_t j = kColumns; j-- > kColumns - 50;) expected.push_back(j);
+  CHECK(chord == expected);
+  // The next chord: the next 50, the first ones in flight.
+  const auto next = builder.Next();
+  REQUIRE(next.size() == 50);
+  CHECK(next.front() == kColumns - 51);
+  CHECK(std::is_sorted(next.rbegin(), next.rend()));
+}
+
+TEST_CASE(
     "ChordBuilder: without a filter a parameter in flight is never drawn again, and a "
     "dropped chord's parameters are",
     "[chord_builder][pipeline]") {
