@@ -132,7 +132,7 @@ std::vector<uint64_t> ChordBuilder::Build() {
       // Sorted by priority, which for a drawn parameter is its weight before the draw: every
       // priority change of a parameter not in flight sets its weight to the same value (flushed
       // above), and one in flight is not drawn. Read in the comparisons, priority_[drawn[a]]
-      // would be a cache miss each on a large partition (log B of them per candidate).
+      // would be a cache miss each on a large partition (a few per candidate).
       // Ties go in a random order: the draw returns its candidates by index, so ordering ties
       // by that index took the lowest indices when more than B candidates tied (e.g. many at
       // eta). That starved the high end of the partition and gave the workers owning its low end

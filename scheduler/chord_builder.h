@@ -59,6 +59,8 @@ class ChordBuilder {
 
   // Frees the prepared chord's parameters, if any, e.g. before a check resets the priorities.
   void DropPrepared();
+  // Whether a chord is prepared (built ahead, not yet taken by Next).
+  bool prepared() const { return prepared_.has_value(); }
 
   // A committed change of parameter j (in flight before): priority |delta| + eta.
   void OnCommit(uint64_t j, double delta);

@@ -51,6 +51,8 @@ class DynamicSchedulerJob final : public MemberJob {
   void OnTick() override;
   void Abandon() override { load_.Abandon(); }
   bool Busy() override { return load_.Busy(); }
+  // Whether the next chord is built ahead of its request (for tests).
+  bool chord_prepared() const { return builder_ && builder_->prepared(); }
 
  private:
   // What the background load produces.
@@ -110,9 +112,13 @@ class DynamicSchedulerJob final : public MemberJob {
   // slices on others: a check is evaluated only once both are in, so the values it reads
   // reflect every commit before it.
   std::optional<uint64_t> check_requested_;
-  bool checked_since_chord_ = false;  // a check finished since the last chord was built
-  uint64_t applied_through_ = 0;      // rounds < applied_through_: every commit sent here applied
-  BackgroundLoad<Partition> load_;    // last member: destroyed (waited for) first
+  // This scheduler's chords since the last check finished, and between the two checks before
+  // (kUnknown: none yet, or none came between them). See BuildChord.
+  static constexpr uint64_t kUnknown = ~uint64_t{0};
+  uint64_t chords_since_check_ = 0;
+  uint64_t last_interval_ = kUnknown;
+  uint64_t applied_through_ = 0;    // rounds < applied_through_: every commit sent here applied
+  BackgroundLoad<Partition> load_;  // last member: destroyed (waited for) first
 };
 
 }  // namespace strads

@@ -514,6 +514,47 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "dynamic scheduler job: the next chord is built ahead unless the last interval between checks "
+    "says a check comes first",
+    "[member_job][dynamic_scheduler]") {
+  testing::TempDir dir;
+  Bench bench("scheduler-0", 1, 1);
+  UseColumns(bench, TinyData(dir), 1, 0);
+  DynamicSchedulerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
+  const proto::Ready ready = bench.AwaitReady(job);
+  REQUIRE(ready.error().empty());
+  const size_t n = ready.end_param() - ready.first_param();
+  uint64_t round = 0;
+  auto check = [&](bool first) {
+    auto request = MakeEnvelope("coordinator", kJob, round);
+    request.mutable_check_request();
+    bench.Deliver(job, request);
+    bench.Deliver(job, first ? SliceWithNorms(0, round, 0, n, -50.0, 2.0)
+                             : SliceEnvelope(0, round, 0, n, -50.0));
+    REQUIRE(bench.Drain("coordinator", proto::Envelope::kCheckReport).size() == 1);
+    CHECK_FALSE(job.chord_prepared());  // a check drops it
+  };
+  auto chord = [&] {
+    bench.RequestChord(job, round);
+    auto got = bench.Drain("coordinator", proto::Envelope::kChord);
+    REQUIRE(got.size() == 1);
+    REQUIRE(got[0].chord().ids_size() == 1);
+    bench.Deliver(job, CommitEnvelope(round, got[0].chord().ids(0), 0.5, 0.5));
+    ++round;
+    return job.chord_prepared();
+  };
+  check(true);
+  CHECK(chord());  // no interval seen yet: built ahead
+  check(false);    // an interval of one chord
+  CHECK_FALSE(chord());
+  CHECK(chord());  // longer than the last interval: built ahead again
+  check(false);    // an interval of two
+  CHECK(chord());
+  CHECK_FALSE(chord());
+  CHECK(chord());
+}
+
+TEST_CASE(
     "dynamic scheduler job: in the column layout the squared norms come with the first check, "
     "and a first slice without them is the job's error",
     "[member_job][dynamic_scheduler]") {
