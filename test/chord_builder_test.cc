@@ -34,6 +34,19 @@ struct Fixture {
   ChordBuilder builder;
 };
 
+// n independent parameters: column j has its one entry in row j (squared norm 1).
+struct Independent {
+  static SparseColMatrix Diagonal(int64_t n) {
+    SparseColMatrix x(n, n);
+    for (int64_t j = 0; j < n; ++j) x.insert(j, j) = 1.0;
+    x.makeCompressed();
+    return x;
+  }
+  explicit Independent(int64_t n) : x(Diagonal(n)), store(x, 0, n) {}
+  SparseColMatrix x;
+  ColumnStore store;
+};
+
 ChordPolicy Policy(uint32_t chord_size, uint32_t candidates) {
   ChordPolicy p;
   p.chord_size = chord_size;
@@ -145,19 +158,21 @@ TEST_CASE(
   // the partition in index order, and a chord of B keeps half of them. Kept by index, every chord
   // would lie in the lower half (and in the column layout the workers owning it would get
   // every update); kept at random, half its members lie in the upper half.
+  // Ten of them (spread over both halves) have a high priority: the first chord lists them
+  // first, then ties as the rest.
   constexpr int64_t kColumns = 1000;
-  SparseColMatrix x(kColumns, kColumns);
-  for (int64_t j = 0; j < kColumns; ++j) x.insert(j, j) = 1.0;
-  x.makeCompressed();
-  ColumnStore store(x, 0, kColumns);
+  Independent f(kColumns);
   ChordPolicy policy = Policy(50, 100);
   policy.rho = 1.0;
-  ChordBuilder builder(store, policy);
-  for (uint64_t j = 0; j < kColumns; ++j) builder.OnCheck(j, 0.0);
+  ChordBuilder builder(f.store, policy);
+  for (uint64_t j = 0; j < kColumns; ++j) builder.OnCheck(j, j % 100 == 7 ? 1e3 : 0.0);
   int upper = 0, members = 0;
   for (int round = 0; round < 40; ++round) {
     const auto chord = builder.Next();
     REQUIRE(chord.size() == 50);
+    if (round == 0) {
+      for (size_t k = 0; k < 10; ++k) CHECK(chord[k] % 100 == 7);
+    }
     for (uint64_t j : chord) {
       upper += j >= kColumns / 2;
       ++members;
@@ -178,13 +193,10 @@ TEST_CASE(
   // spacing (Total / 600, ~834) and some below; the chord is the 50 highest of them, in order.
   // The builder selects the first B without sorting the rest (std::nth_element).
   constexpr int64_t kColumns = 1000;
-  SparseColMatrix x(kColumns, kColumns);
-  for (int64_t j = 0; j < kColumns; ++j) x.insert(j, j) = 1.0;
-  x.makeCompressed();
-  ColumnStore store(x, 0, kColumns);
+  Independent f(kColumns);
   ChordPolicy policy = Policy(50, 600);
   policy.rho = 1.0;
-  ChordBuilder builder(store, policy);
+  ChordBuilder builder(f.store, policy);
   for (uint64_t j = 0; j < kColumns; ++j) builder.OnCheck(j, static_cast<double>(j + 1));
   const auto chord = builder.Next();
   std::vector<uint64_t> expected;
