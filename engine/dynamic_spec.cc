@@ -130,9 +130,10 @@ Status DynamicSpecFromOptions(const po::variables_map& vm, proto::JobSpec& spec)
   return Status::Ok();
 }
 
-SharePasses SharePassesOf(const proto::DynamicEngineSpec& d) {
+SharePasses SharePassesOf(const proto::JobSpec& spec) {
   SharePasses rule;
-  rule.max_passes = std::max<uint32_t>(d.inner_passes(), 1);
+  rule.max_passes = std::max<uint32_t>(spec.dynamic().inner_passes(), 1);
+  rule.settle = spec.workers() == 1 ? kLoneSettle : kSettle;
   return rule;
 }
 

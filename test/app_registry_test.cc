@@ -5,6 +5,7 @@
 
 #include "app_stub.h"
 #include "apps/builtin_apps.h"
+#include "engine/dynamic_spec.h"
 #include "engine/job_spec.h"
 #include "test/temp_dir.h"
 
@@ -152,6 +153,19 @@ TEST_CASE("A job's options are the common ones, its engine's and its app's: no o
   CHECK(passes_of("svm", {"--exact-shares"}) == 4);
   CHECK(passes_of("svm", {"--layout", "rows"}) == 4);
   CHECK(passes_of("lasso", {"--inner-passes", "0"}) == 4);
+  // The rule a worker's model gets: a lone worker's passes settle 100x tighter.
+  {
+    auto spec = ParseJobSpec(apps, "lasso", {"--data", data, "--lambda", "0.5"}, {}, nullptr);
+    REQUIRE(spec.ok());
+    for (uint32_t workers : {0u, 1u, 2u, 8u}) {
+      CAPTURE(workers);
+      spec->set_workers(workers);
+      const SharePasses rule = SharePassesOf(*spec);
+      CHECK(rule.max_passes == 4);
+      CHECK(rule.settle == (workers == 1 ? kLoneSettle : kSettle));
+    }
+    CHECK(kLoneSettle < kSettle);
+  }
   auto sized = ParseJobSpec(
       apps, "logistic", {"--data", data, "--lambda", "0.5", "--chord-size", "100"}, {}, nullptr);
   REQUIRE(sized.ok());

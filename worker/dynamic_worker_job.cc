@@ -84,6 +84,12 @@ DynamicWorkerJob::DynamicWorkerJob(const MemberContext& context, uint64_t job_id
 
 DynamicWorkerJob::~DynamicWorkerJob() = default;
 
+proto::JobSpec DynamicWorkerJob::ModelSpec() const {
+  proto::JobSpec spec = spec_;
+  spec.set_workers(num_workers_);  // the job's, where the submitted spec may say 0 (= all)
+  return spec;
+}
+
 void DynamicWorkerJob::OnTick() {
   if (auto loaded = load_.Poll()) FinishLoading(std::move(*loaded));
 }
@@ -111,7 +117,7 @@ void DynamicWorkerJob::FinishLoading(Result<Loaded> loaded) {
     // ignores them. Whether a scheduler filters is its own decision (rho_if_dense: by its
     // partition's density), so the norms always go, once.
     norms_unsent_ = true;
-    auto model = app_->MakeColumnModel(std::move(shard), spec_);
+    auto model = app_->MakeColumnModel(std::move(shard), ModelSpec());
     if (!model.ok()) return errors_.Report(model.status().message());
     columns_ = std::move(model).value();
     change_ = std::make_unique<DeltaAccumulator>(columns_->shared_size());
@@ -191,7 +197,7 @@ Status DynamicWorkerJob::AdoptGroupings(const proto::Begin& begin) {
     const auto nonzeros = static_cast<uint64_t>(mine.x.nonZeros());
     state_ = nullptr;
     columns_.reset();
-    auto model = app_->MakeColumnModel(std::move(mine), spec_);
+    auto model = app_->MakeColumnModel(std::move(mine), ModelSpec());
     if (!model.ok()) return model.status();
     columns_ = std::move(model).value();
     state_ = columns_.get();

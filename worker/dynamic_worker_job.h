@@ -74,6 +74,9 @@ class DynamicWorkerJob final : public MemberJob {
                              uint32_t workers);
   void FinishLoading(Result<Loaded> loaded);
   bool columns() const { return spec_.dynamic().layout() == proto::LAYOUT_COLUMNS; }
+  // The spec a column model is made from: the job's with its number of workers filled in (the
+  // share's passes depend on it, SharePassesOf).
+  proto::JobSpec ModelSpec() const;
   void HandleBegin(const proto::Envelope& e);
   // Column layout: takes the groupings Begin carries (Ready.owners of each scheduler) and, if
   // any, restarts the model on this worker's columns of the ranges held whole.
