@@ -130,10 +130,10 @@ Status DynamicSpecFromOptions(const po::variables_map& vm, proto::JobSpec& spec)
   return Status::Ok();
 }
 
-SharePasses SharePassesOf(const proto::JobSpec& spec) {
+SharePasses SharePassesOf(const proto::DynamicEngineSpec& d, uint32_t workers) {
   SharePasses rule;
-  rule.max_passes = std::max<uint32_t>(spec.dynamic().inner_passes(), 1);
-  rule.settle = spec.workers() == 1 ? kLoneSettle : kSettle;
+  rule.max_passes = std::max<uint32_t>(d.inner_passes(), 1);
+  rule.settle = workers == 1 ? kLoneSettle : kSettle;
   return rule;
 }
 

@@ -52,17 +52,19 @@ bool GroupsFeatures(const proto::DynamicEngineSpec& d, uint32_t workers);
 // The pipeline depth when --pipeline-depth is 0: 2 for the row layout, 1 for the column layout.
 uint32_t DefaultPipelineDepth(proto::Layout layout);
 
-// The passes a column-layout worker makes over its share per round (DynamicEngineSpec.inner_passes,
-// set from --inner-passes and the app's default; 0 in a spec = 1). `spec.workers()` is the job's
-// number of workers as the worker that builds its model knows it (0 = not known): a lone worker
-// (1) repeats passes until they move less than kLoneSettle of the first pass's largest move,
-// others until kSettle. A lone worker's share is the round's whole step, taken as computed: a
-// repeated pass is only exact coordinate descent, where with several workers it refines a share
-// against a replica the others' shares are about to move. On the 442 x 64 diabetes data (every
-// parameter in one chord) one worker reached 1e-3 in 2 rounds instead of 4, 0.27-0.28 ms instead
-// of 0.52-0.63 ms embedded; on the 1000 x 100,000 problem no change beyond noise.
-inline constexpr double kSettle = 0.1, kLoneSettle = 1e-3;
-SharePasses SharePassesOf(const proto::JobSpec& spec);
+// The passes a column-layout worker makes over its share per round: up to d.inner_passes() (set
+// from --inner-passes and the app's default; 0 in a spec = 1), repeated while the last one moved
+// some parameter by more than `settle` times the first pass's largest move. `workers` is the
+// job's number of workers (0 = not known): 1 gives kLoneSettle, any other kSettle. With several
+// workers a repeated pass refines a share against a replica the others' shares are about to
+// move; a lone worker's share is the round's whole step, taken as computed, so its passes go on
+// longer (exact coordinate descent, or for logistic and svm descent on the round's quadratic
+// model before the share's own line search). The rule keys on the job's workers, not on how many
+// moved in a round (the coordinator also takes a round whole when only one share moved). On the
+// 442 x 64 diabetes data (every parameter in one chord) one worker reached 1e-3 in 2 rounds
+// instead of 4, 0.27-0.28 ms instead of 0.52-0.63 ms embedded; on the 1000 x 100,000 problem
+// no change beyond noise.
+SharePasses SharePassesOf(const proto::DynamicEngineSpec& d, uint32_t workers);
 
 // Checks spec.dynamic(): present, format known, sizes and thresholds in range.
 Status ValidateDynamicSpec(const proto::JobSpec& spec);

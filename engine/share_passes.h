@@ -31,9 +31,13 @@
 
 namespace strads {
 
+// The settle factors SharePassesOf (engine/dynamic_spec.h) chooses between: a job's several
+// workers, and a lone worker.
+inline constexpr double kSettle = 0.1, kLoneSettle = 1e-3;
+
 struct SharePasses {
   uint32_t max_passes = 1;  // >= 1
-  double settle = 0.1;      // in [0, 1]
+  double settle = kSettle;  // in [0, 1]
 };
 
 // Runs step(k, ahead) for k = 0 .. n-1 in pass 1, then for the k the previous pass moved

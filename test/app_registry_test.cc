@@ -159,8 +159,7 @@ TEST_CASE("A job's options are the common ones, its engine's and its app's: no o
     REQUIRE(spec.ok());
     for (uint32_t workers : {0u, 1u, 2u, 8u}) {
       CAPTURE(workers);
-      spec->set_workers(workers);
-      const SharePasses rule = SharePassesOf(*spec);
+      const SharePasses rule = SharePassesOf(spec->dynamic(), workers);
       CHECK(rule.max_passes == 4);
       CHECK(rule.settle == (workers == 1 ? kLoneSettle : kSettle));
     }

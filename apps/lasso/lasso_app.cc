@@ -199,7 +199,7 @@ Result<std::unique_ptr<ShardModel>> LassoApp::MakeShard(Dataset shard,
 Result<std::unique_ptr<ColumnModel>> LassoApp::MakeColumnModel(Dataset columns,
                                                                const proto::JobSpec& spec) const {
   return std::unique_ptr<ColumnModel>(std::make_unique<LassoColumnModel>(
-      std::move(columns), spec.lasso().lambda(), SharePassesOf(spec)));
+      std::move(columns), spec.lasso().lambda(), SharePassesOf(spec.dynamic(), spec.workers())));
 }
 
 double LassoApp::Pull(std::span<const double> stats, double sq_norm, double value,

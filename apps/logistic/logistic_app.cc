@@ -72,7 +72,7 @@ Result<std::unique_ptr<ColumnModel>> LogisticApp::MakeColumnModel(
       [lambda](double g, double h, double sq_norm, double w) {
         return logistic::CoordinateUpdate(g, h, sq_norm, w, lambda);
       },
-      SharePassesOf(spec), std::move(quadratic));
+      SharePassesOf(spec.dynamic(), spec.workers()), std::move(quadratic));
 }
 
 double LogisticApp::Pull(std::span<const double> stats, double sq_norm, double value,

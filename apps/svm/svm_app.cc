@@ -88,7 +88,7 @@ Result<std::unique_ptr<ColumnModel>> SvmApp::MakeColumnModel(Dataset columns,
       [lambda, penalty](double g, double h, double sq_norm, double w) {
         return svm::CoordinateUpdate(g, h, sq_norm, w, lambda, penalty);
       },
-      SharePassesOf(spec), std::move(quadratic));
+      SharePassesOf(spec.dynamic(), spec.workers()), std::move(quadratic));
 }
 
 double SvmApp::Pull(std::span<const double> stats, double sq_norm, double value,
