@@ -774,9 +774,8 @@ std::vector<proto::ResultFile> DynamicJob::ResultFiles() const {
   // By default the column layout filters only where a scheduler's partition is dense (its log
   // says whether it did).
   if (d.rho_if_dense()) engine["rho_applies_to"] = "dense partitions only";
-  if (columns())
-    engine["inner_passes"] = SharePassesOf(d, static_cast<uint32_t>(workers_.size())).max_passes;
   if (columns()) {
+    engine["inner_passes"] = SharePassesOf(d, static_cast<uint32_t>(workers_.size())).max_passes;
     // Whether correlated features went to one worker: where the spec asks and it was cheap.
     engine["group_rho"] = d.group_rho();
     engine["grouped_ranges"] = grouped_ranges_;

@@ -153,11 +153,13 @@ std::vector<uint64_t> ChordBuilder::Build() {
       };
       const uint64_t seed = rng_();
       std::vector<Candidate> order(drawn.size());
-      const int shift = std::bit_width(drawn.size());  // bits of the position
+      // Bits of the position; a draw holds fewer than 2^63 candidates, so the shift is < 64.
+      const int shift = std::bit_width(drawn.size());
+      assert(shift < 64);
       for (size_t k = 0; k < order.size(); ++k) {
         assert(weights[k] == priority_[drawn[k]]);
         const uint64_t random = MixBits(seed + 0x9e3779b97f4a7c15ULL * (k + 1));
-        order[k] = {weights[k], (shift >= 64 ? 0 : random << shift) | k};
+        order[k] = {weights[k], (random << shift) | k};
       }
       const bool filter = policy_.rho < 1.0;
       const size_t keep =
@@ -167,7 +169,7 @@ std::vector<uint64_t> ChordBuilder::Build() {
                          order.end());
       }
       std::sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(keep));
-      const uint64_t position = shift >= 64 ? ~uint64_t{0} : (uint64_t{1} << shift) - 1;
+      const uint64_t position = (uint64_t{1} << shift) - 1;
       std::vector<uint64_t> ids(keep);
       for (size_t k = 0; k < keep; ++k) ids[k] = first + drawn[order[k].tie & position];
       if (!filter) {
