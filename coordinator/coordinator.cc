@@ -167,6 +167,7 @@ void Coordinator::OnMessage(const proto::Envelope& e, Clock::time_point now) {
     case proto::Envelope::kChord:
     case proto::Envelope::kPartials:
     case proto::Envelope::kColumnPartials:
+    case proto::Envelope::kColumnCounts:
     case proto::Envelope::kLossReport:
     case proto::Envelope::kCheckReport:
     case proto::Envelope::kModelSlice:

@@ -46,6 +46,13 @@ std::string DynamicJob::Waiting() const {
       }
       break;
     case Phase::kLoading:
+      if (columns() && !counts_forwarded_) {  // the schedulers wait for them
+        who.push_back(workers_[0].id + " (column counts)");
+        break;
+      }
+      missing(schedulers_, 0);
+      missing(workers_, schedulers_.size());
+      break;
     case Phase::kChecking:
       missing(schedulers_, 0);
       missing(workers_, schedulers_.size());
@@ -79,6 +86,9 @@ bool DynamicJob::Handle(const proto::Envelope& e, Clock::time_point now) {
     case proto::Envelope::kReady:
       HandleReady(e, now);
       return true;
+    case proto::Envelope::kColumnCounts:
+      HandleColumnCounts(e, now);
+      return true;
     case proto::Envelope::kChord:
       HandleChord(e, now);
       return true;
@@ -107,6 +117,20 @@ void DynamicJob::OnTick(Clock::time_point now) {
   if (done()) return;
   if (phase_ == Phase::kRunning && LimitReached(now)) MaybeStartCheck(now);
   Trace(now, false);
+}
+
+void DynamicJob::HandleColumnCounts(const proto::Envelope& e, Clock::time_point now) {
+  // Worker 0's counts, once per load, for the schedulers (who wait for them to start loading).
+  if (phase_ != Phase::kLoading || counts_forwarded_) return;
+  if (!columns() || Rank(e.sender(), proto::ROLE_WORKER) != 0) {
+    return Fail("column counts from " + e.sender() + ", which is not worker 0 of the column layout",
+                now);
+  }
+  counts_forwarded_ = true;
+  last_progress_ = now;
+  auto out = Out();
+  *out.mutable_column_counts() = e.column_counts();
+  Broadcast(schedulers_, std::move(out), now);
 }
 
 void DynamicJob::HandleReady(const proto::Envelope& e, Clock::time_point now) {

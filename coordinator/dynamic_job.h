@@ -95,6 +95,8 @@ class DynamicJob final : public EngineJob {
   void OnFinished(proto::JobState state, Clock::time_point now) override;
 
   void HandleReady(const proto::Envelope& e, Clock::time_point now);
+  // Column layout: passes worker 0's column counts on to the schedulers.
+  void HandleColumnCounts(const proto::Envelope& e, Clock::time_point now);
   void HandleChord(const proto::Envelope& e, Clock::time_point now);
   void HandlePartials(const proto::Envelope& e, Clock::time_point now);
   void HandleColumnPartials(const proto::Envelope& e, Clock::time_point now);
@@ -133,6 +135,7 @@ class DynamicJob final : public EngineJob {
   const DynamicApp* app_;
   std::vector<char> seen_;  // per member in the current phase: schedulers, then workers
   Phase phase_ = Phase::kLoading;
+  bool counts_forwarded_ = false;  // column layout: worker 0's column counts, to the schedulers
 
   // Loading.
   uint32_t ready_ = 0;

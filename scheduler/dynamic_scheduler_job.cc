@@ -29,9 +29,26 @@ DynamicSchedulerJob::DynamicSchedulerJob(const MemberContext& context, uint64_t 
       log_->error("job {}: {}", id_, st.message());
     }
   }
+  if (spec_.dynamic().layout() == proto::LAYOUT_COLUMNS) {
+    log_->info("job {}: waiting for the column counts of worker 0 (scheduler {}/{})", id_, rank_,
+               num_schedulers_);
+    return;
+  }
   log_->info("job {}: loading {} (scheduler {}/{})", id_, spec_.data_path(), rank_,
              num_schedulers_);
-  load_.Start(LoadPartition, spec_, rank_, num_schedulers_, num_workers_);
+  load_.Start(LoadPartition, spec_, rank_, num_schedulers_, num_workers_, std::nullopt);
+}
+
+void DynamicSchedulerJob::HandleColumnCounts(const proto::Envelope& e) {
+  const proto::ColumnCounts& c = e.column_counts();
+  if (spec_.dynamic().layout() != proto::LAYOUT_COLUMNS || load_.running() || builder_) {
+    return LogUnexpected(e);
+  }
+  if (c.counts_size() == 0) return errors_.Report("worker 0 counted no column");
+  log_->info("job {}: loading {} from worker 0's counts of {} columns (scheduler {}/{})", id_,
+             spec_.data_path(), c.counts_size(), rank_, num_schedulers_);
+  load_.Start(LoadPartition, spec_, rank_, num_schedulers_, num_workers_,
+              std::optional<Counts>(Counts{{c.counts().begin(), c.counts().end()}, c.rows()}));
 }
 
 DynamicSchedulerJob::~DynamicSchedulerJob() = default;
@@ -53,6 +70,7 @@ void DynamicSchedulerJob::OnTick() {
 
 void DynamicSchedulerJob::OnMessage(const proto::Envelope& e) {
   if (errors_.failed()) return;
+  if (e.body_case() == proto::Envelope::kColumnCounts) return HandleColumnCounts(e);
   if (!builder_) {
     log_->debug("job {}: dropping {} (the partition is not loaded)", id_, BodyName(e));
     return;
@@ -100,14 +118,16 @@ std::string DefaultFilterRefusal(uint64_t rows, uint64_t cols, uint64_t nonzeros
 }  // namespace
 
 Result<DynamicSchedulerJob::Partition> DynamicSchedulerJob::LoadPartition(
-    const proto::JobSpec& spec, uint32_t rank, uint32_t parts, uint32_t workers) {
+    const proto::JobSpec& spec, uint32_t rank, uint32_t parts, uint32_t workers,
+    std::optional<Counts> given) {
   try {
-    // The columns' entry counts give the partition (the same on every member). The columns
-    // themselves are needed only by the dependency filter (rho < 1); without it a scheduler needs
-    // their squared norms alone: in the row layout the counting pass gathers them, in the column
-    // layout the workers, who hold the columns, send them with the first check's gradient (so
-    // this pass parses no value). Only a filtering scheduler holds columns: those of its
-    // partition.
+    // The columns' entry counts give the partition (the same on every member): in the column
+    // layout worker 0's (`given`), in the row layout from this scheduler's own pass. The columns
+    // themselves are needed only by the dependency filter (rho < 1) and the grouping; without
+    // them a scheduler needs their squared norms alone: in the row layout its counting pass
+    // gathers them, in the column layout the workers, who hold the columns, send them with the
+    // first check's gradient (so it never reads the file). Only a filtering or grouping scheduler
+    // holds columns: those of its partition.
     DataSource source{spec.data_path(), spec.dynamic().data_format(), spec.dynamic().labels_path()};
     const proto::DynamicEngineSpec& d = spec.dynamic();
     const bool columns = d.layout() == proto::LAYOUT_COLUMNS;
@@ -120,10 +140,16 @@ Result<DynamicSchedulerJob::Partition> DynamicSchedulerJob::LoadPartition(
     bool filtered = d.rho() < 1.0 && schedule_filters && filter_bites;
     std::vector<double> sq_norms;
     uint64_t rows = 0;
-    auto counts = CountColumnEntries(source, AvailableMemoryBytes(),
-                                     columns || filtered ? nullptr : &sq_norms, &rows);
-    if (!counts.ok()) return counts.status();
-    const std::vector<uint64_t>& weights = *counts;
+    std::vector<uint64_t> weights;
+    if (given) {
+      weights = std::move(given->entries);
+      rows = given->rows;
+    } else {
+      auto counts = CountColumnEntries(source, AvailableMemoryBytes(),
+                                       columns || filtered ? nullptr : &sq_norms, &rows);
+      if (!counts.ok()) return counts.status();
+      weights = std::move(counts).value();
+    }
     auto starts = PartitionByWeight(weights, parts);
     const uint64_t first = starts[rank], end = starts[rank + 1];
     uint64_t nonzeros = 0;
@@ -265,8 +291,7 @@ void DynamicSchedulerJob::BuildChord(uint64_t round) {
     chord->add_values(values_[j - first]);
     if (pull) chord->add_sq_norms(part_.store->SquaredNorm(j));
   }
-  SendToWorkers(out);
-  (void)session_.SendToCoordinator(std::move(out));
+  SendChord(std::move(out));
   // The next chord is built ahead (the next request finds it ready) unless it is predicted to
   // be the first after a check, which drops it (its priorities are stale): when this chord is
   // the k-th since the last check and the interval between the two checks before held k chords.
@@ -279,10 +304,16 @@ void DynamicSchedulerJob::BuildChord(uint64_t round) {
   if (ahead) builder_->Prepare();
 }
 
-void DynamicSchedulerJob::SendToWorkers(const proto::Envelope& chord_envelope) {
+void DynamicSchedulerJob::SendChord(proto::Envelope&& chord_envelope) {
+  // The coordinator's copy goes first: it commits the round only once it holds the chord, and a
+  // worker woken by its share takes a core at once, so on a machine with as many cores as
+  // workers the scheduler could wait ~1 ms to send anything after the first share (seen on a
+  // loopback cluster of 2 workers on 2 cores: the chord reached the coordinator after both
+  // workers' partials).
   const ColumnOwners& owners = part_.owners;
   if (owners.workers() != worker_ids_.size() || worker_ids_.size() < 2 ||
       owners.schedulers() <= rank_) {
+    (void)session_.SendToCoordinator(chord_envelope);
     for (const auto& w : worker_ids_) Send(w, chord_envelope);
     return;
   }
@@ -305,6 +336,7 @@ void DynamicSchedulerJob::SendToWorkers(const proto::Envelope& chord_envelope) {
     c.add_ids(j);
     c.add_values(all.values(k));  // a column chord carries no squared norms
   }
+  (void)session_.SendToCoordinator(std::move(chord_envelope));
   for (size_t w = 0; w < worker_ids_.size(); ++w) Send(worker_ids_[w], std::move(shares[w]));
 }
 

@@ -2,12 +2,14 @@
 // home of one disjoint partition of the parameters, and the source of the chords of the rounds t
 // with t mod S == its rank.
 //
-// From its construction it reads the whole data file on a background thread, derives the
-// partition [first, end) from the column weights (the same deterministic PartitionByWeight on
-// every scheduler) and answers Ready. With the dependency filter (rho < 1) it keeps its own
-// columns; without it, their squared norms only: summed by its counting pass in the row layout,
-// sent by the workers with the first check's gradient slices in the column layout (where its pass
-// parses no value). Then:
+// It derives the partition [first, end) from the column weights (the same deterministic
+// PartitionByWeight on every scheduler) on a background thread and answers Ready. The weights come
+// from its own counting pass over the file in the row layout (from its construction), and from
+// worker 0's in the column layout (ColumnCounts, passed on by the coordinator; the load starts
+// when they arrive). With the dependency filter (rho < 1) it keeps its own columns; without it,
+// their squared norms only: summed by its counting pass in the row layout, sent by the workers
+// with the first check's gradient slices in the column layout (where, without the filter or a
+// grouping, it never reads the file). Then:
 //  - ChordRequest(t): the next chord from the ChordBuilder, with the parameters' current values
 //    (and, in the row layout, their squared column norms), to the workers and the coordinator;
 //  - Commit(t): new values, and the priorities of the committed parameters; a commit that
@@ -80,12 +82,22 @@ class DynamicSchedulerJob final : public MemberJob {
     bool norms_pending = false;
   };
 
-  // Reads the whole file and keeps the columns of partition `rank` of `parts` (background thread).
+  // Column layout: what worker 0's counting pass found (ColumnCounts).
+  struct Counts {
+    std::vector<uint64_t> entries;  // column j's
+    uint64_t rows = 0;
+  };
+  // Derives partition `rank` of `parts` from the columns' entry counts: worker 0's in the column
+  // layout, else from its own counting pass over the file; reads the partition's columns where
+  // the filter or the grouping needs them (background thread).
   static Result<Partition> LoadPartition(const proto::JobSpec& spec, uint32_t rank, uint32_t parts,
-                                         uint32_t workers);
+                                         uint32_t workers, std::optional<Counts> given);
+  // Column layout: starts the load from worker 0's counts, passed on by the coordinator.
+  void HandleColumnCounts(const proto::Envelope& e);
   void FinishLoading(Result<Partition> loaded);
-  // Sends a chord to the workers: the whole of it, or in the column layout each worker's share.
-  void SendToWorkers(const proto::Envelope& chord_envelope);
+  // Sends a chord to the coordinator (whole), then to the workers: the whole of it, or in the
+  // column layout each worker's share.
+  void SendChord(proto::Envelope&& chord_envelope);
   // Answers the request for round `round`'s chord (a ChordRequest, or a commit that carries one).
   void BuildChord(uint64_t round);
   void HandleCommit(const proto::Envelope& e);

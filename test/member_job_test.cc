@@ -174,7 +174,7 @@ constexpr uint64_t kJob = 1;
 // One member under test and everyone it talks to, on an in-process hub: the coordinator,
 // `schedulers` schedulers and `workers` workers (the member is one of them, `self`).
 struct Bench {
-  Bench(const std::string& self, uint32_t schedulers, uint32_t workers) {
+  Bench(const std::string& self, uint32_t schedulers, uint32_t workers) : self(self) {
     auto add = [&](const std::string& id) {
       auto transport = std::make_unique<InProcTransport>(hub, id);
       if (id == self) member = transport.get();
@@ -205,8 +205,27 @@ struct Bench {
     return out;
   }
 
-  // Ticks `job` until the coordinator has its Ready (the load is done); returns it.
+  // The coordinator passes worker 0's column counts of the spec's file on to `job` (a scheduler
+  // of the column layout waits for them to load); false if the file cannot be counted.
+  bool DeliverCounts(MemberJob& job) {
+    const proto::JobSpec& spec = start.spec();
+    uint64_t rows = 0;
+    auto counts =
+        CountColumnEntries(DataSource{spec.data_path(), "", ""}, uint64_t{1} << 30, nullptr, &rows);
+    if (!counts.ok()) return false;
+    auto e = MakeEnvelope("coordinator", kJob, 0);
+    e.mutable_column_counts()->set_rows(rows);
+    e.mutable_column_counts()->mutable_counts()->Assign(counts->begin(), counts->end());
+    job.OnMessage(e);
+    return true;
+  }
+
+  // Ticks `job` until the coordinator has its Ready (the load is done); returns it. A scheduler
+  // of the column layout gets the column counts first, as the coordinator would pass them on.
   proto::Ready AwaitReady(MemberJob& job) {
+    if (self.starts_with("scheduler") && start.spec().dynamic().layout() == proto::LAYOUT_COLUMNS) {
+      (void)DeliverCounts(job);
+    }
     for (int i = 0; i < 500; ++i) {
       job.OnTick();
       auto e = node("coordinator").Receive(milliseconds(10));
@@ -237,6 +256,7 @@ struct Bench {
     Deliver(job, request);
   }
 
+  std::string self;
   InProcHub hub;
   std::map<std::string, std::unique_ptr<InProcTransport>> nodes;
   InProcTransport* member = nullptr;
@@ -552,6 +572,64 @@ TEST_CASE(
   CHECK(chord());
   CHECK_FALSE(chord());
   CHECK(chord());
+}
+
+TEST_CASE(
+    "column layout: worker 0 alone sends its column counts, and a scheduler loads from them "
+    "without reading the file",
+    "[member_job][dynamic_scheduler][dynamic_worker]") {
+  testing::TempDir dir;
+  const std::string data = TinyData(dir);
+  const std::vector<uint64_t> entries{2, 2, 2, 2, 1, 1};  // tiny.svm's columns
+  for (uint32_t rank : {0u, 1u}) {
+    CAPTURE(rank);
+    Bench bench("worker-" + std::to_string(rank), 1, 2);
+    UseColumns(bench, data, 6, 0);
+    bench.start.set_rank(rank);
+    DynamicWorkerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
+    std::vector<proto::Envelope> counts;
+    bool ready = false;
+    for (int i = 0; i < 500 && !ready; ++i) {
+      job.OnTick();
+      while (auto e = bench.node("coordinator").Receive(milliseconds(2))) {
+        if (e->body_case() == proto::Envelope::kColumnCounts) counts.push_back(*e);
+        if (e->body_case() == proto::Envelope::kReady) ready = true;
+      }
+    }
+    REQUIRE(ready);
+    if (rank != 0) {
+      CHECK(counts.empty());
+      continue;
+    }
+    REQUIRE(counts.size() == 1);
+    const proto::ColumnCounts& c = counts[0].column_counts();
+    CHECK(c.rows() == 4);
+    CHECK(std::vector<uint64_t>(c.counts().begin(), c.counts().end()) == entries);
+  }
+  // The scheduler's file does not exist: without the filter or a grouping it never opens it.
+  Bench bench("scheduler-0", 1, 2);
+  UseColumns(bench, dir.Path("absent.svm"), 6, 0);
+  DynamicSchedulerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
+  for (int i = 0; i < 20; ++i) job.OnTick();
+  CHECK(bench.Drain("coordinator", proto::Envelope::kReady).empty());  // it waits for the counts
+  auto e = MakeEnvelope("coordinator", kJob, 0);
+  e.mutable_column_counts()->set_rows(4);
+  e.mutable_column_counts()->mutable_counts()->Assign(entries.begin(), entries.end());
+  bench.Deliver(job, e);
+  proto::Ready ready;
+  for (int i = 0; i < 500; ++i) {
+    job.OnTick();
+    auto got = bench.node("coordinator").Receive(milliseconds(10));
+    if (got && got->body_case() == proto::Envelope::kReady) {
+      ready = got->ready();
+      break;
+    }
+  }
+  CHECK(ready.error().empty());
+  CHECK(ready.first_param() == 0);
+  CHECK(ready.end_param() == 6);
+  CHECK(ready.num_features() == 6);
+  CHECK(ready.num_rows() == 4);
 }
 
 TEST_CASE(

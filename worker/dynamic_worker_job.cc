@@ -32,35 +32,50 @@ Result<Dataset> LoadShard(const proto::JobSpec& spec, uint32_t rank, uint32_t pa
 
 }  // namespace
 
-Result<DynamicWorkerJob::Loaded> DynamicWorkerJob::Load(const proto::JobSpec& spec, uint32_t rank,
-                                                        uint32_t schedulers, uint32_t workers) {
-  if (spec.dynamic().layout() != proto::LAYOUT_COLUMNS) {
-    auto shard = LoadShard(spec, rank, workers);
-    if (!shard.ok()) return shard.status();
-    return Loaded{std::move(shard).value(), {}, {}};
-  }
+Result<DynamicWorkerJob::Loaded> DynamicWorkerJob::LoadRows(const proto::JobSpec& spec,
+                                                            uint32_t rank, uint32_t workers) {
+  auto shard = LoadShard(spec, rank, workers);
+  if (!shard.ok()) return shard.status();
+  return Loaded{std::move(shard).value(), {}, {}};
+}
+
+Result<DynamicWorkerJob::Counted> DynamicWorkerJob::Count(const proto::JobSpec& spec) {
   try {
-    // Two passes: the columns' entry counts give the blocks (the same on every member), then
-    // only this worker's columns are kept, so it never holds the whole matrix. A range that its
-    // scheduler may group (the same test from the same counts on both sides) is kept whole until
-    // Begin says which of its columns are this worker's.
     DataSource source{spec.data_path(), spec.dynamic().data_format(), spec.dynamic().labels_path()};
-    uint64_t rows = 0;
-    auto counts = CountColumnEntries(source, AvailableMemoryBytes(), nullptr, &rows);
+    Counted out;
+    auto counts = CountColumnEntries(source, AvailableMemoryBytes(), nullptr, &out.rows);
     if (!counts.ok()) return counts.status();
+    out.counts = std::move(counts).value();
+    return out;
+  } catch (const std::exception& e) {
+    return Status::Internal(spec.data_path() + ": cannot count the columns: " + e.what());
+  }
+}
+
+Result<DynamicWorkerJob::Loaded> DynamicWorkerJob::LoadColumns(const proto::JobSpec& spec,
+                                                               uint32_t rank, uint32_t schedulers,
+                                                               uint32_t workers,
+                                                               const Counted& counted) {
+  try {
+    // The columns' entry counts give the blocks (the same on every member), then only this
+    // worker's columns are kept, so it never holds the whole matrix. A range that its scheduler
+    // may group (the same test from the same counts on both sides) is kept whole until Begin says
+    // which of its columns are this worker's.
+    DataSource source{spec.data_path(), spec.dynamic().data_format(), spec.dynamic().labels_path()};
+    const std::vector<uint64_t>& counts = counted.counts;
     Loaded out;
-    out.owners = ColumnOwners(*counts, schedulers, workers);
+    out.owners = ColumnOwners(counts, schedulers, workers);
     std::vector<ColumnRange> kept;
     for (uint32_t s = 0; s < schedulers; ++s) {
       const ColumnRange r = out.owners.RangeOf(s);
-      if (MayGroupRange(spec.dynamic(), workers, rows, *counts, r)) {
+      if (MayGroupRange(spec.dynamic(), workers, counted.rows, counts, r)) {
         kept.push_back(r);
         out.whole_ranges.push_back(s);
       } else {
         kept.push_back(out.owners.SpanOf(s, rank));
       }
     }
-    auto data = LoadColumns(source, kept, *counts, rows);
+    auto data = strads::LoadColumns(source, kept, counts, counted.rows);
     if (!data.ok()) return data.status();
     out.data = std::move(data).value();
     return out;
@@ -79,7 +94,10 @@ DynamicWorkerJob::DynamicWorkerJob(const MemberContext& context, uint64_t job_id
       app_(app) {
   log_->info("job {}: loading {} {}/{} of {}", id_, columns() ? "columns" : "shard", rank_,
              num_workers_, spec_.data_path());
-  load_.Start(Load, spec_, rank_, num_schedulers_, num_workers_);
+  if (columns())
+    count_.Start(Count, spec_);
+  else
+    load_.Start(LoadRows, spec_, rank_, num_workers_);
 }
 
 DynamicWorkerJob::~DynamicWorkerJob() = default;
@@ -91,7 +109,20 @@ proto::JobSpec DynamicWorkerJob::ModelSpec() const {
 }
 
 void DynamicWorkerJob::OnTick() {
+  if (auto counted = count_.Poll()) FinishCounting(std::move(*counted));
   if (auto loaded = load_.Poll()) FinishLoading(std::move(*loaded));
+}
+
+void DynamicWorkerJob::FinishCounting(Result<Counted> counted) {
+  if (!counted.ok()) return errors_.Report(counted.status().message());
+  if (rank_ == 0) {
+    auto e = JobEnvelope();
+    e.mutable_column_counts()->set_rows(counted->rows);
+    e.mutable_column_counts()->mutable_counts()->Assign(counted->counts.begin(),
+                                                        counted->counts.end());
+    (void)session_.SendToCoordinator(std::move(e));
+  }
+  load_.Start(LoadColumns, spec_, rank_, num_schedulers_, num_workers_, std::move(counted).value());
 }
 
 void DynamicWorkerJob::FinishLoading(Result<Loaded> loaded) {

@@ -21,7 +21,10 @@
 // ids it owns sequentially (ColumnModel::Update) and sends ColumnPartials (new values, change of
 // the shared vector); on SharedUpdate(t), in round order, it adds the summed change to its
 // replica. Its gradient slices hold its own features (0 elsewhere); only rank 0 reports the
-// replicated loss, so the coordinator's sum over workers is still the loss.
+// replicated loss, so the coordinator's sum over workers is still the loss. Its load runs in two
+// background steps: a pass that counts every column's entries, then one that keeps its columns;
+// between them rank 0 sends the counts (ColumnCounts) to the coordinator, which passes them on to
+// the schedulers, so no scheduler counts the file itself.
 // Failures of its part go to the coordinator through a JobErrorReport.
 // Thread-compatibility: used by the worker's event loop only.
 #pragma once
@@ -49,8 +52,11 @@ class DynamicWorkerJob final : public MemberJob {
 
   void OnMessage(const proto::Envelope& e) override;
   void OnTick() override;
-  void Abandon() override { load_.Abandon(); }
-  bool Busy() override { return load_.Busy(); }
+  void Abandon() override {
+    count_.Abandon();
+    load_.Abandon();
+  }
+  bool Busy() override { return count_.Busy() || load_.Busy(); }
 
   // Test hooks: the number of rounds whose commits are applied, and of chords still waiting.
   uint64_t applied_rounds() const { return applied_; }
@@ -65,13 +71,24 @@ class DynamicWorkerJob final : public MemberJob {
     ColumnOwners owners;
     std::vector<uint32_t> whole_ranges;
   };
+  // Column layout: what the counting pass finds.
+  struct Counted {
+    std::vector<uint64_t> counts;  // column j's entries
+    uint64_t rows = 0;
+  };
   struct Pending {
     proto::Chord chord;
     std::optional<std::vector<double>> tail;  // dual pipeline: stats of ids[fresh_count:]
   };
 
-  static Result<Loaded> Load(const proto::JobSpec& spec, uint32_t rank, uint32_t schedulers,
-                             uint32_t workers);
+  // Row layout: the shard.
+  static Result<Loaded> LoadRows(const proto::JobSpec& spec, uint32_t rank, uint32_t workers);
+  // Column layout: the counting pass, then the pass that keeps this worker's columns.
+  static Result<Counted> Count(const proto::JobSpec& spec);
+  static Result<Loaded> LoadColumns(const proto::JobSpec& spec, uint32_t rank, uint32_t schedulers,
+                                    uint32_t workers, const Counted& counted);
+  // Rank 0 sends the counts to the coordinator (for the schedulers); then the columns load.
+  void FinishCounting(Result<Counted> counted);
   void FinishLoading(Result<Loaded> loaded);
   bool columns() const { return spec_.dynamic().layout() == proto::LAYOUT_COLUMNS; }
   // The spec a column model is made from: the job's with its number of workers filled in (the
@@ -116,7 +133,9 @@ class DynamicWorkerJob final : public MemberJob {
   std::vector<std::string> scheduler_ids_;
   uint64_t applied_ = 0;                 // commits of rounds < applied_ are applied
   std::map<uint64_t, Pending> pending_;  // chords waiting for the staleness bound
-  BackgroundLoad<Loaded> load_;          // last member: destroyed (waited for) first
+  // Last members: destroyed (waited for) first.
+  BackgroundLoad<Counted> count_;  // column layout, the first step
+  BackgroundLoad<Loaded> load_;
 };
 
 }  // namespace strads
