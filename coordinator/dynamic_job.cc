@@ -635,7 +635,11 @@ void DynamicJob::FinishCheck(Clock::time_point now) {
   objective_ = check_loss_ + check_penalty_;
   violation_ = *lambda_max_ > 0 ? check_violation_ / *lambda_max_ : 0.0;
   converged_ = violation_ <= spec_.dynamic().tolerance();
-  pacer_.Done(updates_, now);
+  // The first check of a run holds the members' start (Begin: models, groupings), up to ~15 ms
+  // against ~2 ms for a check of 20,000 x 20,000 L1-LR, and with its time as the measure the
+  // first three or four rounds ran on the priorities of beta = 0.
+  pacer_.Done(updates_, now, /*measured=*/start_checked_);
+  start_checked_ = true;
   ++checks_;
   // At info level at most once a second (and for the last check): paced checks can come tens of
   // times a second.

@@ -135,6 +135,7 @@ class DynamicJob final : public EngineJob {
   const DynamicApp* app_;
   std::vector<char> seen_;  // per member in the current phase: schedulers, then workers
   Phase phase_ = Phase::kLoading;
+  bool start_checked_ = false;     // the run's first check (which holds the start) is done
   bool counts_forwarded_ = false;  // column layout: worker 0's column counts, to the schedulers
 
   // Loading.

@@ -438,22 +438,32 @@ TEST_CASE(
         Case{0, proto::SCHEDULE_CYCLIC, false}}) {
     DYNAMIC_SECTION("check_every " << c.every << ", schedule " << c.schedule) {
       DynamicJobFixture f(/*depth=*/1, c.every, {}, proto::LAYOUT_UNSPECIFIED, c.schedule);
-      f.LoadEveryone();  // the first check is wanted now
+      f.LoadEveryone();  // the first check is wanted now; it holds the start, so no measure
       f.h_.Advance(2);
-      f.AnswerCheck(5, 5, 0, 0);  // it took 2 s
+      f.AnswerCheck(5, 5, 0, 0);
+      f.h_.ClearInboxes();
+      f.CompleteRound(0, 1, 1, 1);
+      if (c.timed) {
+        // The next check comes right after the first round, and is measured: 2 s.
+        CHECK(f.Rounds("worker-0", Kind::kCheckRequest) == std::vector<uint64_t>{1});
+        f.h_.Advance(2);
+        f.AnswerCheck(5, 5, 0, 1);
+      } else {
+        CHECK(f.Rounds("worker-0", Kind::kCheckRequest).empty());
+      }
       f.h_.ClearInboxes();
       f.h_.Advance(1);
-      f.CompleteRound(0, 1, 1, 1);  // 1 s of rounds: 1 update of the J = 10 (auto) or 1000
+      f.CompleteRound(1, 6, 1, 1);  // 1 s of rounds: 2 updates of the J = 10 (auto) or 1000
       CHECK(f.Rounds("worker-0", Kind::kCheckRequest).empty());
-      CHECK(f.Requested("scheduler-1") == std::vector<uint64_t>{1});
+      CHECK(f.Requested("scheduler-0") == std::vector<uint64_t>{2});
       f.h_.Advance(1.5);
-      f.CompleteRound(1, 6, 1, 1);  // 2.5 s of rounds, 2 updates
+      f.CompleteRound(2, 2, 1, 1);  // 2.5 s of rounds, 3 updates
       if (c.timed) {
-        CHECK(f.Rounds("worker-1", Kind::kCheckRequest) == std::vector<uint64_t>{2});
-        CHECK(f.Requested("scheduler-0").empty());
+        CHECK(f.Rounds("worker-1", Kind::kCheckRequest) == std::vector<uint64_t>{3});
+        CHECK(f.Requested("scheduler-1").empty());
       } else {
         CHECK(f.Rounds("worker-1", Kind::kCheckRequest).empty());
-        CHECK(f.Requested("scheduler-0") == std::vector<uint64_t>{2});
+        CHECK(f.Requested("scheduler-1") == std::vector<uint64_t>{3});
       }
     }
   }
