@@ -43,7 +43,8 @@ class BackgroundLoad {
         std::launch::async,
         [flag = CancelFlag(flag_)](auto&& f, auto&&... a) {
           ScopedLoadCancellation scope(flag);
-          return std::invoke(f, a...);
+          // The arguments are the task's own copies, used once: moved, not copied again.
+          return std::invoke(std::forward<decltype(f)>(f), std::forward<decltype(a)>(a)...);
         },
         std::forward<Fn>(fn), std::forward<Args>(args)...);
   }

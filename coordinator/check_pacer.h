@@ -28,7 +28,8 @@
 //     Lasso problem and the 20,000 x 20,000 L1-LR one (docs/benchmarks.md). The time rule needs at
 //     least one committed update since the last check, so a check is never repeated without a round
 //     between, and a measured check: a Done without a Wanted before it (a check of unknown cost)
-//     keeps the last measure, and before the first measure only the count applies.
+//     keeps the last measure, and before the first measure only the count applies (and, after a
+//     check that held the start, the one-round rule above).
 // Pure logic over the times it is given; a value type.
 #pragma once
 

@@ -126,6 +126,7 @@ void DynamicJob::HandleColumnCounts(const proto::Envelope& e, Clock::time_point 
     return Fail("column counts from " + e.sender() + ", which is not worker 0 of the column layout",
                 now);
   }
+  if (e.column_counts().counts_size() == 0) return Fail(e.sender() + " counted no column", now);
   counts_forwarded_ = true;
   last_progress_ = now;
   auto out = Out();
@@ -637,8 +638,10 @@ void DynamicJob::FinishCheck(Clock::time_point now) {
   converged_ = violation_ <= spec_.dynamic().tolerance();
   // The first check of a run holds the members' start (Begin: models, groupings), up to ~15 ms
   // against ~2 ms for a check of 20,000 x 20,000 L1-LR, and with its time as the measure the
-  // first three or four rounds ran on the priorities of beta = 0.
-  pacer_.Done(updates_, now, /*measured=*/start_checked_);
+  // first three or four rounds ran on the first check's priorities. (A resumed column-layout
+  // run's first check comes after the restore, which followed the start: it is measured.)
+  const bool measured = start_checked_ || (incarnation_.resume && columns());
+  pacer_.Done(updates_, now, measured);
   start_checked_ = true;
   ++checks_;
   // At info level at most once a second (and for the last check): paced checks can come tens of

@@ -167,7 +167,19 @@ Result<DynamicSchedulerJob::Partition> DynamicSchedulerJob::LoadPartition(
     if (filtered || groups) {
       const ColumnRange mine[] = {{first, end}};
       auto data = LoadColumns(source, mine, weights, rows);
+      if (!data.ok() && given) {
+        return Status::InvalidArgument(data.status().message() +
+                                       " (against worker 0's column counts: the file on this host "
+                                       "may differ from worker 0's)");
+      }
       if (!data.ok()) return data.status();
+      // Worker 0's counts are of its copy of the file: this one must be the same shape.
+      if (given && (static_cast<uint64_t>(data->x.cols()) != weights.size() ||
+                    static_cast<uint64_t>(data->x.rows()) != rows)) {
+        return Status::InvalidArgument(fmt::format(
+            "{}: {} rows x {} columns here, but worker 0 counted {} x {} in its copy of the file",
+            spec.data_path(), data->x.rows(), data->x.cols(), rows, weights.size()));
+      }
       rows = static_cast<uint64_t>(data->x.rows());
       range_columns = std::move(data).value();
     }
@@ -314,7 +326,12 @@ void DynamicSchedulerJob::SendChord(proto::Envelope&& chord_envelope) {
   if (owners.workers() != worker_ids_.size() || worker_ids_.size() < 2 ||
       owners.schedulers() <= rank_) {
     (void)session_.SendToCoordinator(chord_envelope);
-    for (const auto& w : worker_ids_) Send(w, chord_envelope);
+    for (size_t w = 0; w < worker_ids_.size(); ++w) {
+      if (w + 1 < worker_ids_.size())
+        Send(worker_ids_[w], chord_envelope);
+      else
+        Send(worker_ids_[w], std::move(chord_envelope));
+    }
     return;
   }
   // Column layout: each worker gets the parameters it owns and no others, so a round's chord

@@ -792,4 +792,50 @@ TEST_CASE(
   }
 }
 
+TEST_CASE(
+    "DynamicJob: column layout, worker 0's column counts go once to every scheduler, counts from "
+    "another worker fail the job, and a load that never gets them names worker 0",
+    "[dynamic_job]") {
+  auto counts = [](const std::vector<uint64_t>& entries) {
+    auto e = MakeEnvelope("");
+    e.mutable_column_counts()->set_rows(7);
+    e.mutable_column_counts()->mutable_counts()->Assign(entries.begin(), entries.end());
+    return e;
+  };
+  {
+    DynamicJobFixture f(1, 1000, Incarnation{}, proto::LAYOUT_COLUMNS);
+    f.job_->Start(f.h_.now());
+    f.h_.ClearInboxes();
+    f.Deliver("worker-0", counts({3, 1, 4}));
+    f.Deliver("worker-0", counts({3, 1, 4}));  // a repeat: not passed on again
+    for (const auto& s : kSchedulers) {
+      const auto inbox = f.h_.Inbox(s);
+      REQUIRE(inbox.size() == 1);
+      REQUIRE(inbox[0].has_column_counts());
+      CHECK(inbox[0].column_counts().rows() == 7);
+      const auto& got = inbox[0].column_counts().counts();
+      CHECK(std::vector<uint64_t>(got.begin(), got.end()) == std::vector<uint64_t>{3, 1, 4});
+    }
+    CHECK(f.h_.Inbox("worker-1").empty());
+    CHECK(f.job_->Info(f.h_.now()).state() == proto::JOB_LOADING);
+  }
+  {
+    DynamicJobFixture f(1, 1000, Incarnation{}, proto::LAYOUT_COLUMNS);
+    f.job_->Start(f.h_.now());
+    f.Deliver("worker-1", counts({3, 1, 4}));
+    const auto info = f.job_->Info(f.h_.now());
+    CHECK(info.state() == proto::JOB_FAILED);
+    CHECK_THAT(info.error(), Catch::Contains("not worker 0"));
+  }
+  {
+    DynamicJobFixture f(1, 1000, Incarnation{}, proto::LAYOUT_COLUMNS);
+    f.job_->Start(f.h_.now());
+    f.h_.Advance(101);
+    f.job_->OnTick(f.h_.now());
+    const auto info = f.job_->Info(f.h_.now());
+    CHECK(info.state() == proto::JOB_FAILED);
+    CHECK_THAT(info.error(), Catch::Contains("worker-0 (column counts)"));
+  }
+}
+
 }  // namespace strads

@@ -633,6 +633,31 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "column layout: a scheduler that reads its columns refuses a file of another shape than "
+    "worker 0 counted",
+    "[member_job][dynamic_scheduler]") {
+  testing::TempDir dir;
+  Bench bench("scheduler-0", 1, 2);
+  UseColumns(bench, TinyData(dir), 6, 0);
+  bench.start.mutable_spec()->mutable_dynamic()->set_group_rho(0.5);  // it groups: it reads
+  DynamicSchedulerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
+  auto e = MakeEnvelope("coordinator", kJob, 0);
+  e.mutable_column_counts()->set_rows(4);
+  const std::vector<uint64_t> seven{2, 2, 2, 2, 1, 1, 1};  // tiny.svm has 6 columns
+  e.mutable_column_counts()->mutable_counts()->Assign(seven.begin(), seven.end());
+  bench.Deliver(job, e);
+  std::optional<proto::Ready> ready;
+  for (int i = 0; i < 500 && !ready; ++i) {
+    job.OnTick();
+    auto got = bench.node("coordinator").Receive(milliseconds(10));
+    if (got && got->body_case() == proto::Envelope::kReady) ready = got->ready();
+  }
+  REQUIRE(ready);
+  // The load stops at the first column that disagrees with the counts, and says whose they were.
+  CHECK_THAT(ready->error(), Catch::Contains("tiny.svm") && Catch::Contains("worker 0's"));
+}
+
+TEST_CASE(
     "dynamic scheduler job: in the column layout the squared norms come with the first check, "
     "and a first slice without them is the job's error",
     "[member_job][dynamic_scheduler]") {
