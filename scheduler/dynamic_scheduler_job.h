@@ -53,8 +53,6 @@ class DynamicSchedulerJob final : public MemberJob {
   void OnTick() override;
   void Abandon() override { load_.Abandon(); }
   bool Busy() override { return load_.Busy(); }
-  // Ticked every millisecond while it loads: its Ready goes as soon as the load ends.
-  bool Polling() const override { return load_.running(); }
   // Whether the next chord is built ahead of its request (for tests).
   bool chord_prepared() const { return builder_ && builder_->prepared(); }
 

@@ -57,9 +57,6 @@ class DynamicWorkerJob final : public MemberJob {
     load_.Abandon();
   }
   bool Busy() override { return count_.Busy() || load_.Busy(); }
-  // Ticked every millisecond while a load step runs: its end is seen (and rank 0's counts
-  // passed on) without waiting for the event loop's slow tick.
-  bool Polling() const override { return count_.running() || load_.running(); }
 
   // Test hooks: the number of rounds whose commits are applied, and of chords still waiting.
   uint64_t applied_rounds() const { return applied_; }
