@@ -226,6 +226,11 @@ struct Bench {
     if (self.starts_with("scheduler") && start.spec().dynamic().layout() == proto::LAYOUT_COLUMNS) {
       (void)DeliverCounts(job);
     }
+    return TickUntilReady(job);
+  }
+
+  // Ticks `job` until the coordinator has its Ready; returns it.
+  proto::Ready TickUntilReady(MemberJob& job) {
     for (int i = 0; i < 500; ++i) {
       job.OnTick();
       auto e = node("coordinator").Receive(milliseconds(10));
@@ -616,15 +621,7 @@ TEST_CASE(
   e.mutable_column_counts()->set_rows(4);
   e.mutable_column_counts()->mutable_counts()->Assign(entries.begin(), entries.end());
   bench.Deliver(job, e);
-  proto::Ready ready;
-  for (int i = 0; i < 500; ++i) {
-    job.OnTick();
-    auto got = bench.node("coordinator").Receive(milliseconds(10));
-    if (got && got->body_case() == proto::Envelope::kReady) {
-      ready = got->ready();
-      break;
-    }
-  }
+  const proto::Ready ready = bench.TickUntilReady(job);
   CHECK(ready.error().empty());
   CHECK(ready.first_param() == 0);
   CHECK(ready.end_param() == 6);
@@ -646,15 +643,9 @@ TEST_CASE(
   const std::vector<uint64_t> seven{2, 2, 2, 2, 1, 1, 1};  // tiny.svm has 6 columns
   e.mutable_column_counts()->mutable_counts()->Assign(seven.begin(), seven.end());
   bench.Deliver(job, e);
-  std::optional<proto::Ready> ready;
-  for (int i = 0; i < 500 && !ready; ++i) {
-    job.OnTick();
-    auto got = bench.node("coordinator").Receive(milliseconds(10));
-    if (got && got->body_case() == proto::Envelope::kReady) ready = got->ready();
-  }
-  REQUIRE(ready);
+  const proto::Ready ready = bench.TickUntilReady(job);
   // The load stops at the first column that disagrees with the counts, and says whose they were.
-  CHECK_THAT(ready->error(), Catch::Contains("tiny.svm") && Catch::Contains("worker 0's"));
+  CHECK_THAT(ready.error(), Catch::Contains("tiny.svm") && Catch::Contains("worker 0's"));
 }
 
 TEST_CASE(
