@@ -1,6 +1,7 @@
 #include "common/data_loader.h"
 
 #include <algorithm>
+#include <filesystem>
 
 #include "common/libsvm_reader.h"
 #include "common/matrix_market_reader.h"
@@ -59,6 +60,30 @@ Result<std::vector<uint64_t>> CountColumnEntries(const DataSource& src, uint64_t
     return CountLibsvmColumns(src.path, available_memory, sq_norms, rows);
   }
   return CountMatrixMarketColumns(src.path, available_memory, sq_norms, rows);
+}
+
+Result<std::vector<uint64_t>> CountColumnEntriesPart(const DataSource& src, uint32_t part,
+                                                     uint32_t parts, uint64_t* rows,
+                                                     uint64_t available_memory) {
+  Result<DataFormat> format = ResolveFormat(src);
+  if (!format.ok()) return format.status();
+  if (*format != DataFormat::kLibsvm) {
+    if (part == 0) return CountMatrixMarketColumns(src.path, available_memory, nullptr, rows);
+    *rows = 0;
+    return std::vector<uint64_t>{};
+  }
+  std::error_code ec;
+  const uint64_t size = std::filesystem::file_size(src.path, ec);
+  if (ec) {
+    if (ec == std::errc::no_such_file_or_directory) {
+      return Status::NotFound(src.path + ": no such file");
+    }
+    return Status::IoError(src.path + ": cannot read its size: " + ec.message());
+  }
+  const uint64_t n = std::max<uint32_t>(parts, 1);
+  const uint64_t begin = size / n * part + std::min<uint64_t>(part, size % n);
+  const uint64_t end = begin + size / n + (part < size % n ? 1 : 0);
+  return CountLibsvmColumns(src.path, available_memory, nullptr, rows, {begin, end});
 }
 
 Result<uint64_t> CountRows(const DataSource& src) {

@@ -67,6 +67,14 @@ Result<std::vector<uint64_t>> CountColumnEntries(const DataSource& src,
                                                  std::vector<double>* sq_norms = nullptr,
                                                  uint64_t* rows = nullptr);
 
+// Part `part` of `parts` of CountColumnEntries, for members that count a file together: for a
+// libsvm file the lines that start in the part-th of `parts` equal byte ranges, so the parts'
+// counts and rows add up to the whole file's; a MatrixMarket file is counted whole by part 0 and
+// not at all by the others (empty counts, 0 rows).
+Result<std::vector<uint64_t>> CountColumnEntriesPart(
+    const DataSource& src, uint32_t part, uint32_t parts, uint64_t* rows,
+    uint64_t available_memory = AvailableMemoryBytes());
+
 // The number of rows in `src`: data lines of a libsvm file (not parsed), the header's row count
 // of a MatrixMarket file. Errors as LoadDataset.
 Result<uint64_t> CountRows(const DataSource& src);

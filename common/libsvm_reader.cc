@@ -180,10 +180,10 @@ Result<Dataset> ReadLibsvm(const std::string& path, RowRange rows, uint64_t avai
 }
 
 Result<std::vector<uint64_t>> CountLibsvmColumns(const std::string& path, uint64_t available_memory,
-                                                 std::vector<double>* sq_norms,
-                                                 uint64_t* rows_out) {
+                                                 std::vector<double>* sq_norms, uint64_t* rows_out,
+                                                 std::pair<uint64_t, uint64_t> bytes) {
   try {
-    Result<LineReader> opened = LineReader::Open(path);
+    Result<LineReader> opened = LineReader::Open(path, bytes.first, bytes.second);
     if (!opened.ok()) return opened.status();
     LineReader& reader = opened.value();
     std::vector<uint64_t> counts;

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/column_selection.h"
@@ -56,10 +57,13 @@ Result<Dataset> ReadLibsvmColumns(const std::string& path, std::span<const Colum
 // implies is checked against `available_memory` as ReadLibsvm does, with the same message.
 // With `sq_norms`, it also parses the values and sets (*sq_norms)[j] to the sum of squares of
 // column j's values (a malformed value is skipped); with `rows`, it sets the data lines.
+// With `bytes`, only the lines that start in that byte range count (LineReader::Open): the counts
+// of the ranges of a cut file add up to the whole file's (each as long as its largest id).
 Result<std::vector<uint64_t>> CountLibsvmColumns(const std::string& path,
                                                  uint64_t available_memory = AvailableMemoryBytes(),
                                                  std::vector<double>* sq_norms = nullptr,
-                                                 uint64_t* rows = nullptr);
+                                                 uint64_t* rows = nullptr,
+                                                 std::pair<uint64_t, uint64_t> bytes = {0, ~0ull});
 
 // Number of rows (data lines) in the libsvm file `path`, without parsing them.
 Result<uint64_t> CountLibsvmRows(const std::string& path);

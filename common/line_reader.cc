@@ -24,6 +24,27 @@ Result<LineReader> LineReader::Open(const std::string& path) {
   return LineReader(path, f);
 }
 
+Result<LineReader> LineReader::Open(const std::string& path, uint64_t begin, uint64_t end) {
+  Result<LineReader> opened = Open(path);
+  if (!opened.ok()) return opened.status();
+  LineReader& reader = opened.value();
+  reader.stop_ = end;
+  if (begin > 0) {
+    // From the byte before `begin`: the rest of the line it is in (nothing but its '\n' when a
+    // line starts at `begin`) belongs to the range before.
+    if (fseeko(reader.file_.get(), static_cast<off_t>(begin - 1), SEEK_SET) != 0) {
+      return Status::IoError(path + ": cannot seek: " + std::strerror(errno));
+    }
+    reader.offset_ = begin - 1;
+    std::string_view skipped;
+    reader.stop_ = ~0ull;
+    (void)reader.Next(&skipped);
+    reader.stop_ = end;
+    reader.line_number_ = 0;
+  }
+  return opened;
+}
+
 LineReader::LineReader(std::string path, std::FILE* file)
     : path_(std::move(path)), file_(file), buffer_(kInitialBufferBytes) {}
 
@@ -37,6 +58,7 @@ bool LineReader::Refill() {
   if (begin_ > 0) {
     std::memmove(buffer_.data(), buffer_.data() + begin_, end_ - begin_);
     end_ -= begin_;
+    offset_ += begin_;
     begin_ = 0;
   }
   if (end_ == buffer_.size()) buffer_.resize(buffer_.size() * 2);  // one line fills the buffer
@@ -53,7 +75,8 @@ bool LineReader::Refill() {
 }
 
 bool LineReader::Next(std::string_view* line) {
-  size_t scanned = begin_;  // bytes before this offset hold no '\n'
+  if (offset_ + begin_ >= stop_) return false;  // the next line starts past the range
+  size_t scanned = begin_;                      // bytes before this offset hold no '\n'
   while (true) {
     const char* start = buffer_.data() + begin_;
     const void* nl = std::memchr(buffer_.data() + scanned, '\n', end_ - scanned);

@@ -30,6 +30,10 @@ class LineReader {
   // Opens `path` for reading. NotFound (naming the file) when it does not exist, IoError for any
   // other failure to open it.
   static Result<LineReader> Open(const std::string& path);
+  // As above, for the lines that start at a byte offset in [begin, end): a file cut at any
+  // offsets is read by such readers, one each, every line once. line_number() then counts from
+  // the range's first line.
+  static Result<LineReader> Open(const std::string& path, uint64_t begin, uint64_t end);
 
   LineReader(LineReader&&) = default;
   LineReader& operator=(LineReader&&) = default;
@@ -59,8 +63,10 @@ class LineReader {
   std::string path_;
   std::unique_ptr<std::FILE, FileCloser> file_;
   std::vector<char> buffer_;
-  size_t begin_ = 0;  // first unread byte
-  size_t end_ = 0;    // one past the last valid byte
+  size_t begin_ = 0;       // first unread byte
+  size_t end_ = 0;         // one past the last valid byte
+  uint64_t offset_ = 0;    // the file offset of buffer_[0]
+  uint64_t stop_ = ~0ull;  // no line starting at this offset or later is returned
   bool eof_ = false;
   uint64_t line_number_ = 0;
   Status status_;

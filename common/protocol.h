@@ -12,8 +12,8 @@ namespace strads {
 // Bumped whenever the meaning of a message changes; peers with another version are refused.
 // 4 (2026-11-26): bulk arrays as raw frames, GradientSlice.sq_norms (the column layout's first
 // check), Commit.requests_chord.
-// 5 (2026-11-27): ColumnCounts (a column-layout scheduler waits for worker 0's counts instead of
-// counting the file).
+// 5 (2026-11-27): ColumnCounts (column-layout members load from the workers' summed counts instead
+// of counting the file).
 inline constexpr uint32_t kProtocolVersion = 5;
 
 // Default control port of the coordinator; the status socket is the next port.

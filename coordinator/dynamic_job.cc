@@ -46,8 +46,10 @@ std::string DynamicJob::Waiting() const {
       }
       break;
     case Phase::kLoading:
-      if (columns() && !counts_forwarded_) {  // the schedulers wait for them
-        who.push_back(workers_[0].id + " (column counts)");
+      if (columns() && !counts_forwarded_) {  // everyone waits for them
+        for (size_t w = 0; w < workers_.size(); ++w) {
+          if (counted_.empty() || !counted_[w]) who.push_back(workers_[w].id + " (column counts)");
+        }
         break;
       }
       missing(schedulers_, 0);
@@ -120,18 +122,33 @@ void DynamicJob::OnTick(Clock::time_point now) {
 }
 
 void DynamicJob::HandleColumnCounts(const proto::Envelope& e, Clock::time_point now) {
-  // Worker 0's counts, once per load, for the schedulers (who wait for them to start loading).
+  // Each worker's counts of its part of the file, once per load; their sum goes to every
+  // scheduler and worker (who wait for it to load).
   if (phase_ != Phase::kLoading || counts_forwarded_) return;
-  if (!columns() || Rank(e.sender(), proto::ROLE_WORKER) != 0) {
-    return Fail("column counts from " + e.sender() + ", which is not worker 0 of the column layout",
+  const int rank = Rank(e.sender(), proto::ROLE_WORKER);
+  if (!columns() || rank < 0) {
+    return Fail("column counts from " + e.sender() + ", which is not a worker of the column layout",
                 now);
   }
-  if (e.column_counts().counts_size() == 0) return Fail(e.sender() + " counted no column", now);
-  counts_forwarded_ = true;
+  if (counted_.empty()) counted_.assign(workers_.size(), 0);
+  if (counted_[rank]) return;
+  counted_[rank] = 1;
   last_progress_ = now;
+  const proto::ColumnCounts& part = e.column_counts();
+  if (static_cast<size_t>(part.counts_size()) > count_sum_.size()) {
+    count_sum_.resize(part.counts_size(), 0);
+  }
+  for (int j = 0; j < part.counts_size(); ++j) count_sum_[j] += part.counts(j);
+  rows_counted_ += part.rows();
+  if (std::count(counted_.begin(), counted_.end(), 1) < static_cast<long>(workers_.size())) return;
+  if (count_sum_.empty()) return Fail("the workers counted no column in " + spec_.data_path(), now);
+  counts_forwarded_ = true;
   auto out = Out();
-  *out.mutable_column_counts() = e.column_counts();
-  Broadcast(schedulers_, std::move(out), now);
+  out.mutable_column_counts()->set_rows(rows_counted_);
+  out.mutable_column_counts()->mutable_counts()->Assign(count_sum_.begin(), count_sum_.end());
+  std::vector<uint64_t>().swap(count_sum_);
+  Broadcast(schedulers_, out, now);
+  Broadcast(workers_, std::move(out), now);
 }
 
 void DynamicJob::HandleReady(const proto::Envelope& e, Clock::time_point now) {

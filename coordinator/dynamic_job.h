@@ -95,7 +95,7 @@ class DynamicJob final : public EngineJob {
   void OnFinished(proto::JobState state, Clock::time_point now) override;
 
   void HandleReady(const proto::Envelope& e, Clock::time_point now);
-  // Column layout: passes worker 0's column counts on to the schedulers.
+  // Column layout: sums the workers' column counts and sends the sum to every member.
   void HandleColumnCounts(const proto::Envelope& e, Clock::time_point now);
   void HandleChord(const proto::Envelope& e, Clock::time_point now);
   void HandlePartials(const proto::Envelope& e, Clock::time_point now);
@@ -135,8 +135,13 @@ class DynamicJob final : public EngineJob {
   const DynamicApp* app_;
   std::vector<char> seen_;  // per member in the current phase: schedulers, then workers
   Phase phase_ = Phase::kLoading;
-  bool start_checked_ = false;     // the run's first check (which holds the start) is done
-  bool counts_forwarded_ = false;  // column layout: worker 0's column counts, to the schedulers
+  bool start_checked_ = false;  // the run's first check (which holds the start) is done
+  // Column layout, while loading: the workers' counts of their parts of the file, summed, and
+  // whether the sum went to the members.
+  std::vector<char> counted_;  // by worker rank
+  std::vector<uint64_t> count_sum_;
+  uint64_t rows_counted_ = 0;
+  bool counts_forwarded_ = false;
 
   // Loading.
   uint32_t ready_ = 0;

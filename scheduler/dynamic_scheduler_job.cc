@@ -30,7 +30,7 @@ DynamicSchedulerJob::DynamicSchedulerJob(const MemberContext& context, uint64_t 
     }
   }
   if (spec_.dynamic().layout() == proto::LAYOUT_COLUMNS) {
-    log_->info("job {}: waiting for the column counts of worker 0 (scheduler {}/{})", id_, rank_,
+    log_->info("job {}: waiting for the workers' column counts (scheduler {}/{})", id_, rank_,
                num_schedulers_);
     return;
   }
@@ -44,8 +44,8 @@ void DynamicSchedulerJob::HandleColumnCounts(const proto::Envelope& e) {
   if (spec_.dynamic().layout() != proto::LAYOUT_COLUMNS || load_.running() || builder_) {
     return LogUnexpected(e);
   }
-  if (c.counts_size() == 0) return errors_.Report("worker 0 counted no column");
-  log_->info("job {}: loading {} from worker 0's counts of {} columns (scheduler {}/{})", id_,
+  if (c.counts_size() == 0) return errors_.Report("the workers counted no column");
+  log_->info("job {}: loading {} from the workers' counts of {} columns (scheduler {}/{})", id_,
              spec_.data_path(), c.counts_size(), rank_, num_schedulers_);
   load_.Start(LoadPartition, spec_, rank_, num_schedulers_, num_workers_,
               std::optional<Counts>(Counts{{c.counts().begin(), c.counts().end()}, c.rows()}));
@@ -122,7 +122,7 @@ Result<DynamicSchedulerJob::Partition> DynamicSchedulerJob::LoadPartition(
     std::optional<Counts> given) {
   try {
     // The columns' entry counts give the partition (the same on every member): in the column
-    // layout worker 0's (`given`), in the row layout from this scheduler's own pass. The columns
+    // layout the workers' (`given`), in the row layout from this scheduler's own pass. The columns
     // themselves are needed only by the dependency filter (rho < 1) and the grouping; without
     // them a scheduler needs their squared norms alone: in the row layout its counting pass
     // gathers them, in the column layout the workers, who hold the columns, send them with the
@@ -167,18 +167,22 @@ Result<DynamicSchedulerJob::Partition> DynamicSchedulerJob::LoadPartition(
     if (filtered || groups) {
       const ColumnRange mine[] = {{first, end}};
       auto data = LoadColumns(source, mine, weights, rows);
-      if (!data.ok() && given) {
+      // A column that disagrees with the counts reads as a file that changed while loading;
+      // here the counts are the workers', of their copies of the file.
+      if (!data.ok() && given &&
+          data.status().message().find("changed while loading") != std::string::npos) {
         return Status::InvalidArgument(data.status().message() +
-                                       " (against worker 0's column counts: the file on this host "
-                                       "may differ from worker 0's)");
+                                       " (or differs from the workers' copies, whose column "
+                                       "counts these are)");
       }
       if (!data.ok()) return data.status();
-      // Worker 0's counts are of its copy of the file: this one must be the same shape.
+      // The workers' counts are of their copies of the file: this one must be the same shape.
       if (given && (static_cast<uint64_t>(data->x.cols()) != weights.size() ||
                     static_cast<uint64_t>(data->x.rows()) != rows)) {
-        return Status::InvalidArgument(fmt::format(
-            "{}: {} rows x {} columns here, but worker 0 counted {} x {} in its copy of the file",
-            spec.data_path(), data->x.rows(), data->x.cols(), rows, weights.size()));
+        return Status::InvalidArgument(
+            fmt::format("{}: {} rows x {} columns here, but the workers counted {} x {} in their "
+                        "copies of the file",
+                        spec.data_path(), data->x.rows(), data->x.cols(), rows, weights.size()));
       }
       rows = static_cast<uint64_t>(data->x.rows());
       range_columns = std::move(data).value();

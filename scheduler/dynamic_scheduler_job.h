@@ -5,7 +5,7 @@
 // It derives the partition [first, end) from the column weights (the same deterministic
 // PartitionByWeight on every scheduler) on a background thread and answers Ready. The weights come
 // from its own counting pass over the file in the row layout (from its construction), and from
-// worker 0's in the column layout (ColumnCounts, passed on by the coordinator; the load starts
+// the workers' in the column layout (ColumnCounts, summed by the coordinator; the load starts
 // when they arrive). With the dependency filter (rho < 1) it keeps its own columns; without it,
 // their squared norms only: summed by its counting pass in the row layout, sent by the workers
 // with the first check's gradient slices in the column layout (where, without the filter or a
@@ -82,17 +82,17 @@ class DynamicSchedulerJob final : public MemberJob {
     bool norms_pending = false;
   };
 
-  // Column layout: what worker 0's counting pass found (ColumnCounts).
+  // Column layout: what the workers' counting passes found (ColumnCounts, summed).
   struct Counts {
     std::vector<uint64_t> entries;  // column j's
     uint64_t rows = 0;
   };
-  // Derives partition `rank` of `parts` from the columns' entry counts: worker 0's in the column
+  // Derives partition `rank` of `parts` from the columns' entry counts: the workers' in the column
   // layout, else from its own counting pass over the file; reads the partition's columns where
   // the filter or the grouping needs them (background thread).
   static Result<Partition> LoadPartition(const proto::JobSpec& spec, uint32_t rank, uint32_t parts,
                                          uint32_t workers, std::optional<Counts> given);
-  // Column layout: starts the load from worker 0's counts, passed on by the coordinator.
+  // Column layout: starts the load from the workers' counts, summed by the coordinator.
   void HandleColumnCounts(const proto::Envelope& e);
   void FinishLoading(Result<Partition> loaded);
   // Sends a chord to the coordinator (whole), then to the workers: the whole of it, or in the

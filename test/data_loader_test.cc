@@ -686,6 +686,74 @@ TEST_CASE("data: CountColumnEntries counts the entries of every column as a full
   }
 }
 
+TEST_CASE(
+    "data: a file cut at any byte offsets is read by range readers, every line once, and the "
+    "parts' column counts add up to the whole file's",
+    "[data]") {
+  TempDir dir;
+  // A comment, a blank line, CRLF, an empty data row, and a last line without a terminator.
+  const std::string text =
+      "1 qid:3 7:1 2:0.5 # 9:9 comment\n\n-1 2:1 1:3\r\n# 8:8\n0 5:2 1:1 7:0\n2\n-1 3:1 7:2";
+  const std::string svm = dir.Write("cut.svm", text);
+  std::vector<std::string> lines;
+  {
+    auto whole = LineReader::Open(svm);
+    REQUIRE(whole.ok());
+    std::string_view line;
+    while (whole->Next(&line)) lines.emplace_back(line);
+  }
+  for (uint64_t cut = 0; cut <= text.size(); ++cut) {
+    CAPTURE(cut);
+    std::vector<std::string> got;
+    for (auto [begin, end] : {std::pair<uint64_t, uint64_t>{0, cut}, {cut, ~0ull}}) {
+      auto part = LineReader::Open(svm, begin, end);
+      REQUIRE(part.ok());
+      std::string_view line;
+      while (part->Next(&line)) got.emplace_back(line);
+    }
+    CHECK(got == lines);
+  }
+  const DataSource src{svm, "", ""};
+  uint64_t all_rows = 0;
+  auto all = CountColumnEntries(src, AvailableMemoryBytes(), nullptr, &all_rows);
+  REQUIRE(all.ok());
+  for (uint32_t parts : {1u, 2u, 3u, 7u, 200u}) {
+    CAPTURE(parts);
+    std::vector<uint64_t> sum;
+    uint64_t rows = 0;
+    for (uint32_t p = 0; p < parts; ++p) {
+      uint64_t part_rows = 0;
+      auto counts = CountColumnEntriesPart(src, p, parts, &part_rows);
+      REQUIRE(counts.ok());
+      if (counts->size() > sum.size()) sum.resize(counts->size(), 0);
+      for (size_t j = 0; j < counts->size(); ++j) sum[j] += (*counts)[j];
+      rows += part_rows;
+    }
+    CHECK(sum == *all);
+    CHECK(rows == all_rows);
+  }
+  // MatrixMarket: part 0 counts the whole file, the others nothing.
+  const std::string mtx = dir.Write("m.mtx", kSmallMatrixMarket);
+  const std::string labels = dir.Write("y.txt", kSmallLabels);
+  const DataSource mm{mtx, "", labels};
+  uint64_t mm_rows = 0;
+  auto mm_all = CountColumnEntries(mm, AvailableMemoryBytes(), nullptr, &mm_rows);
+  REQUIRE(mm_all.ok());
+  uint64_t rows0 = 0, rows1 = 7;
+  auto first = CountColumnEntriesPart(mm, 0, 2, &rows0);
+  auto second = CountColumnEntriesPart(mm, 1, 2, &rows1);
+  REQUIRE(first.ok());
+  REQUIRE(second.ok());
+  CHECK(*first == *mm_all);
+  CHECK(rows0 == mm_rows);
+  CHECK(second->empty());
+  CHECK(rows1 == 0);
+  uint64_t ignored = 0;
+  CHECK(CountColumnEntriesPart(DataSource{dir.Path("absent.svm"), "", ""}, 0, 2, &ignored)
+            .status()
+            .code() == StatusCode::kNotFound);
+}
+
 TEST_CASE("data: CountColumnEntries refuses a huge feature id before allocating, as a load does",
           "[data]") {
   TempDir dir;

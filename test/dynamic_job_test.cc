@@ -793,12 +793,12 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "DynamicJob: column layout, worker 0's column counts go once to every scheduler, counts from "
-    "another worker fail the job, and a load that never gets them names worker 0",
+    "DynamicJob: column layout, the workers' counts of their parts are summed and sent once to "
+    "every member, counts from a scheduler fail the job, and a load without them names the workers",
     "[dynamic_job]") {
-  auto counts = [](const std::vector<uint64_t>& entries) {
+  auto counts = [](uint64_t rows, const std::vector<uint64_t>& entries) {
     auto e = MakeEnvelope("");
-    e.mutable_column_counts()->set_rows(7);
+    e.mutable_column_counts()->set_rows(rows);
     e.mutable_column_counts()->mutable_counts()->Assign(entries.begin(), entries.end());
     return e;
   };
@@ -806,35 +806,39 @@ TEST_CASE(
     DynamicJobFixture f(1, 1000, Incarnation{}, proto::LAYOUT_COLUMNS);
     f.job_->Start(f.h_.now());
     f.h_.ClearInboxes();
-    f.Deliver("worker-0", counts({3, 1, 4}));
-    f.Deliver("worker-0", counts({3, 1, 4}));  // a repeat: not passed on again
-    for (const auto& s : kSchedulers) {
-      const auto inbox = f.h_.Inbox(s);
+    f.Deliver("worker-1", counts(3, {0, 1, 2, 5}));  // as far as its part's largest id
+    f.Deliver("worker-1", counts(3, {0, 1, 2, 5}));  // a repeat: not counted again
+    for (const auto& s : kSchedulers) CHECK(f.h_.Inbox(s).empty());  // worker-0's is missing
+    f.Deliver("worker-0", counts(4, {3, 1, 4}));
+    for (const auto& member : DynamicJobFixture::Everyone()) {
+      CAPTURE(member);
+      const auto inbox = f.h_.Inbox(member);
       REQUIRE(inbox.size() == 1);
       REQUIRE(inbox[0].has_column_counts());
       CHECK(inbox[0].column_counts().rows() == 7);
       const auto& got = inbox[0].column_counts().counts();
-      CHECK(std::vector<uint64_t>(got.begin(), got.end()) == std::vector<uint64_t>{3, 1, 4});
+      CHECK(std::vector<uint64_t>(got.begin(), got.end()) == std::vector<uint64_t>{3, 2, 6, 5});
     }
-    CHECK(f.h_.Inbox("worker-1").empty());
     CHECK(f.job_->Info(f.h_.now()).state() == proto::JOB_LOADING);
   }
   {
     DynamicJobFixture f(1, 1000, Incarnation{}, proto::LAYOUT_COLUMNS);
     f.job_->Start(f.h_.now());
-    f.Deliver("worker-1", counts({3, 1, 4}));
+    f.Deliver("scheduler-0", counts(3, {3, 1, 4}));
     const auto info = f.job_->Info(f.h_.now());
     CHECK(info.state() == proto::JOB_FAILED);
-    CHECK_THAT(info.error(), Catch::Contains("not worker 0"));
+    CHECK_THAT(info.error(), Catch::Contains("not a worker"));
   }
   {
     DynamicJobFixture f(1, 1000, Incarnation{}, proto::LAYOUT_COLUMNS);
     f.job_->Start(f.h_.now());
+    f.Deliver("worker-1", counts(3, {3, 1, 4}));
     f.h_.Advance(101);
     f.job_->OnTick(f.h_.now());
     const auto info = f.job_->Info(f.h_.now());
     CHECK(info.state() == proto::JOB_FAILED);
     CHECK_THAT(info.error(), Catch::Contains("worker-0 (column counts)"));
+    CHECK_THAT(info.error(), !Catch::Contains("worker-1"));
   }
 }
 

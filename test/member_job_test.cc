@@ -205,8 +205,8 @@ struct Bench {
     return out;
   }
 
-  // The coordinator passes worker 0's column counts of the spec's file on to `job` (a scheduler
-  // of the column layout waits for them to load); false if the file cannot be counted.
+  // The coordinator sends the whole file's column counts to `job` (a member of the column layout
+  // waits for them to load); false if the file cannot be counted.
   bool DeliverCounts(MemberJob& job) {
     const proto::JobSpec& spec = start.spec();
     uint64_t rows = 0;
@@ -220,12 +220,11 @@ struct Bench {
     return true;
   }
 
-  // Ticks `job` until the coordinator has its Ready (the load is done); returns it. A scheduler
-  // of the column layout gets the column counts first, as the coordinator would pass them on.
+  // Ticks `job` until the coordinator has its Ready (the load is done); returns it. A member of
+  // the column layout gets the whole file's column counts first, as the coordinator would send
+  // them (a worker takes them whether its own part's count is done or not).
   proto::Ready AwaitReady(MemberJob& job) {
-    if (self.starts_with("scheduler") && start.spec().dynamic().layout() == proto::LAYOUT_COLUMNS) {
-      (void)DeliverCounts(job);
-    }
+    if (start.spec().dynamic().layout() == proto::LAYOUT_COLUMNS) (void)DeliverCounts(job);
     return TickUntilReady(job);
   }
 
@@ -580,37 +579,44 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "column layout: worker 0 alone sends its column counts, and a scheduler loads from them "
-    "without reading the file",
+    "column layout: each worker counts its part of the file and loads once the whole file's "
+    "counts come, and a scheduler loads from them without reading the file",
     "[member_job][dynamic_scheduler][dynamic_worker]") {
   testing::TempDir dir;
   const std::string data = TinyData(dir);
   const std::vector<uint64_t> entries{2, 2, 2, 2, 1, 1};  // tiny.svm's columns
+  const LassoApp lasso;
+  std::vector<uint64_t> sum;
+  uint64_t rows = 0;
   for (uint32_t rank : {0u, 1u}) {
     CAPTURE(rank);
     Bench bench("worker-" + std::to_string(rank), 1, 2);
     UseColumns(bench, data, 6, 0);
     bench.start.set_rank(rank);
-    DynamicWorkerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
+    bench.start.mutable_spec()->set_app("lasso");
+    bench.start.mutable_spec()->mutable_lasso()->set_lambda(0.01);
+    DynamicWorkerJob job(bench.context(), kJob, bench.start, &lasso);
     std::vector<proto::Envelope> counts;
     bool ready = false;
-    for (int i = 0; i < 500 && !ready; ++i) {
+    for (int i = 0; i < 100; ++i) {  // its part's counts, and no Ready without the whole's
       job.OnTick();
       while (auto e = bench.node("coordinator").Receive(milliseconds(2))) {
         if (e->body_case() == proto::Envelope::kColumnCounts) counts.push_back(*e);
         if (e->body_case() == proto::Envelope::kReady) ready = true;
       }
     }
-    REQUIRE(ready);
-    if (rank != 0) {
-      CHECK(counts.empty());
-      continue;
-    }
+    CHECK_FALSE(ready);
     REQUIRE(counts.size() == 1);
     const proto::ColumnCounts& c = counts[0].column_counts();
-    CHECK(c.rows() == 4);
-    CHECK(std::vector<uint64_t>(c.counts().begin(), c.counts().end()) == entries);
+    if (static_cast<size_t>(c.counts_size()) > sum.size()) sum.resize(c.counts_size(), 0);
+    for (int j = 0; j < c.counts_size(); ++j) sum[j] += c.counts(j);
+    rows += c.rows();
+    REQUIRE(bench.DeliverCounts(job));
+    const proto::Ready loaded = bench.TickUntilReady(job);
+    CHECK(loaded.error() == "");
   }
+  CHECK(sum == entries);  // the two parts are the whole file
+  CHECK(rows == 4);
   // The scheduler's file does not exist: without the filter or a grouping it never opens it.
   Bench bench("scheduler-0", 1, 2);
   UseColumns(bench, dir.Path("absent.svm"), 6, 0);
@@ -631,7 +637,7 @@ TEST_CASE(
 
 TEST_CASE(
     "column layout: a scheduler that reads its columns refuses a file of another shape than "
-    "worker 0 counted",
+    "the workers counted",
     "[member_job][dynamic_scheduler]") {
   testing::TempDir dir;
   Bench bench("scheduler-0", 1, 2);
@@ -645,7 +651,7 @@ TEST_CASE(
   bench.Deliver(job, e);
   const proto::Ready ready = bench.TickUntilReady(job);
   // The load stops at the first column that disagrees with the counts, and says whose they were.
-  CHECK_THAT(ready.error(), Catch::Contains("tiny.svm") && Catch::Contains("worker 0's"));
+  CHECK_THAT(ready.error(), Catch::Contains("tiny.svm") && Catch::Contains("the workers' copies"));
 }
 
 TEST_CASE(

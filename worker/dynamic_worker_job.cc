@@ -39,11 +39,12 @@ Result<DynamicWorkerJob::Loaded> DynamicWorkerJob::LoadRows(const proto::JobSpec
   return Loaded{std::move(shard).value(), {}, {}};
 }
 
-Result<DynamicWorkerJob::Counted> DynamicWorkerJob::Count(const proto::JobSpec& spec) {
+Result<DynamicWorkerJob::Counted> DynamicWorkerJob::Count(const proto::JobSpec& spec, uint32_t rank,
+                                                          uint32_t workers) {
   try {
     DataSource source{spec.data_path(), spec.dynamic().data_format(), spec.dynamic().labels_path()};
     Counted out;
-    auto counts = CountColumnEntries(source, AvailableMemoryBytes(), nullptr, &out.rows);
+    auto counts = CountColumnEntriesPart(source, rank, workers, &out.rows);
     if (!counts.ok()) return counts.status();
     out.counts = std::move(counts).value();
     return out;
@@ -95,7 +96,7 @@ DynamicWorkerJob::DynamicWorkerJob(const MemberContext& context, uint64_t job_id
   log_->info("job {}: loading {} {}/{} of {}", id_, columns() ? "columns" : "shard", rank_,
              num_workers_, spec_.data_path());
   if (columns())
-    count_.Start(Count, spec_);
+    count_.Start(Count, spec_, rank_, num_workers_);
   else
     load_.Start(LoadRows, spec_, rank_, num_workers_);
 }
@@ -115,14 +116,27 @@ void DynamicWorkerJob::OnTick() {
 
 void DynamicWorkerJob::FinishCounting(Result<Counted> counted) {
   if (!counted.ok()) return errors_.Report(counted.status().message());
-  if (rank_ == 0) {
-    auto e = JobEnvelope();
-    e.mutable_column_counts()->set_rows(counted->rows);
-    e.mutable_column_counts()->mutable_counts()->Assign(counted->counts.begin(),
-                                                        counted->counts.end());
-    (void)session_.SendToCoordinator(std::move(e));
-  }
-  load_.Start(LoadColumns, spec_, rank_, num_schedulers_, num_workers_, std::move(counted).value());
+  log_->info("job {}: counted the columns of part {}/{} of the file ({} rows)", id_, rank_,
+             num_workers_, counted->rows);
+  auto e = JobEnvelope();
+  e.mutable_column_counts()->set_rows(counted->rows);
+  e.mutable_column_counts()->mutable_counts()->Assign(counted->counts.begin(),
+                                                      counted->counts.end());
+  (void)session_.SendToCoordinator(std::move(e));
+  counted_ = true;
+  MaybeLoadColumns();
+}
+
+void DynamicWorkerJob::HandleColumnCounts(const proto::Envelope& e) {
+  const proto::ColumnCounts& c = e.column_counts();
+  if (!columns() || totals_ || load_.running() || state_) return LogUnexpected(e);
+  totals_ = Counted{{c.counts().begin(), c.counts().end()}, c.rows()};
+  MaybeLoadColumns();
+}
+
+void DynamicWorkerJob::MaybeLoadColumns() {
+  if (!counted_ || !totals_) return;
+  load_.Start(LoadColumns, spec_, rank_, num_schedulers_, num_workers_, std::move(*totals_));
 }
 
 void DynamicWorkerJob::FinishLoading(Result<Loaded> loaded) {
@@ -171,6 +185,7 @@ void DynamicWorkerJob::FinishLoading(Result<Loaded> loaded) {
 
 void DynamicWorkerJob::OnMessage(const proto::Envelope& e) {
   if (errors_.failed()) return;
+  if (e.body_case() == proto::Envelope::kColumnCounts) return HandleColumnCounts(e);
   if (!state_) {
     log_->debug("job {}: dropping {} (the shard is not loaded)", id_, BodyName(e));
     return;

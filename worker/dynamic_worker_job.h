@@ -22,9 +22,11 @@
 // the shared vector); on SharedUpdate(t), in round order, it adds the summed change to its
 // replica. Its gradient slices hold its own features (0 elsewhere); only rank 0 reports the
 // replicated loss, so the coordinator's sum over workers is still the loss. Its load runs in two
-// background steps: a pass that counts every column's entries, then one that keeps its columns;
-// between them rank 0 sends the counts (ColumnCounts) to the coordinator, which passes them on to
-// the schedulers, so no scheduler counts the file itself.
+// background steps: a pass that counts every column's entries in its part of the file (a libsvm
+// file is cut into P byte ranges, CountColumnEntriesPart), then one that keeps its columns.
+// Between them it sends its part's counts (ColumnCounts) to the coordinator, which sums the P
+// parts and sends the whole file's counts to every scheduler and worker: the file is counted
+// once, by the workers together, and no scheduler counts it.
 // Failures of its part go to the coordinator through a JobErrorReport.
 // Thread-compatibility: used by the worker's event loop only.
 #pragma once
@@ -83,12 +85,16 @@ class DynamicWorkerJob final : public MemberJob {
 
   // Row layout: the shard.
   static Result<Loaded> LoadRows(const proto::JobSpec& spec, uint32_t rank, uint32_t workers);
-  // Column layout: the counting pass, then the pass that keeps this worker's columns.
-  static Result<Counted> Count(const proto::JobSpec& spec);
+  // Column layout: the counting pass over part `rank` of the file, then (with the whole file's
+  // counts) the pass that keeps this worker's columns.
+  static Result<Counted> Count(const proto::JobSpec& spec, uint32_t rank, uint32_t workers);
   static Result<Loaded> LoadColumns(const proto::JobSpec& spec, uint32_t rank, uint32_t schedulers,
                                     uint32_t workers, const Counted& counted);
-  // Rank 0 sends the counts to the coordinator (for the schedulers); then the columns load.
+  // Sends its part's counts to the coordinator; the columns load once the whole file's are in.
   void FinishCounting(Result<Counted> counted);
+  // The whole file's counts (the coordinator's sum of the workers' parts).
+  void HandleColumnCounts(const proto::Envelope& e);
+  void MaybeLoadColumns();
   void FinishLoading(Result<Loaded> loaded);
   bool columns() const { return spec_.dynamic().layout() == proto::LAYOUT_COLUMNS; }
   // The spec a column model is made from: the job's with its number of workers filled in (the
@@ -133,6 +139,8 @@ class DynamicWorkerJob final : public MemberJob {
   std::vector<std::string> scheduler_ids_;
   uint64_t applied_ = 0;                 // commits of rounds < applied_ are applied
   std::map<uint64_t, Pending> pending_;  // chords waiting for the staleness bound
+  bool counted_ = false;                 // column layout: its part's counts are sent
+  std::optional<Counted> totals_;        // column layout: the whole file's, until the load starts
   // Last members: destroyed (waited for) first.
   BackgroundLoad<Counted> count_;  // column layout, the first step
   BackgroundLoad<Loaded> load_;
