@@ -69,7 +69,7 @@ Result<std::vector<uint64_t>> CountColumnEntriesPart(const DataSource& src, uint
   if (!format.ok()) return format.status();
   if (*format != DataFormat::kLibsvm) {
     if (part == 0) return CountMatrixMarketColumns(src.path, available_memory, nullptr, rows);
-    *rows = 0;
+    if (rows) *rows = 0;
     return std::vector<uint64_t>{};
   }
   std::error_code ec;

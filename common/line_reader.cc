@@ -32,6 +32,7 @@ Result<LineReader> LineReader::Open(const std::string& path, uint64_t begin, uin
   if (begin > 0) {
     // From the byte before `begin`: the rest of the line it is in (nothing but its '\n' when a
     // line starts at `begin`) belongs to the range before.
+    static_assert(sizeof(off_t) == 8, "offsets past 2 GB");
     if (fseeko(reader.file_.get(), static_cast<off_t>(begin - 1), SEEK_SET) != 0) {
       return Status::IoError(path + ": cannot seek: " + std::strerror(errno));
     }

@@ -19,6 +19,7 @@
 
 #include "common/data_loader.h"
 #include "common/huge_pages.h"
+#include "common/libsvm_reader.h"
 #include "common/line_reader.h"
 #include "common/matrix_market_reader.h"
 
@@ -731,6 +732,33 @@ TEST_CASE(
     }
     CHECK(sum == *all);
     CHECK(rows == all_rows);
+  }
+  // Over the reader's 4 MiB buffer: cuts near and across its refills.
+  std::string big;
+  for (int r = 0; big.size() < (size_t{9} << 20); ++r) {
+    big += std::to_string(r % 3 - 1) + " " + std::to_string(1 + r % 97) + ":1 " +
+           std::to_string(100 + r % 13) + ":0.5\n";
+  }
+  const std::string big_svm = dir.Write("big.svm", big);
+  uint64_t big_rows = 0;
+  auto big_all =
+      CountColumnEntries(DataSource{big_svm, "", ""}, AvailableMemoryBytes(), nullptr, &big_rows);
+  REQUIRE(big_all.ok());
+  for (uint64_t cut : {uint64_t{1} << 22, (uint64_t{1} << 22) + 1, (uint64_t{1} << 22) - 1,
+                       uint64_t{5000001}, uint64_t{8388608}}) {
+    CAPTURE(cut);
+    std::vector<uint64_t> sum(big_all->size(), 0);
+    uint64_t rows = 0;
+    for (auto [begin, end] : {std::pair<uint64_t, uint64_t>{0, cut}, {cut, ~0ull}}) {
+      uint64_t part_rows = 0;
+      auto counts =
+          CountLibsvmColumns(big_svm, AvailableMemoryBytes(), nullptr, &part_rows, {begin, end});
+      REQUIRE(counts.ok());
+      for (size_t j = 0; j < counts->size(); ++j) sum[j] += (*counts)[j];
+      rows += part_rows;
+    }
+    CHECK(sum == *big_all);
+    CHECK(rows == big_rows);
   }
   // MatrixMarket: part 0 counts the whole file, the others nothing.
   const std::string mtx = dir.Write("m.mtx", kSmallMatrixMarket);

@@ -598,12 +598,14 @@ TEST_CASE(
     DynamicWorkerJob job(bench.context(), kJob, bench.start, &lasso);
     std::vector<proto::Envelope> counts;
     bool ready = false;
-    for (int i = 0; i < 100; ++i) {  // its part's counts, and no Ready without the whole's
+    // Its part's counts, then a while longer: no Ready without the whole file's.
+    for (int i = 0, after = 0; i < 500 && after < 20; ++i) {
       job.OnTick();
       while (auto e = bench.node("coordinator").Receive(milliseconds(2))) {
         if (e->body_case() == proto::Envelope::kColumnCounts) counts.push_back(*e);
         if (e->body_case() == proto::Envelope::kReady) ready = true;
       }
+      if (!counts.empty()) ++after;
     }
     CHECK_FALSE(ready);
     REQUIRE(counts.size() == 1);

@@ -77,6 +77,13 @@ Result<DynamicWorkerJob::Loaded> DynamicWorkerJob::LoadColumns(const proto::JobS
       }
     }
     auto data = strads::LoadColumns(source, kept, counts, counted.rows);
+    // A column that disagrees with the counts reads as a file that changed while loading; here
+    // the counts are the workers' together, each of its own copy of the file.
+    if (!data.ok() && data.status().message().find("changed while loading") != std::string::npos) {
+      return Status::InvalidArgument(data.status().message() +
+                                     " (or the workers' copies of it differ: each counted a "
+                                     "part of its own)");
+    }
     if (!data.ok()) return data.status();
     out.data = std::move(data).value();
     return out;
