@@ -86,6 +86,15 @@ Result<std::vector<uint64_t>> CountColumnEntriesPart(const DataSource& src, uint
   return CountLibsvmColumns(src.path, available_memory, nullptr, rows, {begin, end});
 }
 
+Status WithWorkersCounts(Status status) {
+  if (status.ok() || status.message().find("changed while loading") == std::string::npos) {
+    return status;
+  }
+  return Status::InvalidArgument(status.message() +
+                                 " (or the workers' copies of it differ: the column counts are "
+                                 "theirs, each of its own copy)");
+}
+
 Result<uint64_t> CountRows(const DataSource& src) {
   Result<DataFormat> format = ResolveFormat(src);
   if (!format.ok()) return format.status();

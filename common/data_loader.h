@@ -67,6 +67,18 @@ Result<std::vector<uint64_t>> CountColumnEntries(const DataSource& src,
                                                  std::vector<double>* sq_norms = nullptr,
                                                  uint64_t* rows = nullptr);
 
+// What a counting pass finds: each column's entries (0-based, as far as the largest id seen) and
+// the data rows, of a file or of a part of it.
+struct CountedColumns {
+  std::vector<uint64_t> entries;
+  uint64_t rows = 0;
+};
+
+// The status of a LoadColumns from counts that the workers of a job made together, each of its own
+// copy of the file: a column that disagrees with the counts reads as a file that changed while
+// loading, and the copies differing is named as the other cause.
+Status WithWorkersCounts(Status status);
+
 // Part `part` of `parts` of CountColumnEntries, for members that count a file together: for a
 // libsvm file the lines that start in the part-th of `parts` equal byte ranges, so the parts'
 // counts and rows add up to the whole file's; a MatrixMarket file is counted whole by part 0 and

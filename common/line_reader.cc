@@ -28,7 +28,6 @@ Result<LineReader> LineReader::Open(const std::string& path, uint64_t begin, uin
   Result<LineReader> opened = Open(path);
   if (!opened.ok()) return opened.status();
   LineReader& reader = opened.value();
-  reader.stop_ = end;
   if (begin > 0) {
     // From the byte before `begin`: the rest of the line it is in (nothing but its '\n' when a
     // line starts at `begin`) belongs to the range before.
@@ -38,11 +37,10 @@ Result<LineReader> LineReader::Open(const std::string& path, uint64_t begin, uin
     }
     reader.offset_ = begin - 1;
     std::string_view skipped;
-    reader.stop_ = ~0ull;
-    (void)reader.Next(&skipped);
-    reader.stop_ = end;
+    (void)reader.Next(&skipped);  // no stop yet
     reader.line_number_ = 0;
   }
+  reader.stop_ = end;
   return opened;
 }
 

@@ -52,9 +52,7 @@ std::string DynamicJob::Waiting() const {
         }
         break;
       }
-      missing(schedulers_, 0);
-      missing(workers_, schedulers_.size());
-      break;
+      [[fallthrough]];
     case Phase::kChecking:
       missing(schedulers_, 0);
       missing(workers_, schedulers_.size());

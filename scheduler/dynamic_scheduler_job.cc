@@ -48,7 +48,8 @@ void DynamicSchedulerJob::HandleColumnCounts(const proto::Envelope& e) {
   log_->info("job {}: loading {} from the workers' counts of {} columns (scheduler {}/{})", id_,
              spec_.data_path(), c.counts_size(), rank_, num_schedulers_);
   load_.Start(LoadPartition, spec_, rank_, num_schedulers_, num_workers_,
-              std::optional<Counts>(Counts{{c.counts().begin(), c.counts().end()}, c.rows()}));
+              std::optional<CountedColumns>(
+                  CountedColumns{{c.counts().begin(), c.counts().end()}, c.rows()}));
 }
 
 DynamicSchedulerJob::~DynamicSchedulerJob() = default;
@@ -119,7 +120,7 @@ std::string DefaultFilterRefusal(uint64_t rows, uint64_t cols, uint64_t nonzeros
 
 Result<DynamicSchedulerJob::Partition> DynamicSchedulerJob::LoadPartition(
     const proto::JobSpec& spec, uint32_t rank, uint32_t parts, uint32_t workers,
-    std::optional<Counts> given) {
+    std::optional<CountedColumns> given) {
   try {
     // The columns' entry counts give the partition (the same on every member): in the column
     // layout the workers' (`given`), in the row layout from this scheduler's own pass. The columns
@@ -167,14 +168,7 @@ Result<DynamicSchedulerJob::Partition> DynamicSchedulerJob::LoadPartition(
     if (filtered || groups) {
       const ColumnRange mine[] = {{first, end}};
       auto data = LoadColumns(source, mine, weights, rows);
-      // A column that disagrees with the counts reads as a file that changed while loading;
-      // here the counts are the workers', of their copies of the file.
-      if (!data.ok() && given &&
-          data.status().message().find("changed while loading") != std::string::npos) {
-        return Status::InvalidArgument(data.status().message() +
-                                       " (or differs from the workers' copies, whose column "
-                                       "counts these are)");
-      }
+      if (!data.ok() && given) return WithWorkersCounts(data.status());
       if (!data.ok()) return data.status();
       // The workers' counts are of their copies of the file: this one must be the same shape.
       if (given && (static_cast<uint64_t>(data->x.cols()) != weights.size() ||

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "common/background_load.h"
+#include "common/data_loader.h"
 #include "common/huge_pages.h"
 #include "engine/column_owners.h"
 #include "engine/dynamic_app.h"
@@ -82,16 +83,11 @@ class DynamicSchedulerJob final : public MemberJob {
     bool norms_pending = false;
   };
 
-  // Column layout: what the workers' counting passes found (ColumnCounts, summed).
-  struct Counts {
-    std::vector<uint64_t> entries;  // column j's
-    uint64_t rows = 0;
-  };
   // Derives partition `rank` of `parts` from the columns' entry counts: the workers' in the column
   // layout, else from its own counting pass over the file; reads the partition's columns where
   // the filter or the grouping needs them (background thread).
   static Result<Partition> LoadPartition(const proto::JobSpec& spec, uint32_t rank, uint32_t parts,
-                                         uint32_t workers, std::optional<Counts> given);
+                                         uint32_t workers, std::optional<CountedColumns> given);
   // Column layout: starts the load from the workers' counts, summed by the coordinator.
   void HandleColumnCounts(const proto::Envelope& e);
   void FinishLoading(Result<Partition> loaded);

@@ -39,14 +39,14 @@ Result<DynamicWorkerJob::Loaded> DynamicWorkerJob::LoadRows(const proto::JobSpec
   return Loaded{std::move(shard).value(), {}, {}};
 }
 
-Result<DynamicWorkerJob::Counted> DynamicWorkerJob::Count(const proto::JobSpec& spec, uint32_t rank,
-                                                          uint32_t workers) {
+Result<CountedColumns> DynamicWorkerJob::Count(const proto::JobSpec& spec, uint32_t rank,
+                                               uint32_t workers) {
   try {
     DataSource source{spec.data_path(), spec.dynamic().data_format(), spec.dynamic().labels_path()};
-    Counted out;
+    CountedColumns out;
     auto counts = CountColumnEntriesPart(source, rank, workers, &out.rows);
     if (!counts.ok()) return counts.status();
-    out.counts = std::move(counts).value();
+    out.entries = std::move(counts).value();
     return out;
   } catch (const std::exception& e) {
     return Status::Internal(spec.data_path() + ": cannot count the columns: " + e.what());
@@ -56,14 +56,14 @@ Result<DynamicWorkerJob::Counted> DynamicWorkerJob::Count(const proto::JobSpec& 
 Result<DynamicWorkerJob::Loaded> DynamicWorkerJob::LoadColumns(const proto::JobSpec& spec,
                                                                uint32_t rank, uint32_t schedulers,
                                                                uint32_t workers,
-                                                               const Counted& counted) {
+                                                               const CountedColumns& counted) {
   try {
     // The columns' entry counts give the blocks (the same on every member), then only this
     // worker's columns are kept, so it never holds the whole matrix. A range that its scheduler
     // may group (the same test from the same counts on both sides) is kept whole until Begin says
     // which of its columns are this worker's.
     DataSource source{spec.data_path(), spec.dynamic().data_format(), spec.dynamic().labels_path()};
-    const std::vector<uint64_t>& counts = counted.counts;
+    const std::vector<uint64_t>& counts = counted.entries;
     Loaded out;
     out.owners = ColumnOwners(counts, schedulers, workers);
     std::vector<ColumnRange> kept;
@@ -77,14 +77,7 @@ Result<DynamicWorkerJob::Loaded> DynamicWorkerJob::LoadColumns(const proto::JobS
       }
     }
     auto data = strads::LoadColumns(source, kept, counts, counted.rows);
-    // A column that disagrees with the counts reads as a file that changed while loading; here
-    // the counts are the workers' together, each of its own copy of the file.
-    if (!data.ok() && data.status().message().find("changed while loading") != std::string::npos) {
-      return Status::InvalidArgument(data.status().message() +
-                                     " (or the workers' copies of it differ: each counted a "
-                                     "part of its own)");
-    }
-    if (!data.ok()) return data.status();
+    if (!data.ok()) return WithWorkersCounts(data.status());
     out.data = std::move(data).value();
     return out;
   } catch (const std::exception& e) {
@@ -121,14 +114,14 @@ void DynamicWorkerJob::OnTick() {
   if (auto loaded = load_.Poll()) FinishLoading(std::move(*loaded));
 }
 
-void DynamicWorkerJob::FinishCounting(Result<Counted> counted) {
+void DynamicWorkerJob::FinishCounting(Result<CountedColumns> counted) {
   if (!counted.ok()) return errors_.Report(counted.status().message());
   log_->info("job {}: counted the columns of part {}/{} of the file ({} rows)", id_, rank_,
              num_workers_, counted->rows);
   auto e = JobEnvelope();
   e.mutable_column_counts()->set_rows(counted->rows);
-  e.mutable_column_counts()->mutable_counts()->Assign(counted->counts.begin(),
-                                                      counted->counts.end());
+  e.mutable_column_counts()->mutable_counts()->Assign(counted->entries.begin(),
+                                                      counted->entries.end());
   (void)session_.SendToCoordinator(std::move(e));
   counted_ = true;
   MaybeLoadColumns();
@@ -137,7 +130,7 @@ void DynamicWorkerJob::FinishCounting(Result<Counted> counted) {
 void DynamicWorkerJob::HandleColumnCounts(const proto::Envelope& e) {
   const proto::ColumnCounts& c = e.column_counts();
   if (!columns() || totals_ || load_.running() || state_) return LogUnexpected(e);
-  totals_ = Counted{{c.counts().begin(), c.counts().end()}, c.rows()};
+  totals_ = CountedColumns{{c.counts().begin(), c.counts().end()}, c.rows()};
   MaybeLoadColumns();
 }
 

@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "common/background_load.h"
+#include "common/data_loader.h"
 #include "common/dataset.h"
 #include "engine/column_owners.h"
 #include "engine/dynamic_app.h"
@@ -73,11 +74,6 @@ class DynamicWorkerJob final : public MemberJob {
     ColumnOwners owners;
     std::vector<uint32_t> whole_ranges;
   };
-  // Column layout: what the counting pass finds.
-  struct Counted {
-    std::vector<uint64_t> counts;  // column j's entries
-    uint64_t rows = 0;
-  };
   struct Pending {
     proto::Chord chord;
     std::optional<std::vector<double>> tail;  // dual pipeline: stats of ids[fresh_count:]
@@ -87,11 +83,11 @@ class DynamicWorkerJob final : public MemberJob {
   static Result<Loaded> LoadRows(const proto::JobSpec& spec, uint32_t rank, uint32_t workers);
   // Column layout: the counting pass over part `rank` of the file, then (with the whole file's
   // counts) the pass that keeps this worker's columns.
-  static Result<Counted> Count(const proto::JobSpec& spec, uint32_t rank, uint32_t workers);
+  static Result<CountedColumns> Count(const proto::JobSpec& spec, uint32_t rank, uint32_t workers);
   static Result<Loaded> LoadColumns(const proto::JobSpec& spec, uint32_t rank, uint32_t schedulers,
-                                    uint32_t workers, const Counted& counted);
+                                    uint32_t workers, const CountedColumns& counted);
   // Sends its part's counts to the coordinator; the columns load once the whole file's are in.
-  void FinishCounting(Result<Counted> counted);
+  void FinishCounting(Result<CountedColumns> counted);
   // The whole file's counts (the coordinator's sum of the workers' parts).
   void HandleColumnCounts(const proto::Envelope& e);
   void MaybeLoadColumns();
@@ -137,12 +133,12 @@ class DynamicWorkerJob final : public MemberJob {
   std::unique_ptr<DeltaAccumulator> change_;  // column layout: scratch for one share
   std::vector<uint64_t> partition_starts_;
   std::vector<std::string> scheduler_ids_;
-  uint64_t applied_ = 0;                 // commits of rounds < applied_ are applied
-  std::map<uint64_t, Pending> pending_;  // chords waiting for the staleness bound
-  bool counted_ = false;                 // column layout: its part's counts are sent
-  std::optional<Counted> totals_;        // column layout: the whole file's, until the load starts
+  uint64_t applied_ = 0;                  // commits of rounds < applied_ are applied
+  std::map<uint64_t, Pending> pending_;   // chords waiting for the staleness bound
+  bool counted_ = false;                  // column layout: its part's counts are sent
+  std::optional<CountedColumns> totals_;  // column layout: the whole file's, until the load starts
   // Last members: destroyed (waited for) first.
-  BackgroundLoad<Counted> count_;  // column layout, the first step
+  BackgroundLoad<CountedColumns> count_;  // column layout, the first step
   BackgroundLoad<Loaded> load_;
 };
 
