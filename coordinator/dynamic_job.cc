@@ -474,8 +474,11 @@ void DynamicJob::TryCommit(Clock::time_point now) {
     rounds_.erase(it);
     ++next_commit_;
   }
-  Trace(now, false);
+  // The requests go out before the trace's row: its estimate of the objective is a pass over the
+  // replica in the column layout (~0.15 ms a round on 20,000 rows of L1-LR, where a row comes
+  // every round), and the members wait for nothing in it.
   Issue(now, std::move(held));
+  Trace(now, false);
 }
 
 bool DynamicJob::CommitRows(Round& round, proto::Envelope& e, Clock::time_point now) {
@@ -730,7 +733,12 @@ void DynamicJob::Trace(Clock::time_point now, bool force) {
   if (phase_ == Phase::kLoading) return;
   const double every = spec_.dynamic().trace_every_s() > 0 ? spec_.dynamic().trace_every_s() : 1.0;
   if (!force && now - last_trace_ < std::chrono::duration<double>(every)) return;
+  // A timed row for the state of the last row would replace that row (TraceLog) with a later
+  // time, and the trace would say the state came later than it did: a row was also added when a
+  // round's first partials arrived, before its commit.
+  if (!force && traced_updates_ == updates_) return;
   last_trace_ = now;
+  traced_updates_ = updates_;
   // At a check the objective is exact; between checks it is the workers' latest losses (each at
   // most D - 1 rounds stale) plus the penalty of the committed values.
   const double objective = force ? objective_ : ApproxObjective();
