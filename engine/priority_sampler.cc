@@ -44,13 +44,31 @@ void PrioritySampler::Set(size_t i, double w) {
 void PrioritySampler::SetMany(std::span<const size_t> ids, std::span<const double> weights) {
   assert(ids.size() == weights.size());
   dirty_.clear();
+  // As many changes as nodes of the level above the leaves (e.g. every priority after an
+  // optimality check): nearly every node is dirty, and recomputing each level whole, in memory
+  // order, costs less than listing and marking them (the same sums: the tree is the same).
+  const bool whole = ids.size() * kFanout >= n_;
   for (size_t m = 0; m < ids.size(); ++m) {
     double w = weights[m];
     assert(ids[m] < n_);
     assert(std::isfinite(w) && w >= 0.0);
     if (!(w >= 0.0) || !std::isfinite(w)) w = 0.0;
     level_[0][ids[m]] = w;
-    dirty_.push_back(ids[m]);
+    if (!whole) dirty_.push_back(ids[m]);
+  }
+  if (whole) {
+    for (size_t l = 1; l < level_.size(); ++l) {
+      const double* children = level_[l - 1].data();
+      const size_t parents = level_[l - 1].size() / kFanout;
+      double* sums = level_[l].data();
+      for (size_t p = 0; p < parents; ++p) {
+        const double* child = children + kFanout * p;
+        double sum = 0.0;
+        for (size_t c = 0; c < kFanout; ++c) sum += child[c];
+        sums[p] = sum;
+      }
+    }
+    return;
   }
   // Level by level: the distinct parents of the nodes that changed, each recomputed once, as
   // Set does (the exact floating sum of its children).
@@ -84,6 +102,7 @@ void PrioritySampler::SetMany(std::span<const size_t> ids, std::span<const doubl
 void PrioritySampler::FindSorted(std::span<const double> points, std::vector<size_t>& out) {
   assert(Total() > 0.0);
   if (points.empty()) return;
+  if (points.size() * kFanout >= n_) return ScanSorted(points, out);
   visits_.assign(1, Visit{0, 0.0, 0, points.size()});
   for (size_t level = level_.size() - 1; level > 0; --level) {
     const double* children = level_[level - 1].data();
@@ -118,6 +137,25 @@ void PrioritySampler::FindSorted(std::span<const double> points, std::vector<siz
     visits_.swap(next_visits_);
   }
   for (const Visit& leaf : visits_) out.push_back(leaf.node);  // however many points it holds
+}
+
+void PrioritySampler::ScanSorted(std::span<const double> points, std::vector<size_t>& out) const {
+  const double* w = level_[0].data();
+  size_t last_positive = n_;  // Total() > 0: some leaf is positive
+  while (last_positive > 0 && !(w[last_positive - 1] > 0.0)) --last_positive;
+  --last_positive;
+  double base = 0.0;
+  size_t m = 0;
+  for (size_t i = 0; i < last_positive && m < points.size(); ++i) {
+    if (!(w[i] > 0.0)) continue;
+    const double end = base + w[i];
+    if (points[m] < end) {
+      out.push_back(i);
+      while (m < points.size() && points[m] < end) ++m;
+    }
+    base = end;
+  }
+  if (m < points.size()) out.push_back(last_positive);  // and the points past the end (rounding)
 }
 
 size_t PrioritySampler::Find(double u) const {

@@ -98,8 +98,15 @@ class PrioritySampler {
   // a few places ahead in the level: on a tree larger than the cache each point costs a cache
   // miss on every lower level, and a depth-first walk waits for them one after another (the
   // draw was 21 % of the paper-shape Lasso job's CPU, 1,000,000 leaves).
+  // Where the points are dense (at least one for every kFanout leaves, e.g. a chord's
+  // candidates drawn from a partition a few times their number), the lowest level is walked whole
+  // anyway, and ScanSorted finds them instead.
   // REQUIRES: Total() > 0.
   void FindSorted(std::span<const double> points, std::vector<size_t>& out);
+  // FindSorted by one scan of the leaves in index order, with the prefix summed leaf by leaf
+  // (the tree sums it by subtrees: the two can differ in rounding, at an interval's edge).
+  // REQUIRES: Total() > 0.
+  void ScanSorted(std::span<const double> points, std::vector<size_t>& out) const;
 
   // Levels start on cache lines (HugePageAllocator), so each node's kFanout children are one
   // line, and the large ones live on huge pages: a draw reads a leaf line per point.

@@ -14,12 +14,17 @@
 // With --builder it times the scheduler's whole round instead (scheduler/chord_builder.h): the
 // chord (ChordBuilder::Next: pending weights, the draw, the order by priority, the in-flight
 // marks) and the commit of each of its parameters (OnCommit), over a partition of `--size`
-// parameters with no dependency filter (rho = 1, the column layout's default).
+// parameters with no dependency filter (rho = 1, the column layout's default). With
+// --after-check as well, every round follows an optimality check, as where the coordinator checks
+// after each round (small problems): every parameter gets a new priority (OnCheck; `--heavy` of
+// them a violation drawn from a wide range, the others none), then the chord is built from them.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <iostream>
 #include <random>
+#include <string>
 #include <vector>
 
 #include <fmt/format.h>
@@ -38,8 +43,8 @@ using Clock = std::chrono::steady_clock;
 
 // The scheduler's round: Next() builds a chord of `chord` from `draw` candidates, then every
 // member is committed, 5 % of them with a large change (they stay likely to be drawn again).
-int BenchBuilder(size_t size, size_t draw, size_t chord, size_t heavy, size_t rounds,
-                 uint64_t seed) {
+int BenchBuilder(size_t size, size_t draw, size_t chord, size_t heavy, size_t rounds, uint64_t seed,
+                 bool after_check) {
   const strads::ColumnStore store(0, size, 450, std::vector<double>(size, 1.0));
   strads::ChordPolicy policy;
   policy.chord_size = static_cast<uint32_t>(chord);
@@ -52,9 +57,20 @@ int BenchBuilder(size_t size, size_t draw, size_t chord, size_t heavy, size_t ro
   std::uniform_int_distribution<size_t> pick(0, size - 1);
   for (size_t h = 0; h < heavy; ++h) builder.OnCheck(pick(rng), 1.0);  // violators of a check
   std::uniform_real_distribution<double> unit(0.0, 1.0);
-  std::chrono::duration<double> next_time{0}, commit_time{0};
+  std::chrono::duration<double> check_time{0}, next_time{0}, commit_time{0};
   uint64_t members = 0;
+  // A check's violations: `heavy` parameters (a fresh random set each check) violate by 10^u,
+  // u uniform in [-4, 0]; the others not at all.
+  std::vector<double> violation(size, 0.0);
+  std::uniform_real_distribution<double> exponent(-4.0, 0.0);
   for (size_t r = 0; r < rounds; ++r) {
+    if (after_check) {
+      std::fill(violation.begin(), violation.end(), 0.0);
+      for (size_t h = 0; h < heavy; ++h) violation[pick(rng)] = std::pow(10.0, exponent(rng));
+      const auto c0 = Clock::now();
+      for (size_t j = 0; j < size; ++j) builder.OnCheck(j, violation[j]);
+      check_time += Clock::now() - c0;
+    }
     const auto t0 = Clock::now();
     const std::vector<uint64_t> ids = builder.Next();
     const auto t1 = Clock::now();
@@ -72,8 +88,11 @@ int BenchBuilder(size_t size, size_t draw, size_t chord, size_t heavy, size_t ro
   const double per_round = 1e6 / static_cast<double>(rounds);
   std::cout << fmt::format(
       "builder: size {} draw {} chord {} (mean {:.0f} members), {} rounds\n"
-      "Next (the chord): {:.1f} us a round\nOnCommit of its members: {:.1f} us a round\n",
+      "{}Next (the chord): {:.1f} us a round\nOnCommit of its members: {:.1f} us a round\n",
       size, draw, chord, static_cast<double>(members) / static_cast<double>(rounds), rounds,
+      after_check ? fmt::format("OnCheck of every parameter: {:.1f} us a round\n",
+                                check_time.count() * per_round)
+                  : std::string(),
       next_time.count() * per_round, commit_time.count() * per_round);
   return 0;
 }
@@ -94,7 +113,8 @@ int main(int argc, char** argv) {
       "their share of the total weight, in (0, 1)")(
       "rounds", po::value(&rounds)->default_value(rounds), "rounds timed")(
       "seed", po::value(&seed)->default_value(seed), "random seed")(
-      "builder", "time the scheduler's round (ChordBuilder::Next and OnCommit) instead");
+      "builder", "time the scheduler's round (ChordBuilder::Next and OnCommit) instead")(
+      "after-check", "with --builder: every round follows an optimality check (OnCheck of all)");
   po::variables_map vm;
   if (auto code = strads::tools::ParseToolFlags(argc, argv, desc, "strads-sampler-bench",
                                                 "strads-sampler-bench --help", &vm)) {
@@ -106,7 +126,9 @@ int main(int argc, char** argv) {
                  "0 < heavy-mass < 1\n";
     return 2;
   }
-  if (vm.count("builder")) return BenchBuilder(size, draw, chord, heavy, rounds, seed);
+  if (vm.count("builder")) {
+    return BenchBuilder(size, draw, chord, heavy, rounds, seed, vm.count("after-check") > 0);
+  }
   std::mt19937_64 rng(seed);
   const double eta = 1.0;
   const double heavy_weight = heavy > 0 ? heavy_mass / (1 - heavy_mass) *
