@@ -9,6 +9,13 @@ DeltaAccumulator::DeltaAccumulator(uint64_t size) : sum_(size, 0.0), touched_fla
 
 Status DeltaAccumulator::Add(const proto::VectorDelta& delta) {
   if (Status st = CheckDelta(delta, size()); !st.ok()) return st;
+  if (delta.dense()) {
+    // Every entry: no flags to set (the coordinator sums the workers' dense changes each round).
+    all_touched_ = true;
+    const double* values = delta.values().data();
+    for (size_t i = 0; i < sum_.size(); ++i) sum_[i] += values[i];
+    return Status::Ok();
+  }
   ForEachEntry(delta, [&](uint64_t i, double v) { Add(i, v); });
   return Status::Ok();
 }
@@ -17,7 +24,7 @@ void DeltaAccumulator::Take(proto::VectorDelta& out) {
   out.Clear();
   out.set_size(size());
   // A sparse entry costs an index and a value, a dense one a value.
-  if (2 * touched_.size() >= sum_.size()) {
+  if (all_touched_ || 2 * touched_.size() >= sum_.size()) {
     out.set_dense(true);
     out.mutable_values()->Assign(sum_.begin(), sum_.end());
     std::fill(sum_.begin(), sum_.end(), 0.0);
@@ -41,6 +48,7 @@ void DeltaAccumulator::Take(proto::VectorDelta& out) {
   }
   for (uint64_t i : touched_) touched_flag_[i] = 0;
   touched_.clear();
+  all_touched_ = false;
 }
 
 Status CheckDelta(const proto::VectorDelta& delta, uint64_t size) {

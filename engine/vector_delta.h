@@ -24,7 +24,7 @@ class DeltaAccumulator {
 
   // sum[index] += value. REQUIRES: index < size().
   void Add(uint64_t index, double value) {
-    if (!touched_flag_[index]) {
+    if (!all_touched_ && !touched_flag_[index]) {
       touched_flag_[index] = 1;
       touched_.push_back(index);
     }
@@ -43,6 +43,9 @@ class DeltaAccumulator {
   std::vector<double> sum_;
   std::vector<uint64_t> touched_;
   std::vector<char> touched_flag_;
+  // A dense change was added: every entry is touched (and taken dense), and touched_ holds only
+  // the entries added before it.
+  bool all_touched_ = false;
 };
 
 // OK iff `delta` has size `size`, and is dense with `size` values and no indices, or sparse with

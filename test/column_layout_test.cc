@@ -68,6 +68,35 @@ TEST_CASE("DeltaAccumulator goes dense once half the entries are touched, and su
   CHECK(dense == std::vector<double>{2.0, 0.0, 0.0, 4.0});
 }
 
+TEST_CASE("DeltaAccumulator sums sparse and dense changes in any order, then is sparse again",
+          "[columns]") {
+  proto::VectorDelta dense;
+  dense.set_size(40);
+  dense.set_dense(true);
+  for (int i = 0; i < 40; ++i) dense.add_values(0.25 * i);
+  DeltaAccumulator acc(40);
+  acc.Add(3, 1.0);  // before the dense change
+  REQUIRE(acc.Add(dense).ok());
+  acc.Add(3, 1.0);  // after it
+  acc.Add(39, -2.0);
+  REQUIRE(acc.Add(dense).ok());
+  proto::VectorDelta total;
+  acc.Take(total);
+  REQUIRE(total.dense());
+  REQUIRE(total.values_size() == 40);
+  for (int i = 0; i < 40; ++i) {
+    const double expected = 0.5 * i + (i == 3 ? 2.0 : 0.0) + (i == 39 ? -2.0 : 0.0);
+    CHECK(total.values(i) == expected);
+  }
+  // Zero again, every flag cleared: one entry is written sparse, alone.
+  acc.Add(5, 1.5);
+  acc.Take(total);
+  CHECK_FALSE(total.dense());
+  REQUIRE(total.indices_size() == 1);
+  CHECK(total.indices(0) == 5);
+  CHECK(total.values(0) == 1.5);
+}
+
 TEST_CASE("CheckDelta refuses changes of another size, out of range or with unpaired values",
           "[columns]") {
   proto::VectorDelta d;
