@@ -168,10 +168,12 @@ std::vector<uint64_t> ChordBuilder::Build() {
         std::nth_element(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(keep),
                          order.end());
       }
-      std::sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(keep));
+      const bool by_index = !filter && policy_.index_order;
+      if (!by_index) std::sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(keep));
       const uint64_t position = (uint64_t{1} << shift) - 1;
       std::vector<uint64_t> ids(keep);
       for (size_t k = 0; k < keep; ++k) ids[k] = first + drawn[order[k].tie & position];
+      if (by_index) std::sort(ids.begin(), ids.end());
       if (!filter) {
         // No filter: the first B. The draw's candidates are distinct, so the filter's check for
         // repeats (a stamp per candidate, a cache miss each on a large partition) is not needed.

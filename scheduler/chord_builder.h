@@ -41,6 +41,11 @@ struct ChordPolicy {
   // Check new chords against the parameters in flight (step 3). Not needed at pipeline depth 1:
   // a chord is computed only after every earlier commit is applied, so nothing is stale.
   bool check_in_flight = true;
+  // Without a filter (rho >= 1), the dynamic schedule's chord lists its parameters in index
+  // order instead of priority order: the column layout's workers, the only readers of the order
+  // there (unless the dual pipeline splits the chord by priority), pass over their columns in
+  // memory order, and the scheduler sorts ids instead of (priority, tie) records.
+  bool index_order = false;
 };
 
 class ChordBuilder {

@@ -248,8 +248,9 @@ void DynamicSchedulerJob::FinishLoading(Result<Partition> loaded) {
   policy.eta = spec_.dynamic().eta();
   policy.seed = spec_.seed() * 1000003 + rank_;
   policy.check_in_flight = spec_.dynamic().pipeline_depth() > 1;
-  builder_ = std::make_unique<ChordBuilder>(*p.store, policy);
   const bool columns = spec_.dynamic().layout() == proto::LAYOUT_COLUMNS;
+  policy.index_order = columns && !spec_.dynamic().dual_pipeline();
+  builder_ = std::make_unique<ChordBuilder>(*p.store, policy);
   if (p.filtered && columns) {
     // The parameters of one worker form one group of the dependency filter (its updates of them
     // are sequential, exact); without a filter (rho 1) groups are never consulted.

@@ -208,6 +208,37 @@ TEST_CASE(
   CHECK(builder.Next() == expected);
 }
 
+TEST_CASE("ChordBuilder: with index_order the chord is the same B parameters, ascending by index",
+          "[chord_builder][priority]") {
+  // The draws and the selection are those of the priority order (same seed, same priorities,
+  // ties included: 200 of the priorities are equal); only the order of the chord differs.
+  constexpr int64_t kColumns = 1000;
+  Independent f(kColumns);
+  ChordPolicy policy = Policy(50, 600);
+  policy.rho = 1.0;
+  ChordBuilder by_priority(f.store, policy);
+  policy.index_order = true;
+  ChordBuilder by_index(f.store, policy);
+  for (uint64_t j = 0; j < kColumns; ++j) {
+    const double violation = j < 200 ? 1.0 : static_cast<double>((j * 7919) % 1000 + 1);
+    by_priority.OnCheck(j, violation);
+    by_index.OnCheck(j, violation);
+  }
+  for (int round = 0; round < 30; ++round) {
+    CAPTURE(round);
+    std::vector<uint64_t> expected = by_priority.Next();
+    const std::vector<uint64_t> chord = by_index.Next();
+    REQUIRE(chord.size() == 50);
+    CHECK(std::is_sorted(chord.begin(), chord.end()));
+    std::sort(expected.begin(), expected.end());
+    CHECK(chord == expected);
+    for (uint64_t j : chord) {
+      by_priority.OnCommit(j, 0.01 * static_cast<double>(j % 13));
+      by_index.OnCommit(j, 0.01 * static_cast<double>(j % 13));
+    }
+  }
+}
+
 TEST_CASE(
     "ChordBuilder: without a filter a parameter in flight is never drawn again, and a "
     "dropped chord's parameters are",
