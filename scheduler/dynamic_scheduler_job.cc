@@ -280,8 +280,22 @@ void DynamicSchedulerJob::FinishLoading(Result<Partition> loaded) {
 }
 
 void DynamicSchedulerJob::BuildChord(uint64_t round) {
+  waiting_.push_back(round);
+  ServeWaiting();
+}
+
+void DynamicSchedulerJob::ServeWaiting() {
+  while (!waiting_.empty() && TrySendChord(waiting_.front())) waiting_.pop_front();
+}
+
+bool DynamicSchedulerJob::TrySendChord(uint64_t round) {
   const uint64_t first = part_.first;
   std::vector<uint64_t> ids = builder_->Next();
+  if (ids.empty() && builder_->in_flight() > 0) {
+    log_->trace("job {}: chord {} waits for a commit ({} parameters in flight)", id_, round,
+                builder_->in_flight());
+    return false;
+  }
   auto out = JobEnvelope(round);
   auto* chord = out.mutable_chord();
   chord->set_scheduler_rank(rank_);
@@ -313,6 +327,7 @@ void DynamicSchedulerJob::BuildChord(uint64_t round) {
   ++chords_since_check_;
   const bool ahead = chords_since_check_ != last_interval_;
   if (ahead) builder_->Prepare();
+  return true;
 }
 
 void DynamicSchedulerJob::SendChord(proto::Envelope&& chord_envelope) {
@@ -378,6 +393,7 @@ void DynamicSchedulerJob::HandleCommit(const proto::Envelope& e) {
     values_[j - part_.first] = c.values(k);
     builder_->OnCommit(j, c.deltas(k));
   }
+  ServeWaiting();                                       // the commit freed its parameters
   if (c.requests_chord()) BuildChord(c.chord_round());  // with this commit applied
 }
 

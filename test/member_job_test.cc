@@ -474,6 +474,63 @@ TEST_CASE(
   if (next[0].chord().ids(0) == j) CHECK(next[0].chord().values(0) == 2.5);
 }
 
+TEST_CASE(
+    "dynamic scheduler job: a chord that would be empty while its parameters are in flight waits "
+    "for their commit, and waiting requests are answered in round order",
+    "[member_job][dynamic_scheduler]") {
+  // The 6 features fit in one chord: round 1, requested while round 0 is in flight (a pipeline
+  // of depth 2), would hold nothing.
+  testing::TempDir dir;
+  Bench bench("scheduler-0", 1, 1);
+  bench.start.mutable_spec()->set_data_path(TinyData(dir));
+  bench.start.mutable_spec()->mutable_dynamic()->set_chord_size(8);
+  bench.start.mutable_spec()->mutable_dynamic()->set_candidates(16);
+  bench.start.mutable_spec()->mutable_dynamic()->set_rho(1.0);  // no filter: one chord takes all
+  bench.start.mutable_spec()->mutable_dynamic()->set_pipeline_depth(2);
+  DynamicSchedulerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
+  const proto::Ready ready = bench.AwaitReady(job);
+  REQUIRE(ready.error().empty());
+  const int features = static_cast<int>(ready.num_features());
+  // Commits round `round`: every parameter of `chord` moved by 0.5.
+  auto commit_all = [&](uint64_t round, const proto::Chord& chord) {
+    auto commit = MakeEnvelope("coordinator", kJob, round);
+    for (uint64_t j : chord.ids()) {
+      commit.mutable_commit()->add_ids(j);
+      commit.mutable_commit()->add_values(0.5);
+      commit.mutable_commit()->add_deltas(0.5);
+    }
+    return commit;
+  };
+  bench.RequestChord(job, 0);
+  auto chords = bench.Drain("coordinator", proto::Envelope::kChord);
+  REQUIRE(chords.size() == 1);
+  const proto::Chord round0 = chords[0].chord();
+  REQUIRE(round0.ids_size() == features);
+  bench.RequestChord(job, 1);
+  CHECK(bench.Drain("coordinator", proto::Envelope::kChord).empty());  // waits
+  // The commit of round 0 also asks for round 2: round 1 goes first, and round 2 waits for it.
+  auto commit0 = commit_all(0, round0);
+  commit0.mutable_commit()->set_requests_chord(true);
+  commit0.mutable_commit()->set_chord_round(2);
+  bench.Deliver(job, commit0);
+  chords = bench.Drain("coordinator", proto::Envelope::kChord);
+  REQUIRE(chords.size() == 1);
+  CHECK(chords[0].round() == 1);
+  CHECK(chords[0].chord().min_applied() == 1);  // built with round 0's commit applied
+  REQUIRE(chords[0].chord().ids_size() == features);
+  for (double v : chords[0].chord().values()) CHECK(v == 0.5);
+  // The worker got round 0's chord, then round 1's, nothing in between.
+  auto shares = bench.Drain("worker-0", proto::Envelope::kChord);
+  REQUIRE(shares.size() == 2);
+  CHECK(shares[0].round() == 0);
+  CHECK(shares[1].round() == 1);
+  bench.Deliver(job, commit_all(1, chords[0].chord()));
+  chords = bench.Drain("coordinator", proto::Envelope::kChord);
+  REQUIRE(chords.size() == 1);
+  CHECK(chords[0].round() == 2);
+  CHECK(chords[0].chord().ids_size() == features);
+}
+
 TEST_CASE("dynamic scheduler job: with --dual-pipeline a chord's more impactful half is fresh",
           "[member_job][dynamic_scheduler]") {
   testing::TempDir dir;
