@@ -349,7 +349,9 @@ void DynamicJob::Issue(Clock::time_point now, std::optional<proto::Envelope> com
     commit.reset();
   };
   const uint64_t depth = std::max<uint32_t>(1, spec_.dynamic().pipeline_depth());
-  while (phase_ == Phase::kRunning && !check_wanted_ && next_issue_ < next_commit_ + depth) {
+  // While the next commit makes a check due, one round at a time.
+  const uint64_t ahead = pacer_.DueAfterNextRound() ? 1 : depth;
+  while (phase_ == Phase::kRunning && !check_wanted_ && next_issue_ < next_commit_ + ahead) {
     if (pacer_.Due(updates_, now) || LimitReached(now)) {
       WantCheck(now);
       break;

@@ -86,18 +86,21 @@ TEST_CASE(
   pacer.Wanted(t0);
   pacer.Done(0, t0 + milliseconds(15), /*measured=*/false);  // 15 ms, mostly the members' start
   CHECK(pacer.last_check_seconds() == 0);
+  CHECK(pacer.DueAfterNextRound());
   CHECK_FALSE(pacer.Due(0, t0 + std::chrono::hours(1)));  // never without a round between
   CHECK(pacer.Due(1, t0 + milliseconds(16)));             // right after the first round
   // That check is measured, and paces the next as usual.
   pacer.Wanted(t0 + milliseconds(17));
   pacer.Done(4, t0 + milliseconds(19));  // 2 ms
   CHECK(pacer.last_check_seconds() == Approx(0.002));
+  CHECK_FALSE(pacer.DueAfterNextRound());
   CHECK_FALSE(pacer.Due(5, t0 + milliseconds(20)));
   CHECK(pacer.Due(5, t0 + milliseconds(21)));
 
   CheckPacer counted(100, 1000, true);  // the count rule alone
   counted.Wanted(t0);
   counted.Done(0, t0 + milliseconds(15), /*measured=*/false);
+  CHECK_FALSE(counted.DueAfterNextRound());
   CHECK_FALSE(counted.Due(99, t0 + std::chrono::hours(1)));
   CHECK(counted.Due(100, t0));
 }

@@ -245,6 +245,25 @@ TEST_CASE("DynamicJob: at depth D, D chord requests are in flight, round-robin o
 }
 
 TEST_CASE(
+    "DynamicJob: checks paced by time: after the first check one round goes out, whatever the "
+    "depth, and the check after it comes without a round to drain",
+    "[dynamic_job][pipeline][pacer]") {
+  DynamicJobFixture f(/*depth=*/3, /*check_every=*/0);  // 0: the time rule
+  f.LoadEveryone();
+  f.h_.ClearInboxes();
+  f.AnswerCheck(5, 5, 0, 0);  // the first check, which held the start
+  CHECK(f.Requested("scheduler-0") == std::vector<uint64_t>{0});
+  CHECK(f.Requested("scheduler-1").empty());
+  f.CompleteRound(0, 0, 0.5, 0.25);
+  CHECK(f.Rounds("worker-0", Kind::kCheckRequest) == std::vector<uint64_t>{1});
+  CHECK(f.Requested("scheduler-1").empty());
+  f.h_.ClearInboxes();
+  f.AnswerCheck(4, 5, 0, 1);  // measured: the pipeline fills to its depth again
+  CHECK(f.Requested("scheduler-1") == std::vector<uint64_t>{1, 3});
+  CHECK(f.Requested("scheduler-0") == std::vector<uint64_t>{2});
+}
+
+TEST_CASE(
     "DynamicJob: a chord request for the scheduler of the last commit rides on that commit, "
     "after it, and the others' go alone",
     "[dynamic_job][pipeline]") {
