@@ -12,9 +12,10 @@
 // default. A benchmark, not a test: it checks nothing.
 //
 // With --builder it times the scheduler's whole round instead (scheduler/chord_builder.h): the
-// chord (ChordBuilder::Next: pending weights, the draw, the order by priority, the in-flight
-// marks) and the commit of each of its parameters (OnCommit), over a partition of `--size`
-// parameters with no dependency filter (rho = 1, the column layout's default). With
+// chord (ChordBuilder::Next: pending weights, the draw, the selection by priority, the ids in
+// index order, the in-flight marks) and the commit of each of its parameters (OnCommit), over a
+// partition of `--size` parameters as the column layout's scheduler builds them by default (no
+// dependency filter, rho = 1; index order, no dual pipeline). With
 // --after-check as well, every round follows an optimality check, as where the coordinator checks
 // after each round (small problems): every parameter gets a new priority (OnCheck; `--heavy` of
 // them a violation drawn from a wide range, the others none), then the chord is built from them.
@@ -50,6 +51,7 @@ int BenchBuilder(size_t size, size_t draw, size_t chord, size_t heavy, size_t ro
   policy.chord_size = static_cast<uint32_t>(chord);
   policy.candidates = static_cast<uint32_t>(draw);
   policy.rho = 1.0;
+  policy.index_order = true;
   policy.eta = 1e-6;
   policy.seed = seed;
   strads::ChordBuilder builder(store, policy);
