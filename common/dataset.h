@@ -25,12 +25,12 @@ using SparseColMatrix = Eigen::SparseMatrix<double, Eigen::ColMajor, int64_t>;
 // for the column `kNear` ahead, its values and row indices, up to kLines cache lines of each. The
 // near stage reads that column's offsets, which the far stage fetched kFar - kNear visits before
 // (except for the first columns of a pass, where it waits for them). A share visits its columns
-// in priority order, scattered over the matrix: the wait on the outer index for each column cost
-// two thirds of a paper-shape share (docs/benchmarks.md). `ahead` is what the visit reads after
-// the current column, in order, as positions in `ids`. A hint: no effect on results.
-// REQUIRES: x is compressed.
-// Always inlined: GCC 12 finds a call to it free of side effects (prefetches do not count) and
-// drops the call when it is not inlined.
+// in chord order (by index without a filter, by priority with one), scattered over the matrix: the
+// wait on the outer index for each column cost two thirds of a paper-shape share
+// (docs/benchmarks.md). `ahead` is what the visit reads after the current column, in order, as
+// positions in `ids`. A hint: no effect on results. REQUIRES: x is compressed. Always inlined: GCC
+// 12 finds a call to it free of side effects (prefetches do not count) and drops the call when it
+// is not inlined.
 [[gnu::always_inline]] inline void PrefetchAhead(const SparseColMatrix& x,
                                                  std::span<const uint64_t> ids,
                                                  std::span<const size_t> ahead,

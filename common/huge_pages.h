@@ -1,6 +1,6 @@
 // Asking the kernel for transparent huge pages (2 MB) behind a large array.
 //
-// A column-layout share visits its columns in priority order, scattered over hundreds of MB of
+// A column-layout share visits its columns in chord order, scattered over hundreds of MB of
 // compressed columns: with 4 KB pages nearly every column costs a TLB miss and a page walk on
 // top of its cache misses (the paper shape's 720 MB of columns span 180,000 pages, far beyond any
 // TLB). Debian's kernels run THP in "madvise" mode: only memory marked MADV_HUGEPAGE gets huge

@@ -60,9 +60,10 @@ class CheckPacer {
   void Done(uint64_t updates, Clock::time_point now, bool measured = true);
 
   // Whether any committed update makes the next check due (the rule after a check that held the
-  // start): a caller with a round in flight need not issue another before that check. At a
-  // pipeline depth of 2 the second round was issued on the first check's priorities, and the
-  // check after the first round waited for it.
+  // start): a caller with a scheduler's round in flight need not issue another of that
+  // scheduler's before the check. At a pipeline depth of 2 with one scheduler, the second round
+  // was issued on the first check's priorities, and the check after the first round waited for
+  // it.
   bool DueAfterNextRound() const { return timed_ && after_start_; }
   uint64_t updates_at_check() const { return updates_at_check_; }
   // The last measured check's time, from wanted to done (0 before the first).

@@ -349,8 +349,12 @@ void DynamicJob::Issue(Clock::time_point now, std::optional<proto::Envelope> com
     commit.reset();
   };
   const uint64_t depth = std::max<uint32_t>(1, spec_.dynamic().pipeline_depth());
-  // While the next commit makes a check due, one round at a time.
-  const uint64_t ahead = pacer_.DueAfterNextRound() ? 1 : depth;
+  // While the next commit makes a check due, one round a scheduler: a second round of the same
+  // scheduler would run on the priorities that check is about to refresh. (One round in all
+  // failed a job whose first scheduler had nothing to schedule, e.g. --eta 0, the others never
+  // asked before the check that found no progress.)
+  const uint64_t ahead =
+      pacer_.DueAfterNextRound() ? std::min<uint64_t>(depth, schedulers_.size()) : depth;
   while (phase_ == Phase::kRunning && !check_wanted_ && next_issue_ < next_commit_ + ahead) {
     if (pacer_.Due(updates_, now) || LimitReached(now)) {
       WantCheck(now);

@@ -11,7 +11,7 @@
 //              max violation <= tolerance * lambda_max (the criterion of the sequential reference).
 //   kRunning   rounds: ChordRequest(t) to scheduler t mod S while fewer than D rounds are in
 //   flight (riding on the commit just sent to that scheduler when there is one: Commit.
-//   requests_chord);
+//   requests_chord; while the next commit makes a check due, at most one round a scheduler);
 //              the chord (from the scheduler) and P partials (from the workers) of round t are
 //              summed, the app's Pull gives the new values, and Commit(t) goes to every worker and
 //              to the chord's scheduler — strictly in round order. When a check is due
@@ -119,8 +119,9 @@ class DynamicJob final : public EngineJob {
   void HandleCheckReport(const proto::Envelope& e, Clock::time_point now);
   void HandleModelSlice(const proto::Envelope& e, Clock::time_point now);
 
-  // Requests chords up to the pipeline depth. `commit`, the round's last commit held back by
-  // TryCommit, is sent first; the first request to the same scheduler rides on it.
+  // Requests chords up to the pipeline depth (while the next commit makes a check due, up to one
+  // round a scheduler: CheckPacer::DueAfterNextRound). `commit`, the round's last commit held back
+  // by TryCommit, is sent first; the first request to the same scheduler rides on it.
   void Issue(Clock::time_point now, std::optional<proto::Envelope> commit = std::nullopt);
   void TryCommit(Clock::time_point now);
   // A check is wanted: the rounds drain, then MaybeStartCheck starts it.

@@ -4,7 +4,8 @@
 //   1. draw `candidates` (P') distinct parameters with probability p(j) ∝ priority(j), from a sum
 //      tree (O(log J) per draw and per update);
 //   2. order them by priority, keep greedily those whose |corr| with every kept one is <= rho,
-//      at most `chord_size` (B);
+//      at most `chord_size` (B); without a filter, the B of highest priority, listed in index
+//      order where the policy asks (index_order);
 //   3. the kept parameters are "in flight" until their commit: their weight is zero, so a chord
 //      prepared while another is in flight (pipeline depth D > 1) never repeats a parameter, and
 //      every chord carries the parameter's latest committed value. A new chord's parameters must
@@ -42,9 +43,9 @@ struct ChordPolicy {
   // a chord is computed only after every earlier commit is applied, so nothing is stale.
   bool check_in_flight = true;
   // Without a filter (rho >= 1), the dynamic schedule's chord lists its parameters in index
-  // order instead of priority order: the column layout's workers, the only readers of the order
-  // there (unless the dual pipeline splits the chord by priority), pass over their columns in
-  // memory order, and the scheduler sorts ids instead of (priority, tie) records.
+  // order instead of priority order: in the column layout (which has no dual pipeline to split a
+  // chord by priority) the workers, the only readers of the order there, pass over their columns
+  // in memory order, and the scheduler sorts ids instead of (priority, tie) records.
   bool index_order = false;
 };
 

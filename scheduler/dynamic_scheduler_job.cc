@@ -249,7 +249,7 @@ void DynamicSchedulerJob::FinishLoading(Result<Partition> loaded) {
   policy.seed = spec_.seed() * 1000003 + rank_;
   policy.check_in_flight = spec_.dynamic().pipeline_depth() > 1;
   const bool columns = spec_.dynamic().layout() == proto::LAYOUT_COLUMNS;
-  policy.index_order = columns && !spec_.dynamic().dual_pipeline();
+  policy.index_order = columns;  // (--dual-pipeline is for the row layout only)
   builder_ = std::make_unique<ChordBuilder>(*p.store, policy);
   if (p.filtered && columns) {
     // The parameters of one worker form one group of the dependency filter (its updates of them

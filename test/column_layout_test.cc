@@ -88,13 +88,18 @@ TEST_CASE("DeltaAccumulator sums sparse and dense changes in any order, then is 
     const double expected = 0.5 * i + (i == 3 ? 2.0 : 0.0) + (i == 39 ? -2.0 : 0.0);
     CHECK(total.values(i) == expected);
   }
-  // Zero again, every flag cleared: one entry is written sparse, alone.
+  // Zero again, every flag cleared (3 was flagged before the dense change): entries are written
+  // sparse, each once.
   acc.Add(5, 1.5);
+  acc.Add(3, 0.5);
+  acc.Add(3, 0.25);
   acc.Take(total);
   CHECK_FALSE(total.dense());
-  REQUIRE(total.indices_size() == 1);
-  CHECK(total.indices(0) == 5);
-  CHECK(total.values(0) == 1.5);
+  REQUIRE(total.indices_size() == 2);
+  CHECK(total.indices(0) == 3);
+  CHECK(total.values(0) == 0.75);
+  CHECK(total.indices(1) == 5);
+  CHECK(total.values(1) == 1.5);
 }
 
 TEST_CASE("CheckDelta refuses changes of another size, out of range or with unpaired values",

@@ -3,6 +3,7 @@
 // pull adds the summed statistic to the old value, so every number is checkable by hand.
 #include <catch2/catch.hpp>
 
+#include <fmt/format.h>
 #include <algorithm>
 
 #include "actor_harness.h"
@@ -245,22 +246,24 @@ TEST_CASE("DynamicJob: at depth D, D chord requests are in flight, round-robin o
 }
 
 TEST_CASE(
-    "DynamicJob: checks paced by time: after the first check one round goes out, whatever the "
-    "depth, and the check after it comes without a round to drain",
+    "DynamicJob: checks paced by time: after the first check one round a scheduler goes out, "
+    "whatever the depth, and the check after them comes without a round to drain",
     "[dynamic_job][pipeline][pacer]") {
-  DynamicJobFixture f(/*depth=*/3, /*check_every=*/0);  // 0: the time rule
+  DynamicJobFixture f(/*depth=*/3, /*check_every=*/0);  // 0: the time rule; 2 schedulers
   f.LoadEveryone();
   f.h_.ClearInboxes();
   f.AnswerCheck(5, 5, 0, 0);  // the first check, which held the start
   CHECK(f.Requested("scheduler-0") == std::vector<uint64_t>{0});
-  CHECK(f.Requested("scheduler-1").empty());
+  CHECK(f.Requested("scheduler-1") == std::vector<uint64_t>{1});
   f.CompleteRound(0, 0, 0.5, 0.25);
-  CHECK(f.Rounds("worker-0", Kind::kCheckRequest) == std::vector<uint64_t>{1});
-  CHECK(f.Requested("scheduler-1").empty());
+  CHECK(f.Rounds("worker-0", Kind::kCheckRequest).empty());  // round 1 drains first
+  CHECK(f.Requested("scheduler-0").empty());                 // and nothing more is asked
+  f.CompleteRound(1, 6, 0.5, 0.25);
+  CHECK(f.Rounds("worker-0", Kind::kCheckRequest) == std::vector<uint64_t>{2});
   f.h_.ClearInboxes();
-  f.AnswerCheck(4, 5, 0, 1);  // measured: the pipeline fills to its depth again
-  CHECK(f.Requested("scheduler-1") == std::vector<uint64_t>{1, 3});
-  CHECK(f.Requested("scheduler-0") == std::vector<uint64_t>{2});
+  f.AnswerCheck(4, 5, 0, 2);  // measured: the pipeline fills to its depth again
+  CHECK(f.Requested("scheduler-0") == std::vector<uint64_t>{2, 4});
+  CHECK(f.Requested("scheduler-1") == std::vector<uint64_t>{3});
 }
 
 TEST_CASE(
@@ -524,6 +527,28 @@ TEST_CASE(
   CHECK_THAT(trace, Catch::EndsWith(",0,0,5,dynamic,0\n"));  // the check's exact objective
   CHECK_THAT(FileContent(f.job_->ResultFiles(), "summary.json"),
              Catch::Contains("\"partial\": false"));
+}
+
+TEST_CASE(
+    "DynamicJob: a timed trace row comes only for a new state, so no row is stamped later than "
+    "its state came",
+    "[dynamic_job][trace]") {
+  DynamicJobFixture f(/*depth=*/2);
+  f.StartRunning();  // the first check's row, at 0 updates
+  f.h_.Advance(2);   // past --trace-every (1 s by default)
+  f.CompleteRound(0, 0, 0.5, 0.25);
+  const double committed_at = f.job_->Info(f.h_.now()).seconds();  // the trace's clock
+  // Round 1's chord and a tick, seconds later, with no commit between: the state is the same.
+  f.h_.Advance(2);
+  f.SendChord(1, 6);
+  f.h_.Advance(2);
+  f.job_->OnTick(f.h_.now());
+  f.job_->Cancel(f.h_.now());
+  const std::string trace = FileContent(f.job_->ResultFiles(), "trace.csv");
+  INFO(trace);
+  REQUIRE(Lines(trace) == 3);  // the header, the check's row, round 0's
+  const std::string last = trace.substr(trace.rfind('\n', trace.size() - 2) + 1);
+  CHECK(last.rfind(fmt::format("{:.6f},1,1,", committed_at), 0) == 0);
 }
 
 TEST_CASE(

@@ -258,8 +258,9 @@ TEST_CASE(
     "[priority_sampler]") {
   // 20,000 leaves and 8,192 points, a chord's candidates after a check on the 20,000-feature
   // L1-LR problem: the first pass has a point for every 8 leaves or more, so FindSorted scans the
-  // leaves; later passes, with fewer points, walk the tree. Integer weights (exact sums), zeros
-  // at both ends (the points past the last positive index go to it), heavy indices.
+  // leaves; later passes, with fewer points, walk the tree. Integer weights (exact sums, so the
+  // scan and the oracle compare the same numbers), zeros at both ends (no point may land in
+  // them), heavy indices.
   const size_t n = 20000;
   std::vector<double> w(n);
   for (size_t i = 0; i < n; ++i) {

@@ -128,6 +128,10 @@ int main(int argc, char** argv) {
                  "0 < heavy-mass < 1\n";
     return 2;
   }
+  if (vm.count("after-check") && !vm.count("builder")) {
+    std::cerr << "strads-sampler-bench: --after-check needs --builder\n";
+    return 2;
+  }
   if (vm.count("builder")) {
     return BenchBuilder(size, draw, chord, heavy, rounds, seed, vm.count("after-check") > 0);
   }
