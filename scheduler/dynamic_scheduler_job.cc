@@ -59,6 +59,11 @@ void DynamicSchedulerJob::Send(const std::string& to, const proto::Envelope& e) 
 }
 
 void DynamicSchedulerJob::Send(const std::string& to, proto::Envelope&& e) {
+  // A failed job sends nothing more: each send to a peer that is gone waits out the transport's
+  // timeout (1 s), and a chord's shares go to every worker, so a scheduler whose chord followed
+  // a worker's death sat in its sends for seconds and missed the coordinator's shutdown, which
+  // came and went meanwhile (cluster_recovery_exhausted_fails, seen twice).
+  if (errors_.failed()) return;
   const std::string what = BodyName(e);
   if (Status st = transport_.SendOwned(to, std::move(e)); !st.ok()) {
     errors_.ReportLostPeer(to, "cannot send " + what + " to " + to + ": " + st.message());

@@ -531,6 +531,27 @@ TEST_CASE(
   CHECK(chords[0].chord().ids_size() == features);
 }
 
+TEST_CASE(
+    "dynamic scheduler job: once a share cannot be sent the job has failed, and the other "
+    "workers get nothing more",
+    "[member_job][dynamic_scheduler]") {
+  testing::TempDir dir;
+  Bench bench("scheduler-0", 1, 3);
+  bench.start.mutable_spec()->set_data_path(TinyData(dir));
+  bench.start.mutable_spec()->mutable_dynamic()->set_chord_size(4);
+  DynamicSchedulerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
+  REQUIRE(bench.AwaitReady(job).error().empty());
+  bench.nodes.erase("worker-1");  // gone: a send to it fails
+  bench.RequestChord(job, 0);
+  CHECK(bench.Drain("worker-0", proto::Envelope::kChord).size() == 1);  // before the failure
+  CHECK(bench.Drain("worker-2", proto::Envelope::kChord).empty());
+  auto reports = bench.Drain("coordinator", proto::Envelope::kReady);
+  REQUIRE(reports.size() == 1);
+  CHECK(reports[0].ready().lost_peer() == "worker-1");
+  bench.RequestChord(job, 1);  // a failed job answers nothing
+  CHECK(bench.Drain("coordinator", proto::Envelope::kChord).empty());
+}
+
 TEST_CASE("dynamic scheduler job: with --dual-pipeline a chord's more impactful half is fresh",
           "[member_job][dynamic_scheduler]") {
   testing::TempDir dir;
