@@ -742,9 +742,8 @@ void DynamicJob::Trace(Clock::time_point now, bool force) {
   // A timed row for the state of the last row would replace that row (TraceLog) with a later
   // time, and the trace would say the state came later than it did: a row was also added when a
   // round's first partials arrived, before its commit.
-  if (!force && traced_updates_ == updates_) return;
+  if (!force && trace_.last_updates() == updates_) return;
   last_trace_ = now;
-  traced_updates_ = updates_;
   // At a check the objective is exact; between checks it is the workers' latest losses (each at
   // most D - 1 rounds stale) plus the penalty of the committed values.
   const double objective = force ? objective_ : ApproxObjective();

@@ -195,7 +195,6 @@ class DynamicJob final : public EngineJob {
 
   TraceLog trace_{"seconds,round,updates,objective,schedule,epoch"};
   Clock::time_point last_trace_{};
-  std::optional<uint64_t> traced_updates_;  // the updates of the last row
   std::vector<std::pair<Clock::time_point, uint64_t>> rate_window_;
 };
 

@@ -29,6 +29,8 @@ class TraceLog {
 
   // The header and the rows, each ending in '\n'.
   std::string Text() const { return text_; }
+  // The `updates` of the last row added (none yet, or none since Continue).
+  std::optional<uint64_t> last_updates() const { return last_updates_; }
 
  private:
   std::string text_;

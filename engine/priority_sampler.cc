@@ -13,16 +13,18 @@ PrioritySampler::PrioritySampler(size_t n, double initial_weight) : n_(n) {
   level_.emplace_back(padded(std::max<size_t>(n_, 1)), 0.0);
   std::fill(level_[0].begin(), level_[0].begin() + static_cast<std::ptrdiff_t>(n_), initial_weight);
   while (level_.back().size() > 1) {
-    marked_.emplace_back(level_.back().size() / kFanout, 0);
-    const Level& below = level_.back();
-    const size_t parents = below.size() / kFanout;
-    Level sums(parents > 1 ? padded(parents) : 1, 0.0);
-    for (size_t p = 0; p < parents; ++p) {
-      double sum = 0.0;
-      for (size_t c = 0; c < kFanout; ++c) sum += below[kFanout * p + c];
-      sums[p] = sum;
-    }
-    level_.push_back(std::move(sums));
+    const size_t parents = level_.back().size() / kFanout;
+    marked_.emplace_back(parents, 0);
+    level_.emplace_back(parents > 1 ? padded(parents) : 1, 0.0);
+  }
+  RebuildLevelsAbove();
+}
+
+void PrioritySampler::RebuildLevelsAbove() {
+  for (size_t l = 1; l < level_.size(); ++l) {
+    const double* children = level_[l - 1].data();
+    const size_t parents = level_[l - 1].size() / kFanout;
+    for (size_t p = 0; p < parents; ++p) level_[l][p] = ChildSum(children + kFanout * p);
   }
 }
 
@@ -34,10 +36,7 @@ void PrioritySampler::Set(size_t i, double w) {
   // Recompute rather than add a delta: each node stays the exact floating sum of its children.
   for (size_t l = 1; l < level_.size(); ++l) {
     i /= kFanout;
-    const double* child = &level_[l - 1][kFanout * i];
-    double sum = 0.0;
-    for (size_t c = 0; c < kFanout; ++c) sum += child[c];
-    level_[l][i] = sum;
+    level_[l][i] = ChildSum(&level_[l - 1][kFanout * i]);
   }
 }
 
@@ -56,20 +55,7 @@ void PrioritySampler::SetMany(std::span<const size_t> ids, std::span<const doubl
     level_[0][ids[m]] = w;
     if (!whole) dirty_.push_back(ids[m]);
   }
-  if (whole) {
-    for (size_t l = 1; l < level_.size(); ++l) {
-      const double* children = level_[l - 1].data();
-      const size_t parents = level_[l - 1].size() / kFanout;
-      double* sums = level_[l].data();
-      for (size_t p = 0; p < parents; ++p) {
-        const double* child = children + kFanout * p;
-        double sum = 0.0;
-        for (size_t c = 0; c < kFanout; ++c) sum += child[c];
-        sums[p] = sum;
-      }
-    }
-    return;
-  }
+  if (whole) return RebuildLevelsAbove();
   // Level by level: the distinct parents of the nodes that changed, each recomputed once, as
   // Set does (the exact floating sum of its children).
   for (size_t l = 1; l < level_.size(); ++l) {
@@ -90,10 +76,7 @@ void PrioritySampler::SetMany(std::span<const size_t> ids, std::span<const doubl
       if (k + kAhead < parents_.size()) __builtin_prefetch(sums + parents_[k + kAhead], 1);
       const size_t p = parents_[k];
       mark[p] = 0;
-      const double* child = children + kFanout * p;
-      double sum = 0.0;
-      for (size_t c = 0; c < kFanout; ++c) sum += child[c];
-      sums[p] = sum;
+      sums[p] = ChildSum(children + kFanout * p);
     }
     dirty_.swap(parents_);
   }

@@ -107,6 +107,14 @@ class PrioritySampler {
   // (the tree sums it by subtrees: the two can differ in rounding, at an interval's edge).
   // REQUIRES: Total() > 0.
   void ScanSorted(std::span<const double> points, std::vector<size_t>& out) const;
+  // The sum of a node's kFanout children, in order: every internal node is exactly this sum.
+  static double ChildSum(const double* child) {
+    double sum = 0.0;
+    for (size_t c = 0; c < kFanout; ++c) sum += child[c];
+    return sum;
+  }
+  // Recomputes every level above the leaves from the one below, in memory order.
+  void RebuildLevelsAbove();
 
   // Levels start on cache lines (HugePageAllocator), so each node's kFanout children are one
   // line, and the large ones live on huge pages: a draw reads a leaf line per point.
