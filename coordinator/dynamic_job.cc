@@ -23,7 +23,8 @@ DynamicJob::DynamicJob(Transport& transport, uint64_t id, proto::JobSpec spec,
       seen_(schedulers_.size() + workers_.size(), 0),
       ranges_(schedulers_.size()),
       range_owners_(schedulers_.size()),
-      worker_loss_(workers_.size(), 0.0) {
+      worker_loss_(workers_.size(), 0.0),
+      exhausted_(schedulers_.size(), 0) {
   if (const auto& resume = incarnation_.resume) {
     // The trace so far goes on; the rows of this run say its epoch.
     if (!resume->trace().empty()) trace_.Continue(resume->trace());
@@ -398,7 +399,10 @@ void DynamicJob::HandleChord(const proto::Envelope& e, Clock::time_point now) {
     }
   }
   last_progress_ = now;
-  if (c.exhausted()) WantCheck(now);  // nothing left to schedule: measure
+  if (c.exhausted()) {  // nothing left to schedule: measure
+    exhausted_[rank] = 1;
+    WantCheck(now);
+  }
   log_->trace("job {}: chord {} from {} ({} ids)", id_, e.round(), e.sender(), c.ids_size());
   rounds_[e.round()].chord = c;
   TryCommit(now);
@@ -687,7 +691,16 @@ void DynamicJob::FinishCheck(Clock::time_point now) {
                 now);
   }
   if (converged_ || LimitReached(now)) return RequestModel(now);
-  if (checks_ > 1 && updates_ == updates_at_previous_check_) {
+  // An exhausted chord asks for a check at once, before the other schedulers were asked (at
+  // depth 1 one round is out at a time): they may still have parameters to move (e.g. --eta 0,
+  // where a scheduler whose parameters all satisfy the optimality conditions has no positive
+  // priority). So a check without progress fails the job only when every scheduler has said it
+  // has nothing, or when none did (no progress for another cause).
+  const bool some_exhausted = std::ranges::any_of(exhausted_, [](uint8_t e) { return e != 0; });
+  const bool all_exhausted = std::ranges::all_of(exhausted_, [](uint8_t e) { return e != 0; });
+  const bool stalled = checks_ > 1 && updates_ == updates_at_previous_check_;
+  if (!stalled) std::ranges::fill(exhausted_, 0);
+  if (stalled && (all_exhausted || !some_exhausted)) {
     return Fail(fmt::format("no parameter could be scheduled although the optimality violation "
                             "is {:.3g} (> --tolerance {:.3g})",
                             violation_, spec_.dynamic().tolerance()),

@@ -174,6 +174,9 @@ class DynamicJob final : public EngineJob {
   uint64_t check_nonzeros_ = 0;
   uint64_t checks_ = 0;
   uint64_t updates_at_previous_check_ = UINT64_MAX;
+  // By scheduler rank: it sent an exhausted chord (nothing to schedule) since the last check
+  // that found the updates grown. No progress is a job failure only once every scheduler said so.
+  std::vector<uint8_t> exhausted_;
   std::map<std::string, double> check_metrics_;  // summed over workers, last check
   std::optional<double> lambda_max_;
   double violation_ = -1;  // relative, last check

@@ -446,6 +446,56 @@ TEST_CASE("DynamicJob: after check_every updates the pipeline drains and a check
 }
 
 TEST_CASE(
+    "DynamicJob: at depth 1 a first scheduler with nothing to schedule is not the end - the job "
+    "fails for no progress only once every scheduler said it has nothing",
+    "[dynamic_job][check]") {
+  DynamicJobFixture f(/*depth=*/1);
+  f.StartRunning();
+  // Scheduler 0 has nothing (e.g. --eta 0 and its parameters optimal): an exhausted chord, so a
+  // check follows the round at once, and it finds no update since the first check.
+  auto exhausted = [&](uint64_t t) {
+    auto e = MakeEnvelope("", 0, t);
+    e.mutable_chord()->set_scheduler_rank(uint32_t(t % 2));
+    e.mutable_chord()->set_exhausted(true);
+    f.Deliver(kSchedulers[t % 2], e);
+    for (const auto& w : kWorkers) {
+      auto p = MakeEnvelope("", 0, t);
+      p.mutable_partials()->set_loss(5);
+      f.Deliver(w, p);
+    }
+  };
+  exhausted(0);
+  REQUIRE(f.Rounds("worker-0", Kind::kCheckRequest) == std::vector<uint64_t>{1});
+  f.h_.ClearInboxes();
+  f.AnswerCheck(5, 5, 0, 1);
+  // Scheduler 1 was never asked: it is, and its chord moves a parameter.
+  REQUIRE(f.job_->Info(f.h_.now()).state() == proto::JOB_RUNNING);
+  CHECK(f.Requested("scheduler-1") == std::vector<uint64_t>{1});
+  f.CompleteRound(1, 6, 1, 1);
+  CHECK(f.job_->Info(f.h_.now()).updates() == 1);
+  CHECK(f.job_->Info(f.h_.now()).state() == proto::JOB_RUNNING);
+
+  // Later both have nothing. The check after scheduler 0's exhaustion sees round 1's update
+  // (progress: the marks start over); after it, the job ends once both schedulers said so.
+  f.h_.ClearInboxes();
+  exhausted(2);
+  REQUIRE(f.Rounds("worker-0", Kind::kCheckRequest) == std::vector<uint64_t>{3});
+  f.AnswerCheck(5, 5, 0, 3);
+  REQUIRE(f.job_->Info(f.h_.now()).state() == proto::JOB_RUNNING);
+  f.h_.ClearInboxes();
+  exhausted(3);
+  REQUIRE(f.Rounds("worker-0", Kind::kCheckRequest) == std::vector<uint64_t>{4});
+  f.AnswerCheck(5, 5, 0, 4);
+  REQUIRE(f.job_->Info(f.h_.now()).state() == proto::JOB_RUNNING);
+  f.h_.ClearInboxes();
+  exhausted(4);
+  f.AnswerCheck(5, 5, 0, 5);
+  const auto info = f.job_->Info(f.h_.now());
+  CHECK(info.state() == proto::JOB_FAILED);
+  CHECK_THAT(info.error(), Catch::Contains("no parameter could be scheduled"));
+}
+
+TEST_CASE(
     "DynamicJob: by default a check also comes once the rounds took as long as the last check, "
     "and with --check-every N or a schedule without priorities never by time",
     "[dynamic_job][check]") {
