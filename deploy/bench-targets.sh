@@ -16,7 +16,7 @@
 #
 # Every timed step runs under the CPU lock of the scripts it calls (/tmp/strads-cpu.lock); do not
 # build or run tests meanwhile. glmnet, liblinear, scikit-learn and Fashion-MNIST are optional
-# Debian packages (apt-get install r-cran-glmnet liblinear-tools python3-sklearn
+# Debian packages (apt-get install r-cran-glmnet liblinear-tools python3-liblinear python3-sklearn
 # dataset-fashion-mnist); the comparisons skip a tool that is absent. All of it takes about 40
 # minutes on a 2-core machine, most of it targets 3 and 5.
 #

@@ -18,8 +18,9 @@
 # lam = FRACTION * lambda_max; no intercept anywhere.
 #
 # Tools (each skipped with a message when absent; none is in deploy/install-deps.sh; Debian 12:
-# apt-get install liblinear-tools python3-sklearn r-cran-glmnet):
+# apt-get install liblinear-tools python3-liblinear python3-sklearn r-cran-glmnet):
 #   liblinear-train -s 6 (svm: -s 5) -c 1/lam -B -1 -e EPS (||w||_1 + C sum loss  =>  C = 1/lam)
+#   liblinear-lib: the same solver through python3-liblinear's train(), timed in the process
 #   sklearn LogisticRegression(penalty='l1', solver='liblinear'|'saga', C=1/lam, fit_intercept=False)
 #   sklearn LinearSVC(penalty='l1', loss='squared_hinge', dual=False, C=1/lam, fit_intercept=False)
 #   sklearn Lasso(alpha=lam/n, fit_intercept=False)      (1/(2n)||y-Xw||^2 + alpha||w||_1)
@@ -50,7 +51,8 @@
 #                          seconds), the tables taking the fastest of each; liblinear: R pairs of
 #                          the command and its -e 1e10 probe back to back, the median of their
 #                          differences (default 1). Single runs of ~50 ms solves varied by 2x on
-#                          a shared 2-core VM.
+#                          a shared 2-core VM. liblinear-lib: the least of R train() calls minus
+#                          the least of R probes (in the process: no reading, little noise)
 #   --lock FILE            CPU lock (default /tmp/strads-cpu.lock)
 set -euo pipefail
 
@@ -100,9 +102,11 @@ PY=python3
 for cand in python3 /usr/bin/python3; do
   if command -v "$cand" >/dev/null && "$cand" -c 'import sklearn, numpy, scipy' 2>/dev/null; then PY=$cand; break; fi
 done
-HAVE_LIBLINEAR=0 HAVE_SKLEARN=0 HAVE_GLMNET=0
+HAVE_LIBLINEAR=0 HAVE_LIBLINEAR_LIB=0 HAVE_SKLEARN=0 HAVE_GLMNET=0
 if command -v liblinear-train >/dev/null; then HAVE_LIBLINEAR=1
 else echo "compare-tools.sh: liblinear-train not found (apt-get install liblinear-tools): skipping liblinear" >&2; fi
+if "$PY" -c 'import liblinearutil' 2>/dev/null; then HAVE_LIBLINEAR_LIB=1
+else echo "compare-tools.sh: python3-liblinear not found (apt-get install python3-liblinear): liblinear timed by its command only" >&2; fi
 if "$PY" -c 'import sklearn, numpy, scipy' 2>/dev/null; then HAVE_SKLEARN=1
 else echo "compare-tools.sh: python3 sklearn not found (apt-get install python3-sklearn): skipping sklearn" >&2; fi
 if command -v Rscript >/dev/null && Rscript -e 'suppressPackageStartupMessages(library(glmnet))' >/dev/null 2>&1; then HAVE_GLMNET=1
@@ -167,6 +171,11 @@ classification() { # NAME DATA [APP: logistic (default) | svm]
   if ((HAVE_LIBLINEAR)); then
     echo "== [$name] liblinear-train -s $([[ $app == svm ]] && echo 5 || echo 6) -c 1/lambda -B -1 -e ..." >&2
     timed "$PY" "$HELPER" liblinear "$data" "$lam" 0.1,0.03,0.01,0.003,0.001,0.0001,0.00001,0.000001 "$res" --app "$app" \
+      --repeats "$REPEATS"
+  fi
+  if ((HAVE_LIBLINEAR_LIB)); then
+    echo "== [$name] the same through python3-liblinear, timed in the process" >&2
+    timed "$PY" "$HELPER" liblinear-lib "$data" "$lam" 0.1,0.03,0.01,0.003,0.001,0.0001,0.00001,0.000001 "$res" --app "$app" \
       --repeats "$REPEATS"
   fi
   if ((HAVE_SKLEARN)); then
