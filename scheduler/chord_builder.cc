@@ -27,7 +27,8 @@ ChordBuilder::ChordBuilder(const ColumnStore& store, ChordPolicy policy)
       priority_(store.end() - store.first(), 0.0),
       flying_(store.end() - store.first(), 0),
       sampler_(store.end() - store.first(), 0.0),
-      filter_(store) {
+      filter_(store),
+      ascending_(store.first(), store.end()) {
   // Until the first optimality check every parameter is equally important (Algorithm 1 starts
   // with a large constant C for all).
   for (size_t i = 0; i < priority_.size(); ++i) {
@@ -173,7 +174,7 @@ std::vector<uint64_t> ChordBuilder::Build() {
       const uint64_t position = (uint64_t{1} << shift) - 1;
       std::vector<uint64_t> ids(keep);
       for (size_t k = 0; k < keep; ++k) ids[k] = first + drawn[order[k].tie & position];
-      if (by_index) std::sort(ids.begin(), ids.end());
+      if (by_index) ascending_.Sort(ids);
       if (!filter) {
         // No filter: the first B. The draw's candidates are distinct, so the filter's check for
         // repeats (a stamp per candidate, a cache miss each on a large partition) is not needed.

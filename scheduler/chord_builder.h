@@ -28,6 +28,7 @@
 #include "common/huge_pages.h"
 #include "engine/dependency_filter.h"
 #include "engine/priority_sampler.h"
+#include "scheduler/ascending_ids.h"
 #include "strads.pb.h"
 
 namespace strads {
@@ -120,6 +121,7 @@ class ChordBuilder {
   std::vector<size_t> pending_ids_;   // SetLater: applied by FlushPending, in order
   std::vector<double> pending_weights_;
   DependencyFilter filter_;
+  AscendingIds ascending_;  // index order without a filter
   size_t in_flight_ = 0;
   uint64_t cursor_ = 0;  // cyclic policy
   std::optional<std::vector<uint64_t>> prepared_;
