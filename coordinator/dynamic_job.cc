@@ -479,7 +479,6 @@ void DynamicJob::TryCommit(Clock::time_point now) {
       if (commit.ids(k) < committed_.size()) committed_[commit.ids(k)] = updated;
     }
     updates_ += static_cast<uint64_t>(commit.ids_size());
-    if (commit.ids_size() > 0) state_time_ = now;
     if (held) SendTo(schedulers_[held->round() % schedulers_.size()].id, std::move(*held), now);
     held = std::move(e);
     rounds_.erase(it);
@@ -758,21 +757,19 @@ void DynamicJob::Trace(Clock::time_point now, bool force) {
   // round's first partials arrived, before its commit.
   if (!force && trace_.last_updates() == updates_) return;
   // A check is running or coming for this state (or a later one, once the rounds in flight
-  // commit): its row will carry the exact objective at the time the state was reached, and the
-  // estimate (a pass over the replica in the column layout, ~0.15 ms on 20,000 rows) would take a
-  // core from the workers while they compute the next shares.
+  // commit): its row will carry the exact objective, and the estimate (a pass over the replica in
+  // the column layout, ~0.15 ms on 20,000 rows) would take a core from the workers while they
+  // compute the next shares. (The check's row replaced the estimate's anyway, TraceLog.)
   if (!force && (check_wanted_ || phase_ == Phase::kChecking)) return;
   last_trace_ = now;
   // At a check the objective is exact; between checks it is the workers' latest losses (each at
-  // most D - 1 rounds stale) plus the penalty of the committed values. A row's time is when its
-  // state was reached: the commit that last added updates (before any, now). Stamped with the
-  // time it was written instead, a state reached at a commit appeared a check later in the trace
-  // (~1-1.5 ms on 20,000 x 20,000 L1-LR as daemons, where a check follows nearly every round): a
-  // check's row replaces the commit's row for the same state (TraceLog).
-  const Clock::time_point at = state_time_.value_or(now);
+  // most D - 1 rounds stale) plus the penalty of the committed values. A row's time is when it
+  // is written: for a check's row, when the check measured the state, not the commit that
+  // reached it (on 20,000 x 20,000 L1-LR as daemons 1-1.5 ms later, the check's own time): the
+  // trace says when the job knew, as a tool that stops says when it stopped.
   const double objective = force ? objective_ : ApproxObjective();
   trace_.Add(updates_,
-             fmt::format("{:.6f},{},{},{:.17g},{},{}", Elapsed(at), next_commit_, updates_,
+             fmt::format("{:.6f},{},{},{:.17g},{},{}", Elapsed(now), next_commit_, updates_,
                          objective, ScheduleName(spec_.dynamic().schedule()), epoch()));
 }
 

@@ -198,10 +198,6 @@ class DynamicJob final : public EngineJob {
 
   TraceLog trace_{"seconds,round,updates,objective,schedule,epoch"};
   Clock::time_point last_trace_{};
-  // When the state of `updates_` was reached: the commit that last added updates (none yet: the
-  // job's start, or a resumed run's restore). A check's row describes that state, so it carries
-  // this time, not the check's.
-  std::optional<Clock::time_point> state_time_;
   std::vector<std::pair<Clock::time_point, uint64_t>> rate_window_;
 };
 

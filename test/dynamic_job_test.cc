@@ -602,8 +602,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "DynamicJob: a check's row carries the time its state was reached (the commit), with the "
-    "check's exact objective, and no estimate is written for a state a check is about to measure",
+    "DynamicJob: a check's row carries the check's end and its exact objective, and no estimate "
+    "is written for a state a check is running or about to measure",
     "[dynamic_job][trace]") {
   for (bool tick : {false, true}) {
     CAPTURE(tick);
@@ -611,13 +611,13 @@ TEST_CASE(
     f.StartRunning();  // the first check's row, at 0 updates
     f.h_.Advance(2);   // past --trace-every (1 s by default)
     f.CompleteRound(0, 3, 1.0, 1.0);
-    const double committed_at = f.job_->Info(f.h_.now()).seconds();
     REQUIRE(f.Rounds("worker-0", Kind::kCheckRequest) == std::vector<uint64_t>{1});
     // The check takes 3 s, with a tick in it or not (which writes no row: the check's comes).
     f.h_.Advance(2);
     if (tick) f.job_->OnTick(f.h_.now());
     f.h_.Advance(1);
     f.AnswerCheck(/*loss=*/1.5, /*violation=*/5, /*penalty=*/7, 1);
+    const double measured_at = f.job_->Info(f.h_.now()).seconds();
     f.job_->Cancel(f.h_.now());
     const std::string trace = FileContent(f.job_->ResultFiles(), "trace.csv");
     INFO(trace);
@@ -625,7 +625,7 @@ TEST_CASE(
     const std::string last = trace.substr(trace.rfind('\n', trace.size() - 2) + 1);
     // Round 1 next, 1 update; the check's objective: losses 2 x 1.5 + the schedulers' penalties
     // 2 x 7.
-    CHECK(last.rfind(fmt::format("{:.6f},1,1,17,", committed_at), 0) == 0);
+    CHECK(last.rfind(fmt::format("{:.6f},1,1,17,", measured_at), 0) == 0);
   }
   // The commit wrote no row of its own (the check was wanted): cancelled before the check's
   // answer, the trace holds the first check's row alone.
