@@ -691,16 +691,16 @@ void DynamicJob::FinishCheck(Clock::time_point now) {
                 now);
   }
   if (converged_ || LimitReached(now)) return RequestModel(now);
-  // An exhausted chord asks for a check at once, before the other schedulers were asked (at
-  // depth 1 one round is out at a time): they may still have parameters to move (e.g. --eta 0,
-  // where a scheduler whose parameters all satisfy the optimality conditions has no positive
-  // priority). So a check without progress fails the job only when every scheduler has said it
-  // has nothing, or when none did (no progress for another cause).
-  const bool some_exhausted = std::ranges::any_of(exhausted_, [](uint8_t e) { return e != 0; });
+  // A check without progress since the last one comes only from an exhausted chord (the pacer
+  // never asks for one without updates; a restore's check is the first of its run), which asks
+  // for it at once, before the other schedulers were asked (at depth 1 one round is out at a
+  // time). They may still have parameters to move (e.g. --eta 0, where a scheduler whose
+  // parameters all satisfy the optimality conditions has no positive priority). So such a check
+  // fails the job only once every scheduler has said it has nothing.
   const bool all_exhausted = std::ranges::all_of(exhausted_, [](uint8_t e) { return e != 0; });
   const bool stalled = checks_ > 1 && updates_ == updates_at_previous_check_;
   if (!stalled) std::ranges::fill(exhausted_, 0);
-  if (stalled && (all_exhausted || !some_exhausted)) {
+  if (stalled && all_exhausted) {
     return Fail(fmt::format("no parameter could be scheduled although the optimality violation "
                             "is {:.3g} (> --tolerance {:.3g})",
                             violation_, spec_.dynamic().tolerance()),
@@ -735,7 +735,13 @@ void DynamicJob::HandleModelSlice(const proto::Envelope& e, Clock::time_point no
 }
 
 void DynamicJob::OnFinished(proto::JobState state, Clock::time_point now) {
-  if (state == proto::JOB_SUCCEEDED) Trace(now, true);
+  if (state == proto::JOB_SUCCEEDED) {
+    Trace(now, true);
+  } else if (phase_ != Phase::kLoading && trace_.last_updates() != updates_) {
+    // The coefficients of an unfinished job are its committed values, which can be past the last
+    // row (a job cancelled during a check: its commit wrote no estimated row): one more, estimated.
+    AddTraceRow(now, ApproxObjective());
+  }
   phase_ = Phase::kDone;
   log_->info("job {}: {} updates in {} rounds", id_, updates_, next_commit_);
 }
@@ -767,7 +773,10 @@ void DynamicJob::Trace(Clock::time_point now, bool force) {
   // is written: for a check's row, when the check measured the state, not the commit that
   // reached it (on 20,000 x 20,000 L1-LR as daemons 1-1.5 ms later, the check's own time): the
   // trace says when the job knew, as a tool that stops says when it stopped.
-  const double objective = force ? objective_ : ApproxObjective();
+  AddTraceRow(now, force ? objective_ : ApproxObjective());
+}
+
+void DynamicJob::AddTraceRow(Clock::time_point now, double objective) {
   trace_.Add(updates_,
              fmt::format("{:.6f},{},{},{:.17g},{},{}", Elapsed(now), next_commit_, updates_,
                          objective, ScheduleName(spec_.dynamic().schedule()), epoch()));

@@ -131,6 +131,8 @@ class DynamicJob final : public EngineJob {
   void RequestModel(Clock::time_point now);
   bool LimitReached(Clock::time_point now) const;
   void Trace(Clock::time_point now, bool force);
+  // A trace row for the current state, at `now`, with `objective`.
+  void AddTraceRow(Clock::time_point now, double objective);
   double ApproxObjective() const;
 
   const DynamicApp* app_;
@@ -175,7 +177,8 @@ class DynamicJob final : public EngineJob {
   uint64_t checks_ = 0;
   uint64_t updates_at_previous_check_ = UINT64_MAX;
   // By scheduler rank: it sent an exhausted chord (nothing to schedule) since the last check
-  // that found the updates grown. No progress is a job failure only once every scheduler said so.
+  // that found the updates grown. A check without progress fails the job only once every
+  // scheduler said so.
   std::vector<uint8_t> exhausted_;
   std::map<std::string, double> check_metrics_;  // summed over workers, last check
   std::optional<double> lambda_max_;

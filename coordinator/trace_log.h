@@ -1,11 +1,11 @@
 // TraceLog: the rows of a dynamic job's trace.csv, one per state of progress.
 //
-// The job adds a row at least every second (estimated objective) and at every optimality check
-// and at the end (exact objective). Two of them can describe the same state: a timed row while
-// the first check runs and that check's row (both at 0 updates), or the last check's row and the
-// final row. A row for the same number of updates as the last one therefore replaces it (the
-// later row is the exact one), so no state appears twice.
-// Thread-compatibility: a value type.
+// The job adds a row at most every --trace-every seconds while the updates grow (estimated
+// objective), at every optimality check and at the end (exact objective). Two of them can
+// describe the same state: a timed row and a check of the same state that comes later (e.g. one
+// an exhausted chord asks for), or the last check's row and the final row. A row for the same
+// number of updates as the last one therefore replaces it (the later row is the exact one), so no
+// state appears twice. Thread-compatibility: a value type.
 #pragma once
 
 #include <cstdint>

@@ -13,7 +13,7 @@ AscendingIds::AscendingIds(uint64_t first, uint64_t end) : first_(first), size_(
 bool AscendingIds::UsesBitmap(size_t count) const {
   if (count < 2) return false;
   const uint64_t words = (size_ + 63) / 64;
-  return words < count * static_cast<uint64_t>(std::bit_width(count));
+  return words < count * static_cast<uint64_t>(std::bit_width(count) - 1);  // B floor(log2 B)
 }
 
 void AscendingIds::Sort(std::vector<uint64_t>& ids) {

@@ -152,6 +152,20 @@ class DynamicJobFixture {
     SendPartials("worker-1", t, sum1);
   }
 
+  // Round t with an exhausted chord (nothing to schedule) from scheduler t mod 2, and both
+  // workers' partials for it.
+  void ExhaustedRound(uint64_t t) {
+    auto e = MakeEnvelope("", 0, t);
+    e.mutable_chord()->set_scheduler_rank(uint32_t(t % 2));
+    e.mutable_chord()->set_exhausted(true);
+    Deliver(kSchedulers[t % 2], e);
+    for (const auto& w : kWorkers) {
+      auto p = MakeEnvelope("", 0, t);
+      p.mutable_partials()->set_loss(5);
+      Deliver(w, p);
+    }
+  }
+
   // The rounds of the messages of `kind` in `peer`'s inbox.
   std::vector<uint64_t> Rounds(const std::string& peer, Kind kind) {
     std::vector<uint64_t> out;
@@ -453,18 +467,7 @@ TEST_CASE(
   f.StartRunning();
   // Scheduler 0 has nothing (e.g. --eta 0 and its parameters optimal): an exhausted chord, so a
   // check follows the round at once, and it finds no update since the first check.
-  auto exhausted = [&](uint64_t t) {
-    auto e = MakeEnvelope("", 0, t);
-    e.mutable_chord()->set_scheduler_rank(uint32_t(t % 2));
-    e.mutable_chord()->set_exhausted(true);
-    f.Deliver(kSchedulers[t % 2], e);
-    for (const auto& w : kWorkers) {
-      auto p = MakeEnvelope("", 0, t);
-      p.mutable_partials()->set_loss(5);
-      f.Deliver(w, p);
-    }
-  };
-  exhausted(0);
+  f.ExhaustedRound(0);
   REQUIRE(f.Rounds("worker-0", Kind::kCheckRequest) == std::vector<uint64_t>{1});
   f.h_.ClearInboxes();
   f.AnswerCheck(5, 5, 0, 1);
@@ -478,17 +481,17 @@ TEST_CASE(
   // Later both have nothing. The check after scheduler 0's exhaustion sees round 1's update
   // (progress: the marks start over); after it, the job ends once both schedulers said so.
   f.h_.ClearInboxes();
-  exhausted(2);
+  f.ExhaustedRound(2);
   REQUIRE(f.Rounds("worker-0", Kind::kCheckRequest) == std::vector<uint64_t>{3});
   f.AnswerCheck(5, 5, 0, 3);
   REQUIRE(f.job_->Info(f.h_.now()).state() == proto::JOB_RUNNING);
   f.h_.ClearInboxes();
-  exhausted(3);
+  f.ExhaustedRound(3);
   REQUIRE(f.Rounds("worker-0", Kind::kCheckRequest) == std::vector<uint64_t>{4});
   f.AnswerCheck(5, 5, 0, 4);
   REQUIRE(f.job_->Info(f.h_.now()).state() == proto::JOB_RUNNING);
   f.h_.ClearInboxes();
-  exhausted(4);
+  f.ExhaustedRound(4);
   f.AnswerCheck(5, 5, 0, 5);
   const auto info = f.job_->Info(f.h_.now());
   CHECK(info.state() == proto::JOB_FAILED);
@@ -557,13 +560,13 @@ size_t Lines(const std::string& text) { return size_t(std::count(text.begin(), t
 }  // namespace
 
 TEST_CASE(
-    "DynamicJob: trace.csv has one row per state: the first check's row replaces the timed row "
-    "before it, the final row the last check's",
+    "DynamicJob: trace.csv has one row per state: no timed row while the first check runs, and "
+    "the final row replaces the last check's",
     "[dynamic_job][trace]") {
   DynamicJobFixture f;
   f.LoadEveryone();  // the first check is running
   f.h_.Advance(2);
-  f.job_->OnTick(f.h_.now());  // a timed row at 0 updates, while the check runs
+  f.job_->OnTick(f.h_.now());  // no timed row while the check runs
   f.AnswerCheck(/*loss=*/2, /*violation=*/0.005, /*penalty=*/0.5, 0);  // converged
   for (size_t s = 0; s < 2; ++s) {
     auto e = MakeEnvelope("");
@@ -601,40 +604,24 @@ TEST_CASE(
   CHECK(last.rfind(fmt::format("{:.6f},1,1,", committed_at), 0) == 0);
 }
 
-TEST_CASE(
-    "DynamicJob: a check's row carries the check's end and its exact objective, and no estimate "
-    "is written for a state a check is running or about to measure",
-    "[dynamic_job][trace]") {
-  for (bool tick : {false, true}) {
-    CAPTURE(tick);
-    DynamicJobFixture f(/*depth=*/1, /*check_every=*/1);
-    f.StartRunning();  // the first check's row, at 0 updates
-    f.h_.Advance(2);   // past --trace-every (1 s by default)
-    f.CompleteRound(0, 3, 1.0, 1.0);
-    REQUIRE(f.Rounds("worker-0", Kind::kCheckRequest) == std::vector<uint64_t>{1});
-    // The check takes 3 s, with a tick in it or not (which writes no row: the check's comes).
-    f.h_.Advance(2);
-    if (tick) f.job_->OnTick(f.h_.now());
-    f.h_.Advance(1);
-    f.AnswerCheck(/*loss=*/1.5, /*violation=*/5, /*penalty=*/7, 1);
-    const double measured_at = f.job_->Info(f.h_.now()).seconds();
-    f.job_->Cancel(f.h_.now());
-    const std::string trace = FileContent(f.job_->ResultFiles(), "trace.csv");
-    INFO(trace);
-    REQUIRE(Lines(trace) == 3);  // the header, the first check's row, the second check's
-    const std::string last = trace.substr(trace.rfind('\n', trace.size() - 2) + 1);
-    // Round 1 next, 1 update; the check's objective: losses 2 x 1.5 + the schedulers' penalties
-    // 2 x 7.
-    CHECK(last.rfind(fmt::format("{:.6f},1,1,17,", measured_at), 0) == 0);
-  }
-  // The commit wrote no row of its own (the check was wanted): cancelled before the check's
-  // answer, the trace holds the first check's row alone.
+TEST_CASE("DynamicJob: no estimated trace row for a state a check is running or about to measure",
+          "[dynamic_job][trace]") {
   DynamicJobFixture f(/*depth=*/1, /*check_every=*/1);
-  f.StartRunning();
+  f.StartRunning();                 // the first check's row, at 0 updates
+  f.h_.Advance(2);                  // past --trace-every (1 s by default)
+  f.CompleteRound(0, 3, 1.0, 1.0);  // a check follows at once: no row of the commit's own
+  REQUIRE(f.Rounds("worker-0", Kind::kCheckRequest) == std::vector<uint64_t>{1});
   f.h_.Advance(2);
-  f.CompleteRound(0, 3, 1.0, 1.0);
+  f.job_->OnTick(f.h_.now());  // nor while the check runs
+  const double cancelled_at = f.job_->Info(f.h_.now()).seconds();
   f.job_->Cancel(f.h_.now());
-  CHECK(Lines(FileContent(f.job_->ResultFiles(), "trace.csv")) == 2);
+  // The state's only row is the one the cancelled job ends with (its committed values are past
+  // the last check), stamped at the cancel, not at the commit 2 s before.
+  const std::string trace = FileContent(f.job_->ResultFiles(), "trace.csv");
+  INFO(trace);
+  REQUIRE(Lines(trace) == 3);  // the header, the first check's row, the end's
+  const std::string last = trace.substr(trace.rfind('\n', trace.size() - 2) + 1);
+  CHECK(last.rfind(fmt::format("{:.6f},1,1,", cancelled_at), 0) == 0);
 }
 
 TEST_CASE(

@@ -246,8 +246,9 @@ def cmd_liblinear(a):
     """liblinear-train -s 6 (L1-regularised LR: ||w||_1 + C sum log(1+exp(-y w^T x))) or, with
     --app svm, -s 5 (L1-regularised squared-hinge SVM: ||w||_1 + C sum max(0, 1-y w^T x)^2),
     C = 1/lam, -B -1 (no bias), at each -e. Wall time of the whole command; its solve time is estimated as
-    wall - wall of the same command at -e 1e10 (which stops before the first Newton iteration:
-    file reading + one gradient), the two run back to back. A solve of ~50 ms is a difference of
+    wall - wall of the same command at -e 1e10 (which stops at its first stopping test: file
+    reading, the transpose into columns, and for -s 6 one gradient; for -s 5 also a first pass of
+    coordinate updates, so there the estimate is low), the two run back to back. A solve of ~50 ms is a difference of
     two ~0.25 s walls, and one run of each varied by 0.05-0.1 s on a shared 2-core VM, so with
     --repeats R the estimate is the median of R such pairs (a slow spell then moves both sides of
     a pair, or one pair of several); the wall shown is the least of the R."""
@@ -284,11 +285,14 @@ def cmd_liblinear_lib(a):
     """The same liblinear solver as cmd_liblinear through Debian's python3-liblinear, timed in
     the process: no file reading in the figure, and a train() of ~40 ms varies by a few ms where
     the command's wall varied by 50-100 ms. Its solve time is the least of R train() calls at -e
-    minus the least of R at -e 1e10, the two alternated. The probe holds what the command's probe
-    also subtracts beyond the reading: liblinear's transpose of the rows into columns (its L1
-    solvers work by column; ~8 ms on 20,000 x 20,000) and the first gradient. So the figure is
-    the iterations alone, like strads' (its columns are built while loading, outside its figure),
-    and the least of R like strads' and sklearn's."""
+    minus the least of the R probes at -e 1e10 alternated with them. The probe holds what the
+    command's probe also subtracts beyond the reading: liblinear's transpose of the rows into
+    columns (its L1 solvers work by column; ~8 ms on 20,000 x 20,000) and what its solver does
+    before its first stopping test (-s 6: the first gradient; -s 5, the L1 SVM: also a first pass
+    of coordinate updates, real work, so there liblinear's figure is low). So the figure is the
+    iterations, like strads' (its columns are built while loading, outside its figure), and the
+    least of R like strads' and sklearn's. Its wall and load include liblinear's Python reader,
+    slow next to the command's: only the solve column compares."""
     try:
         import liblinearutil as ll
     except ImportError:
@@ -308,14 +312,15 @@ def cmd_liblinear_lib(a):
         model = ll.train(prob, f"-s {solver} -c {C!r} -B -1 -e {eps} -q")
         return time.perf_counter() - t0, model
 
-    probes = []
+    all_probes = []
     points = []
     for eps in a.eps.split(","):
-        runs = []
+        runs, probes = [], []  # this setting's R pairs
         for _ in range(max(1, a.repeats)):
             probes.append(train("1e10")[0])
             t, model = train(eps)
             runs.append(t)
+        all_probes.extend(probes)
         w = [model.get_decfun_coef(j + 1) for j in range(min(model.get_nr_feature(), d.J))]
         # As in the model file: w scores the first of the model's labels as positive.
         if model.get_labels() and model.get_labels()[0] != 1:
@@ -323,8 +328,9 @@ def cmd_liblinear_lib(a):
         w += [0.0] * (d.J - len(w))
         points.append({"setting": f"-e {eps}", "solve_s": max(min(runs) - min(probes), 0.0),
                        "wall_s": read_s + min(runs), "objective": objective(a.app, d, w, a.lam)})
-    # Load: reading (liblinear's Python reader) and the probe's transpose and first gradient.
-    save_points(a.out, "liblinear-lib", read_s + min(probes), points, {"C": C})
+    # Load and wall include liblinear's Python reader (seconds where the command's C reader takes
+    # a fraction of one): compare this row's solve column only.
+    save_points(a.out, "liblinear-lib", read_s + min(all_probes), points, {"C": C})
 
 
 def read_liblinear_model(path, J):
