@@ -26,6 +26,7 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -390,16 +391,29 @@ class MarginColumnModel : public MarginRows<ColumnModel, RowLoss> {
     if (delta_.empty()) delta_.assign(static_cast<size_t>(this->margin_.size()), 0.0);
     const auto& x = this->data_.x;
     w_.assign(values.begin(), values.end());
+    // A column's curvature h = sum x^2 d2 depends on the round's frozen terms only: the first
+    // pass over a parameter sums it, later passes reuse it (the same sum, bit for bit).
+    h_.assign(ids.size(), std::numeric_limits<double>::quiet_NaN());
     RunSharePasses(ids.size(), passes_, [&](size_t k, std::span<const size_t> ahead) {
       const uint64_t j = ids[k];
       if (!this->Holds(j)) return 0.0;
       PrefetchAhead(this->data_.x, ids, ahead, sq_norm_.data());
-      double g = 0.0, h = 0.0;
-      for (SparseColMatrix::InnerIterator it(x, static_cast<int64_t>(j)); it; ++it) {
-        const auto i = static_cast<size_t>(it.index());
-        const RowTerms& t = this->terms_[i];
-        g += it.value() * (t.d1 + t.d2 * delta_[i]);
-        h += it.value() * it.value() * t.d2;
+      double g = 0.0, h = h_[k];
+      if (std::isnan(h)) {
+        h = 0.0;
+        for (SparseColMatrix::InnerIterator it(x, static_cast<int64_t>(j)); it; ++it) {
+          const auto i = static_cast<size_t>(it.index());
+          const RowTerms& t = this->terms_[i];
+          g += it.value() * (t.d1 + t.d2 * delta_[i]);
+          h += it.value() * it.value() * t.d2;
+        }
+        h_[k] = h;
+      } else {
+        for (SparseColMatrix::InnerIterator it(x, static_cast<int64_t>(j)); it; ++it) {
+          const auto i = static_cast<size_t>(it.index());
+          const RowTerms& t = this->terms_[i];
+          g += it.value() * (t.d1 + t.d2 * delta_[i]);
+        }
       }
       const double next = quadratic_->step(g, h, sq_norm_[j], w_[k]);
       const double d = next - w_[k];
@@ -470,6 +484,7 @@ class MarginColumnModel : public MarginRows<ColumnModel, RowLoss> {
   std::vector<double> delta_;  // by row: the model share's change of the margins (0 between)
   std::vector<size_t> rows_;   // the rows delta_ holds, each once (flagged in saved_)
   std::vector<double> w_;      // the model share's values
+  std::vector<double> h_;      // by share position: its column's curvature, NaN until summed
   uint64_t model_shares_ = 0;
   uint64_t exact_fallbacks_ = 0;
   HugePageVector<double> sq_norm_;  // by column
