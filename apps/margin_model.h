@@ -398,23 +398,15 @@ class MarginColumnModel : public MarginRows<ColumnModel, RowLoss> {
       const uint64_t j = ids[k];
       if (!this->Holds(j)) return 0.0;
       PrefetchAhead(this->data_.x, ids, ahead, sq_norm_.data());
-      double g = 0.0, h = h_[k];
-      if (std::isnan(h)) {
-        h = 0.0;
-        for (SparseColMatrix::InnerIterator it(x, static_cast<int64_t>(j)); it; ++it) {
-          const auto i = static_cast<size_t>(it.index());
-          const RowTerms& t = this->terms_[i];
-          g += it.value() * (t.d1 + t.d2 * delta_[i]);
-          h += it.value() * it.value() * t.d2;
-        }
-        h_[k] = h;
-      } else {
-        for (SparseColMatrix::InnerIterator it(x, static_cast<int64_t>(j)); it; ++it) {
-          const auto i = static_cast<size_t>(it.index());
-          const RowTerms& t = this->terms_[i];
-          g += it.value() * (t.d1 + t.d2 * delta_[i]);
-        }
+      const bool sum_h = std::isnan(h_[k]);  // loop-invariant: the compiler unswitches it
+      double g = 0.0, h = sum_h ? 0.0 : h_[k];
+      for (SparseColMatrix::InnerIterator it(x, static_cast<int64_t>(j)); it; ++it) {
+        const auto i = static_cast<size_t>(it.index());
+        const RowTerms& t = this->terms_[i];
+        g += it.value() * (t.d1 + t.d2 * delta_[i]);
+        if (sum_h) h += it.value() * it.value() * t.d2;
       }
+      h_[k] = h;
       const double next = quadratic_->step(g, h, sq_norm_[j], w_[k]);
       const double d = next - w_[k];
       w_[k] = next;
