@@ -869,6 +869,12 @@ assert len(m) == 2 and not any("evil" in x["id"] for x in m), m' "$OUT" ||
 RECOVERY_DATA=(--rows 2000 --features 40000 --group-size 10 --correlation 0.9 --density 0.05
   --nonzeros 100 --seed 3)
 RECOVERY_JOB=(--lambda 20 --tolerance 1e-9)
+# The one-way delay (µs) the members of a kill test inject on every message they receive
+# (STRADS_INJECT_LATENCY_US, common/latency_transport.h). Such a test kills a member mid-run, so
+# the job must outlast its first checkpoint and the test's polls: undelayed, this job's ~1,200
+# rounds took 1.3 s by 2026-11-27 and twice ended before the kill (in fresh-clone CI runs).
+# 1 ms stretches them to several seconds whatever the engine's speed.
+RECOVERY_LATENCY_US=1000
 
 # gen_recovery_data FILE: the lasso problem above.
 gen_recovery_data() {
@@ -1067,6 +1073,7 @@ member_kill9_job_recovers() {
   local role=$1 hostline=$2
   shift 2
   gen_recovery_data "$TMP/c.svm"
+  local -x STRADS_INJECT_LATENCY_US=$RECOVERY_LATENCY_US
   start_cluster "$hostline"
   (
     set +e
@@ -1187,6 +1194,7 @@ wait_checkpoint() {
 # (cause "coordinator restarted", resumed_from > 0) and succeeds with the right objective.
 case_coordinator_kill9_resumes_job() {
   gen_recovery_data "$TMP/c.svm"
+  local -x STRADS_INJECT_LATENCY_US=$RECOVERY_LATENCY_US
   start_cluster "127.0.0.1 coordinator scheduler=1 worker=2"
   cli submit lasso --data "$TMP/c.svm" "${RECOVERY_JOB[@]}" --checkpoint-every 0.5
   assert_rc 0
