@@ -51,7 +51,8 @@ struct RowTerms {
 
 // sum_i l(labels_i, margins_i): by RowLoss::Sum where the loss has one (logistic: an exp a row
 // and a log per 512 rows, not a log1p a row), else by the rows' Eval. The coordinator's objective
-// (the apps' DynamicApp::Loss) and a column worker's check (ExactLoss) both sum with it.
+// (the apps' DynamicApp::Loss, also each check's loss in the column layout) and a column model's
+// ExactLoss both sum with it.
 // REQUIRES: labels.size() >= margins.size().
 template <class RowLoss>
 double SumOfLosses(std::span<const double> labels, std::span<const double> margins) {
@@ -336,8 +337,8 @@ class MarginColumnModel : public MarginRows<ColumnModel, RowLoss> {
   }
 
   // Only the derivatives follow the margins: the loss (a log1p a row for logistic) is brought
-  // up to date by ExactLoss at each check; between checks the coordinator computes it from its
-  // own replica (DynamicApp::Loss).
+  // up to date only by ExactLoss; the engine's coordinator computes it from its own replica
+  // (DynamicApp::Loss), at checks and between them.
   void ApplyShared(const proto::VectorDelta& change) override {
     ForEachEntry(change, [&](uint64_t row, double d) {
       this->margin_[static_cast<int64_t>(row)] += d;
@@ -347,8 +348,8 @@ class MarginColumnModel : public MarginRows<ColumnModel, RowLoss> {
 
   // The loss of the replica's margins (the sum of every worker's changes, not X w over this
   // worker's columns). Their derivatives follow them already (ApplyShared; Update restores its
-  // own), so a check only sums the loss: where RowLoss has a Sum (logistic: an exp a row and a
-  // log per 512 rows, not a log1p a row) by it, else by Eval (SumOfLosses).
+  // own), so this only sums the loss: where RowLoss has a Sum (logistic: an exp a row and a log
+  // per 512 rows, not a log1p a row) by it, else by Eval (SumOfLosses).
   double ExactLoss() override {
     const auto& y = this->data_.y;
     const auto& m = this->margin_;

@@ -67,8 +67,9 @@ class ShardModel : public WorkerModel {
 };
 
 // Column layout: a worker's full columns and its replica of the shared vector over all rows.
-// Loss() is the whole loss (every replica holds it), current at least as of the last ExactLoss()
-// (the margin apps refresh it only then; between checks the coordinator computes its own).
+// Loss() is the whole loss (every replica holds it), current at least as of the last ExactLoss().
+// The engine's checks do not ask a column worker for it: the coordinator sums the loss of its own
+// replica of the shared vector (DynamicApp::Loss), the same numbers.
 class ColumnModel : public WorkerModel {
  public:
   // Updates parameters ids[k] (owned by this worker, current values values[k]) one after another,

@@ -451,10 +451,10 @@ void DynamicWorkerJob::HandleCheck(const proto::Envelope& e) {
   norms_unsent_ = false;  // sent
   auto loss = JobEnvelope(e.round());
   loss.mutable_loss_report();
-  // Column layout: every replica holds the whole loss and metrics; rank 0 reports them for all,
-  // and only it sums them.
+  // Column layout: every replica holds the whole loss and metrics; the coordinator sums the loss
+  // on its own replica, and rank 0 reports the metrics for all.
   if (columns() && rank_ != 0) return (void)session_.SendToCoordinator(loss);
-  loss.mutable_loss_report()->set_loss(state_->ExactLoss());
+  if (!columns()) loss.mutable_loss_report()->set_loss(state_->ExactLoss());
   std::map<std::string, double> metrics;
   state_->Metrics(metrics);
   for (const auto& [name, value] : metrics)
