@@ -126,12 +126,18 @@ DaemonLaunch ClusterPlan::Make(proto::Role role, const std::string& host, int in
 std::vector<DaemonLaunch> ClusterPlan::Members(const std::string& endpoint) const {
   std::vector<DaemonLaunch> members;
   std::map<std::pair<proto::Role, std::string>, int> seen;
+  const ExpectedMembers expected = Expected();
   auto add = [&](proto::Role role, const std::vector<std::string>& hosts) {
     for (const auto& host : hosts) {
       std::vector<std::string> args = {"--coordinator", endpoint,          "--advertise-host", host,
                                        "--log-level",   options_.log_level};
       AddSecurityArgs(host, /*coordinator=*/false, args);
-      members.push_back(Make(role, host, seen[{role, host}]++, std::move(args)));
+      const int index = seen[{role, host}]++;
+      // Workers sharing a host get a CPU each (common/cpu_binding.h); a lone one is left free.
+      if (role == proto::ROLE_WORKER && options_.bind_workers && expected.at({role, host}) > 1) {
+        args.insert(args.end(), {"--cpu", std::to_string(index)});
+      }
+      members.push_back(Make(role, host, index, std::move(args)));
     }
   };
   add(proto::ROLE_SCHEDULER, hostfile_.schedulers);

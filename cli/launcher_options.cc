@@ -28,7 +28,8 @@ long Digits(const std::string& s, size_t digits) {
 Result<LauncherOptions> ParseLauncherOptions(const std::vector<std::string>& args,
                                              const std::string& default_run_dir) {
   LauncherOptions o;
-  std::string port = "7700", timeout = "30", coordinator_ports, http_port, data_root;
+  std::string port = "7700", timeout = "30", coordinator_ports, http_port, data_root,
+              bind = "cores";
   bool bin_dir_given = false;
   for (size_t i = 0; i < args.size(); ++i) {
     std::string arg = args[i];
@@ -57,6 +58,7 @@ Result<LauncherOptions> ParseLauncherOptions(const std::vector<std::string>& arg
                           : name == "--http-address"      ? &o.http_address
                           : name == "--client-dir"        ? &o.client_dir
                           : name == "--data-root"         ? &data_root
+                          : name == "--bind"              ? &bind
                                                           : nullptr;
     if (target != nullptr) {
       if (name != arg) {
@@ -119,6 +121,10 @@ Result<LauncherOptions> ParseLauncherOptions(const std::vector<std::string>& arg
     o.coordinator_port = static_cast<int>(control);
     o.coordinator_status_port = static_cast<int>(status);
   }
+  if (bind != "cores" && bind != "none") {
+    return Status::InvalidArgument(fmt::format("bad --bind '{}' (expected cores or none)", bind));
+  }
+  o.bind_workers = bind == "cores";
   o.port = static_cast<int>(Digits(port, 5));
   if (o.port < 0 || o.port > 65534) {
     return Status::InvalidArgument(
@@ -204,6 +210,9 @@ Options:
   --http-address ADDR address the dashboard binds (default 127.0.0.1, this host only;
                       0.0.0.0 = every interface: it has no authentication)
   --data-root DIR     members read job files only under DIR (repeatable; default anywhere)
+  --bind cores|none   cores (default): on a host with several workers, each is bound to a CPU
+                      of its own (strads-worker --cpu: its index on the host, modulo the CPUs
+                      it may use); none: the OS places every daemon
   --insecure          let daemons bind a non-loopback address without keys (anyone who can
                       reach the ports then controls the cluster)
   --client-dir DIR    keygen: where client.key and cluster.pub go (default

@@ -38,6 +38,9 @@ struct LauncherOptions {
   std::string http_address;  // what the dashboard binds; empty = the coordinator's default
   std::vector<std::string> data_roots;  // --data-root, passed to every member (absolute)
   bool insecure = false;                // --insecure, passed to every daemon
+  // --bind cores (default): each worker of a host with several is bound to a CPU of its own
+  // (strads-worker --cpu, common/cpu_binding.h); --bind none: the OS places every daemon.
+  bool bind_workers = true;
   std::string client_dir;  // keygen: where the client's key and the cluster's public key go
   // Not a flag: RUN_DIR/keys/cluster.key when it exists (set by `strads cluster plan`), so the
   // daemons run with CURVE (README "Security").

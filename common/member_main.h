@@ -11,6 +11,7 @@
 #include <boost/program_options.hpp>
 #include <zmq.hpp>
 
+#include "common/cpu_binding.h"
 #include "common/daemon.h"
 #include "common/daemon_security.h"
 #include "common/data_roots.h"
@@ -27,7 +28,7 @@ template <typename MemberActor, typename... Context>
 int MemberMain(int argc, char** argv, const std::string& role, const Context&... actor_context) {
   namespace po = boost::program_options;
   std::string coordinator, bind_host, advertise_host, log_level;
-  int port = 0;
+  int port = 0, cpu = -1;
   ReconnectPolicy reconnect;
   std::vector<std::string> data_roots;
   SecurityOptions security_options;
@@ -49,7 +50,11 @@ int MemberMain(int argc, char** argv, const std::string& role, const Context&...
       "coordinator-timeout", po::value(&reconnect.give_up_s)->default_value(reconnect.give_up_s),
       "seconds without a coordinator (not started yet, or lost) after which this member exits "
       "with status 3; it registers again with back-off meanwhile; 0 = never")(
-      "log-level", po::value(&log_level)->default_value("info"), "trace|debug|info|warn|error");
+      "cpu", po::value(&cpu)->default_value(-1),
+      "bind this daemon (every thread) to the N-th of the CPUs it may run on, counted modulo "
+      "their number; -1 = let the OS place it (strads-cluster gives each worker of a host with "
+      "several its index there)")("log-level", po::value(&log_level)->default_value("info"),
+                                  "trace|debug|info|warn|error");
   AddSecurityOptions(desc, &security_options, /*with_clients=*/false);
   po::variables_map vm;
   try {
@@ -62,6 +67,10 @@ int MemberMain(int argc, char** argv, const std::string& role, const Context&...
   if (vm.count("help")) {
     std::cout << desc;
     return 0;
+  }
+  if (cpu < -1) {
+    std::cerr << "strads-" << role << ": --cpu must be a CPU index >= 0, or -1 for none\n";
+    return 2;
   }
   if (coordinator.empty()) {
     const char* env = std::getenv("STRADS_COORDINATOR");
@@ -79,6 +88,15 @@ int MemberMain(int argc, char** argv, const std::string& role, const Context&...
   const uint32_t pid = static_cast<uint32_t>(getpid());
   const std::string id = role + "@" + advertise_host + ":" + std::to_string(pid);
   Logger log = MakeLogger(role, id, log_level);
+  if (cpu >= 0) {  // before the ZeroMQ context starts its I/O thread, which then inherits it
+    auto bound = BindToCpu(cpu);
+    if (!bound.ok()) {
+      log->warn("not bound to a CPU (--cpu {}): {}; the OS places this daemon", cpu,
+                bound.status().message());
+    } else {
+      log->info("bound to CPU {} (--cpu {})", *bound, cpu);
+    }
+  }
 
   zmq::context_t context;
   auto security = SetUpDaemonSecurity(context, security_options, *bind_address, log);

@@ -168,14 +168,39 @@ TEST_CASE("the start plan: coordinator flags, one member per hostfile entry", "[
   CHECK(members[4].command[7] ==
         "cd /work 2>/dev/null || cd || exit 1; mkdir -p /r/logs || exit 1; b=/b/strads-worker; "
         "[ -x \"$b\" ] || b=strads-worker; nohup \"$b\" --coordinator tcp://h:1 --advertise-host "
-        "node1 --log-level info --bind-host node1 > /r/logs/worker-node1-1.log 2>&1 < /dev/null & "
-        "echo $!");
+        "node1 --log-level info --bind-host node1 --cpu 1 > /r/logs/worker-node1-1.log 2>&1 < "
+        "/dev/null & echo $!");
+  // Workers sharing a host get a CPU each (--cpu: their index there); a lone worker is left free.
+  CHECK_THAT(ShellJoin(members[3].argv), Catch::EndsWith("--bind-host node1 --cpu 0"));
+  CHECK_THAT(ShellJoin(members[2].argv), !Catch::Contains("--cpu"));
+  CHECK_THAT(ShellJoin(members[0].argv), !Catch::Contains("--cpu"));
   CHECK(plan.NeededPrograms() ==
         std::vector<std::string>{"strads-coordinator", "strads-scheduler", "strads-worker", "ssh"});
   const ExpectedMembers expected = {{{proto::ROLE_SCHEDULER, "127.0.0.1"}, 2},
                                     {{proto::ROLE_WORKER, "127.0.0.1"}, 1},
                                     {{proto::ROLE_WORKER, "node1"}, 2}};
   CHECK(plan.Expected() == expected);
+}
+
+TEST_CASE("launcher: --bind none leaves every worker to the OS, --bind takes cores or none",
+          "[plan]") {
+  const auto hf = Parse("127.0.0.1 coordinator scheduler worker=3\n");
+  auto o = Options({"start", "--hostfile", "h", "--run-dir", "/r", "--bind", "none"});
+  CHECK_FALSE(o.bind_workers);
+  const LocalHost local({});
+  const ClusterPlan plan(hf, o, local, "/work", /*has_setsid=*/true);
+  for (const auto& m : plan.Members("tcp://h:1")) {
+    CHECK_THAT(ShellJoin(m.argv), !Catch::Contains("--cpu"));
+  }
+  o = Options({"start", "--hostfile", "h", "--run-dir", "/r", "--bind=cores"});
+  CHECK(o.bind_workers);
+  const ClusterPlan bound(hf, o, local, "/work", /*has_setsid=*/true);
+  const auto members = bound.Members("tcp://h:1");
+  REQUIRE(members.size() == 4);
+  CHECK_THAT(ShellJoin(members[3].argv), Catch::EndsWith("--cpu 2"));
+  auto bad = ParseLauncherOptions({"start", "--hostfile", "h", "--bind", "numa"}, "/r");
+  REQUIRE(!bad.ok());
+  CHECK(bad.status().message() == "bad --bind 'numa' (expected cores or none)");
 }
 
 TEST_CASE("with keys, data roots and --insecure the plan passes them to the daemons",
