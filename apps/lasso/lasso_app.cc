@@ -100,8 +100,16 @@ class LassoColumnModel : public LassoResidualModel<ColumnModel> {
       PrefetchAhead(data_.x, ids, ahead, sq_norm_.data());
       const double next = lasso::CoordinateUpdate(Dot(j), sq_norm_[j], beta[k], lambda_);
       const double d = next - beta[k];
+      // Moved before in this share (so its rows are in undo_ already): no check per non-zero.
+      const bool rows_saved = beta[k] != values[k];
       beta[k] = next;
       if (d == 0.0) return 0.0;
+      if (rows_saved) {
+        for (SparseColMatrix::InnerIterator it(data_.x, static_cast<int64_t>(j)); it; ++it) {
+          residual_[it.index()] -= it.value() * d;
+        }
+        return std::abs(d);
+      }
       for (SparseColMatrix::InnerIterator it(data_.x, static_cast<int64_t>(j)); it; ++it) {
         const int64_t row = it.index();
         if (!saved_[row]) {
