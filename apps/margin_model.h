@@ -253,7 +253,9 @@ using CoordinateStep = std::function<double(double g, double h, double sq_norm, 
 // with d1, d2 as they are at the round's start, so a step costs two multiply-adds per non-zero
 // and no exp; then an Armijo backtracking line search on the true objective along the share's
 // direction (t = 1, 1/2, ...; F(t) - F(0) <= 1e-2 t Delta, Delta = sum_i d1_i delta_i + the
-// penalty's change, as newGLMNET) makes the share a true descent step. If no t passes (rounding
+// penalty's change, as newGLMNET) makes the share a true descent step. Its passes revisit only
+// the parameters that moved by more than kModelRevisit of pass 1's largest move
+// (engine/share_passes.h). If no t passes (rounding
 // near the optimum), the share is recomputed by exact coordinate descent, which always descends.
 struct QuadraticShare {
   CoordinateStep step;                    // minimiser of the model along one coordinate
@@ -275,6 +277,7 @@ class MarginColumnModel : public MarginRows<ColumnModel, RowLoss> {
       : Base(std::move(columns), labels),
         step_(std::move(step)),
         passes_(passes),
+        model_passes_(ModelPasses(passes)),
         quadratic_(std::move(quadratic)),
         sq_norm_(static_cast<size_t>(this->data_.x.cols())),
         saved_(static_cast<size_t>(this->data_.x.rows()), 0) {
@@ -395,7 +398,7 @@ class MarginColumnModel : public MarginRows<ColumnModel, RowLoss> {
     // A column's curvature h = sum x^2 d2 depends on the round's frozen terms only: the first
     // pass over a parameter sums it, later passes reuse it (the same sum, bit for bit).
     h_.assign(ids.size(), std::numeric_limits<double>::quiet_NaN());
-    RunSharePasses(ids.size(), passes_, [&](size_t k, std::span<const size_t> ahead) {
+    RunSharePasses(ids.size(), model_passes_, [&](size_t k, std::span<const size_t> ahead) {
       const uint64_t j = ids[k];
       if (!this->Holds(j)) return 0.0;
       PrefetchAhead(this->data_.x, ids, ahead, sq_norm_.data());
@@ -480,8 +483,15 @@ class MarginColumnModel : public MarginRows<ColumnModel, RowLoss> {
     return true;
   }
 
+  // The passes of a share on the model: those of the job, revisiting only larger moves.
+  static SharePasses ModelPasses(SharePasses passes) {
+    passes.revisit = kModelRevisit;
+    return passes;
+  }
+
   CoordinateStep step_;
-  SharePasses passes_;
+  SharePasses passes_;        // exact shares (and the fallback of a model share)
+  SharePasses model_passes_;  // shares on the quadratic model
   std::optional<QuadraticShare> quadratic_;
   std::vector<double> delta_;  // by row: the model share's change of the margins (0 between)
   std::vector<size_t> rows_;   // the rows delta_ holds, each once (flagged in saved_)

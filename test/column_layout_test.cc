@@ -205,25 +205,28 @@ struct PassesByHand {
   size_t skipped = 0;
 };
 template <class Step>
-PassesByHand RunPassesByHand(size_t n, uint32_t max_passes, Step step) {
+// `revisit`: a parameter is visited again only if it moved by more than revisit times pass 1's
+// largest move (SharePasses::revisit).
+PassesByHand RunPassesByHand(size_t n, uint32_t max_passes, Step step, double revisit = 0.0) {
   PassesByHand made;
   std::vector<bool> moved(n, true);
+  std::vector<double> moves(n, 0.0);
   double first = 0.0;
   for (uint32_t p = 0; p < max_passes; ++p) {
     double largest = 0.0;
     const std::vector<bool> visit = moved;
     for (size_t k = 0; k < n; ++k) {
-      moved[k] = false;
+      moves[k] = 0.0;
       if (!visit[k]) {
         ++made.skipped;
         continue;
       }
-      const double move = step(k);
-      largest = std::max(largest, move);
-      moved[k] = move > 0.0;
+      moves[k] = step(k);
+      largest = std::max(largest, moves[k]);
     }
     ++made.passes;
     if (p == 0) first = largest;
+    for (size_t k = 0; k < n; ++k) moved[k] = moves[k] > revisit * first;
     if (largest == 0.0 || (p > 0 && largest <= 0.1 * first)) break;
   }
   return made;
@@ -323,6 +326,31 @@ TEST_CASE("RunSharePasses repeats a share while a pass still moves, at most max_
   CHECK(RunSharePasses(0, rule, [](size_t, std::span<const size_t>) { return 1.0; }) == 0);
   rule.max_passes = 0;
   CHECK(RunSharePasses(1, rule, [](size_t, std::span<const size_t>) { return 1.0; }) == 1);
+}
+
+TEST_CASE("RunSharePasses with a revisit threshold visits again only what moved by more",
+          "[columns]") {
+  SharePasses rule;
+  rule.max_passes = 4;
+  rule.settle = 0.001;
+  rule.revisit = 0.1;  // of pass 1's largest move, 2.0: revisit what moved by more than 0.2
+  // Pass 1 moves 0 by 2.0, 1 by 0.1, 2 by 0.5, 3 by 0.0; pass 2 (0 and 2) moves 0 by 0.5 and 2 by
+  // 0.15 (<= 0.2: not again); pass 3 moves 0 by 0.3, pass 4 (the last: max_passes) by 0.01.
+  const std::vector<double> moves{2.0, 0.1, 0.5, 0.0, 0.5, 0.15, 0.3, 0.01};
+  std::vector<size_t> visited;
+  CHECK(RunSharePasses(4, rule, [&](size_t k, std::span<const size_t>) {
+          visited.push_back(k);
+          return moves.at(visited.size() - 1);
+        }) == 4);
+  CHECK(visited == std::vector<size_t>{0, 1, 2, 3, 0, 2, 0, 0});
+  // A threshold no move passes after pass 1: one pass.
+  rule.revisit = 1.0;
+  visited.clear();
+  CHECK(RunSharePasses(4, rule, [&](size_t k, std::span<const size_t>) {
+          visited.push_back(k);
+          return moves.at(visited.size() - 1);
+        }) == 1);
+  CHECK(visited == std::vector<size_t>{0, 1, 2, 3});
 }
 
 TEST_CASE("LassoColumnModel with --inner-passes repeats its share as cyclic descent would",
@@ -515,21 +543,25 @@ TEST_CASE(
   CHECK(model.Loss() == loss_before);  // the replica is untouched
 
   // By hand: at m = 0 every row has d1 = -y/2 and d2 = 1/4; passes on the model (the same rule
-  // as RunSharePasses: a pass after the first visits what the pass before moved), then
-  // t = 1, 1/2, ... until F(t) - F(0) <= 0.01 t Delta.
+  // as RunSharePasses: a pass after the first visits what the pass before moved by more than
+  // kModelRevisit of pass 1's largest move), then t = 1, 1/2, ... until
+  // F(t) - F(0) <= 0.01 t Delta.
   const Eigen::VectorXd d1 = -0.5 * data.y;
   Eigen::VectorXd delta = Eigen::VectorXd::Zero(40);
   std::vector<double> w(ids.size(), 0.0);
-  const PassesByHand made = RunPassesByHand(ids.size(), 3, [&](size_t k) {
-    const Eigen::VectorXd col = data.x.col(static_cast<int64_t>(ids[k]));
-    const double g = col.dot(d1 + 0.25 * delta);
-    const double h = 0.25 * col.squaredNorm();
-    const double next = logistic::ModelUpdate(g, h, col.squaredNorm(), w[k], lambda);
-    delta += col * (next - w[k]);
-    const double move = std::abs(next - w[k]);
-    w[k] = next;
-    return move;
-  });
+  const PassesByHand made = RunPassesByHand(
+      ids.size(), 3,
+      [&](size_t k) {
+        const Eigen::VectorXd col = data.x.col(static_cast<int64_t>(ids[k]));
+        const double g = col.dot(d1 + 0.25 * delta);
+        const double h = 0.25 * col.squaredNorm();
+        const double next = logistic::ModelUpdate(g, h, col.squaredNorm(), w[k], lambda);
+        delta += col * (next - w[k]);
+        const double move = std::abs(next - w[k]);
+        w[k] = next;
+        return move;
+      },
+      kModelRevisit);
   CHECK(made.skipped > 0);  // the case exercises a pass that skips a parameter
   const ShareByHand first{data, Eigen::VectorXd::Zero(40), delta, w, lambda};
   const double t = first.Step(d1);
@@ -574,16 +606,19 @@ TEST_CASE(
   const std::vector<double> values2(ids2.size(), 0.0);  // not in the first share
   Eigen::VectorXd delta2 = Eigen::VectorXd::Zero(40);
   std::vector<double> w2(ids2.size(), 0.0);
-  RunPassesByHand(ids2.size(), 3, [&](size_t k) {
-    const Eigen::VectorXd col = data.x.col(static_cast<int64_t>(ids2[k]));
-    const double g = col.dot(d1m + d2m.cwiseProduct(delta2));
-    const double h = col.cwiseAbs2().dot(d2m);
-    const double next = logistic::ModelUpdate(g, h, col.squaredNorm(), w2[k], lambda);
-    delta2 += col * (next - w2[k]);
-    const double move = std::abs(next - w2[k]);
-    w2[k] = next;
-    return move;
-  });
+  RunPassesByHand(
+      ids2.size(), 3,
+      [&](size_t k) {
+        const Eigen::VectorXd col = data.x.col(static_cast<int64_t>(ids2[k]));
+        const double g = col.dot(d1m + d2m.cwiseProduct(delta2));
+        const double h = col.cwiseAbs2().dot(d2m);
+        const double next = logistic::ModelUpdate(g, h, col.squaredNorm(), w2[k], lambda);
+        delta2 += col * (next - w2[k]);
+        const double move = std::abs(next - w2[k]);
+        w2[k] = next;
+        return move;
+      },
+      kModelRevisit);
   const double t2 = ShareByHand{data, m, delta2, w2, lambda}.Step(d1m);
   CHECK(t2 < 1.0);  // the case exercises the backtracking
   std::vector<double> updated2;
