@@ -247,6 +247,16 @@ class MarginShard : public MarginRows<ShardModel, RowLoss> {
 // The app's coordinate update: new w_j from g_j, h_j, ||x_j||^2 and the current w_j.
 using CoordinateStep = std::function<double(double g, double h, double sq_norm, double w)>;
 
+// The revisit threshold (SharePasses::revisit) of a share on the loss's quadratic model
+// (QuadraticShare: L1-LR, L1 SVM). A pass there costs two multiply-adds a non-zero; the round's
+// line search and the next round's model take over what small moves leave, and revisiting every
+// mover kept all 8 passes full. 0.01 halved a 2,048-column L1-LR share (1.34 -> 0.68 ms,
+// strads-share-bench) and reached 1e-3 sooner as daemons: L1-LR 1 x 2 0.034 -> 0.029 s (32 jobs
+// a side), 1 x 1 0.032 -> 0.029 s, Fashion-MNIST L1 SVM 1 x 2 0.088 -> 0.0755 s
+// (docs/benchmarks.md). Exact shares (Lasso) keep 0: there it was no faster (1000 x 100,000,
+// 1 x 2: 0.029 against 0.027 s to 1e-3).
+inline constexpr double kModelRevisit = 0.01;
+
 // A share computed on the loss's quadratic model (proximal Newton, as liblinear's newGLMNET):
 // for a loss whose derivatives are costly (logistic: an exp per row), the share's passes run on
 //   L(m + delta) ~ L(m) + sum_i d1_i delta_i + 1/2 sum_i d2_i delta_i^2

@@ -13,7 +13,7 @@ int ChooseCpu(std::span<const int> allowed, int index) {
   return allowed[static_cast<size_t>(index) % allowed.size()];
 }
 
-Result<int> BindToCpu(int index) {
+Result<CpuBinding> BindToCpu(int index) {
   if (index < 0) return Status::InvalidArgument("--cpu must be >= 0, got " + std::to_string(index));
   cpu_set_t set;
   CPU_ZERO(&set);
@@ -32,7 +32,7 @@ Result<int> BindToCpu(int index) {
     return Status::Internal("sched_setaffinity(CPU " + std::to_string(cpu) +
                             "): " + std::strerror(errno));
   }
-  return cpu;
+  return CpuBinding{cpu, static_cast<int>(allowed.size())};
 }
 
 }  // namespace strads

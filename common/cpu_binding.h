@@ -21,9 +21,15 @@ namespace strads {
 // ascending order): the (index mod allowed.size())-th. REQUIRES: !allowed.empty(), index >= 0.
 int ChooseCpu(std::span<const int> allowed, int index);
 
+struct CpuBinding {
+  int cpu = 0;      // the CPU bound to
+  int allowed = 0;  // how many CPUs the process could run on (index >= allowed wrapped around)
+};
+
 // Binds the calling thread, and every thread it creates from now on (call it before any other
-// thread is started), to ChooseCpu(the CPUs this process may run on, index); returns that CPU.
+// thread is started), to ChooseCpu(the CPUs this process may run on, index).
 // Errors: InvalidArgument for index < 0; Internal naming the system call that failed.
-Result<int> BindToCpu(int index);
+// A CPU, not a core: where a core runs two hardware threads, CPUs 0 and 1 may share one core.
+Result<CpuBinding> BindToCpu(int index);
 
 }  // namespace strads

@@ -93,8 +93,13 @@ int MemberMain(int argc, char** argv, const std::string& role, const Context&...
     if (!bound.ok()) {
       log->warn("not bound to a CPU (--cpu {}): {}; the OS places this daemon", cpu,
                 bound.status().message());
+    } else if (cpu >= bound->allowed) {
+      log->warn(
+          "bound to CPU {} (--cpu {}), which another daemon bound to it may share: this "
+          "process may use {} CPUs",
+          bound->cpu, cpu, bound->allowed);
     } else {
-      log->info("bound to CPU {} (--cpu {})", *bound, cpu);
+      log->info("bound to CPU {} (--cpu {})", bound->cpu, cpu);
     }
   }
 

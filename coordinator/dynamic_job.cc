@@ -454,7 +454,6 @@ void DynamicJob::HandleColumnPartials(const proto::Envelope& e, Clock::time_poin
     return Fail(fmt::format("malformed column partials of round {} from {}", e.round(), e.sender()),
                 now);
   }
-  worker_loss_[rank] = p.loss();
   if (round->shares.empty()) round->shares.resize(workers_.size());
   round->shares[rank] = p;
   TryCommit(now);
@@ -626,8 +625,10 @@ void DynamicJob::MaybeStartCheck(Clock::time_point now) {
   Broadcast(workers_, e, now);
   Broadcast(schedulers_, e, now);  // behind the commits, so they evaluate with every value
   // Column layout: the loss is that of the shared vector, which this replica holds bit for bit as
-  // every worker does. Summed here while the workers compute their gradients, it is off their
-  // path (on 20,000 x 20,000 L1-LR a worker's sum took ~0.3 ms of its ~0.7 ms check).
+  // every worker does (the margin apps sum it with the function a worker's ExactLoss uses; Lasso's
+  // sum may differ from a worker's in the last bits). Summed here while the workers compute their
+  // gradients, it is off their path (on 20,000 x 20,000 L1-LR a worker's sum took ~0.3 ms of its
+  // ~0.7 ms check).
   if (columns()) check_loss_ = replica_.Loss(*app_);
 }
 
@@ -637,9 +638,11 @@ void DynamicJob::HandleLossReport(const proto::Envelope& e, Clock::time_point no
   if (seen_[schedulers_.size() + rank]) return;
   seen_[schedulers_.size() + rank] = 1;
   last_progress_ = now;
-  if (!columns()) check_loss_ += e.loss_report().loss();  // columns: the replica's (above)
   for (const auto& [name, value] : e.loss_report().metrics()) check_metrics_[name] += value;
-  worker_loss_[rank] = e.loss_report().loss();
+  if (!columns()) {  // columns: the loss is the replica's (MaybeStartCheck)
+    check_loss_ += e.loss_report().loss();
+    worker_loss_[rank] = e.loss_report().loss();
+  }
   ++loss_reports_;
   FinishCheck(now);
 }

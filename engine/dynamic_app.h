@@ -68,14 +68,15 @@ class ShardModel : public WorkerModel {
 
 // Column layout: a worker's full columns and its replica of the shared vector over all rows.
 // Loss() is the whole loss (every replica holds it), current at least as of the last ExactLoss().
-// The engine's checks do not ask a column worker for it: the coordinator sums the loss of its own
-// replica of the shared vector (DynamicApp::Loss), the same numbers.
+// The engine does not ask a column worker for it: the coordinator sums the loss of its own
+// replica of the shared vector (DynamicApp::Loss), at checks and between them.
 class ColumnModel : public WorkerModel {
  public:
   // Updates parameters ids[k] (owned by this worker, current values values[k]) one after another,
   // each by the app's exact coordinate step against the shared vector as changed by the ones
   // before it, in the passes the job's SharePasses rule makes (engine/share_passes.h,
-  // --inner-passes: the first over every id, each further one over the ids the pass before moved).
+  // --inner-passes: the first over every id, each further one over the ids the pass before moved,
+  // by more than SharePasses::revisit of the first pass's largest move).
   // Appends the new values to `updated` (in order) and adds the change of the shared vector to
   // `change`. The replica itself is left exactly as it was: it changes only through ApplyShared, so
   // every worker's replica stays the same. REQUIRES: change.size() == shared_size(); ids are
@@ -147,8 +148,8 @@ class DynamicApp : public App {
 
   // Column layout: the loss, the sum over rows of each row's term at its entry of the shared
   // vector, given the rows' labels (as ColumnModel::ExportShared writes them; the spans have
-  // the same size). The coordinator computes the objective it reports between checks from its
-  // replica with it, so the workers need not keep the loss current. A batch, not a row at a
+  // the same size). The coordinator computes the objective from its replica with it, at checks
+  // and between them, so the workers need not keep the loss current. A batch, not a row at a
   // time: logistic takes one log per 512 rows. Default: 0 (row layout only; never called).
   virtual double Loss(std::span<const double> labels, std::span<const double> shared) const {
     return 0.0;

@@ -36,15 +36,6 @@ namespace strads {
 // workers, and a lone worker.
 inline constexpr double kSettle = 0.1, kLoneSettle = 1e-3;
 
-// The revisit threshold of a share on the loss's quadratic model (margin::QuadraticShare: L1-LR,
-// L1 SVM): a pass there costs two multiply-adds a non-zero, the round's line search and next model
-// take over what small moves leave, and revisiting every mover kept all 8 passes full. 0.01 halved
-// a 2,048-column L1-LR share (1.34 -> 0.68 ms, strads-share-bench) and reached 1e-3 sooner as
-// daemons: L1-LR 1 x 2 0.034 -> 0.029 s (32 jobs a side), 1 x 1 0.032 -> 0.029 s, Fashion-MNIST
-// L1 SVM 1 x 2 0.088 -> 0.0755 s (docs/benchmarks.md). Exact shares (Lasso) keep 0: there it
-// was no faster (1000 x 100,000, 1 x 2: 0.027 against 0.029 s to 1e-3).
-inline constexpr double kModelRevisit = 0.01;
-
 struct SharePasses {
   uint32_t max_passes = 1;  // >= 1
   double settle = kSettle;  // in [0, 1]

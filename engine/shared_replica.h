@@ -1,6 +1,7 @@
 // SharedReplica: the coordinator's copy of the column layout's shared vector (Lasso: the
 // residual; logistic, SVM: the margins), kept to choose each round's step length
-// (engine/step_length.h) without a round trip to the workers.
+// (engine/step_length.h) and to sum the loss (at checks and between them) without a round trip
+// to the workers.
 //
 // It starts from the replica worker rank 0 exports in its Ready (ColumnModel::ExportShared) and
 // then adds every change the coordinator broadcasts, the same numbers in the same order as every

@@ -544,7 +544,7 @@ TEST_CASE(
 
   // By hand: at m = 0 every row has d1 = -y/2 and d2 = 1/4; passes on the model (the same rule
   // as RunSharePasses: a pass after the first visits what the pass before moved by more than
-  // kModelRevisit of pass 1's largest move), then t = 1, 1/2, ... until
+  // margin::kModelRevisit of pass 1's largest move), then t = 1, 1/2, ... until
   // F(t) - F(0) <= 0.01 t Delta.
   const Eigen::VectorXd d1 = -0.5 * data.y;
   Eigen::VectorXd delta = Eigen::VectorXd::Zero(40);
@@ -561,7 +561,7 @@ TEST_CASE(
         w[k] = next;
         return move;
       },
-      kModelRevisit);
+      margin::kModelRevisit);
   CHECK(made.skipped > 0);  // the case exercises a pass that skips a parameter
   const ShareByHand first{data, Eigen::VectorXd::Zero(40), delta, w, lambda};
   const double t = first.Step(d1);
@@ -618,7 +618,7 @@ TEST_CASE(
         w2[k] = next;
         return move;
       },
-      kModelRevisit);
+      margin::kModelRevisit);
   const double t2 = ShareByHand{data, m, delta2, w2, lambda}.Step(d1m);
   CHECK(t2 < 1.0);  // the case exercises the backtracking
   std::vector<double> updated2;

@@ -37,7 +37,7 @@ TEST_CASE("BindToCpu binds the calling thread and the threads it starts to one a
   const std::vector<int> before = AllowedCpus();
   REQUIRE(!before.empty());
   // In a thread of its own, so the test process stays as it was.
-  Result<int> bound = Status::Internal("not run");
+  Result<CpuBinding> bound = Status::Internal("not run");
   std::vector<int> after, child;
   std::thread t([&] {
     bound = BindToCpu(static_cast<int>(before.size()) + 1);  // wraps to the second allowed CPU
@@ -46,9 +46,10 @@ TEST_CASE("BindToCpu binds the calling thread and the threads it starts to one a
   });
   t.join();
   REQUIRE(bound.ok());
-  CHECK(*bound == before[1 % before.size()]);
-  CHECK(after == std::vector<int>{*bound});
-  CHECK(child == std::vector<int>{*bound});
+  CHECK(bound->cpu == before[1 % before.size()]);
+  CHECK(bound->allowed == static_cast<int>(before.size()));
+  CHECK(after == std::vector<int>{bound->cpu});
+  CHECK(child == std::vector<int>{bound->cpu});
   CHECK(AllowedCpus() == before);
 }
 

@@ -33,6 +33,12 @@ class StubApp final : public testing::AppStub<DynamicApp> {
   double PenaltySlope(double value, double d, const proto::JobSpec&) const override {
     return value > 0 ? d : value < 0 ? -d : std::abs(d);
   }
+  // Column layout: the sum of the squared entries of the shared vector.
+  double Loss(std::span<const double>, std::span<const double> shared) const override {
+    double sum = 0.0;
+    for (double v : shared) sum += v * v;
+    return sum;
+  }
 };
 
 const std::vector<std::string> kSchedulers = {"scheduler-0", "scheduler-1"};
@@ -907,6 +913,36 @@ TEST_CASE(
     CHECK(info.state() == proto::JOB_FAILED);
     CHECK_THAT(info.error(), Catch::Contains("no worker updated parameter 1 (in chord order)"));
   }
+}
+
+TEST_CASE(
+    "DynamicJob: column layout, a check's loss is that of the coordinator's replica, whatever the "
+    "workers report",
+    "[dynamic_job][trace]") {
+  DynamicJobFixture f(1, 1000, Incarnation{}, proto::LAYOUT_COLUMNS);
+  f.job_->Start(f.h_.now());
+  f.ReadySchedulers();
+  for (size_t w = 0; w < kWorkers.size(); ++w) {
+    auto e = MakeEnvelope("");
+    e.mutable_ready()->set_num_rows(2);
+    if (w == 0) {  // the replica: entries 3 and 1, so the loss is 9 + 1
+      for (double v : {3.0, 1.0}) {
+        e.mutable_ready()->mutable_shared()->add_labels(1);
+        e.mutable_ready()->mutable_shared()->add_values(v);
+      }
+    }
+    f.Deliver(kWorkers[w], e);
+  }
+  f.AnswerCheck(/*loss=*/999, /*violation=*/0.005, /*penalty=*/0.5, 0);  // converged
+  for (const auto& s : kSchedulers) {
+    auto e = MakeEnvelope("");
+    e.mutable_model_slice();
+    f.Deliver(s, e);
+  }
+  REQUIRE(f.job_->Info(f.h_.now()).state() == proto::JOB_SUCCEEDED);
+  const std::string trace = FileContent(f.job_->ResultFiles(), "trace.csv");
+  INFO(trace);
+  CHECK_THAT(trace, Catch::EndsWith(",0,0,11,dynamic,0\n"));  // 10 + both penalties
 }
 
 TEST_CASE(

@@ -2,6 +2,7 @@
 // largest item of a dynamic-engine round on a worker; engine/dynamic_app.h), without messages.
 //
 //   strads-share-bench APP JOB-FLAGS... [--columns C] [--share N] [--rounds R] [--warmup W]
+//                      [--bench-seed S]
 //
 // The job flags are those of `strads run APP` (--data, --lambda, --inner-passes, --exact-shares,
 // --workers: 2 or more for the several-worker rule of the passes, ...). The worker holds columns
@@ -17,6 +18,7 @@
 #include <chrono>
 #include <cstdint>
 #include <iostream>
+#include <map>
 #include <numeric>
 #include <random>
 #include <string>
@@ -38,9 +40,10 @@ namespace po = boost::program_options;
 int main(int argc, char** argv) {
   const char* const kName = "strads-share-bench";
   if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
-    std::cout << "usage: " << kName
-              << " APP JOB-FLAGS... [--columns C] [--share N] [--rounds R] [--warmup W] [--seed S]"
-                 "\n(see the comment at the top of tools/share_bench_main.cc)\n";
+    std::cout
+        << "usage: " << kName
+        << " APP JOB-FLAGS... [--columns C] [--share N] [--rounds R] [--warmup W] [--bench-seed S]"
+           "\n(see the comment at the top of tools/share_bench_main.cc)\n";
     return argc < 2 ? 2 : 0;
   }
   uint64_t columns = 0, share = 2048, rounds = 40, warmup = 8, seed = 1;

@@ -349,8 +349,7 @@ void DynamicWorkerJob::ComputeColumnShare(uint64_t round, const proto::Chord& ch
   partials->mutable_ids()->Assign(ids.begin(), ids.end());
   partials->mutable_values()->Assign(updated.begin(), updated.end());
   change_->Take(*partials->mutable_change());
-  partials->set_loss(rank_ == 0 ? columns_->Loss() : 0.0);
-  partials->set_applied_through(applied_);
+  partials->set_applied_through(applied_);  // no loss: the coordinator sums its replica's
   (void)session_.SendToCoordinator(std::move(e));
 }
 

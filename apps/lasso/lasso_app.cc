@@ -94,22 +94,22 @@ class LassoColumnModel : public LassoResidualModel<ColumnModel> {
     const size_t first = updated.size();
     updated.insert(updated.end(), values.begin(), values.end());
     std::span<double> beta(updated.data() + first, values.size());
+    recorded_.assign(ids.size(), 0);  // by share position: its rows are in undo_
     RunSharePasses(ids.size(), passes_, [&](size_t k, std::span<const size_t> ahead) {
       const uint64_t j = ids[k];
       if (!Holds(j)) return 0.0;
       PrefetchAhead(data_.x, ids, ahead, sq_norm_.data());
       const double next = lasso::CoordinateUpdate(Dot(j), sq_norm_[j], beta[k], lambda_);
       const double d = next - beta[k];
-      // Moved before in this share (so its rows are in undo_ already): no check per non-zero.
-      const bool rows_saved = beta[k] != values[k];
       beta[k] = next;
       if (d == 0.0) return 0.0;
-      if (rows_saved) {
+      if (recorded_[k]) {  // moved before in this share: no check per non-zero
         for (SparseColMatrix::InnerIterator it(data_.x, static_cast<int64_t>(j)); it; ++it) {
           residual_[it.index()] -= it.value() * d;
         }
         return std::abs(d);
       }
+      recorded_[k] = 1;
       for (SparseColMatrix::InnerIterator it(data_.x, static_cast<int64_t>(j)); it; ++it) {
         const int64_t row = it.index();
         if (!saved_[row]) {
@@ -161,6 +161,7 @@ class LassoColumnModel : public LassoResidualModel<ColumnModel> {
   HugePageVector<double> sq_norm_;                // by column
   std::vector<char> saved_;                       // by row: in undo_
   std::vector<std::pair<int64_t, double>> undo_;  // (row, residual before this share)
+  std::vector<char> recorded_;  // by share position: moved in this share, its rows in undo_
 };
 
 }  // namespace
