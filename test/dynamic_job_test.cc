@@ -98,6 +98,21 @@ class DynamicJobFixture {
     }
   }
 
+  // Column layout: every worker reports Ready over shared.size() rows, and worker 0 exports the
+  // shared vector (labels 1), which becomes the coordinator's replica.
+  void ReadyColumnWorkers(const std::vector<double>& shared) {
+    for (size_t w = 0; w < kWorkers.size(); ++w) {
+      auto e = MakeEnvelope("");
+      e.mutable_ready()->set_num_rows(shared.size());
+      for (double v : shared) {
+        if (w != 0) break;
+        e.mutable_ready()->mutable_shared()->add_labels(1);
+        e.mutable_ready()->mutable_shared()->add_values(v);
+      }
+      Deliver(kWorkers[w], e);
+    }
+  }
+
   // Both schedulers report Ready: each owns half of 10 parameters.
   void ReadySchedulers() {
     for (size_t s = 0; s < kSchedulers.size(); ++s) {
@@ -870,15 +885,7 @@ TEST_CASE(
   DynamicJobFixture f(1, 1000, Incarnation{}, proto::LAYOUT_COLUMNS);
   f.job_->Start(f.h_.now());
   f.ReadySchedulers();
-  for (size_t w = 0; w < kWorkers.size(); ++w) {
-    auto e = MakeEnvelope("");
-    e.mutable_ready()->set_num_rows(1);
-    if (w == 0) {
-      e.mutable_ready()->mutable_shared()->add_labels(1);
-      e.mutable_ready()->mutable_shared()->add_values(1);
-    }
-    f.Deliver(kWorkers[w], e);
-  }
+  f.ReadyColumnWorkers({1.0});
   f.AnswerCheck(5, 5, 0, 0);
   f.h_.ClearInboxes();
   // Round 0: parameters 1, 3 and 2, in that order; worker 0 owns 1 and 2, worker 1 owns 3.
@@ -922,17 +929,7 @@ TEST_CASE(
   DynamicJobFixture f(1, 1000, Incarnation{}, proto::LAYOUT_COLUMNS);
   f.job_->Start(f.h_.now());
   f.ReadySchedulers();
-  for (size_t w = 0; w < kWorkers.size(); ++w) {
-    auto e = MakeEnvelope("");
-    e.mutable_ready()->set_num_rows(2);
-    if (w == 0) {  // the replica: entries 3 and 1, so the loss is 9 + 1
-      for (double v : {3.0, 1.0}) {
-        e.mutable_ready()->mutable_shared()->add_labels(1);
-        e.mutable_ready()->mutable_shared()->add_values(v);
-      }
-    }
-    f.Deliver(kWorkers[w], e);
-  }
+  f.ReadyColumnWorkers({3.0, 1.0});  // the replica's loss is 9 + 1
   f.AnswerCheck(/*loss=*/999, /*violation=*/0.005, /*penalty=*/0.5, 0);  // converged
   for (const auto& s : kSchedulers) {
     auto e = MakeEnvelope("");
