@@ -428,7 +428,8 @@ class MarginColumnModel : public MarginRows<ColumnModel, RowLoss> {
       if (!sum_h) {
         // A revisit: RunSharePasses revisits only a parameter that moved, so it moved at its
         // first visit too (sum_h), which recorded its rows in rows_ (the check per non-zero cost
-        // 13 % of a 2,048-column share of 20,000 x 20,000 L1-LR, all passes full).
+        // 13 % of a 2,048-column share of 20,000 x 20,000 L1-LR, all passes full). A loop of its
+        // own: one loop with the check under `sum_h` was not unswitched (0.67 -> 0.71 ms).
         for (SparseColMatrix::InnerIterator it(x, static_cast<int64_t>(j)); it; ++it) {
           delta_[static_cast<size_t>(it.index())] += it.value() * d;
         }

@@ -103,7 +103,9 @@ class LassoColumnModel : public LassoResidualModel<ColumnModel> {
       const double d = next - beta[k];
       beta[k] = next;
       if (d == 0.0) return 0.0;
-      if (recorded_[k]) {  // moved before in this share: no check per non-zero
+      // Moved before in this share: no check per non-zero, in a loop of its own (one loop with the
+      // check under a flag was not unswitched: shares of 1,024 of 1000 x 100,000 86 -> 104 us).
+      if (recorded_[k]) {
         for (SparseColMatrix::InnerIterator it(data_.x, static_cast<int64_t>(j)); it; ++it) {
           residual_[it.index()] -= it.value() * d;
         }
