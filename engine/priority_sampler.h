@@ -19,6 +19,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <new>
@@ -61,6 +62,19 @@ class PrioritySampler {
   // leaves changed, so a chord's worth of updates walks the shared upper levels once.
   // REQUIRES: as Set for each pair; ids.size() == weights.size().
   void SetMany(std::span<const size_t> ids, std::span<const double> weights);
+
+  // Sets every weight: weight_of(i) at i, for i in order (e.g. after an optimality check, which
+  // gives every index a new one). The same tree as SetMany over all indices, in one pass over the
+  // leaves and one rebuild of the levels above. REQUIRES: each weight as for Set.
+  template <class WeightOf>
+  void SetAll(WeightOf&& weight_of) {
+    double* leaves = level_[0].data();
+    for (size_t i = 0; i < n_; ++i) {
+      const double w = weight_of(i);
+      leaves[i] = w >= 0.0 && std::isfinite(w) ? w : 0.0;  // (as Set: 0 for a caller's bug)
+    }
+    RebuildLevelsAbove();
+  }
 
   // Draws up to k distinct indices by systematic sampling (Madow): the points o + m·T/k, m < k,
   // for one uniform offset o in [0, T/k), T = Total(), each select the index whose prefix

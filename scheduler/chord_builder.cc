@@ -207,6 +207,21 @@ void ChordBuilder::OnCommit(uint64_t j, double delta) {
   SetLater(local, store_.SquaredNorm(j) > 0 ? priority_[local] : 0.0);
 }
 
+void ChordBuilder::OnCheckAll(std::span<const double> violations) {
+  assert(violations.size() == priority_.size());
+  // Every weight queued so far is superseded: a parameter not in flight takes its new priority,
+  // one in flight keeps weight 0 (what the queue would have left it at).
+  pending_ids_.clear();
+  pending_weights_.clear();
+  const uint64_t first = store_.first();
+  sampler_.SetAll([&](size_t local) {
+    const double sq = store_.SquaredNorm(first + local);
+    const double priority = sq > 0 ? violations[local] / sq + policy_.eta : 0.0;
+    priority_[local] = priority;
+    return flying_[local] ? 0.0 : priority;
+  });
+}
+
 void ChordBuilder::OnCheck(uint64_t j, double violation) {
   const size_t local = j - store_.first();
   const double sq = store_.SquaredNorm(j);

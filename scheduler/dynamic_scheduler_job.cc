@@ -452,7 +452,6 @@ void DynamicSchedulerJob::MaybeFinishCheck() {
   double max_violation = 0, max_gradient = 0, penalty = 0;
   uint64_t nonzeros = 0;
   for (size_t i = 0; i < n; ++i) {
-    const uint64_t j = part_.first + i;
     const double g = gradient_[i];
     const double beta = values_[i];
     const double v = app_->Violation(g, beta, spec_);
@@ -460,8 +459,9 @@ void DynamicSchedulerJob::MaybeFinishCheck() {
     max_gradient = std::max(max_gradient, std::abs(g));
     penalty += app_->Penalty(beta, spec_);
     nonzeros += beta != 0.0;
-    builder_->OnCheck(j, v);
+    gradient_[i] = v;  // read: now the violations
   }
+  builder_->OnCheckAll(gradient_);
   report->set_max_violation(max_violation);
   report->set_max_abs_gradient(max_gradient);
   report->set_penalty(penalty);

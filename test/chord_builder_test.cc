@@ -208,6 +208,60 @@ TEST_CASE(
   CHECK(builder.Next() == expected);
 }
 
+TEST_CASE(
+    "ChordBuilder: OnCheckAll sets the priorities and weights OnCheck of every parameter would, "
+    "in flight or not",
+    "[chord_builder][priority]") {
+  constexpr int64_t kColumns = 500;
+  SparseColMatrix x(kColumns, kColumns);  // column j: one entry in row j, norm (j % 5) / 2
+  for (int64_t j = 0; j < kColumns; ++j) {
+    if (j % 5 != 0) x.insert(j, j) = 0.5 * static_cast<double>(j % 5);
+  }
+  x.makeCompressed();
+  const ColumnStore store(x, 0, kColumns);  // a fifth of the columns empty: priority 0
+  for (const bool index_order : {false, true}) {
+    CAPTURE(index_order);
+    ChordPolicy policy = Policy(40, 120);
+    policy.rho = 1.0;
+    policy.index_order = index_order;
+    ChordBuilder one_by_one(store, policy);
+    ChordBuilder all(store, policy);
+    std::vector<double> violations(kColumns);
+    for (int round = 0; round < 20; ++round) {
+      CAPTURE(round);
+      // Every other check finds a chord prepared ahead, in flight: its parameters keep weight 0.
+      const bool prepared = round % 6 == 0;
+      if (prepared) {
+        one_by_one.Prepare();
+        all.Prepare();
+      }
+      if (round % 3 == 0) {
+        for (int64_t j = 0; j < kColumns; ++j) {
+          violations[j] = static_cast<double>((j * 7919 + round * 131) % 1009) / 100.0;
+          one_by_one.OnCheck(static_cast<uint64_t>(j), violations[j]);
+        }
+        all.OnCheckAll(violations);
+        for (uint64_t j = 0; j < kColumns; ++j) REQUIRE(all.Priority(j) == one_by_one.Priority(j));
+      }
+      std::vector<uint64_t> chord = one_by_one.Next();  // the prepared one, if any
+      REQUIRE(all.Next() == chord);
+      REQUIRE_FALSE(chord.empty());
+      if (prepared) {  // and one built on the check's weights, beside it
+        const std::vector<uint64_t> next = one_by_one.Next();
+        REQUIRE(all.Next() == next);
+        for (uint64_t j : next) REQUIRE(std::find(chord.begin(), chord.end(), j) == chord.end());
+        chord.insert(chord.end(), next.begin(), next.end());
+      }
+      for (uint64_t j : chord) {
+        const double delta = 0.001 * static_cast<double>((j * 31 + round) % 17);
+        one_by_one.OnCommit(j, delta);
+        all.OnCommit(j, delta);
+      }
+    }
+    CHECK(all.in_flight() == one_by_one.in_flight());
+  }
+}
+
 TEST_CASE("ChordBuilder: with index_order the chord is the same B parameters, ascending by index",
           "[chord_builder][priority]") {
   // The draws and the selection are those of the priority order (same seed, same priorities,
