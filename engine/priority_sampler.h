@@ -19,6 +19,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -71,7 +72,8 @@ class PrioritySampler {
     double* leaves = level_[0].data();
     for (size_t i = 0; i < n_; ++i) {
       const double w = weight_of(i);
-      leaves[i] = w >= 0.0 && std::isfinite(w) ? w : 0.0;  // (as Set: 0 for a caller's bug)
+      assert(std::isfinite(w) && w >= 0.0);
+      leaves[i] = w >= 0.0 && std::isfinite(w) ? w : 0.0;  // as Set
     }
     RebuildLevelsAbove();
   }

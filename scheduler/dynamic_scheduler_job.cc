@@ -445,7 +445,7 @@ void DynamicSchedulerJob::MaybeFinishCheck() {
   builder_->DropPrepared();  // chosen with the old priorities
   last_interval_ = chords_since_check_ > 0 ? chords_since_check_ : kUnknown;
   chords_since_check_ = 0;
-  part_.norms_pending = false;  // they came with this check's slices; OnCheck below reads them
+  part_.norms_pending = false;  // they came with this check's slices; OnCheckAll reads them
 
   auto out = JobEnvelope(check_round_);
   auto* report = out.mutable_check_report();

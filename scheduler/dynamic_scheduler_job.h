@@ -124,7 +124,8 @@ class DynamicSchedulerJob final : public MemberJob {
   Partition part_;
   std::unique_ptr<ChordBuilder> builder_;
   HugePageVector<double> values_;  // by local index
-  std::vector<double> gradient_;   // check in progress: sum of slices received
+  // Check in progress: the sum of the slices received; once evaluated, the violations.
+  std::vector<double> gradient_;
   uint32_t slices_ = 0;
   uint64_t check_round_ = 0;
   // The coordinator's CheckRequest travels behind the commits on one channel, the workers'

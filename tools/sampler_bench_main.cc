@@ -17,8 +17,10 @@
 // partition of `--size` parameters as the column layout's scheduler builds them by default (no
 // dependency filter, rho = 1; index order, no dual pipeline). With
 // --after-check as well, every round follows an optimality check, as where the coordinator checks
-// after each round (small problems): every parameter gets a new priority (OnCheck; `--heavy` of
-// them a violation drawn from a wide range, the others none), then the chord is built from them.
+// after each round (small problems): every parameter gets a new priority (OnCheckAll, which also
+// rebuilds the sum tree, timed inside Next before f9b6b8c: compare the two figures' sum across
+// versions; `--heavy` of them a violation drawn from a wide range, the others none), then the
+// chord is built from them.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -92,7 +94,7 @@ int BenchBuilder(size_t size, size_t draw, size_t chord, size_t heavy, size_t ro
       "builder: size {} draw {} chord {} (mean {:.0f} members), {} rounds\n"
       "{}Next (the chord): {:.1f} us a round\nOnCommit of its members: {:.1f} us a round\n",
       size, draw, chord, static_cast<double>(members) / static_cast<double>(rounds), rounds,
-      after_check ? fmt::format("OnCheck of every parameter: {:.1f} us a round\n",
+      after_check ? fmt::format("OnCheckAll (every parameter): {:.1f} us a round\n",
                                 check_time.count() * per_round)
                   : std::string(),
       next_time.count() * per_round, commit_time.count() * per_round);
