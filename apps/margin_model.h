@@ -287,7 +287,6 @@ class MarginColumnModel : public MarginRows<ColumnModel, RowLoss> {
       : Base(std::move(columns), labels),
         step_(std::move(step)),
         passes_(passes),
-        model_passes_(ModelPasses(passes)),
         quadratic_(std::move(quadratic)),
         sq_norm_(static_cast<size_t>(this->data_.x.cols())),
         saved_(static_cast<size_t>(this->data_.x.rows()), 0) {
@@ -408,7 +407,7 @@ class MarginColumnModel : public MarginRows<ColumnModel, RowLoss> {
     // A column's curvature h = sum x^2 d2 depends on the round's frozen terms only: the first
     // pass over a parameter sums it, later passes reuse it (the same sum, bit for bit).
     h_.assign(ids.size(), std::numeric_limits<double>::quiet_NaN());
-    RunSharePasses(ids.size(), model_passes_, [&](size_t k, std::span<const size_t> ahead) {
+    RunSharePasses(ids.size(), ModelPasses(passes_), [&](size_t k, std::span<const size_t> ahead) {
       const uint64_t j = ids[k];
       if (!this->Holds(j)) return 0.0;
       PrefetchAhead(this->data_.x, ids, ahead, sq_norm_.data());
@@ -501,8 +500,7 @@ class MarginColumnModel : public MarginRows<ColumnModel, RowLoss> {
   }
 
   CoordinateStep step_;
-  SharePasses passes_;        // exact shares (and the fallback of a model share)
-  SharePasses model_passes_;  // shares on the quadratic model
+  SharePasses passes_;  // exact shares (and the fallback of a model share); see ModelPasses
   std::optional<QuadraticShare> quadratic_;
   std::vector<double> delta_;  // by row: the model share's change of the margins (0 between)
   std::vector<size_t> rows_;   // the rows delta_ holds, each once (flagged in saved_)

@@ -215,17 +215,14 @@ void ChordBuilder::OnCheckAll(std::span<const double> violations) {
   pending_weights_.clear();
   const uint64_t first = store_.first();
   sampler_.SetAll([&](size_t local) {
-    const double sq = store_.SquaredNorm(first + local);
-    const double priority = sq > 0 ? violations[local] / sq + policy_.eta : 0.0;
-    priority_[local] = priority;
-    return flying_[local] ? 0.0 : priority;
+    priority_[local] = CheckPriority(violations[local], store_.SquaredNorm(first + local));
+    return flying_[local] ? 0.0 : priority_[local];
   });
 }
 
 void ChordBuilder::OnCheck(uint64_t j, double violation) {
   const size_t local = j - store_.first();
-  const double sq = store_.SquaredNorm(j);
-  priority_[local] = sq > 0 ? violation / sq + policy_.eta : 0.0;
+  priority_[local] = CheckPriority(violation, store_.SquaredNorm(j));
   if (!flying_[local]) SetLater(local, priority_[local]);
 }
 

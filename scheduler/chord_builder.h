@@ -115,6 +115,10 @@ class ChordBuilder {
   void SetLater(size_t local, double weight);
   void FlushPending();
   bool Eligible(size_t local) const;
+  // A check's priority: the predicted step violation / sq_norm + eta (0 for an empty column).
+  double CheckPriority(double violation, double sq_norm) const {
+    return sq_norm > 0 ? violation / sq_norm + policy_.eta : 0.0;
+  }
   // Marks a parameter in flight and gives it weight 0 in the sampler (unless weight_is_zero: it
   // is already, or the caller sets it).
   void MarkInFlight(size_t local, bool weight_is_zero = false);
