@@ -83,6 +83,20 @@ std::string DynamicJob::Waiting() const {
 }
 
 bool DynamicJob::Handle(const proto::Envelope& e, Clock::time_point now) {
+  // The time since the last message went to what the job waited for; handling this one is the
+  // coordinator's own (timed by two readings of the clock, a few tens of ns).
+  // The solve starts with the handling of the message that ends the first check.
+  const auto started = Clock::now();
+  const bool solving = waits_.state() != WaitLedger::Wait::kNone;
+  if (solving) waits_.Mark(now, WaitLedger::Wait::kCoordinator);
+  if (!Dispatch(e, now)) return false;
+  const WaitLedger::Wait next = WaitState();
+  if (!solving && next != WaitLedger::Wait::kNone) waits_.Mark(now, WaitLedger::Wait::kCoordinator);
+  waits_.Mark(now + (Clock::now() - started), next);
+  return true;
+}
+
+bool DynamicJob::Dispatch(const proto::Envelope& e, Clock::time_point now) {
   switch (e.body_case()) {
     case proto::Envelope::kReady:
       HandleReady(e, now);
@@ -113,11 +127,31 @@ bool DynamicJob::Handle(const proto::Envelope& e, Clock::time_point now) {
   }
 }
 
+WaitLedger::Wait DynamicJob::WaitState() const {
+  using Wait = WaitLedger::Wait;
+  // The solve starts once the first check (which holds the start) is done.
+  if (done() || !start_checked_) return Wait::kNone;
+  switch (phase_) {
+    case Phase::kChecking:
+      return loss_reports_ < workers_.size() ? Wait::kCheckWorkers : Wait::kCheckSchedulers;
+    case Phase::kRunning: {
+      if (next_commit_ == next_issue_) return Wait::kOther;
+      for (auto it = rounds_.lower_bound(next_commit_); it != rounds_.end(); ++it) {
+        if (it->second.chord) return Wait::kWorkers;
+      }
+      return Wait::kChord;
+    }
+    default:
+      return Wait::kNone;
+  }
+}
+
 void DynamicJob::OnTick(Clock::time_point now) {
   EngineJob::OnTick(now);
-  if (done()) return;
+  if (done()) return waits_.Mark(now, WaitLedger::Wait::kNone);
   if (phase_ == Phase::kRunning && LimitReached(now)) MaybeStartCheck(now);
   Trace(now, false);
+  waits_.Mark(now, WaitState());
 }
 
 void DynamicJob::HandleColumnCounts(const proto::Envelope& e, Clock::time_point now) {
@@ -750,7 +784,17 @@ void DynamicJob::OnFinished(proto::JobState state, Clock::time_point now) {
     AddTraceRow(now, ApproxObjective());
   }
   phase_ = Phase::kDone;
-  log_->info("job {}: {} updates in {} rounds", id_, updates_, next_commit_);
+  waits_.Mark(now, WaitLedger::Wait::kNone);
+  using Wait = WaitLedger::Wait;
+  const double solving = waits_.Solving();
+  auto ms = [&](Wait w) { return 1e3 * waits_.Seconds(w); };
+  log_->info(
+      "job {}: {} updates in {} rounds; of {:.1f} ms solving, waited {:.1f} ms on chords, "
+      "{:.1f} on the workers' shares, {:.1f} on checks ({:.1f} of it the schedulers'), "
+      "{:.1f} in the coordinator",
+      id_, updates_, next_commit_, 1e3 * solving, ms(Wait::kChord), ms(Wait::kWorkers),
+      ms(Wait::kCheckWorkers) + ms(Wait::kCheckSchedulers), ms(Wait::kCheckSchedulers),
+      ms(Wait::kCoordinator));
 }
 
 double DynamicJob::ApproxObjective() const {
@@ -851,6 +895,8 @@ std::vector<proto::ResultFile> DynamicJob::ResultFiles() const {
     summary["mean_step_length"] = next_commit_ ? step_sum_ / double(next_commit_) : 1.0;
   }
   summary["seconds"] = Duration();
+  // What the solve waited for (coordinator/wait_ledger.h): how much of it the schedulers held.
+  summary["waits"] = waits_.Json();
   summary["nonzeros"] = model.size();
   summary["rows"] = num_rows_;
   summary["features"] = num_features_;

@@ -55,6 +55,7 @@
 #include "coordinator/check_pacer.h"
 #include "coordinator/engine_job.h"
 #include "coordinator/trace_log.h"
+#include "coordinator/wait_ledger.h"
 #include "engine/dynamic_app.h"
 #include "engine/shared_replica.h"
 #include "engine/vector_delta.h"
@@ -88,6 +89,9 @@ class DynamicJob final : public EngineJob {
     std::vector<proto::ColumnPartials> shares;  // column layout: by worker rank
   };
   bool Handle(const proto::Envelope& envelope, Clock::time_point now) override;
+  bool Dispatch(const proto::Envelope& envelope, Clock::time_point now);
+  // What the job waits for now (WaitLedger).
+  WaitLedger::Wait WaitState() const;
   proto::Engine engine() const override { return proto::ENGINE_DYNAMIC; }
   bool Loading() const override { return phase_ == Phase::kLoading; }
   // Who the job is waiting for right now, for the stall error.
@@ -200,6 +204,7 @@ class DynamicJob final : public EngineJob {
   uint32_t restore_count_ = 0;
 
   TraceLog trace_{"seconds,round,updates,objective,schedule,epoch"};
+  WaitLedger waits_;  // where the solve's time went
   Clock::time_point last_trace_{};
   std::vector<std::pair<Clock::time_point, uint64_t>> rate_window_;
 };

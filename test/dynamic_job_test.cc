@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 #include "actor_harness.h"
 #include "app_stub.h"
@@ -665,6 +666,59 @@ TEST_CASE(
   // The settings it ran with, resolved (the fixture's spec: depth 1, the row layout).
   CHECK_THAT(summary, Catch::Contains("\"engine\": {") && Catch::Contains("\"layout\": \"rows\"") &&
                           Catch::Contains("\"pipeline_depth\": 1"));
+}
+
+TEST_CASE(
+    "DynamicJob: summary.json says what the solve waited for: the schedulers' chords, the "
+    "workers' shares, and each side of a check",
+    "[dynamic_job][waits]") {
+  DynamicJobFixture f(/*depth=*/1, /*check_every=*/2);
+  f.StartRunning();  // the solve starts at the end of the first check
+  f.h_.Advance(0.003);
+  f.SendChord(0, 3);  // 3 ms on round 0's chord
+  f.h_.Advance(0.007);
+  f.SendPartials("worker-0", 0, 1.0);
+  f.SendPartials("worker-1", 0, 1.0);  // 7 ms on its shares
+  f.h_.Advance(0.002);
+  f.SendChord(1, 6);  // 2 ms on round 1's
+  f.h_.Advance(0.004);
+  f.SendPartials("worker-0", 1, 1.0);
+  f.h_.Advance(0.0005);  // still on the workers: round 1 waits for worker-1
+  f.SendPartials("worker-1", 1, 1.0);
+  REQUIRE(f.Rounds("worker-0", Kind::kCheckRequest) == std::vector<uint64_t>{2});
+  f.h_.Advance(0.005);  // 5 ms on the workers' part of the check
+  for (const auto& w : kWorkers) {
+    auto e = MakeEnvelope("", 0, 2);
+    e.mutable_loss_report()->set_loss(1);
+    f.Deliver(w, e);
+  }
+  f.h_.Advance(0.001);  // 1 ms on the schedulers' (converged: the job asks for its model)
+  for (const auto& s : kSchedulers) {
+    auto e = MakeEnvelope("", 0, 2);
+    e.mutable_check_report()->set_max_abs_gradient(10);
+    f.Deliver(s, e);
+  }
+  f.h_.Advance(1);  // the model's collection is not solving
+  for (const auto& s : kSchedulers) {
+    auto e = MakeEnvelope("");
+    e.mutable_model_slice();
+    f.Deliver(s, e);
+  }
+  REQUIRE(f.job_->Info(f.h_.now()).state() == proto::JOB_SUCCEEDED);
+  const auto summary = nlohmann::json::parse(FileContent(f.job_->ResultFiles(), "summary.json"));
+  const auto& waits = summary.at("waits");
+  INFO(waits.dump());
+  // Handling a message is the coordinator's time (real, microseconds here), taken from the wait
+  // that follows it: every other figure is exact to within all of it.
+  const double handling = waits.at("coordinator_s").get<double>();
+  CHECK(handling < 0.001);
+  CHECK(waits.at("chord_s").get<double>() == Approx(0.005).margin(handling));
+  CHECK(waits.at("workers_s").get<double>() == Approx(0.0115).margin(handling));
+  CHECK(waits.at("check_workers_s").get<double>() == Approx(0.005).margin(handling));
+  CHECK(waits.at("check_schedulers_s").get<double>() == Approx(0.001).margin(handling));
+  CHECK(waits.at("other_s").get<double>() == Approx(0).margin(handling));
+  CHECK(waits.at("schedulers_share").get<double>() ==
+        Approx(0.006 / 0.0225).margin(2 * handling / 0.0225));
 }
 
 TEST_CASE("DynamicJob: a job cancelled while loading has no result files",

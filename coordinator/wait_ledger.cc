@@ -1,0 +1,52 @@
+#include "coordinator/wait_ledger.h"
+
+#include <chrono>
+
+namespace strads {
+
+void WaitLedger::Mark(Clock::time_point now, Wait wait) {
+  if (since_ && now > *since_) {
+    seconds_[static_cast<size_t>(state_)] += std::chrono::duration<double>(now - *since_).count();
+  }
+  if (!since_ || now > *since_) since_ = now;
+  state_ = wait;
+}
+
+double WaitLedger::Solving() const {
+  double sum = 0;
+  for (size_t k = 1; k < kWaits; ++k) sum += seconds_[k];
+  return sum;
+}
+
+std::string_view WaitLedger::Name(Wait wait) {
+  switch (wait) {
+    case Wait::kNone:
+      return "none";
+    case Wait::kChord:
+      return "chord";
+    case Wait::kWorkers:
+      return "workers";
+    case Wait::kCheckWorkers:
+      return "check_workers";
+    case Wait::kCheckSchedulers:
+      return "check_schedulers";
+    case Wait::kCoordinator:
+      return "coordinator";
+    case Wait::kOther:
+      return "other";
+  }
+  return "?";
+}
+
+nlohmann::ordered_json WaitLedger::Json() const {
+  nlohmann::ordered_json json;
+  for (size_t k = 1; k < kWaits; ++k) {
+    json[std::string(Name(static_cast<Wait>(k))) + "_s"] = seconds_[k];
+  }
+  const double solving = Solving();
+  json["schedulers_share"] =
+      solving > 0 ? (Seconds(Wait::kChord) + Seconds(Wait::kCheckSchedulers)) / solving : 0.0;
+  return json;
+}
+
+}  // namespace strads

@@ -1,0 +1,59 @@
+// WaitLedger: where a dynamic job's solve time went, by what the job was waiting for.
+//
+// The coordinator sees every step of a round and of a check go by, so at any moment it knows what
+// the job is blocked on: a scheduler's chord (a round is out and none of the rounds out has its
+// chord yet: the workers have nothing to work on), the workers' shares (some round out has its
+// chord), the workers' part of a check (their gradients and losses) or the schedulers' part (the
+// violations and priorities they compute once every gradient slice is in). The job tells the
+// ledger its state after each event (Mark); the ledger adds the time since the last mark to the
+// state that held during it. The scheduler is the bottleneck where `chord` and `check_schedulers`
+// take much of the time; they include the messages' hops to and from the scheduler.
+// Thread-compatibility: a value type.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "common/event_loop.h"
+
+namespace strads {
+
+class WaitLedger {
+ public:
+  enum class Wait {
+    kNone,             // not solving: loading, the first check, the final model, done
+    kChord,            // rounds out, none with its chord: waiting on the schedulers
+    kWorkers,          // a round out has its chord: waiting on the workers' shares
+    kCheckWorkers,     // a check: the workers' gradients and losses
+    kCheckSchedulers,  // a check: every worker has answered, the schedulers evaluate
+    kCoordinator,      // the coordinator handling a message (summing shares, committing)
+    kOther,            // solving with nothing out (e.g. between a drained round and a check)
+  };
+  static constexpr size_t kWaits = 7;
+
+  // From `now` on the job is in state `wait`: the time since the last mark is added to the state
+  // marked then (nothing before the first mark).
+  void Mark(Clock::time_point now, Wait wait);
+
+  Wait state() const { return state_; }
+  // Seconds spent in `wait` up to the last mark.
+  double Seconds(Wait wait) const { return seconds_[static_cast<size_t>(wait)]; }
+  // Seconds spent in every state but kNone.
+  double Solving() const;
+
+  // {"chord_s", "workers_s", "check_workers_s", "check_schedulers_s", "coordinator_s", "other_s",
+  //  "schedulers_share"}: the last, (chord + check_schedulers) / solving (0 before any).
+  nlohmann::ordered_json Json() const;
+
+  static std::string_view Name(Wait wait);
+
+ private:
+  std::array<double, kWaits> seconds_{};
+  Wait state_ = Wait::kNone;
+  std::optional<Clock::time_point> since_;
+};
+
+}  // namespace strads
