@@ -709,8 +709,9 @@ TEST_CASE(
   const auto& waits = summary.at("waits");
   INFO(waits.dump());
   // Handling a message is the coordinator's time (real, microseconds here), taken from the wait
-  // that follows it: every other figure is exact to within all of it.
-  const double handling = waits.at("coordinator_s").get<double>();
+  // that follows it: every other figure is exact to within all of it, and to within the handling
+  // of messages the fixture delivers at one instant (their handling overlaps: 0.1 ms is ample).
+  const double handling = waits.at("coordinator_s").get<double>() + 1e-4;
   CHECK(handling < 0.001);
   CHECK(waits.at("chord_s").get<double>() == Approx(0.005).margin(handling));
   CHECK(waits.at("workers_s").get<double>() == Approx(0.0115).margin(handling));
