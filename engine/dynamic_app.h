@@ -18,6 +18,8 @@
 // Implementations are stateless (DynamicApp) or owned by one worker thread (the models).
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -105,6 +107,35 @@ class ColumnModel : public WorkerModel {
   virtual void ExportShared(proto::SharedRows& out) const = 0;
 };
 
+// What a scheduler's check report sums over its parameters (DynamicApp::EvaluateCheck).
+struct CheckSums {
+  double max_violation = 0;
+  double max_abs_gradient = 0;
+  double penalty = 0;
+  uint64_t nonzeros = 0;
+};
+
+// A check's evaluation of parameters with full gradients `gradients` and values `values`: each
+// gradient becomes that parameter's violation(gradient, value), in place; returns the largest
+// violation and |gradient|, the sum of penalty(value) in index order, and the nonzero values.
+// REQUIRES: gradients.size() == values.size().
+template <class ViolationFn, class PenaltyFn>
+CheckSums EvaluateCheckWith(std::span<double> gradients, std::span<const double> values,
+                            ViolationFn&& violation, PenaltyFn&& penalty) {
+  CheckSums sums;
+  for (size_t i = 0; i < gradients.size(); ++i) {
+    const double g = gradients[i];
+    const double beta = values[i];
+    const double v = violation(g, beta);
+    sums.max_violation = std::max(sums.max_violation, v);
+    sums.max_abs_gradient = std::max(sums.max_abs_gradient, std::abs(g));
+    sums.penalty += penalty(beta);
+    sums.nonzeros += beta != 0.0;
+    gradients[i] = v;
+  }
+  return sums;
+}
+
 class DynamicApp : public App {
  public:
   proto::Engine engine() const final { return proto::ENGINE_DYNAMIC; }
@@ -135,6 +166,17 @@ class DynamicApp : public App {
 
   // The regulariser's term for one parameter.
   virtual double Penalty(double value, const proto::JobSpec& spec) const = 0;
+
+  // A scheduler's evaluation of its parameters at a check (EvaluateCheckWith of Violation and
+  // Penalty). An app overrides it with the same arithmetic inlined, its settings read once: a
+  // check evaluates every parameter of a partition, and two virtual calls a parameter (each
+  // reading the spec) took ~0.3 ms a check of 100,000 Lasso parameters.
+  virtual CheckSums EvaluateCheck(std::span<double> gradients, std::span<const double> values,
+                                  const proto::JobSpec& spec) const {
+    return EvaluateCheckWith(
+        gradients, values, [&](double g, double beta) { return Violation(g, beta, spec); },
+        [&](double beta) { return Penalty(beta, spec); });
+  }
 
   // The right derivative of Penalty at `value` in the direction `direction`:
   // lim_{t -> 0+} (Penalty(value + t direction) - Penalty(value)) / t.

@@ -439,7 +439,6 @@ void DynamicSchedulerJob::HandleGradientSlice(const proto::Envelope& e) {
 
 void DynamicSchedulerJob::MaybeFinishCheck() {
   if (slices_ < num_workers_ || check_requested_ != check_round_) return;
-  const size_t n = values_.size();
   slices_ = 0;
   check_requested_.reset();
   builder_->DropPrepared();  // chosen with the old priorities
@@ -449,23 +448,13 @@ void DynamicSchedulerJob::MaybeFinishCheck() {
 
   auto out = JobEnvelope(check_round_);
   auto* report = out.mutable_check_report();
-  double max_violation = 0, max_gradient = 0, penalty = 0;
-  uint64_t nonzeros = 0;
-  for (size_t i = 0; i < n; ++i) {
-    const double g = gradient_[i];
-    const double beta = values_[i];
-    const double v = app_->Violation(g, beta, spec_);
-    max_violation = std::max(max_violation, v);
-    max_gradient = std::max(max_gradient, std::abs(g));
-    penalty += app_->Penalty(beta, spec_);
-    nonzeros += beta != 0.0;
-    gradient_[i] = v;  // read: now the violations
-  }
+  // gradient_ becomes the violations, which OnCheckAll reads.
+  const CheckSums sums = app_->EvaluateCheck(gradient_, values_, spec_);
   builder_->OnCheckAll(gradient_);
-  report->set_max_violation(max_violation);
-  report->set_max_abs_gradient(max_gradient);
-  report->set_penalty(penalty);
-  report->set_nonzeros(nonzeros);
+  report->set_max_violation(sums.max_violation);
+  report->set_max_abs_gradient(sums.max_abs_gradient);
+  report->set_penalty(sums.penalty);
+  report->set_nonzeros(sums.nonzeros);
   (void)session_.SendToCoordinator(out);
 }
 

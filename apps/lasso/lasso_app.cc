@@ -227,6 +227,15 @@ double LassoApp::Penalty(double value, const proto::JobSpec& spec) const {
   return spec.lasso().lambda() * std::abs(value);
 }
 
+CheckSums LassoApp::EvaluateCheck(std::span<double> gradients, std::span<const double> values,
+                                  const proto::JobSpec& spec) const {
+  const double lambda = spec.lasso().lambda();
+  return EvaluateCheckWith(
+      gradients, values,
+      [lambda](double g, double beta) { return lasso::Violation(-g, beta, lambda); },
+      [lambda](double beta) { return lambda * std::abs(beta); });
+}
+
 double LassoApp::PenaltySlope(double value, double direction, const proto::JobSpec& spec) const {
   return lasso::L1Slope(value, direction, spec.lasso().lambda());
 }

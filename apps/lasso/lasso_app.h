@@ -32,6 +32,8 @@ class LassoApp : public DynamicApp {
               const proto::JobSpec& spec) const override;
   double Violation(double gradient, double value, const proto::JobSpec& spec) const override;
   double Penalty(double value, const proto::JobSpec& spec) const override;
+  CheckSums EvaluateCheck(std::span<double> gradients, std::span<const double> values,
+                          const proto::JobSpec& spec) const override;
   double PenaltySlope(double value, double direction, const proto::JobSpec& spec) const override;
   double LossSlope(double label, double shared) const override;
   double Loss(std::span<const double> labels, std::span<const double> shared) const override;

@@ -88,6 +88,15 @@ double LogisticApp::Penalty(double value, const proto::JobSpec& spec) const {
   return spec.logistic().lambda() * std::abs(value);
 }
 
+CheckSums LogisticApp::EvaluateCheck(std::span<double> gradients, std::span<const double> values,
+                                     const proto::JobSpec& spec) const {
+  const double lambda = spec.logistic().lambda();
+  return EvaluateCheckWith(
+      gradients, values,
+      [lambda](double g, double beta) { return lasso::Violation(-g, beta, lambda); },
+      [lambda](double beta) { return lambda * std::abs(beta); });
+}
+
 double LogisticApp::PenaltySlope(double value, double direction, const proto::JobSpec& spec) const {
   return lasso::L1Slope(value, direction, spec.logistic().lambda());
 }

@@ -105,6 +105,16 @@ double SvmApp::Penalty(double value, const proto::JobSpec& spec) const {
   return svm::PenaltyTerm(value, spec.svm().lambda(), PenaltyOf(spec));
 }
 
+CheckSums SvmApp::EvaluateCheck(std::span<double> gradients, std::span<const double> values,
+                                const proto::JobSpec& spec) const {
+  const double lambda = spec.svm().lambda();
+  const svm::Penalty penalty = PenaltyOf(spec);
+  return EvaluateCheckWith(
+      gradients, values,
+      [lambda, penalty](double g, double w) { return svm::Violation(g, w, lambda, penalty); },
+      [lambda, penalty](double w) { return svm::PenaltyTerm(w, lambda, penalty); });
+}
+
 double SvmApp::PenaltySlope(double value, double direction, const proto::JobSpec& spec) const {
   return svm::PenaltySlope(value, direction, spec.svm().lambda(), PenaltyOf(spec));
 }

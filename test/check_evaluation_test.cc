@@ -1,0 +1,89 @@
+// DynamicApp::EvaluateCheck: a scheduler's evaluation of its parameters at a check. Each app's
+// override inlines its Violation and Penalty; it must give what they give a parameter at a time
+// (the base class's loop), bit for bit, sums in the same order.
+#include <catch2/catch.hpp>
+
+#include <random>
+#include <vector>
+
+#include "apps/lasso/lasso_app.h"
+#include "apps/logistic/logistic_app.h"
+#include "apps/svm/svm_app.h"
+
+namespace strads {
+namespace {
+
+// Gradients around +-lambda and values with zeros, positives and negatives.
+void RandomCheck(uint32_t seed, double lambda, std::vector<double>& gradients,
+                 std::vector<double>& values) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-2 * lambda, 2 * lambda);
+  std::uniform_int_distribution<int> kind(0, 3);
+  gradients.resize(1000);
+  values.resize(1000);
+  for (size_t i = 0; i < gradients.size(); ++i) {
+    gradients[i] = u(rng);
+    const int k = kind(rng);
+    values[i] = k == 0 ? 0.0 : k == 1 ? std::abs(u(rng)) : k == 2 ? -std::abs(u(rng)) : u(rng);
+  }
+  gradients[0] = lambda;  // on the kink's edges
+  gradients[1] = -lambda;
+  values[0] = values[1] = 0.0;
+}
+
+void CheckMatchesPerParameter(const DynamicApp& app, const proto::JobSpec& spec, double lambda) {
+  for (uint32_t seed = 1; seed <= 3; ++seed) {
+    std::vector<double> gradients, values;
+    RandomCheck(seed, lambda, gradients, values);
+    std::vector<double> batch = gradients, one_by_one = gradients;
+    const CheckSums fast = app.EvaluateCheck(batch, values, spec);
+    const CheckSums slow = app.DynamicApp::EvaluateCheck(one_by_one, values, spec);
+    CHECK(batch == one_by_one);
+    CHECK(fast.max_violation == slow.max_violation);
+    CHECK(fast.max_abs_gradient == slow.max_abs_gradient);
+    CHECK(fast.penalty == slow.penalty);
+    CHECK(fast.nonzeros == slow.nonzeros);
+    CHECK(fast.nonzeros > 0);
+    CHECK(fast.max_violation > 0);
+  }
+}
+
+TEST_CASE("EvaluateCheck: Lasso's, by hand", "[check_evaluation]") {
+  LassoApp app;
+  proto::JobSpec spec;
+  spec.mutable_lasso()->set_lambda(1);
+  // The gradient here is x_j^T r's negative (the loss gradient): violation at beta = 0 is
+  // max(0, |g| - lambda), at beta > 0 |g + lambda|.
+  std::vector<double> gradients = {3, -0.5, -2}, values = {0, 0, 1};
+  const CheckSums sums = app.EvaluateCheck(gradients, values, spec);
+  CHECK(gradients == std::vector<double>{2, 0, 1});
+  CHECK(sums.max_violation == 2);
+  CHECK(sums.max_abs_gradient == 3);
+  CHECK(sums.penalty == 1);
+  CHECK(sums.nonzeros == 1);
+}
+
+TEST_CASE("EvaluateCheck: every app's override is its per-parameter Violation and Penalty",
+          "[check_evaluation]") {
+  proto::JobSpec spec;
+  SECTION("lasso") {
+    spec.mutable_lasso()->set_lambda(0.7);
+    CheckMatchesPerParameter(LassoApp(), spec, 0.7);
+  }
+  SECTION("logistic") {
+    spec.mutable_logistic()->set_lambda(1.3);
+    CheckMatchesPerParameter(LogisticApp(), spec, 1.3);
+  }
+  SECTION("svm, l1") {
+    spec.mutable_svm()->set_lambda(0.4);
+    CheckMatchesPerParameter(SvmApp(), spec, 0.4);
+  }
+  SECTION("svm, l2") {
+    spec.mutable_svm()->set_lambda(0.4);
+    spec.mutable_svm()->set_penalty("l2");
+    CheckMatchesPerParameter(SvmApp(), spec, 0.4);
+  }
+}
+
+}  // namespace
+}  // namespace strads
