@@ -260,8 +260,8 @@ print(f"Problem `{name}`: lambda = {frac} x lambda_max = {lam:.10g}; F* = {fstar
 print()
 print("| config | start s | s to 1e-3 | updates to 1e-3 | s to 1e-6 | updates to 1e-6 | "
       "s to 1e-9 | time ratio 1e-3 | time ratio 1e-6 | time ratio 1e-9 | final gap | rounds/s | "
-      "updates/s | converged |")
-print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+      "updates/s | schedulers' share | converged |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 table = {"fstar": fstar, "configs": {}}
 for key, _ in configs:
     if key not in runs:
@@ -278,14 +278,19 @@ for key, _ in configs:
     rps = f"{rounds / solve:,.0f}" if rounds and solve > 0 else "-"
     ups = f"{summary['updates'] / solve:,.0f}" if solve > 0 else "-"
     gap = (summary["objective"] - fstar) / abs(fstar)
+    # The part of the solve the job waited on its schedulers (a chord, or a check's evaluation):
+    # summary.json's waits (coordinator/wait_ledger.h); engine runs only.
+    waits = summary.get("waits")
+    share = f"{100 * waits['schedulers_share']:.0f} %" if waits else "-"
     table["configs"][key] = {"label": label, "start_s": start, "s_to_1e-3": t3,
                              "updates_to_1e-3": u3, "s_to_1e-6": t6, "updates_to_1e-6": u6,
                              "s_to_1e-9": t9,
                              "solve_s": solve, "rounds": rounds, "updates": summary["updates"],
-                             "final_gap": gap, "converged": summary["converged"]}
+                             "final_gap": gap, "converged": summary["converged"],
+                             "waits": waits}
     print(f"| {label} | {start:.3f} | {fmt_s(t3)} | {fmt_u(u3)} | {fmt_s(t6)} | {fmt_u(u6)} | "
           f"{fmt_s(t9)} | {ratio(t3, 1e-3)} | {ratio(t6, 1e-6)} | {ratio(t9, 1e-9)} | {gap:.1e} | "
-          f"{rps} | {ups} | "
+          f"{rps} | {ups} | {share} | "
           f"{'yes' if summary['converged'] else 'no'} |")
 with open(os.path.join(out, "table.json"), "w") as f:
     json.dump(table, f, indent=1)
@@ -293,5 +298,6 @@ print()
 print("start = engine job time before its first trace row (shard loading + first check at beta=0);"
       " the reference's load time is excluded and not shown here (see its summary.json"
       " load_seconds). s = solve seconds, from the first trace row. n/r = not reached."
-      " rounds/s and updates/s over the whole solve.")
+      " rounds/s and updates/s over the whole solve. schedulers' share: of the whole solve, the"
+      " time the job waited on a scheduler's chord or a check's evaluation (summary.json waits).")
 PY
