@@ -415,7 +415,9 @@ void DynamicJob::Issue(Clock::time_point now, std::optional<proto::Envelope> com
 void DynamicJob::HandleChord(const proto::Envelope& e, Clock::time_point now) {
   const auto& c = e.chord();
   const uint64_t t = e.round();
-  if (phase_ != Phase::kRunning || t < next_commit_ || t >= next_issue_) return;
+  // While checking: the round asked for with the check, kept for the check's end.
+  const bool checking = phase_ == Phase::kChecking;
+  if ((phase_ != Phase::kRunning && !checking) || t < next_commit_ || t >= next_issue_) return;
   const int rank = Rank(e.sender(), proto::ROLE_SCHEDULER);
   if (rank < 0 || size_t(rank) != t % schedulers_.size() || rounds_[t].chord) {
     return Fail(fmt::format("chord {} from {}, which does not own that round", t, e.sender()), now);
@@ -433,19 +435,25 @@ void DynamicJob::HandleChord(const proto::Envelope& e, Clock::time_point now) {
     }
   }
   last_progress_ = now;
+  log_->trace("job {}: chord {} from {} ({} ids)", id_, e.round(), e.sender(), c.ids_size());
+  rounds_[e.round()].chord = c;
+  if (checking) return;  // FinishCheck takes it up
+  OnChordIn(rank, c, now);
+  TryCommit(now);
+}
+
+void DynamicJob::OnChordIn(int rank, const proto::Chord& c, Clock::time_point now) {
   if (c.exhausted()) {  // nothing left to schedule: measure
     exhausted_[rank] = 1;
     WantCheck(now);
   }
-  log_->trace("job {}: chord {} from {} ({} ids)", id_, e.round(), e.sender(), c.ids_size());
-  rounds_[e.round()].chord = c;
-  TryCommit(now);
 }
 
 DynamicJob::Round* DynamicJob::AcceptPartials(const proto::Envelope& e, int rank,
                                               Clock::time_point now) {
-  if (phase_ != Phase::kRunning || rank < 0 || e.round() < next_commit_ ||
-      e.round() >= next_issue_) {
+  // While checking: partials of the round asked for with the check, committed after it.
+  if ((phase_ != Phase::kRunning && phase_ != Phase::kChecking) || rank < 0 ||
+      e.round() < next_commit_ || e.round() >= next_issue_) {
     return nullptr;
   }
   Round& round = rounds_[e.round()];
@@ -496,7 +504,7 @@ void DynamicJob::HandleColumnPartials(const proto::Envelope& e, Clock::time_poin
 void DynamicJob::TryCommit(Clock::time_point now) {
   // The last commit is held back for Issue, which may add the next chord request to it.
   std::optional<proto::Envelope> held;
-  while (!done()) {
+  while (!done() && phase_ == Phase::kRunning) {
     auto it = rounds_.find(next_commit_);
     if (it == rounds_.end() || !it->second.chord || it->second.partials < workers_.size()) break;
     auto e = Out(next_commit_);
@@ -657,7 +665,24 @@ void DynamicJob::MaybeStartCheck(Clock::time_point now) {
   auto e = Out(next_commit_);
   e.mutable_check_request();
   Broadcast(workers_, e, now);
-  Broadcast(schedulers_, e, now);  // behind the commits, so they evaluate with every value
+  // Behind the commits, so they evaluate with every value. The round after the check is asked
+  // for with it (CheckRequest.requests_chord) unless a limit makes this check the last: its
+  // chord and partials may come before the check's end, and wait for it (HandleChord, TryCommit).
+  const bool ask = !LimitReached(now);
+  const size_t asked = next_issue_ % schedulers_.size();
+  for (size_t s = 0; s < schedulers_.size(); ++s) {
+    auto request = e;
+    if (ask && s == asked) {
+      request.mutable_check_request()->set_requests_chord(true);
+      request.mutable_check_request()->set_chord_round(next_issue_);
+    }
+    SendTo(schedulers_[s].id, std::move(request), now);
+  }
+  if (ask) {
+    log_->trace("job {}: request chord {} from {} with the check", id_, next_issue_,
+                schedulers_[asked].id);
+    ++next_issue_;
+  }
   // Column layout: the loss is that of the shared vector, which this replica holds bit for bit as
   // every worker does (the margin apps sum it with the function a worker's ExactLoss uses; Lasso's
   // sum may differ from a worker's in the last bits). Summed here while the workers compute their
@@ -749,7 +774,11 @@ void DynamicJob::FinishCheck(Clock::time_point now) {
   }
   updates_at_previous_check_ = updates_;
   phase_ = Phase::kRunning;
-  Issue(now);
+  // The round asked for with the check: its chord (and partials) may be in already.
+  for (auto& [t, round] : rounds_) {
+    if (round.chord) OnChordIn(static_cast<int>(t % schedulers_.size()), *round.chord, now);
+  }
+  TryCommit(now);  // commits it if complete, and issues the next rounds
 }
 
 void DynamicJob::RequestModel(Clock::time_point now) {

@@ -102,6 +102,8 @@ class DynamicJob final : public EngineJob {
   // Column layout: sums the workers' column counts and sends the sum to every member.
   void HandleColumnCounts(const proto::Envelope& e, Clock::time_point now);
   void HandleChord(const proto::Envelope& e, Clock::time_point now);
+  // A chord of scheduler `rank` taken up while running: an exhausted one asks for a check.
+  void OnChordIn(int rank, const proto::Chord& chord, Clock::time_point now);
   void HandlePartials(const proto::Envelope& e, Clock::time_point now);
   void HandleColumnPartials(const proto::Envelope& e, Clock::time_point now);
   // The round of a worker's partials, once per worker, or null (late, early or repeated).

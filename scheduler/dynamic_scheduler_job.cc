@@ -90,6 +90,7 @@ void DynamicSchedulerJob::OnMessage(const proto::Envelope& e) {
       return HandleGradientSlice(e);
     case proto::Envelope::kCheckRequest:
       check_requested_ = e.round();
+      if (e.check_request().requests_chord()) chord_after_check_ = e.check_request().chord_round();
       return MaybeFinishCheck();
     case proto::Envelope::kModelRequest:
       return HandleModelRequest(e);
@@ -456,6 +457,9 @@ void DynamicSchedulerJob::MaybeFinishCheck() {
   report->set_penalty(sums.penalty);
   report->set_nonzeros(sums.nonzeros);
   (void)session_.SendToCoordinator(out);
+  // The round asked for with the check, on its priorities, as a ChordRequest after the report
+  // would have found them.
+  if (chord_after_check_) BuildChord(*std::exchange(chord_after_check_, std::nullopt));
 }
 
 void DynamicSchedulerJob::HandleModelRequest(const proto::Envelope& e) {

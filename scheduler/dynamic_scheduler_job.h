@@ -132,6 +132,9 @@ class DynamicSchedulerJob final : public MemberJob {
   // slices on others: a check is evaluated only once both are in, so the values it reads
   // reflect every commit before it.
   std::optional<uint64_t> check_requested_;
+  // The round asked for with the check in progress (CheckRequest.requests_chord): its chord is
+  // built once the check is reported.
+  std::optional<uint64_t> chord_after_check_;
   // This scheduler's chords since the last check finished, and between the two checks before
   // (kUnknown: none yet, or none came between them). See BuildChord.
   static constexpr uint64_t kUnknown = ~uint64_t{0};

@@ -197,14 +197,17 @@ class DynamicJobFixture {
     return out;
   }
 
-  // The rounds whose chords `peer` was asked for, in order: by a ChordRequest or by a commit
-  // that carries the request.
+  // The rounds whose chords `peer` was asked for, in order: by a ChordRequest, or by a commit or
+  // a check request that carries the request.
   std::vector<uint64_t> Requested(const std::string& peer) {
     std::vector<uint64_t> out;
     for (const auto& e : h_.Inbox(peer)) {
       if (e.body_case() == Kind::kChordRequest) out.push_back(e.round());
       if (e.body_case() == Kind::kCommit && e.commit().requests_chord()) {
         out.push_back(e.commit().chord_round());
+      }
+      if (e.body_case() == Kind::kCheckRequest && e.check_request().requests_chord()) {
+        out.push_back(e.check_request().chord_round());
       }
     }
     return out;
@@ -268,9 +271,11 @@ TEST_CASE("DynamicJob: at depth D, D chord requests are in flight, round-robin o
           "[dynamic_job][pipeline]") {
   DynamicJobFixture f(/*depth=*/3);
   f.LoadEveryone();
+  CHECK(f.Requested("scheduler-0") == std::vector<uint64_t>{0});  // with the first check
+  CHECK(f.Requested("scheduler-1").empty());
   f.h_.ClearInboxes();
   f.AnswerCheck(5, 5, 0, 0);  // not converged: rounds start
-  CHECK(f.Requested("scheduler-0") == std::vector<uint64_t>{0, 2});
+  CHECK(f.Requested("scheduler-0") == std::vector<uint64_t>{2});
   CHECK(f.Requested("scheduler-1") == std::vector<uint64_t>{1});
   // Round 1 completing first opens no slot: the window is counted from the oldest uncommitted.
   f.CompleteRound(1, 6, 0.5, 0.5);
@@ -287,18 +292,20 @@ TEST_CASE(
     "[dynamic_job][pipeline][pacer]") {
   DynamicJobFixture f(/*depth=*/3, /*check_every=*/0);  // 0: the time rule; 2 schedulers
   f.LoadEveryone();
+  CHECK(f.Requested("scheduler-0") == std::vector<uint64_t>{0});  // with the first check
   f.h_.ClearInboxes();
   f.AnswerCheck(5, 5, 0, 0);  // the first check, which held the start
-  CHECK(f.Requested("scheduler-0") == std::vector<uint64_t>{0});
+  CHECK(f.Requested("scheduler-0").empty());
   CHECK(f.Requested("scheduler-1") == std::vector<uint64_t>{1});
   f.CompleteRound(0, 0, 0.5, 0.25);
   CHECK(f.Rounds("worker-0", Kind::kCheckRequest).empty());  // round 1 drains first
   CHECK(f.Requested("scheduler-0").empty());                 // and nothing more is asked
   f.CompleteRound(1, 6, 0.5, 0.25);
   CHECK(f.Rounds("worker-0", Kind::kCheckRequest) == std::vector<uint64_t>{2});
+  CHECK(f.Requested("scheduler-0") == std::vector<uint64_t>{2});  // with the check
   f.h_.ClearInboxes();
   f.AnswerCheck(4, 5, 0, 2);  // measured: the pipeline fills to its depth again
-  CHECK(f.Requested("scheduler-0") == std::vector<uint64_t>{2, 4});
+  CHECK(f.Requested("scheduler-0") == std::vector<uint64_t>{4});
   CHECK(f.Requested("scheduler-1") == std::vector<uint64_t>{3});
 }
 
@@ -474,11 +481,56 @@ TEST_CASE("DynamicJob: after check_every updates the pipeline drains and a check
   CHECK(commit.round() == 1);
   CHECK_FALSE(commit.commit().requests_chord());
   CHECK(inbox.back().body_case() == Kind::kCheckRequest);
-  CHECK(f.Requested("scheduler-0").empty());
-  // Not converged and parameters moved since the last check: rounds resume.
+  CHECK_FALSE(inbox.back().check_request().requests_chord());
+  // Round 2's scheduler is asked for its chord with the check, to build it once it has
+  // reported.
+  CHECK(f.Requested("scheduler-0") == std::vector<uint64_t>{2});
+  // Not converged and parameters moved since the last check: rounds resume (a check is due after
+  // the next round, so one round a scheduler).
   f.AnswerCheck(5, 5, 0, 2);
   CHECK(f.job_->Info(f.h_.now()).state() == proto::JOB_RUNNING);
-  CHECK(f.Requested("scheduler-0") == std::vector<uint64_t>{2});
+  CHECK(f.Requested("scheduler-0").empty());
+  CHECK(f.Requested("scheduler-1") == std::vector<uint64_t>{3});
+}
+
+TEST_CASE(
+    "DynamicJob: the round asked for with a check may come in before the check ends: it is "
+    "committed after it, and dropped if the check ends the job",
+    "[dynamic_job][check]") {
+  for (const bool converged : {false, true}) {
+    DYNAMIC_SECTION("the check converges: " << converged) {
+      DynamicJobFixture f(/*depth=*/1);
+      f.LoadEveryone();
+      REQUIRE(f.Requested("scheduler-0") == std::vector<uint64_t>{0});
+      // Scheduler 0 has reported and sent round 0's chord, the workers their partials, before
+      // scheduler 1's report ends the check.
+      for (const auto& w : kWorkers) {
+        auto e = MakeEnvelope("", 0, 0);
+        e.mutable_loss_report()->set_loss(5);
+        f.Deliver(w, e);
+      }
+      auto report = [&](size_t s) {
+        auto e = MakeEnvelope("", 0, 0);
+        e.mutable_check_report()->set_max_violation(converged ? 0 : 5);
+        e.mutable_check_report()->set_max_abs_gradient(10);
+        f.Deliver(kSchedulers[s], e);
+      };
+      report(0);
+      f.CompleteRound(0, 3, 1.0, 1.0);
+      CHECK(f.Rounds("worker-0", Kind::kCommit).empty());  // not while checking
+      CHECK(f.job_->Info(f.h_.now()).updates() == 0);
+      report(1);
+      if (converged) {
+        CHECK(f.Rounds("worker-0", Kind::kCommit).empty());
+        CHECK(f.Rounds("scheduler-0", Kind::kModelRequest) == std::vector<uint64_t>{0});
+        CHECK(f.job_->Info(f.h_.now()).updates() == 0);
+      } else {
+        CHECK(f.Rounds("worker-0", Kind::kCommit) == std::vector<uint64_t>{0});
+        CHECK(f.job_->Info(f.h_.now()).updates() == 1);
+        CHECK(f.Requested("scheduler-1") == std::vector<uint64_t>{1});  // and the next round
+      }
+    }
+  }
 }
 
 TEST_CASE(
@@ -491,11 +543,11 @@ TEST_CASE(
   // check follows the round at once, and it finds no update since the first check.
   f.ExhaustedRound(0);
   REQUIRE(f.Rounds("worker-0", Kind::kCheckRequest) == std::vector<uint64_t>{1});
+  // Scheduler 1 was never asked: it is, with the check, and its chord moves a parameter.
+  CHECK(f.Requested("scheduler-1") == std::vector<uint64_t>{1});
   f.h_.ClearInboxes();
   f.AnswerCheck(5, 5, 0, 1);
-  // Scheduler 1 was never asked: it is, and its chord moves a parameter.
   REQUIRE(f.job_->Info(f.h_.now()).state() == proto::JOB_RUNNING);
-  CHECK(f.Requested("scheduler-1") == std::vector<uint64_t>{1});
   f.CompleteRound(1, 6, 1, 1);
   CHECK(f.job_->Info(f.h_.now()).updates() == 1);
   CHECK(f.job_->Info(f.h_.now()).state() == proto::JOB_RUNNING);
@@ -557,7 +609,10 @@ TEST_CASE(
       f.CompleteRound(2, 2, 1, 1);  // 2.5 s of rounds, 3 updates
       if (c.timed) {
         CHECK(f.Rounds("worker-1", Kind::kCheckRequest) == std::vector<uint64_t>{3});
-        CHECK(f.Requested("scheduler-1").empty());
+        const auto inbox = f.h_.Inbox("scheduler-1");  // round 3 is asked for with the check
+        REQUIRE(!inbox.empty());
+        CHECK(inbox.back().body_case() == Kind::kCheckRequest);
+        CHECK(inbox.back().check_request().chord_round() == 3);
       } else {
         CHECK(f.Rounds("worker-1", Kind::kCheckRequest).empty());
         CHECK(f.Requested("scheduler-1") == std::vector<uint64_t>{3});

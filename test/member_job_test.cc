@@ -616,6 +616,60 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "dynamic scheduler job: a check that asks for a chord reports, then sends that round's chord: "
+    "the one a ChordRequest after the report gets",
+    "[member_job][dynamic_scheduler]") {
+  testing::TempDir dir;
+  const std::string data = TinyData(dir);
+  // Two schedulers in the same state: one asked with the check, one asked after its report.
+  std::vector<std::vector<proto::Envelope>> got(2);
+  for (int asked_with_check = 0; asked_with_check < 2; ++asked_with_check) {
+    Bench bench("scheduler-0", 1, 1);
+    UseColumns(bench, data, 3, 0);
+    DynamicSchedulerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
+    const proto::Ready ready = bench.AwaitReady(job);
+    REQUIRE(ready.error().empty());
+    const size_t n = ready.end_param() - ready.first_param();
+    auto request = MakeEnvelope("coordinator", kJob, 0);
+    request.mutable_check_request();
+    if (asked_with_check) {
+      request.mutable_check_request()->set_requests_chord(true);
+      request.mutable_check_request()->set_chord_round(0);
+    }
+    bench.Deliver(job, request);
+    // Violations differ by parameter, so the priorities order the chord.
+    auto slice = SliceWithNorms(0, 0, 0, n, -50.0, 2.0);
+    for (int i = 0; i < slice.gradient_slice().values_size(); ++i) {
+      slice.mutable_gradient_slice()->set_values(i, -10.0 * (i + 1));
+    }
+    bench.Deliver(job, slice);
+    // In order: the report first (the coordinator learns whether the job goes on), then the chord.
+    auto receive = [&] {
+      while (auto e = bench.node("coordinator").Receive(std::chrono::milliseconds(20))) {
+        if (e->body_case() == proto::Envelope::kCheckReport ||
+            e->body_case() == proto::Envelope::kChord) {
+          got[asked_with_check].push_back(*e);
+        }
+      }
+    };
+    receive();
+    if (!asked_with_check) {
+      REQUIRE(got[0].size() == 1);  // the report, and no chord before it is asked for
+      bench.RequestChord(job, 0);
+      receive();
+    }
+  }
+  REQUIRE(got[1].size() == 2);
+  CHECK(got[1][0].body_case() == proto::Envelope::kCheckReport);
+  REQUIRE(got[1][1].body_case() == proto::Envelope::kChord);
+  CHECK(got[1][1].round() == 0);
+  REQUIRE(got[0].size() == 2);
+  REQUIRE(got[0][1].body_case() == proto::Envelope::kChord);
+  CHECK(got[1][1].chord().ids_size() == 3);
+  CHECK(got[1][1].chord().SerializeAsString() == got[0][1].chord().SerializeAsString());
+}
+
+TEST_CASE(
     "dynamic scheduler job: the next chord is built ahead unless the last interval between checks "
     "says a check comes first",
     "[member_job][dynamic_scheduler]") {
