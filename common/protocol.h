@@ -14,7 +14,8 @@ namespace strads {
 // check), Commit.requests_chord.
 // 5 (2026-11-27): ColumnCounts (column-layout members load from the workers' summed counts instead
 // of counting the file).
-inline constexpr uint32_t kProtocolVersion = 5;
+// 6 (2026-11-28): CheckRequest.requests_chord (a scheduler that ignored it would stall the job).
+inline constexpr uint32_t kProtocolVersion = 6;
 
 // Default control port of the coordinator; the status socket is the next port.
 inline constexpr int kDefaultControlPort = 7700;
