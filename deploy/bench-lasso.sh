@@ -37,6 +37,9 @@
 #   --max-seconds S      time limit of each engine run (default 90; the 1e-6 point is reached
 #                        long before the 1e-9 tolerance on this machine)
 #   --max-updates N      stop every engine run after N updates (default 0: no limit)
+#   --trace-every S      a trace row of every engine run at most every S seconds between checks
+#                        (default 0.002; a solve of a millisecond or two wants less, e.g. 0.00001:
+#                        a row after every commit, as the reference writes one every sweep)
 #   --engine-args "ARGS" more options for every engine run, split on spaces (e.g.
 #                        "--chord-size 4096 --candidates 8192"); the reference does not get them
 #   --configs LIST       comma list of ref,emb11,emb12,cl11,cl22 (--layout rows) and their
@@ -56,6 +59,7 @@ FRACTION=0.1
 TOL=1e-9
 MAX_SECONDS=90
 MAX_UPDATES=0
+TRACE_EVERY=0.002
 ENGINE_ARGS=()
 CONFIGS=ref,emb11,emb12,cl11,cl22,emb11c,emb12c,cl11c,cl22c
 
@@ -75,6 +79,7 @@ while (($#)); do
     --tolerance) TOL=$2; shift 2 ;;
     --max-seconds) MAX_SECONDS=$2; shift 2 ;;
     --max-updates) MAX_UPDATES=$2; shift 2 ;;
+    --trace-every) TRACE_EVERY=$2; shift 2 ;;
     --engine-args) read -ra ENGINE_ARGS <<<"$2"; shift 2 ;;
     --configs) CONFIGS=$2; shift 2 ;;
     -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
@@ -136,9 +141,9 @@ if has ref; then
   echo "== (a) reference" >&2
   "$BIN/strads-lasso-reference" "${JOB[@]}" --output "$OUT/ref" >&2
 fi
-# The engine's runs only. A trace row every 2 ms between checks, so that the time to a gap is
-# not rounded up to the next check (100 rounds apart on the synthetic problem).
-JOB+=(--max-updates "$MAX_UPDATES" --trace-every 0.002 "${ENGINE_ARGS[@]}")
+# The engine's runs only. A trace row every 2 ms between checks (by default), so that the time to
+# a gap is not rounded up to the next check (100 rounds apart on the synthetic problem).
+JOB+=(--max-updates "$MAX_UPDATES" --trace-every "$TRACE_EVERY" "${ENGINE_ARGS[@]}")
 
 run_embedded() { # NAME SCHEDULERS WORKERS [JOB OPTIONS...]
   echo "== (b) embedded $2x$3: strads run $APP ${JOB[*]} ${*:4} --schedulers $2 --workers $3 --max-seconds $MAX_SECONDS" >&2
