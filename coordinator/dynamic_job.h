@@ -9,6 +9,10 @@
 //              CheckReport (max violation, penalty). The first check, at beta = 0, also gives
 //              lambda_max = max_j |grad_j|, the scale of the tolerance. Converged when
 //              max violation <= tolerance * lambda_max (the criterion of the sequential reference).
+//              The scheduler of round t is asked for its chord with the check
+//              (CheckRequest.requests_chord; not when a limit makes the check the last): it builds
+//              it once it has reported, so round t's chord and partials may come in before the
+//              check ends; they wait for it, and are dropped if the check ends the job.
 //   kRunning   rounds: ChordRequest(t) to scheduler t mod S while fewer than D rounds are in
 //   flight (riding on the commit just sent to that scheduler when there is one: Commit.
 //   requests_chord; while the next commit makes a check due, at most one round a scheduler);
