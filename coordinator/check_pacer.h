@@ -17,19 +17,20 @@
 //     priorities, so DynamicJob passes by_time = false and they check every J updates): a check
 //     once `features` updates were committed since the last, or sooner, once the rounds since the
 //     last check have taken as long as that check took (kRoundsPerCheck = 1). A check's time runs
-//     from when it was wanted to when the rounds resume, so the pipeline's drain counts. The first
-//     check's time also holds the members' start (handling Begin): it is not taken as a measure
-//     (Done's `measured`), and the next check comes after the first committed round instead.
-//     (With the first check's ~15 ms as the measure, the 20,000 x 20,000 L1-LR problem ran its
-//     first three or four rounds, of the eight it needs to 1e-3, on the first check's priorities
-//     (at beta = 0), refreshed only where a round drew.)
-//     Checks then take about half of the time at most, or more where J updates come sooner (e.g.
-//     chords larger than J). 1 measured best of 1, 2 and 4 on the paper's shape, the 1000 x 100,000
-//     Lasso problem and the 20,000 x 20,000 L1-LR one (docs/benchmarks.md). The time rule needs at
-//     least one committed update since the last check, so a check is never repeated without a round
-//     between, and a measured check: a Done without a Wanted before it (a check of unknown cost)
-//     keeps the last measure, and before the first measure only the count applies (and, after a
-//     check that held the start, the one-round rule above).
+//     from when it was wanted to when the coordinator has every report, so the pipeline's drain
+//     counts (the round after it, asked for with the check, may already be under way then). The
+//     first check's time also holds the members' start (handling Begin): it is not taken as a
+//     measure (Done's `measured`), and the next check comes after the first committed round
+//     instead. (With the first check's ~15 ms as the measure, the 20,000 x 20,000 L1-LR problem ran
+//     its first three or four rounds, of the eight it needs to 1e-3, on the first check's
+//     priorities (at beta = 0), refreshed only where a round drew.) Checks then take about half of
+//     the time at most, or more where J updates come sooner (e.g. chords larger than J). 1 measured
+//     best of 1, 2 and 4 on the paper's shape, the 1000 x 100,000 Lasso problem and the 20,000 x
+//     20,000 L1-LR one (docs/benchmarks.md). The time rule needs at least one committed update
+//     since the last check, so a check is never repeated without a round between, and a measured
+//     check: a Done without a Wanted before it (a check of unknown cost) keeps the last measure,
+//     and before the first measure only the count applies (and, after a check that held the start,
+//     the one-round rule above).
 // Pure logic over the times it is given; a value type.
 #pragma once
 

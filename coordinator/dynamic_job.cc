@@ -83,17 +83,23 @@ std::string DynamicJob::Waiting() const {
 }
 
 bool DynamicJob::Handle(const proto::Envelope& e, Clock::time_point now) {
-  // The time since the last message went to what the job waited for; handling this one is the
-  // coordinator's own (timed by two readings of the clock, a few tens of ns).
-  // The solve starts with the handling of the message that ends the first check.
+  bool handled = false;
+  Timed(now, [&] { handled = Dispatch(e, now); });
+  return handled;
+}
+
+template <class Body>
+void DynamicJob::Timed(Clock::time_point now, Body&& body) {
+  // The time since the last mark went to what the job waited for; what `body` takes is the
+  // coordinator's own (timed by two readings of the clock, a few tens of ns). The solve starts
+  // with the handling of the message that ends the first check.
   const auto started = Clock::now();
   const bool solving = waits_.state() != WaitLedger::Wait::kNone;
   if (solving) waits_.Mark(now, WaitLedger::Wait::kCoordinator);
-  if (!Dispatch(e, now)) return false;
+  body();
   const WaitLedger::Wait next = WaitState();
   if (!solving && next != WaitLedger::Wait::kNone) waits_.Mark(now, WaitLedger::Wait::kCoordinator);
   waits_.Mark(now + (Clock::now() - started), next);
-  return true;
 }
 
 bool DynamicJob::Dispatch(const proto::Envelope& e, Clock::time_point now) {
@@ -136,8 +142,15 @@ WaitLedger::Wait DynamicJob::WaitState() const {
       return loss_reports_ < workers_.size() ? Wait::kCheckWorkers : Wait::kCheckSchedulers;
     case Phase::kRunning: {
       if (next_commit_ == next_issue_) return Wait::kOther;
-      for (auto it = rounds_.lower_bound(next_commit_); it != rounds_.end(); ++it) {
-        if (it->second.chord) return Wait::kWorkers;
+      // Rounds commit in order: the oldest one out decides. Without its chord the job waits on
+      // its scheduler, unless (row layout) the workers are still computing a later round whose
+      // chord came first; a column-layout worker starts a round only after the commit before it.
+      const auto oldest = rounds_.find(next_commit_);
+      if (oldest != rounds_.end() && oldest->second.chord) return Wait::kWorkers;
+      if (!columns()) {
+        for (auto it = rounds_.upper_bound(next_commit_); it != rounds_.end(); ++it) {
+          if (it->second.chord && it->second.partials < workers_.size()) return Wait::kWorkers;
+        }
       }
       return Wait::kChord;
     }
@@ -149,9 +162,10 @@ WaitLedger::Wait DynamicJob::WaitState() const {
 void DynamicJob::OnTick(Clock::time_point now) {
   EngineJob::OnTick(now);
   if (done()) return waits_.Mark(now, WaitLedger::Wait::kNone);
-  if (phase_ == Phase::kRunning && LimitReached(now)) MaybeStartCheck(now);
-  Trace(now, false);
-  waits_.Mark(now, WaitState());
+  Timed(now, [&] {
+    if (phase_ == Phase::kRunning && LimitReached(now)) MaybeStartCheck(now);
+    Trace(now, false);
+  });
 }
 
 void DynamicJob::HandleColumnCounts(const proto::Envelope& e, Clock::time_point now) {
@@ -774,9 +788,9 @@ void DynamicJob::FinishCheck(Clock::time_point now) {
   }
   updates_at_previous_check_ = updates_;
   phase_ = Phase::kRunning;
-  // The round asked for with the check: its chord (and partials) may be in already.
-  for (auto& [t, round] : rounds_) {
-    if (round.chord) OnChordIn(static_cast<int>(t % schedulers_.size()), *round.chord, now);
+  // The round asked for with the check (the only one out): its chord may be in already.
+  if (const auto it = rounds_.find(next_commit_); it != rounds_.end() && it->second.chord) {
+    OnChordIn(static_cast<int>(next_commit_ % schedulers_.size()), *it->second.chord, now);
   }
   TryCommit(now);  // commits it if complete, and issues the next rounds
 }

@@ -4,8 +4,9 @@
 //
 //   kLoading   JobStart to every member; each loads its part and answers Ready. Schedulers report
 //              the parameter range they own; together they must tile [0, J).
-//   kChecking  an optimality check: with no round in flight, CheckRequest(t) to the workers, who
-//              send gradient slices to the schedulers and exact losses here; schedulers answer
+//   kChecking  an optimality check: with no round in flight (but the one asked for with it, below),
+//              CheckRequest(t) to the workers and schedulers; the workers send gradient slices
+//              to the schedulers and exact losses here; schedulers answer
 //              CheckReport (max violation, penalty). The first check, at beta = 0, also gives
 //              lambda_max = max_j |grad_j|, the scale of the tolerance. Converged when
 //              max violation <= tolerance * lambda_max (the criterion of the sequential reference).
@@ -15,13 +16,15 @@
 //              check ends; they wait for it, and are dropped if the check ends the job.
 //   kRunning   rounds: ChordRequest(t) to scheduler t mod S while fewer than D rounds are in
 //   flight (riding on the commit just sent to that scheduler when there is one: Commit.
-//   requests_chord; while the next commit makes a check due, at most one round a scheduler);
+//   requests_chord, or on the check before the round: CheckRequest.requests_chord; while the
+//   next commit makes a check due, at most one round a scheduler);
 //              the chord (from the scheduler) and P partials (from the workers) of round t are
 //              summed, the app's Pull gives the new values, and Commit(t) goes to every worker and
 //              to the chord's scheduler — strictly in round order. When a check is due
 //              (coordinator/check_pacer.h: after `check_every` updates, by default J or sooner once
 //              the rounds took as long as the last check), a limit is reached or a chord comes back
-//              empty, issuing stops, the pipeline drains, and a check follows.
+//              empty, issuing stops, the pipeline drains, and a check follows (asking for the
+//              next round with it).
 //              Column layout (owner-computes): the workers send ColumnPartials instead (the new
 //              values of the ids each owns and the change of the shared vector); the commit takes
 //              their values, and SharedUpdate(t), the sum of their changes in rank order, goes to
@@ -96,6 +99,10 @@ class DynamicJob final : public EngineJob {
   bool Dispatch(const proto::Envelope& envelope, Clock::time_point now);
   // What the job waits for now (WaitLedger).
   WaitLedger::Wait WaitState() const;
+  // Runs `body` (handling a message, a tick) as the coordinator's own time in the ledger, then
+  // marks what the job waits for after it.
+  template <class Body>
+  void Timed(Clock::time_point now, Body&& body);
   proto::Engine engine() const override { return proto::ENGINE_DYNAMIC; }
   bool Loading() const override { return phase_ == Phase::kLoading; }
   // Who the job is waiting for right now, for the stall error.

@@ -1,14 +1,13 @@
 // WaitLedger: where a dynamic job's solve time went, by what the job was waiting for.
 //
 // The coordinator sees every step of a round and of a check go by, so at any moment it knows what
-// the job is blocked on: a scheduler's chord (a round is out and none of the rounds out has its
-// chord yet: the workers have nothing to work on), the workers' shares (some round out has its
-// chord), the workers' part of a check (their gradients and losses) or the schedulers' part (the
-// violations and priorities they compute once every gradient slice is in). The job tells the
-// ledger its state after each event (Mark); the ledger adds the time since the last mark to the
-// state that held during it. The scheduler is the bottleneck where `chord` and `check_schedulers`
-// take much of the time; they include the messages' hops to and from the scheduler.
-// Thread-compatibility: a value type.
+// the job is blocked on: a scheduler's chord (the oldest round out has none yet: rounds commit in
+// order), the workers' shares (it has its chord), the workers' part of a check (their gradients and
+// losses) or the schedulers' part (the violations and priorities they compute once every gradient
+// slice is in). The job tells the ledger its state after each event (Mark); the ledger adds the
+// time since the last mark to the state that held during it. The scheduler is the bottleneck where
+// `chord` and `check_schedulers` take much of the time; they include the messages' hops to and from
+// the scheduler. Thread-compatibility: a value type.
 #pragma once
 
 #include <array>
@@ -25,12 +24,13 @@ class WaitLedger {
  public:
   enum class Wait {
     kNone,             // not solving: loading, the first check, the final model, done
-    kChord,            // rounds out, none with its chord: waiting on the schedulers
-    kWorkers,          // a round out has its chord: waiting on the workers' shares
+    kChord,            // the oldest round out has no chord: waiting on its scheduler
+    kWorkers,          // the oldest round out has its chord (or, row layout, the workers compute a
+                       // later one): waiting on the workers' shares
     kCheckWorkers,     // a check: the workers' gradients and losses
     kCheckSchedulers,  // a check: every worker has answered, the schedulers evaluate
     kCoordinator,      // the coordinator handling a message (summing shares, committing)
-    kOther,            // solving with nothing out (e.g. between a drained round and a check)
+    kOther,            // solving with no round out and no check (not expected; kept visible)
   };
   static constexpr size_t kWaits = 7;
 

@@ -15,7 +15,8 @@
 //  - Commit(t): new values, and the priorities of the committed parameters; a commit that
 //    requests_chord is then answered as a ChordRequest for its chord_round;
 //  - GradientSlice x P and CheckRequest: the optimality check of its partition (CheckReport to
-//    the coordinator), which also refreshes every priority;
+//    the coordinator), which also refreshes every priority; a check request that requests_chord
+//    is then answered as a ChordRequest for its chord_round, right after the report;
 //  - ModelRequest: its nonzero parameters.
 // In the column layout (owner-computes) the workers own blocks of its range
 // (NestedPartitionByWeight), or groups of correlated features where those are cheap to find

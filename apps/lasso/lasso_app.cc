@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "apps/l1_check.h"
 #include "apps/lasso/lasso_update.h"
 #include "apps/linear_model_options.h"
 #include "common/huge_pages.h"
@@ -229,11 +230,7 @@ double LassoApp::Penalty(double value, const proto::JobSpec& spec) const {
 
 CheckSums LassoApp::EvaluateCheck(std::span<double> gradients, std::span<const double> values,
                                   const proto::JobSpec& spec) const {
-  const double lambda = spec.lasso().lambda();
-  return EvaluateCheckWith(
-      gradients, values,
-      [lambda](double g, double beta) { return lasso::Violation(-g, beta, lambda); },
-      [lambda](double beta) { return lambda * std::abs(beta); });
+  return EvaluateL1Check(gradients, values, spec.lasso().lambda());
 }
 
 double LassoApp::PenaltySlope(double value, double direction, const proto::JobSpec& spec) const {

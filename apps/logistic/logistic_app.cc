@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "apps/l1_check.h"
 #include "apps/lasso/lasso_update.h"
 #include "apps/linear_model_options.h"
 #include "apps/logistic/logistic_update.h"
@@ -90,11 +91,7 @@ double LogisticApp::Penalty(double value, const proto::JobSpec& spec) const {
 
 CheckSums LogisticApp::EvaluateCheck(std::span<double> gradients, std::span<const double> values,
                                      const proto::JobSpec& spec) const {
-  const double lambda = spec.logistic().lambda();
-  return EvaluateCheckWith(
-      gradients, values,
-      [lambda](double g, double beta) { return lasso::Violation(-g, beta, lambda); },
-      [lambda](double beta) { return lambda * std::abs(beta); });
+  return EvaluateL1Check(gradients, values, spec.logistic().lambda());
 }
 
 double LogisticApp::PenaltySlope(double value, double direction, const proto::JobSpec& spec) const {
