@@ -131,19 +131,25 @@ class DynamicJobFixture {
   // Answers the check in progress: each worker reports `loss`, each scheduler `violation` with
   // max gradient 10 and penalty `penalty`.
   void AnswerCheck(double loss, double violation, double penalty, uint64_t round) {
+    WorkersReportLoss(loss, round);
+    for (size_t s = 0; s < kSchedulers.size(); ++s) SchedulerReports(s, violation, penalty, round);
+  }
+  // The workers' part of the check of `round`: each reports `loss`.
+  void WorkersReportLoss(double loss, uint64_t round) {
     for (const auto& w : kWorkers) {
       auto e = MakeEnvelope("", 0, round);
       e.mutable_loss_report()->set_loss(loss);
       Deliver(w, e);
     }
-    for (const auto& s : kSchedulers) {
-      auto e = MakeEnvelope("", 0, round);
-      auto* r = e.mutable_check_report();
-      r->set_max_violation(violation);
-      r->set_max_abs_gradient(10);
-      r->set_penalty(penalty);
-      Deliver(s, e);
-    }
+  }
+  // Scheduler `s` reports the check of `round`: `violation`, max gradient 10, `penalty`.
+  void SchedulerReports(size_t s, double violation, double penalty, uint64_t round) {
+    auto e = MakeEnvelope("", 0, round);
+    auto* r = e.mutable_check_report();
+    r->set_max_violation(violation);
+    r->set_max_abs_gradient(10);
+    r->set_penalty(penalty);
+    Deliver(kSchedulers[s], e);
   }
 
   // Loaded, first check answered (not converged): the job is issuing rounds.
@@ -506,17 +512,8 @@ TEST_CASE(
       REQUIRE(f.Requested("scheduler-0") == std::vector<uint64_t>{0});
       // Scheduler 0 has reported and sent round 0's chord, the workers their partials, before
       // scheduler 1's report ends the check.
-      for (const auto& w : kWorkers) {
-        auto e = MakeEnvelope("", 0, 0);
-        e.mutable_loss_report()->set_loss(5);
-        f.Deliver(w, e);
-      }
-      auto report = [&](size_t s) {
-        auto e = MakeEnvelope("", 0, 0);
-        e.mutable_check_report()->set_max_violation(converged ? 0 : 5);
-        e.mutable_check_report()->set_max_abs_gradient(10);
-        f.Deliver(kSchedulers[s], e);
-      };
+      f.WorkersReportLoss(5, 0);
+      auto report = [&](size_t s) { f.SchedulerReports(s, converged ? 0 : 5, 0, 0); };
       report(0);
       f.CompleteRound(0, 3, 1.0, 1.0);
       CHECK(f.Rounds("worker-0", Kind::kCommit).empty());  // not while checking
@@ -556,17 +553,8 @@ TEST_CASE(
   f.StartRunning();
   f.CompleteRound(0, 3, 1.0, 1.0);  // a check follows; round 1 is asked for with it
   REQUIRE(f.Requested("scheduler-1") == std::vector<uint64_t>{1});
-  for (const auto& w : kWorkers) {
-    auto e = MakeEnvelope("", 0, 1);
-    e.mutable_loss_report()->set_loss(5);
-    f.Deliver(w, e);
-  }
-  auto report = [&](size_t s) {
-    auto e = MakeEnvelope("", 0, 1);
-    e.mutable_check_report()->set_max_violation(5);
-    e.mutable_check_report()->set_max_abs_gradient(10);
-    f.Deliver(kSchedulers[s], e);
-  };
+  f.WorkersReportLoss(5, 1);
+  auto report = [&](size_t s) { f.SchedulerReports(s, 5, 0, 1); };
   report(1);
   f.ExhaustedRound(1);  // scheduler 1 has nothing; the workers answer its empty chord
   CHECK(f.job_->Info(f.h_.now()).round() == 1);  // not committed during the check
@@ -787,17 +775,9 @@ TEST_CASE(
   f.SendPartials("worker-1", 1, 1.0);
   REQUIRE(f.Rounds("worker-0", Kind::kCheckRequest) == std::vector<uint64_t>{2});
   f.h_.Advance(0.005);  // 5 ms on the workers' part of the check
-  for (const auto& w : kWorkers) {
-    auto e = MakeEnvelope("", 0, 2);
-    e.mutable_loss_report()->set_loss(1);
-    f.Deliver(w, e);
-  }
+  f.WorkersReportLoss(1, 2);
   f.h_.Advance(0.001);  // 1 ms on the schedulers' (converged: the job asks for its model)
-  for (const auto& s : kSchedulers) {
-    auto e = MakeEnvelope("", 0, 2);
-    e.mutable_check_report()->set_max_abs_gradient(10);
-    f.Deliver(s, e);
-  }
+  for (size_t s = 0; s < kSchedulers.size(); ++s) f.SchedulerReports(s, 0, 0, 2);
   f.h_.Advance(1);  // the model's collection is not solving
   for (const auto& s : kSchedulers) {
     auto e = MakeEnvelope("");
