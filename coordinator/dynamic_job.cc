@@ -525,6 +525,7 @@ void DynamicJob::TryCommit(Clock::time_point now) {
     e.mutable_commit()->set_scheduler_rank(it->second.chord->scheduler_rank());
     // On failure the job is done and sends nothing more: `held` is rightly dropped.
     if (!(columns() ? CommitColumns(it->second, e, now) : CommitRows(it->second, e, now))) return;
+    if (columns()) CorrectRoundWaits(it->second);
     const auto& commit = e.commit();
     for (int k = 0; k < commit.ids_size(); ++k) {
       const double updated = commit.values(k);
@@ -638,6 +639,20 @@ bool DynamicJob::CommitColumns(Round& round, proto::Envelope& e, Clock::time_poi
   replica_.Apply(change);
   Broadcast(workers_, std::move(shared), now);
   return true;
+}
+
+void DynamicJob::CorrectRoundWaits(const Round& round) {
+  using Wait = WaitLedger::Wait;
+  double compute = 0;
+  for (const proto::ColumnPartials& share : round.shares) {
+    if (std::isfinite(share.compute_seconds()))
+      compute = std::max(compute, share.compute_seconds());
+  }
+  const double chord = waits_.Seconds(Wait::kChord) - chord_s_at_commit_;
+  const double workers = waits_.Seconds(Wait::kWorkers) - workers_s_at_commit_;
+  waits_.Move(Wait::kChord, Wait::kWorkers, std::min(chord, compute - workers));
+  chord_s_at_commit_ = waits_.Seconds(Wait::kChord);
+  workers_s_at_commit_ = waits_.Seconds(Wait::kWorkers);
 }
 
 double DynamicJob::CombinedStepLength(const proto::Chord& chord, const std::vector<double>& deltas,

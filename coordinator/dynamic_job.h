@@ -123,6 +123,11 @@ class DynamicJob final : public EngineJob {
   // shares (column layout); false if the job failed.
   bool CommitRows(Round& round, proto::Envelope& e, Clock::time_point now);
   bool CommitColumns(Round& round, proto::Envelope& e, Clock::time_point now);
+  // Column layout, at a round's commit: the ledger charged the round's wait since the last commit
+  // to its chord until the coordinator handled the chord, which can be long after the workers got
+  // it; their own compute times say how long they worked. Up to the longest of them, less what the
+  // ledger already gave the workers, moves from the chord's time to theirs (WaitLedger).
+  void CorrectRoundWaits(const Round& round);
   // Column layout: the step length along the round's combined change (engine/step_length.h),
   // from the coordinator's replica and the chord's values and deltas.
   double CombinedStepLength(const proto::Chord& chord, const std::vector<double>& deltas,
@@ -218,6 +223,8 @@ class DynamicJob final : public EngineJob {
 
   TraceLog trace_{"seconds,round,updates,objective,schedule,epoch"};
   WaitLedger waits_;  // where the solve's time went
+  // The ledger's chord and workers seconds at the last commit (CorrectRoundWaits).
+  double chord_s_at_commit_ = 0, workers_s_at_commit_ = 0;
   Clock::time_point last_trace_{};
   std::vector<std::pair<Clock::time_point, uint64_t>> rate_window_;
 };

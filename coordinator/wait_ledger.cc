@@ -1,5 +1,6 @@
 #include "coordinator/wait_ledger.h"
 
+#include <algorithm>
 #include <chrono>
 
 namespace strads {
@@ -10,6 +11,15 @@ void WaitLedger::Mark(Clock::time_point now, Wait wait) {
   }
   if (!since_ || now > *since_) since_ = now;
   state_ = wait;
+}
+
+void WaitLedger::Move(Wait from, Wait to, double seconds) {
+  double& source = seconds_[static_cast<size_t>(from)];
+  const double amount = std::min(seconds, source);
+  if (!(amount > 0) || from == to) return;
+  source -= amount;
+  seconds_[static_cast<size_t>(to)] += amount;
+  moved_ += amount;
 }
 
 double WaitLedger::Solving() const {
@@ -43,6 +53,7 @@ nlohmann::ordered_json WaitLedger::Json() const {
   for (size_t k = 1; k < kWaits; ++k) {
     json[std::string(Name(static_cast<Wait>(k))) + "_s"] = seconds_[k];
   }
+  json["moved_s"] = moved_;
   const double solving = Solving();
   json["schedulers_share"] =
       solving > 0 ? (Seconds(Wait::kChord) + Seconds(Wait::kCheckSchedulers)) / solving : 0.0;

@@ -7,7 +7,13 @@
 // slice is in). The job tells the ledger its state after each event (Mark); the ledger adds the
 // time since the last mark to the state that held during it. The scheduler is the bottleneck where
 // `chord` and `check_schedulers` take much of the time; they include the messages' hops to and from
-// the scheduler. Thread-compatibility: a value type.
+// the scheduler.
+// The coordinator sees a message only once it has a core. With as many busy workers as cores it
+// may handle a round's chord after the workers computed most of the round (2 cores, 1 x 2 L1-LR:
+// the chord was handled ~3 ms after its request, the workers had started ~1.8 ms after it), and
+// the ledger would charge their work to the chord. So each column-layout share carries its
+// worker's compute time, and at the round's commit the job moves that much of the round's chord
+// time over to the workers (Move). Thread-compatibility: a value type.
 #pragma once
 
 #include <array>
@@ -38,6 +44,14 @@ class WaitLedger {
   // marked then (nothing before the first mark).
   void Mark(Clock::time_point now, Wait wait);
 
+  // Moves up to `seconds` of the time already added to `from` over to `to` (none if `seconds` is
+  // not positive; never more than `from` holds). For what a member measured and the coordinator
+  // could not see: a worker that computed a round while the coordinator, with no core, had not yet
+  // handled the round's chord (DynamicJob::CorrectRoundWaits).
+  void Move(Wait from, Wait to, double seconds);
+  // Seconds moved so far from one state to another.
+  double moved() const { return moved_; }
+
   Wait state() const { return state_; }
   // Seconds spent in `wait` up to the last mark.
   double Seconds(Wait wait) const { return seconds_[static_cast<size_t>(wait)]; }
@@ -45,13 +59,15 @@ class WaitLedger {
   double Solving() const;
 
   // {"chord_s", "workers_s", "check_workers_s", "check_schedulers_s", "coordinator_s", "other_s",
-  //  "schedulers_share"}: the last, (chord + check_schedulers) / solving (0 before any).
+  //  "moved_s", "schedulers_share"}: moved_s is moved() (already in the states it went to); the
+  //  share is (chord + check_schedulers) / solving (0 before any).
   nlohmann::ordered_json Json() const;
 
   static std::string_view Name(Wait wait);
 
  private:
   std::array<double, kWaits> seconds_{};
+  double moved_ = 0;
   Wait state_ = Wait::kNone;
   std::optional<Clock::time_point> since_;
 };

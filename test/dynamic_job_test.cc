@@ -1084,6 +1084,52 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "DynamicJob: column layout, the workers' compute times move the part of a round the "
+    "coordinator counted as waiting on its chord over to the workers, never more than it counted",
+    "[dynamic_job][waits]") {
+  const double compute = GENERATE(0.0, 0.002, 0.010);
+  CAPTURE(compute);
+  DynamicJobFixture f(1, 1000, Incarnation{}, proto::LAYOUT_COLUMNS);
+  f.job_->Start(f.h_.now());
+  f.ReadySchedulers();
+  f.ReadyColumnWorkers({1.0});
+  f.AnswerCheck(5, 5, 0, 0);
+  f.h_.ClearInboxes();
+  f.h_.Advance(0.004);  // round 0's chord not handled yet: counted as the scheduler's
+  auto chord = MakeEnvelope("", 0, 0);
+  chord.mutable_chord()->set_scheduler_rank(0);
+  for (uint64_t j : {1, 3}) {
+    chord.mutable_chord()->add_ids(j);
+    chord.mutable_chord()->add_values(1.0);
+  }
+  f.Deliver("scheduler-0", chord);
+  f.h_.Advance(0.001);  // the chord handled: counted as the workers'
+  auto share = [&](const std::string& w, uint64_t j) {
+    auto e = MakeEnvelope("", 0, 0);
+    auto* p = e.mutable_column_partials();
+    p->add_ids(j);
+    p->add_values(2.0);
+    p->mutable_change()->set_size(1);
+    p->set_compute_seconds(w == "worker-0" ? compute : compute / 2);  // the longest counts
+    f.Deliver(w, e);
+  };
+  share("worker-0", 1);
+  share("worker-1", 3);
+  REQUIRE(f.job_->Info(f.h_.now()).round() == 1);
+  f.job_->Cancel(f.h_.now());
+  const auto summary = nlohmann::json::parse(FileContent(f.job_->ResultFiles(), "summary.json"));
+  const auto& waits = summary.at("waits");
+  INFO(waits.dump());
+  // The workers worked `compute`, of which the ledger saw 0.001; the rest, up to the 0.004 it
+  // gave the chord, moves.
+  const double moved = std::clamp(compute - 0.001, 0.0, 0.004);
+  const double handling = waits.at("coordinator_s").get<double>() + 1e-4;
+  CHECK(waits.at("moved_s").get<double>() == Approx(moved).margin(handling));
+  CHECK(waits.at("chord_s").get<double>() == Approx(0.004 - moved).margin(handling));
+  CHECK(waits.at("workers_s").get<double>() == Approx(0.001 + moved).margin(handling));
+}
+
+TEST_CASE(
     "DynamicJob: column layout, a check's loss is that of the coordinator's replica, whatever the "
     "workers report",
     "[dynamic_job][trace]") {

@@ -1151,6 +1151,9 @@ TEST_CASE(
     }
     const auto& ids = partials[0].column_partials().ids();
     CHECK(std::vector<uint64_t>(ids.begin(), ids.end()) == mine);
+    // Its compute time, for the coordinator's wait ledger: measured, and not absurd.
+    CHECK(partials[0].column_partials().compute_seconds() > 0.0);
+    CHECK(partials[0].column_partials().compute_seconds() < 10.0);
     // The values come from a model on exactly those columns (not the blocks it started on).
     auto loaded = LoadDataset(DataSource{data, "", ""}, RowRange{});
     REQUIRE(loaded.ok());

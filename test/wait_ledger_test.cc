@@ -54,5 +54,23 @@ TEST_CASE("WaitLedger: a mark at or before the last adds nothing but changes the
   CHECK(ledger.Seconds(Wait::kChord) == 1);
 }
 
+TEST_CASE("WaitLedger: Move shifts time between states, at most what the source holds",
+          "[wait_ledger]") {
+  WaitLedger ledger;
+  ledger.Mark(At(0), Wait::kChord);
+  ledger.Mark(At(0.003), Wait::kWorkers);
+  ledger.Mark(At(0.004), Wait::kNone);
+  ledger.Move(Wait::kChord, Wait::kWorkers, 0.002);
+  CHECK(ledger.Seconds(Wait::kChord) == Approx(0.001));
+  CHECK(ledger.Seconds(Wait::kWorkers) == Approx(0.003));
+  ledger.Move(Wait::kChord, Wait::kWorkers, 0.5);   // only the 0.001 left
+  ledger.Move(Wait::kWorkers, Wait::kChord, -1.0);  // nothing
+  CHECK(ledger.Seconds(Wait::kChord) == 0.0);
+  CHECK(ledger.Seconds(Wait::kWorkers) == Approx(0.004));
+  CHECK(ledger.Solving() == Approx(0.004));
+  CHECK(ledger.moved() == Approx(0.003));
+  CHECK(ledger.Json().at("moved_s").get<double>() == Approx(0.003));
+}
+
 }  // namespace
 }  // namespace strads

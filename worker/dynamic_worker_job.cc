@@ -1,12 +1,14 @@
 #include "worker/dynamic_worker_job.h"
 
 #include <algorithm>
+#include <chrono>
 #include <span>
 
 #include <fmt/format.h>
 
 #include "common/column_selection.h"
 #include "common/data_loader.h"
+#include "common/event_loop.h"
 #include "common/partitioner.h"
 #include "common/protocol.h"
 #include "engine/feature_grouping.h"
@@ -341,6 +343,7 @@ void DynamicWorkerJob::ComputeColumnShare(uint64_t round, const proto::Chord& ch
     ids.push_back(j);
     values.push_back(chord.values(k));
   }
+  const Clock::time_point started = Clock::now();
   std::vector<double> updated;
   updated.reserve(ids.size());
   columns_->Update(ids, values, updated, *change_);
@@ -350,6 +353,7 @@ void DynamicWorkerJob::ComputeColumnShare(uint64_t round, const proto::Chord& ch
   partials->mutable_values()->Assign(updated.begin(), updated.end());
   change_->Take(*partials->mutable_change());
   partials->set_applied_through(applied_);  // no loss: the coordinator sums its replica's
+  partials->set_compute_seconds(std::chrono::duration<double>(Clock::now() - started).count());
   (void)session_.SendToCoordinator(std::move(e));
 }
 
