@@ -95,6 +95,10 @@ void EngineJob::Start(Clock::time_point now) {
         start->add_worker_ids(w.id);
         start->add_worker_endpoints(w.endpoint);
       }
+      for (const auto& s : schedulers_) {
+        start->add_scheduler_ids(s.id);
+        start->add_scheduler_endpoints(s.endpoint);
+      }
       start->set_coordinator_id(transport_.id());
       start->set_engine(engine());
       SendTo((*group)[r].id, e, now);

@@ -72,6 +72,22 @@ class MemberJob {
     return e;
   }
 
+  // Connects to each peer of `ids` (a role's members, by rank) at its endpoint, except this
+  // member; a failure is logged (a send to that peer then fails and is reported). Connecting at
+  // the job's start, not at its first message: ZeroMQ completes the TCP and ZMTP handshakes in the
+  // background while the data loads, where a worker that connected to its schedulers at Begin
+  // sent its first gradient slice through a cold connection, ~0.2 ms on the critical path of a
+  // solve that takes ~0.6 ms (diabetes, 1 x 1 on loopback).
+  template <class Strings>
+  void ConnectPeers(const Strings& ids, const Strings& endpoints) {
+    for (int k = 0; k < ids.size() && k < endpoints.size(); ++k) {
+      if (ids.Get(k) == transport_.id()) continue;
+      if (Status st = transport_.Connect(ids.Get(k), endpoints.Get(k)); !st.ok()) {
+        log_->error("job {}: {}", id_, st.message());
+      }
+    }
+  }
+
   // For a message the job has no use for: logged, never fatal.
   void LogUnexpected(const proto::Envelope& e) const {
     log_->warn("job {}: unexpected {} from {}", id_, BodyName(e), e.sender());

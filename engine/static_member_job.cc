@@ -17,12 +17,7 @@ StaticMemberJob::StaticMemberJob(const MemberContext& context, uint64_t job_id,
       plan_(std::max<uint32_t>(1, start.num_workers()),
             std::max<uint32_t>(1, start.spec().static_engine().blocks_per_worker())),
       passes_(app->PassesPerIteration(start.spec())) {
-  for (int w = 0; w < start.worker_ids_size() && w < start.worker_endpoints_size(); ++w) {
-    if (start.worker_ids(w) == transport_.id()) continue;
-    if (Status st = transport_.Connect(start.worker_ids(w), start.worker_endpoints(w)); !st.ok()) {
-      log_->error("job {}: {}", id_, st.message());
-    }
-  }
+  ConnectPeers(start.worker_ids(), start.worker_endpoints());
 }
 
 void StaticMemberJob::OnMessage(const proto::Envelope& e) {

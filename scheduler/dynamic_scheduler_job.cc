@@ -24,11 +24,7 @@ DynamicSchedulerJob::DynamicSchedulerJob(const MemberContext& context, uint64_t 
       num_workers_(start.num_workers()),
       app_(app),
       worker_ids_(start.worker_ids().begin(), start.worker_ids().end()) {
-  for (int w = 0; w < start.worker_ids_size() && w < start.worker_endpoints_size(); ++w) {
-    if (Status st = transport_.Connect(start.worker_ids(w), start.worker_endpoints(w)); !st.ok()) {
-      log_->error("job {}: {}", id_, st.message());
-    }
-  }
+  ConnectPeers(start.worker_ids(), start.worker_endpoints());
   if (spec_.dynamic().layout() == proto::LAYOUT_COLUMNS) {
     log_->info("job {}: waiting for the workers' column counts (scheduler {}/{})", id_, rank_,
                num_schedulers_);

@@ -828,6 +828,29 @@ TEST_CASE(
   CHECK(waits.at("workers_s").get<double>() == Approx(0.004).margin(handling));
 }
 
+TEST_CASE(
+    "DynamicJob: every member's JobStart lists the schedulers and workers with their endpoints, "
+    "by rank, so workers connect to the schedulers while they load",
+    "[dynamic_job]") {
+  DynamicJobFixture f;
+  f.job_->Start(f.h_.now());
+  auto all = kSchedulers;
+  all.insert(all.end(), kWorkers.begin(), kWorkers.end());
+  for (const auto& member : all) {
+    CAPTURE(member);
+    const auto inbox = f.h_.Inbox(member);
+    REQUIRE_FALSE(inbox.empty());
+    REQUIRE(inbox[0].has_job_start());
+    const proto::JobStart& start = inbox[0].job_start();
+    CHECK(std::vector<std::string>(start.scheduler_ids().begin(), start.scheduler_ids().end()) ==
+          kSchedulers);
+    CHECK(std::vector<std::string>(start.worker_ids().begin(), start.worker_ids().end()) ==
+          kWorkers);
+    REQUIRE(start.scheduler_endpoints_size() == 2);
+    CHECK(start.scheduler_endpoints(1) == "inproc://scheduler-1");
+  }
+}
+
 TEST_CASE("DynamicJob: a job cancelled while loading has no result files",
           "[dynamic_job][partial]") {
   DynamicJobFixture f;

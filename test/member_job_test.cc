@@ -325,6 +325,54 @@ proto::Envelope CommitEnvelope(uint64_t round, uint64_t id, double value, double
 
 }  // namespace
 
+// The member's transport, with a record of the peers it connected to, in order.
+class ConnectRecorder : public Transport {
+ public:
+  explicit ConnectRecorder(Transport& inner) : inner_(inner) {}
+  const std::string& id() const override { return inner_.id(); }
+  Status Connect(const std::string& peer, const std::string& endpoint) override {
+    connected.push_back(peer);
+    return inner_.Connect(peer, endpoint);
+  }
+  Status Send(const std::string& peer, const proto::Envelope& envelope) override {
+    return inner_.Send(peer, envelope);
+  }
+  std::optional<proto::Envelope> Receive(std::chrono::milliseconds timeout) override {
+    return inner_.Receive(timeout);
+  }
+  std::vector<std::string> endpoints() const override { return inner_.endpoints(); }
+  std::vector<std::string> connected;
+
+ private:
+  Transport& inner_;
+};
+
+TEST_CASE(
+    "worker jobs connect to the schedulers their JobStart lists when they start, while they load, "
+    "not at Begin",
+    "[member_job]") {
+  testing::TempDir dir;
+  Bench bench("worker-0", 2, 1);
+  bench.start.mutable_spec()->set_data_path(TinyData(dir));
+  for (const std::string s : {"scheduler-0", "scheduler-1"}) {
+    bench.start.add_scheduler_ids(s);
+    bench.start.add_scheduler_endpoints("inproc://" + s);
+  }
+  ConnectRecorder recorder(*bench.member);
+  const MemberContext context{recorder, *bench.session, bench.no_apps, bench.log};
+  const std::vector<std::string> schedulers{"scheduler-0", "scheduler-1"};
+  SECTION("dynamic") {
+    DynamicWorkerJob job(context, kJob, bench.start, &kDynamicApp);
+    CHECK(recorder.connected == schedulers);
+    (void)bench.AwaitReady(job);  // the load is done before the job goes
+  }
+  SECTION("static") {
+    StaticWorkerJob job(context, kJob, bench.start, &kStaticApp);
+    CHECK(recorder.connected == schedulers);
+    (void)bench.AwaitReady(job);
+  }
+}
+
 TEST_CASE("dynamic worker job: no push for round t before the commits of rounds <= t - D",
           "[member_job][dynamic_worker]") {
   testing::TempDir dir;

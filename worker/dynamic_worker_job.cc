@@ -95,6 +95,7 @@ DynamicWorkerJob::DynamicWorkerJob(const MemberContext& context, uint64_t job_id
       num_schedulers_(std::max<uint32_t>(1, start.num_schedulers())),
       num_workers_(start.num_workers()),
       app_(app) {
+  ConnectPeers(start.scheduler_ids(), start.scheduler_endpoints());
   log_->info("job {}: loading {} {}/{} of {}", id_, columns() ? "columns" : "shard", rank_,
              num_workers_, spec_.data_path());
   if (columns())

@@ -13,6 +13,7 @@ namespace strads {
 StaticWorkerJob::StaticWorkerJob(const MemberContext& context, uint64_t job_id,
                                  const proto::JobStart& start, const StaticApp* app)
     : StaticMemberJob(context, job_id, start, app) {
+  ConnectPeers(start.scheduler_ids(), start.scheduler_endpoints());
   log_->info("job {}: loading {} shard {}/{} of {}", id_, app_->name(), rank_, plan_.workers(),
              spec_.data_path());
   load_.Start([app = app_, spec = spec_, rank = rank_, workers = plan_.workers(),
