@@ -373,6 +373,29 @@ TEST_CASE(
   }
 }
 
+TEST_CASE(
+    "dynamic member jobs ask their event loop to tick often while they load, and no longer once "
+    "loaded",
+    "[member_job]") {
+  testing::TempDir dir;
+  Bench bench("worker-0", 1, 1);
+  bench.start.mutable_spec()->set_data_path(TinyData(dir));
+  SECTION("worker") {
+    DynamicWorkerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
+    CHECK(job.Polling());
+    REQUIRE(bench.AwaitReady(job).error().empty());
+    CHECK_FALSE(job.Polling());
+  }
+  SECTION("scheduler") {
+    Bench scheduler_bench("scheduler-0", 1, 1);
+    scheduler_bench.start.mutable_spec()->set_data_path(TinyData(dir));
+    DynamicSchedulerJob job(scheduler_bench.context(), kJob, scheduler_bench.start, &kDynamicApp);
+    CHECK(job.Polling());
+    REQUIRE(scheduler_bench.AwaitReady(job).error().empty());
+    CHECK_FALSE(job.Polling());
+  }
+}
+
 TEST_CASE("dynamic worker job: no push for round t before the commits of rounds <= t - D",
           "[member_job][dynamic_worker]") {
   testing::TempDir dir;
