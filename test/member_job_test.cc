@@ -374,8 +374,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "dynamic member jobs ask their event loop to tick often while they load, and no longer once "
-    "loaded",
+    "member jobs ask their event loop to tick often while they load, and no longer once loaded",
     "[member_job]") {
   testing::TempDir dir;
   Bench bench("worker-0", 1, 1);
@@ -384,6 +383,19 @@ TEST_CASE(
     DynamicWorkerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
     CHECK(job.Polling());
     REQUIRE(bench.AwaitReady(job).error().empty());
+    CHECK_FALSE(job.Polling());
+  }
+  SECTION("static worker") {
+    StaticWorkerJob job(bench.context(), kJob, bench.start, &kStaticApp);
+    CHECK(job.Polling());
+    REQUIRE(bench.AwaitReady(job).error().empty());
+    CHECK_FALSE(job.Polling());
+  }
+  SECTION("static scheduler") {
+    Bench scheduler_bench("scheduler-0", 1, 1);
+    StaticHomeJob job(scheduler_bench.context(), kJob, scheduler_bench.start, &kStaticApp);
+    CHECK(job.Polling());
+    REQUIRE(scheduler_bench.AwaitReady(job).error().empty());
     CHECK_FALSE(job.Polling());
   }
   SECTION("scheduler") {
