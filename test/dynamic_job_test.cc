@@ -116,6 +116,16 @@ class DynamicJobFixture {
     }
   }
 
+  // Column layout over one row (shared value 1): loaded, and the first check answered (not
+  // converged); the inboxes empty, round 0 asked for with the check.
+  void StartOneRowColumns() {
+    job_->Start(h_.now());
+    ReadySchedulers();
+    ReadyColumnWorkers({1.0});
+    AnswerCheck(5, 5, 0, 0);
+    h_.ClearInboxes();
+  }
+
   // Both schedulers report Ready: each owns half of 10 parameters.
   void ReadySchedulers() {
     for (size_t s = 0; s < kSchedulers.size(); ++s) {
@@ -1067,11 +1077,7 @@ TEST_CASE(
   const bool in_order = GENERATE(true, false);
   CAPTURE(in_order);
   DynamicJobFixture f(1, 1000, Incarnation{}, proto::LAYOUT_COLUMNS);
-  f.job_->Start(f.h_.now());
-  f.ReadySchedulers();
-  f.ReadyColumnWorkers({1.0});
-  f.AnswerCheck(5, 5, 0, 0);
-  f.h_.ClearInboxes();
+  f.StartOneRowColumns();
   // Round 0: parameters 1, 3 and 2, in that order; worker 0 owns 1 and 2, worker 1 owns 3.
   auto chord = MakeEnvelope("", 0, 0);
   chord.mutable_chord()->set_scheduler_rank(0);
@@ -1113,11 +1119,7 @@ TEST_CASE(
   const double compute = GENERATE(0.0, 0.002, 0.010);
   CAPTURE(compute);
   DynamicJobFixture f(1, 1000, Incarnation{}, proto::LAYOUT_COLUMNS);
-  f.job_->Start(f.h_.now());
-  f.ReadySchedulers();
-  f.ReadyColumnWorkers({1.0});
-  f.AnswerCheck(5, 5, 0, 0);
-  f.h_.ClearInboxes();
+  f.StartOneRowColumns();
   f.h_.Advance(0.004);  // round 0's chord not handled yet: counted as the scheduler's
   auto chord = MakeEnvelope("", 0, 0);
   chord.mutable_chord()->set_scheduler_rank(0);
