@@ -1,6 +1,7 @@
 #include "coordinator/dynamic_job.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -450,8 +451,10 @@ void DynamicJob::HandleChord(const proto::Envelope& e, Clock::time_point now) {
   }
   last_progress_ = now;
   log_->trace("job {}: chord {} from {} ({} ids)", id_, e.round(), e.sender(), c.ids_size());
-  rounds_[e.round()].chord = c;
+  Round& round = rounds_[e.round()];
+  round.chord = c;
   if (checking) return;  // FinishCheck takes it up
+  round.chord_in = now;
   OnChordIn(rank, c, now);
   TryCommit(now);
 }
@@ -525,7 +528,7 @@ void DynamicJob::TryCommit(Clock::time_point now) {
     e.mutable_commit()->set_scheduler_rank(it->second.chord->scheduler_rank());
     // On failure the job is done and sends nothing more: `held` is rightly dropped.
     if (!(columns() ? CommitColumns(it->second, e, now) : CommitRows(it->second, e, now))) return;
-    if (columns()) CorrectRoundWaits(it->second);
+    if (columns()) CorrectRoundWaits(it->second, now);
     const auto& commit = e.commit();
     for (int k = 0; k < commit.ids_size(); ++k) {
       const double updated = commit.values(k);
@@ -641,7 +644,7 @@ bool DynamicJob::CommitColumns(Round& round, proto::Envelope& e, Clock::time_poi
   return true;
 }
 
-void DynamicJob::CorrectRoundWaits(const Round& round) {
+void DynamicJob::CorrectRoundWaits(const Round& round, Clock::time_point now) {
   using Wait = WaitLedger::Wait;
   double compute = 0;
   for (const proto::ColumnPartials& share : round.shares) {
@@ -649,10 +652,11 @@ void DynamicJob::CorrectRoundWaits(const Round& round) {
       compute = std::max(compute, share.compute_seconds());
   }
   const double chord = waits_.Seconds(Wait::kChord) - chord_s_at_commit_;
-  const double workers = waits_.Seconds(Wait::kWorkers) - workers_s_at_commit_;
-  waits_.Move(Wait::kChord, Wait::kWorkers, std::min(chord, compute - workers));
+  if (round.chord_in) {
+    const double seen = std::chrono::duration<double>(now - *round.chord_in).count();
+    waits_.Move(Wait::kChord, Wait::kWorkers, std::min(chord, compute - seen));
+  }
   chord_s_at_commit_ = waits_.Seconds(Wait::kChord);
-  workers_s_at_commit_ = waits_.Seconds(Wait::kWorkers);
 }
 
 double DynamicJob::CombinedStepLength(const proto::Chord& chord, const std::vector<double>& deltas,
@@ -805,6 +809,7 @@ void DynamicJob::FinishCheck(Clock::time_point now) {
   phase_ = Phase::kRunning;
   // The round asked for with the check (the only one out): its chord may be in already.
   if (const auto it = rounds_.find(next_commit_); it != rounds_.end() && it->second.chord) {
+    it->second.chord_in = now;
     OnChordIn(static_cast<int>(next_commit_ % schedulers_.size()), *it->second.chord, now);
   }
   TryCommit(now);  // commits it if complete, and issues the next rounds
@@ -849,10 +854,14 @@ void DynamicJob::OnFinished(proto::JobState state, Clock::time_point now) {
   log_->info(
       "job {}: {} updates in {} rounds; of {:.1f} ms solving, waited {:.1f} ms on chords, "
       "{:.1f} on the workers' shares, {:.1f} on checks ({:.1f} of it the schedulers'), "
-      "{:.1f} in the coordinator",
+      "{:.1f} in the coordinator ({:.1f} ms moved from chords to the workers by their compute "
+      "times); the schedulers' share {:.1f} %",
       id_, updates_, next_commit_, 1e3 * solving, ms(Wait::kChord), ms(Wait::kWorkers),
       ms(Wait::kCheckWorkers) + ms(Wait::kCheckSchedulers), ms(Wait::kCheckSchedulers),
-      ms(Wait::kCoordinator));
+      ms(Wait::kCoordinator), 1e3 * waits_.moved(),
+      solving > 0
+          ? 100 * (waits_.Seconds(Wait::kChord) + waits_.Seconds(Wait::kCheckSchedulers)) / solving
+          : 0.0);
 }
 
 double DynamicJob::ApproxObjective() const {

@@ -94,6 +94,9 @@ class DynamicJob final : public EngineJob {
     uint32_t partials = 0;
     std::vector<char> seen;                     // by worker rank
     std::vector<proto::ColumnPartials> shares;  // column layout: by worker rank
+    // When the coordinator took the chord up: handled, or the check's end for one that came
+    // during a check (CorrectRoundWaits).
+    std::optional<Clock::time_point> chord_in;
   };
   bool Handle(const proto::Envelope& envelope, Clock::time_point now) override;
   bool Dispatch(const proto::Envelope& envelope, Clock::time_point now);
@@ -123,11 +126,13 @@ class DynamicJob final : public EngineJob {
   // shares (column layout); false if the job failed.
   bool CommitRows(Round& round, proto::Envelope& e, Clock::time_point now);
   bool CommitColumns(Round& round, proto::Envelope& e, Clock::time_point now);
-  // Column layout, at a round's commit: the ledger charged the round's wait since the last commit
-  // to its chord until the coordinator handled the chord, which can be long after the workers got
-  // it; their own compute times say how long they worked. Up to the longest of them, less what the
-  // ledger already gave the workers, moves from the chord's time to theirs (WaitLedger).
-  void CorrectRoundWaits(const Round& round);
+  // Column layout, at a round's commit (`now`): the ledger charged the round's wait since the last
+  // commit to its chord until the coordinator took the chord up, which can be long after the
+  // workers got it; their own compute times say how long they worked. The longest of them, less
+  // the time since the chord was taken up (the workers' and the coordinator's own since), moves
+  // from the chord's time to the workers', at most what the chord was charged since the last
+  // commit (WaitLedger::Move).
+  void CorrectRoundWaits(const Round& round, Clock::time_point now);
   // Column layout: the step length along the round's combined change (engine/step_length.h),
   // from the coordinator's replica and the chord's values and deltas.
   double CombinedStepLength(const proto::Chord& chord, const std::vector<double>& deltas,
@@ -223,8 +228,8 @@ class DynamicJob final : public EngineJob {
 
   TraceLog trace_{"seconds,round,updates,objective,schedule,epoch"};
   WaitLedger waits_;  // where the solve's time went
-  // The ledger's chord and workers seconds at the last commit (CorrectRoundWaits).
-  double chord_s_at_commit_ = 0, workers_s_at_commit_ = 0;
+  // The ledger's chord seconds at the last commit (CorrectRoundWaits).
+  double chord_s_at_commit_ = 0;
   Clock::time_point last_trace_{};
   std::vector<std::pair<Clock::time_point, uint64_t>> rate_window_;
 };

@@ -12,8 +12,10 @@
 // may handle a round's chord after the workers computed most of the round (2 cores, 1 x 2 L1-LR:
 // the chord was handled ~3 ms after its request, the workers had started ~1.8 ms after it), and
 // the ledger would charge their work to the chord. So each column-layout share carries its
-// worker's compute time, and at the round's commit the job moves that much of the round's chord
-// time over to the workers (Move). Thread-compatibility: a value type.
+// worker's compute time, and at the round's commit the job moves the part of it the coordinator
+// did not see (the longest compute less the time since it took the chord up) from the round's
+// chord time over to the workers, at most what the chord was charged (Move;
+// DynamicJob::CorrectRoundWaits). Thread-compatibility: a value type.
 #pragma once
 
 #include <array>

@@ -73,7 +73,8 @@ class MemberJob {
   }
 
   // Connects to each peer of `ids` (a role's members, by rank) at its endpoint, except this
-  // member; a failure is logged (a send to that peer then fails and is reported). Connecting at
+  // member; a failure is only logged here (Begin connects again, and a worker's failure there, or
+  // a send that then fails, is reported as the job's error). Connecting at
   // the job's start, not at its first message: ZeroMQ completes the TCP and ZMTP handshakes in the
   // background while the data loads, where a worker that connected to its schedulers at Begin
   // sent its first gradient slice through a cold connection, ~0.2 ms on the critical path of a

@@ -323,15 +323,13 @@ proto::Envelope CommitEnvelope(uint64_t round, uint64_t id, double value, double
   return e;
 }
 
-}  // namespace
-
-// The member's transport, with a record of the peers it connected to, in order.
+// The member's transport, with a record of the peers it connected to and where, in order.
 class ConnectRecorder : public Transport {
  public:
   explicit ConnectRecorder(Transport& inner) : inner_(inner) {}
   const std::string& id() const override { return inner_.id(); }
   Status Connect(const std::string& peer, const std::string& endpoint) override {
-    connected.push_back(peer);
+    connected.emplace_back(peer, endpoint);
     return inner_.Connect(peer, endpoint);
   }
   Status Send(const std::string& peer, const proto::Envelope& envelope) override {
@@ -341,11 +339,13 @@ class ConnectRecorder : public Transport {
     return inner_.Receive(timeout);
   }
   std::vector<std::string> endpoints() const override { return inner_.endpoints(); }
-  std::vector<std::string> connected;
+  std::vector<std::pair<std::string, std::string>> connected;  // (peer, endpoint)
 
  private:
   Transport& inner_;
 };
+
+}  // namespace
 
 TEST_CASE(
     "worker jobs connect to the schedulers their JobStart lists when they start, while they load, "
@@ -360,7 +360,8 @@ TEST_CASE(
   }
   ConnectRecorder recorder(*bench.member);
   const MemberContext context{recorder, *bench.session, bench.no_apps, bench.log};
-  const std::vector<std::string> schedulers{"scheduler-0", "scheduler-1"};
+  const std::vector<std::pair<std::string, std::string>> schedulers{
+      {"scheduler-0", "inproc://scheduler-0"}, {"scheduler-1", "inproc://scheduler-1"}};
   SECTION("dynamic") {
     DynamicWorkerJob job(context, kJob, bench.start, &kDynamicApp);
     CHECK(recorder.connected == schedulers);
@@ -393,6 +394,33 @@ TEST_CASE(
   SECTION("static worker") {
     StaticWorkerJob job(worker.context(), kJob, worker.start, &kStaticApp);
     polls_while_loading(worker, job);
+  }
+  SECTION(
+      "dynamic worker, column layout: while it counts, not while it waits for the totals, "
+      "while it loads") {
+    UseColumns(worker, TinyData(dir), 6, 0);
+    worker.start.mutable_spec()->set_app("lasso");
+    worker.start.mutable_spec()->mutable_lasso()->set_lambda(0.01);
+    const LassoApp lasso;
+    DynamicWorkerJob job(worker.context(), kJob, worker.start, &lasso);
+    CHECK(job.Polling());
+    bool counted = false;
+    for (int i = 0; i < 500 && !counted; ++i) {
+      job.OnTick();
+      auto e = worker.node("coordinator").Receive(milliseconds(10));
+      counted = e && e->has_column_counts();
+    }
+    REQUIRE(counted);
+    CHECK_FALSE(job.Polling());  // the coordinator's totals are a message, not a poll
+    REQUIRE(worker.DeliverCounts(job));
+    CHECK(job.Polling());
+    REQUIRE(worker.TickUntilReady(job).error().empty());
+    CHECK_FALSE(job.Polling());
+  }
+  SECTION("a job abandoned while it loads no longer asks") {
+    DynamicWorkerJob job(worker.context(), kJob, worker.start, &kDynamicApp);
+    job.Abandon();
+    CHECK_FALSE(job.Polling());
   }
   SECTION("dynamic scheduler") {
     DynamicSchedulerJob job(scheduler.context(), kJob, scheduler.start, &kDynamicApp);

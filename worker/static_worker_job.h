@@ -36,7 +36,6 @@ class StaticWorkerJob final : public StaticMemberJob {
 
   // Polls the background load (answers Ready when it is done) and the sub-round in progress.
   void OnTick() override;
-  // True while a sub-round computes on its thread: the event loop should tick often.
   // A sub-round or the load in progress: the event loop ticks every millisecond to see it end.
   bool Polling() const override { return compute_.valid() || load_.running(); }
   // Drops the job's load (a load still running is abandoned, not waited for).
