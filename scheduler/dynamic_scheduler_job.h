@@ -56,8 +56,9 @@ class DynamicSchedulerJob final : public MemberJob {
   void OnTick() override;
   void Abandon() override { load_.Abandon(); }
   bool Busy() override { return load_.Busy(); }
-  // While the load runs, the event loop ticks every millisecond to see it end (as the worker's).
-  bool Polling() const override { return load_.running(); }
+  // While the load is fresh, the event loop ticks every millisecond to see it end (as the
+  // worker's).
+  bool Polling() const override { return load_.fresh(); }
   // Whether the next chord is built ahead of its request (for tests).
   bool chord_prepared() const { return builder_ && builder_->prepared(); }
 

@@ -30,8 +30,8 @@ class StaticHomeJob final : public StaticMemberJob {
   void Abandon() override { load_.Abandon(); }
   // True while a load (abandoned or not) still runs.
   bool Busy() override { return load_.Busy(); }
-  // While the load runs, the event loop ticks every millisecond to see it end.
-  bool Polling() const override { return load_.running(); }
+  // While the load is fresh, the event loop ticks every millisecond to see it end.
+  bool Polling() const override { return load_.fresh(); }
 
  private:
   bool Handle(const proto::Envelope& e) override;

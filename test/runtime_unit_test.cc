@@ -3,6 +3,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <future>
 
 #include <catch2/catch.hpp>
 #include <zmq.hpp>
@@ -48,6 +49,30 @@ TEST_CASE(
   CHECK(result->status().code() == StatusCode::kInternal);
   CHECK_THAT(result->status().message(), Catch::Contains("bad_alloc"));
   CHECK_FALSE(load.Busy());
+}
+
+TEST_CASE("a background load is fresh only while it runs and is younger than kFresh", "[runtime]") {
+  BackgroundLoad<int> load;
+  CHECK_FALSE(load.fresh());  // none started
+  std::promise<void> go;
+  std::shared_future<void> gate = go.get_future().share();
+  load.Start([gate]() -> Result<int> {
+    gate.wait();
+    return 7;
+  });
+  CHECK(load.fresh());
+  std::this_thread::sleep_for(BackgroundLoad<int>::kFresh + std::chrono::milliseconds(20));
+  CHECK(load.running());
+  CHECK_FALSE(load.fresh());  // still running, no longer fresh
+  go.set_value();
+  std::optional<Result<int>> result;
+  for (int i = 0; i < 500 && !result; ++i) {
+    result = load.Poll();
+    if (!result) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  REQUIRE(result);
+  CHECK(**result == 7);
+  CHECK_FALSE(load.fresh());  // done
 }
 
 TEST_CASE("an envelope survives serialisation with its bulk arrays", "[protocol]") {

@@ -60,10 +60,10 @@ class DynamicWorkerJob final : public MemberJob {
     load_.Abandon();
   }
   bool Busy() override { return count_.Busy() || load_.Busy(); }
-  // While the count or the load runs, the event loop ticks every millisecond to see it end: at its
-  // default 50 ms a small job's start waited up to that for each (the diabetes data's load and
-  // first check took ~60 or ~100 ms on loopback, from one tick to the next).
-  bool Polling() const override { return count_.running() || load_.running(); }
+  // While the count or the load is fresh, the event loop ticks every millisecond to see it end:
+  // at its default 50 ms a small job's start waited up to that for each (the diabetes data's load
+  // and first check took ~60 or ~100 ms on loopback, from one tick to the next).
+  bool Polling() const override { return count_.fresh() || load_.fresh(); }
 
   // Test hooks: the number of rounds whose commits are applied, and of chords still waiting.
   uint64_t applied_rounds() const { return applied_; }

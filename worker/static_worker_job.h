@@ -36,8 +36,9 @@ class StaticWorkerJob final : public StaticMemberJob {
 
   // Polls the background load (answers Ready when it is done) and the sub-round in progress.
   void OnTick() override;
-  // A sub-round or the load in progress: the event loop ticks every millisecond to see it end.
-  bool Polling() const override { return compute_.valid() || load_.running(); }
+  // A sub-round in progress, or a fresh load: the event loop ticks every millisecond to see it
+  // end.
+  bool Polling() const override { return compute_.valid() || load_.fresh(); }
   // Drops the job's load (a load still running is abandoned, not waited for).
   void Abandon() override { load_.Abandon(); }
   // True while a load (abandoned or not) or a sub-round still runs.
