@@ -454,13 +454,13 @@ void DynamicJob::HandleChord(const proto::Envelope& e, Clock::time_point now) {
   Round& round = rounds_[e.round()];
   round.chord = c;
   if (checking) return;  // FinishCheck takes it up
-  round.chord_in = now;
-  OnChordIn(rank, c, now);
+  OnChordIn(rank, round, now);
   TryCommit(now);
 }
 
-void DynamicJob::OnChordIn(int rank, const proto::Chord& c, Clock::time_point now) {
-  if (c.exhausted()) {  // nothing left to schedule: measure
+void DynamicJob::OnChordIn(int rank, Round& round, Clock::time_point now) {
+  round.chord_in = now;
+  if (round.chord->exhausted()) {  // nothing left to schedule: measure
     exhausted_[rank] = 1;
     WantCheck(now);
   }
@@ -809,8 +809,7 @@ void DynamicJob::FinishCheck(Clock::time_point now) {
   phase_ = Phase::kRunning;
   // The round asked for with the check (the only one out): its chord may be in already.
   if (const auto it = rounds_.find(next_commit_); it != rounds_.end() && it->second.chord) {
-    it->second.chord_in = now;
-    OnChordIn(static_cast<int>(next_commit_ % schedulers_.size()), *it->second.chord, now);
+    OnChordIn(static_cast<int>(next_commit_ % schedulers_.size()), it->second, now);
   }
   TryCommit(now);  // commits it if complete, and issues the next rounds
 }

@@ -116,8 +116,9 @@ class DynamicJob final : public EngineJob {
   // Column layout: sums the workers' column counts and sends the sum to every member.
   void HandleColumnCounts(const proto::Envelope& e, Clock::time_point now);
   void HandleChord(const proto::Envelope& e, Clock::time_point now);
-  // A chord of scheduler `rank` taken up while running: an exhausted one asks for a check.
-  void OnChordIn(int rank, const proto::Chord& chord, Clock::time_point now);
+  // Round `round`'s chord, of scheduler `rank`, taken up while running (its time is the round's
+  // chord_in): an exhausted one asks for a check.
+  void OnChordIn(int rank, Round& round, Clock::time_point now);
   void HandlePartials(const proto::Envelope& e, Clock::time_point now);
   void HandleColumnPartials(const proto::Envelope& e, Clock::time_point now);
   // The round of a worker's partials, once per worker, or null (late, early or repeated).
