@@ -16,19 +16,19 @@ void ColumnsFromRows(int64_t rows, int64_t cols, std::span<const int64_t> row_st
   const auto nnz = static_cast<int64_t>(values.size());
   x.resizeNonZeros(nnz);
   AdviseHugePages(x.valuePtr(), values.size() * sizeof(double));
-  AdviseHugePages(x.innerIndexPtr(), values.size() * sizeof(int64_t));
-  int64_t* outer = x.outerIndexPtr();  // zeros: the counts go one column up, then prefix sums
+  AdviseHugePages(x.innerIndexPtr(), values.size() * sizeof(StorageIndex));
+  StorageIndex* outer = x.outerIndexPtr();  // zeros: the counts go one column up, then prefix sums
   for (int64_t c : col_ids) {
     assert(c >= 0 && c < cols);
     ++outer[c + 1];
   }
   for (int64_t c = 0; c < cols; ++c) outer[c + 1] += outer[c];
-  CollapseHugePages(outer, static_cast<size_t>(cols + 1) * sizeof(int64_t));
-  std::vector<int64_t> next(outer, outer + cols);
+  CollapseHugePages(outer, static_cast<size_t>(cols + 1) * sizeof(StorageIndex));
+  std::vector<StorageIndex> next(outer, outer + cols);
   for (int64_t r = 0; r < rows; ++r) {
     for (int64_t k = row_start[r]; k < row_start[r + 1]; ++k) {
-      const int64_t at = next[col_ids[k]]++;
-      x.innerIndexPtr()[at] = r;
+      const StorageIndex at = next[col_ids[k]]++;
+      x.innerIndexPtr()[at] = static_cast<StorageIndex>(r);
       x.valuePtr()[at] = values[k];
     }
   }

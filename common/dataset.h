@@ -14,10 +14,18 @@
 #include <Eigen/Sparse>
 
 #include "common/memory_budget.h"
+#include "common/status.h"
 
 namespace strads {
 
-using SparseColMatrix = Eigen::SparseMatrix<double, Eigen::ColMajor, int64_t>;
+// Row indices and column offsets of the compressed columns are 32-bit: an entry is 12 bytes, not
+// 16, and every pass over the columns (a share, a check) reads a quarter fewer bytes; on dense data
+// those passes are bound by memory bandwidth (docs/benchmarks.md). One member's matrix is therefore
+// limited to kMaxIndex rows, columns and entries each (CheckIndexable); a data set larger than that
+// is spread over more workers, each loading its own part.
+using StorageIndex = int32_t;
+using SparseColMatrix = Eigen::SparseMatrix<double, Eigen::ColMajor, StorageIndex>;
+inline constexpr uint64_t kMaxIndex = static_cast<uint64_t>(INT32_MAX);
 
 // Prefetches for a visit over columns scattered in x, in two stages, so that the step's own loads
 // mostly find their lines in cache: for the column `kFar` visits ahead, the line of its offset in
@@ -49,12 +57,11 @@ using SparseColMatrix = Eigen::SparseMatrix<double, Eigen::ColMajor, int64_t>;
     if (j >= cols) return;
     const int64_t start = x.outerIndexPtr()[j];
     const int64_t end = x.outerIndexPtr()[j + 1];
-    const int64_t step = 64 / sizeof(double);  // values and indices are both 8 bytes
-    const int64_t stop = std::min<int64_t>(end, start + static_cast<int64_t>(kLines) * step);
-    for (int64_t e = start; e < stop; e += step) {
-      __builtin_prefetch(x.valuePtr() + e);
-      __builtin_prefetch(x.innerIndexPtr() + e);
-    }
+    // A line holds 8 values and 16 row indices.
+    constexpr int64_t kValues = 64 / sizeof(double), kIndices = 64 / sizeof(StorageIndex);
+    const int64_t stop = std::min<int64_t>(end, start + static_cast<int64_t>(kLines) * kValues);
+    for (int64_t e = start; e < stop; e += kValues) __builtin_prefetch(x.valuePtr() + e);
+    for (int64_t e = start; e < stop; e += kIndices) __builtin_prefetch(x.innerIndexPtr() + e);
   }
 }
 
@@ -72,10 +79,24 @@ struct RowRange {
 };
 
 // Bytes a Dataset of `rows` x `cols` with `nnz` entries needs while it is built from parsed rows:
-// the compressed columns (an 8-byte offset per column, 16 bytes per entry), the labels, and the
+// the compressed columns (a 4-byte offset per column, 12 bytes per entry), the labels, and the
 // conversion's 8-byte count per column. Saturates instead of wrapping.
 inline uint64_t DatasetBuildBytes(uint64_t rows, uint64_t cols, uint64_t nnz) {
-  return SaturatingMulAdd(16, cols, SaturatingMulAdd(16, nnz, SaturatingMulAdd(8, rows, 8)));
+  return SaturatingMulAdd(12, cols, SaturatingMulAdd(12, nnz, SaturatingMulAdd(8, rows, 8)));
+}
+
+// Whether one member's matrix of `rows` x `cols` with `nnz` entries fits SparseColMatrix's 32-bit
+// indices: an InvalidArgument naming `path` and what to do if not.
+inline Status CheckIndexable(const std::string& path, uint64_t rows, uint64_t cols, uint64_t nnz) {
+  const auto over = [&](const char* what, uint64_t n) {
+    return Status::InvalidArgument(path + ": " + std::to_string(n) + " " + what +
+                                   " for one member, more than the " + std::to_string(kMaxIndex) +
+                                   " one can index; run more workers (each loads its part)");
+  };
+  if (rows > kMaxIndex) return over("rows", rows);
+  if (cols > kMaxIndex) return over("columns", cols);
+  if (nnz > kMaxIndex) return over("non-zero entries", nnz);
+  return Status::Ok();
 }
 
 struct Dataset {

@@ -171,6 +171,7 @@ Result<Dataset> ReadLibsvm(const std::string& path, RowRange rows, uint64_t avai
     const auto nnz = static_cast<int64_t>(b.values.size());
     STRADS_RETURN_IF_ERROR(CheckMemory(path, DatasetBuildBytes(n, b.max_id, nnz),
                                        FeaturesWhat(b.max_id), available_memory));
+    STRADS_RETURN_IF_ERROR(CheckIndexable(path, n, b.max_id, nnz));
     ColumnsFromRows(n, b.max_id, b.row_start, b.cols, b.values, ds.x);
     ds.y = Eigen::Map<const Eigen::VectorXd>(b.labels.data(), n);
     return ds;
@@ -242,6 +243,7 @@ Result<Dataset> ReadLibsvmColumns(const std::string& path, std::span<const Colum
     const int64_t nnz = start.back();
     STRADS_RETURN_IF_ERROR(CheckMemory(path, DatasetBuildBytes(rows, counts.size(), nnz),
                                        FeaturesWhat(cols), available_memory));
+    STRADS_RETURN_IF_ERROR(CheckIndexable(path, rows, counts.size(), nnz));
     Result<LineReader> opened = LineReader::Open(path);
     if (!opened.ok()) return opened.status();
     LineReader& reader = opened.value();
@@ -253,8 +255,8 @@ Result<Dataset> ReadLibsvmColumns(const std::string& path, std::span<const Colum
     // Shares visit these columns scattered (common/huge_pages.h); the entries are marked before
     // they are written, the offsets (already written) collapsed.
     AdviseHugePages(ds.x.valuePtr(), static_cast<size_t>(nnz) * sizeof(double));
-    AdviseHugePages(ds.x.innerIndexPtr(), static_cast<size_t>(nnz) * sizeof(int64_t));
-    CollapseHugePages(ds.x.outerIndexPtr(), start.size() * sizeof(int64_t));
+    AdviseHugePages(ds.x.innerIndexPtr(), static_cast<size_t>(nnz) * sizeof(StorageIndex));
+    CollapseHugePages(ds.x.outerIndexPtr(), start.size() * sizeof(StorageIndex));
     ds.y.resize(static_cast<int64_t>(rows));
     const Status changed = Status::InvalidArgument(path + ": changed while loading");
     CsrBuilder b;  // one row at a time
@@ -274,7 +276,7 @@ Result<Dataset> ReadLibsvmColumns(const std::string& path, std::span<const Colum
         const int64_t c = b.cols[k];
         if (start[c] == ds.x.outerIndexPtr()[c + 1]) return changed;  // more than counted
         const int64_t at = start[c]++;
-        ds.x.innerIndexPtr()[at] = static_cast<int64_t>(row);
+        ds.x.innerIndexPtr()[at] = static_cast<StorageIndex>(row);
         ds.x.valuePtr()[at] = b.values[k];
       }
       ++row;

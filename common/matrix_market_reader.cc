@@ -266,15 +266,17 @@ Result<Dataset> ReadMatrixMarket(const std::string& path, const std::string& lab
     ds.first_row = begin;
     const auto cols = static_cast<int64_t>(h.cols);
     const auto nnz = static_cast<int64_t>(entry_values.size());
+    STRADS_RETURN_IF_ERROR(
+        CheckIndexable(path, static_cast<uint64_t>(n), h.cols, static_cast<uint64_t>(nnz)));
     if (column_major) {
       ds.x.resize(n, cols);
       ds.x.resizeNonZeros(nnz);
       AdviseHugePages(ds.x.valuePtr(), static_cast<size_t>(nnz) * sizeof(double));
-      AdviseHugePages(ds.x.innerIndexPtr(), static_cast<size_t>(nnz) * sizeof(int64_t));
-      int64_t* outer = ds.x.outerIndexPtr();
+      AdviseHugePages(ds.x.innerIndexPtr(), static_cast<size_t>(nnz) * sizeof(StorageIndex));
+      StorageIndex* outer = ds.x.outerIndexPtr();
       for (int64_t c : entry_cols) ++outer[c + 1];
       for (int64_t c = 0; c < cols; ++c) outer[c + 1] += outer[c];
-      CollapseHugePages(outer, static_cast<size_t>(cols + 1) * sizeof(int64_t));
+      CollapseHugePages(outer, static_cast<size_t>(cols + 1) * sizeof(StorageIndex));
       std::copy(entry_rows.begin(), entry_rows.end(), ds.x.innerIndexPtr());
       std::copy(entry_values.begin(), entry_values.end(), ds.x.valuePtr());
     } else {
@@ -298,7 +300,7 @@ Result<Dataset> ReadMatrixMarket(const std::string& path, const std::string& lab
       std::vector<double>().swap(entry_values);
       ColumnsFromRows(n, cols, row_start, row_cols, row_values, ds.x);
       for (int64_t c = 0; c < cols; ++c) {
-        const int64_t* inner = ds.x.innerIndexPtr();
+        const StorageIndex* inner = ds.x.innerIndexPtr();
         for (int64_t k = ds.x.outerIndexPtr()[c] + 1; k < ds.x.outerIndexPtr()[c + 1]; ++k) {
           if (inner[k] == inner[k - 1]) {
             return Status::InvalidArgument(path + ": entry (" +

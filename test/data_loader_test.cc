@@ -790,10 +790,10 @@ TEST_CASE("data: CountColumnEntries refuses a huge feature id before allocating,
   Result<std::vector<uint64_t>> counts = CountColumnEntries({svm, "", ""}, one_gb);
   REQUIRE_FALSE(counts.ok());
   CHECK_THAT(counts.status().message(),
-             Catch::Contains("huge.svm: needs 34.4 GB for 2147483647 features"));
+             Catch::Contains("huge.svm: needs 25.8 GB for 2147483647 features"));
   Result<Dataset> load = LoadDataset({svm, "", ""}, {}, one_gb);
   REQUIRE_FALSE(load.ok());
-  CHECK_THAT(load.status().message(), Catch::Contains("needs 34.4 GB for 2147483647 features"));
+  CHECK_THAT(load.status().message(), Catch::Contains("needs 25.8 GB for 2147483647 features"));
 }
 
 TEST_CASE(

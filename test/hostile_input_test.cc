@@ -112,7 +112,7 @@ TEST_CASE(
   REQUIRE_FALSE(ds.ok());
   CHECK(ds.status().message() ==
         path +
-            ": needs 34.4 GB for 2147483647 features (the largest feature id; ids are not "
+            ": needs 25.8 GB for 2147483647 features (the largest feature id; ids are not "
             "remapped); 22.8 GB available");
   // The same file loads where the memory is there (ids as they are: no remapping).
   const std::string small = dir.Write("sparse.svm", "1 1:1 100000:1\n-1 2:1\n");
@@ -121,7 +121,7 @@ TEST_CASE(
   CHECK(ds->x.cols() == 100000);
   ds = LoadDataset({small, "", ""}, {}, 1000);
   REQUIRE_FALSE(ds.ok());
-  CHECK_THAT(ds.status().message(), Catch::Contains("needs 1.6 MB for 100000 features"));
+  CHECK_THAT(ds.status().message(), Catch::Contains("needs 1.2 MB for 100000 features"));
 }
 
 TEST_CASE("a MatrixMarket header declaring billions of columns is refused before allocating",
@@ -133,7 +133,23 @@ TEST_CASE("a MatrixMarket header declaring billions of columns is refused before
   Result<Dataset> ds = LoadDataset({x, "mm", y}, {}, uint64_t{1} << 30);
   REQUIRE_FALSE(ds.ok());
   CHECK_THAT(ds.status().message(),
-             Catch::StartsWith(x + ": needs 32.0 GB for 2000000000 columns (the header's)"));
+             Catch::StartsWith(x + ": needs 24.0 GB for 2000000000 columns (the header's)"));
+}
+
+TEST_CASE(
+    "a member's matrix past the 32-bit indices (rows, columns or entries) is refused with what "
+    "to do",
+    "[hostile]") {
+  CHECK(CheckIndexable("x.svm", kMaxIndex, kMaxIndex, kMaxIndex).ok());
+  const Status rows = CheckIndexable("x.svm", kMaxIndex + 1, 10, 10);
+  CHECK(rows.code() == StatusCode::kInvalidArgument);
+  CHECK(rows.message() ==
+        "x.svm: 2147483648 rows for one member, more than the 2147483647 one can index; run more "
+        "workers (each loads its part)");
+  CHECK_THAT(CheckIndexable("x.svm", 10, uint64_t{1} << 32, 10).message(),
+             Catch::StartsWith("x.svm: 4294967296 columns for one member"));
+  CHECK_THAT(CheckIndexable("x.svm", 10, 10, uint64_t{3} << 30).message(),
+             Catch::StartsWith("x.svm: 3221225472 non-zero entries for one member"));
 }
 
 TEST_CASE("MemoryBudget: MemAvailable is read from /proc/meminfo, estimates saturate",

@@ -37,8 +37,8 @@ class Columns {
   }
 
  private:
-  const int64_t* outer_;
-  const int64_t* inner_;
+  const StorageIndex* outer_;
+  const StorageIndex* inner_;
   const double* value_;
 };
 
