@@ -258,6 +258,7 @@ TEST_CASE("synthetic lasso: out-of-range options are InvalidArgument", "[synthet
     CHECK_FALSE(GenerateSyntheticLasso(o).ok());
   };
   invalid([](SyntheticLassoOptions& o) { o.rows = 0; });
+  invalid([](SyntheticLassoOptions& o) { o.rows = kMaxIndex + 1; });  // past the 32-bit indices
   invalid([](SyntheticLassoOptions& o) { o.features = 0; });
   invalid([](SyntheticLassoOptions& o) { o.group_size = 0; });
   invalid([](SyntheticLassoOptions& o) { o.correlation = 1.5; });

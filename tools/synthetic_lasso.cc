@@ -51,7 +51,8 @@ std::vector<std::pair<uint64_t, double>> ChooseBeta(const SyntheticLassoOptions&
 }
 
 // Fills x column by column, group by group.
-void GenerateDesign(const SyntheticLassoOptions& o, SparseColMatrix* x) {
+// Errors: InvalidArgument if the matrix has more entries than SparseColMatrix can index.
+Status GenerateDesign(const SyntheticLassoOptions& o, SparseColMatrix* x) {
   std::mt19937_64 rng = MakeRng(o.seed, kDesignStream);
   std::normal_distribution<double> normal(0.0, 1.0);
   std::uniform_real_distribution<double> uniform(0.0, 1.0);
@@ -101,11 +102,14 @@ void GenerateDesign(const SyntheticLassoOptions& o, SparseColMatrix* x) {
       outer[j + 1] = static_cast<int64_t>(values.size());
     }
   }
+  STRADS_RETURN_IF_ERROR(
+      CheckIndexable("the generated problem", o.rows, o.features, values.size()));
   x->resize(n, static_cast<int64_t>(o.features));
   x->resizeNonZeros(static_cast<int64_t>(values.size()));
   std::copy(outer.begin(), outer.end(), x->outerIndexPtr());
   std::copy(inner.begin(), inner.end(), x->innerIndexPtr());
   std::copy(values.begin(), values.end(), x->valuePtr());
+  return Status::Ok();
 }
 
 struct FileCloser {
@@ -166,7 +170,9 @@ class BufferedWriter {
 
 Status ValidateSyntheticLassoOptions(const SyntheticLassoOptions& o) {
   if (o.rows == 0) return Status::InvalidArgument("rows must be positive");
-  if (o.rows > static_cast<uint64_t>(INT64_MAX)) return Status::InvalidArgument("rows too large");
+  if (o.rows > kMaxIndex) {
+    return Status::InvalidArgument("rows must be at most " + std::to_string(kMaxIndex));
+  }
   if (o.features == 0) return Status::InvalidArgument("features must be positive");
   if (o.features > static_cast<uint64_t>(kMaxLibsvmFeatureId)) {
     return Status::InvalidArgument("features must be at most " +
@@ -224,7 +230,7 @@ Result<SyntheticLassoProblem> GenerateSyntheticLasso(const SyntheticLassoOptions
   try {
     SyntheticLassoProblem p;
     p.beta_true = ChooseBeta(o);
-    GenerateDesign(o, &p.data.x);
+    STRADS_RETURN_IF_ERROR(GenerateDesign(o, &p.data.x));
     const auto n = static_cast<int64_t>(o.rows);
     Eigen::VectorXd y = Eigen::VectorXd::Zero(n);
     for (const auto& [j, beta] : p.beta_true) {
