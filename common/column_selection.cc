@@ -13,6 +13,8 @@ void ColumnsFromRows(int64_t rows, int64_t cols, std::span<const int64_t> row_st
   x.resize(0, 0);
   x.data().squeeze();  // the old entries' storage goes now, not after the new is written
   x.resize(rows, cols);
+  assert(CheckIndexable("", static_cast<uint64_t>(rows), static_cast<uint64_t>(cols), values.size())
+             .ok());
   const auto nnz = static_cast<int64_t>(values.size());
   x.resizeNonZeros(nnz);
   AdviseHugePages(x.valuePtr(), values.size() * sizeof(double));

@@ -34,7 +34,7 @@ inline bool InRanges(std::span<const ColumnRange> ranges, uint64_t col) {
 // Fills `out` in place: Eigen 3.4's SparseMatrix has no move assignment, so returning the matrix
 // would copy it (twice the memory at the peak, the copy on plain pages).
 // REQUIRES: row_start.size() == rows + 1, col_ids.size() == values.size() == row_start[rows],
-// every col_id in [0, cols).
+// every col_id in [0, cols); CheckIndexable(rows, cols, values.size()) is OK (32-bit indices).
 void ColumnsFromRows(int64_t rows, int64_t cols, std::span<const int64_t> row_start,
                      std::span<const int64_t> col_ids, std::span<const double> values,
                      SparseColMatrix& out);

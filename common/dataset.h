@@ -19,10 +19,9 @@
 namespace strads {
 
 // Row indices and column offsets of the compressed columns are 32-bit: an entry is 12 bytes, not
-// 16, and every pass over the columns (a share, a check) reads a quarter fewer bytes; on dense data
-// those passes are bound by memory bandwidth (docs/benchmarks.md). One member's matrix is therefore
-// limited to kMaxIndex rows, columns and entries each (CheckIndexable); a data set larger than that
-// is spread over more workers, each loading its own part.
+// 16, and a pass over scattered columns (a share, a check) reads a quarter fewer bytes
+// (docs/benchmarks.md). One member's matrix is therefore limited to kMaxIndex rows, columns and
+// entries each (CheckIndexable).
 using StorageIndex = int32_t;
 using SparseColMatrix = Eigen::SparseMatrix<double, Eigen::ColMajor, StorageIndex>;
 inline constexpr uint64_t kMaxIndex = static_cast<uint64_t>(INT32_MAX);
@@ -30,7 +29,8 @@ inline constexpr uint64_t kMaxIndex = static_cast<uint64_t>(INT32_MAX);
 // Prefetches for a visit over columns scattered in x, in two stages, so that the step's own loads
 // mostly find their lines in cache: for the column `kFar` visits ahead, the line of its offset in
 // x's outer index and of its entry in `per_column` (a per-column array the step reads, or null);
-// for the column `kNear` ahead, its values and row indices, up to kLines cache lines of each. The
+// for the column `kNear` ahead, its first 8 kLines entries: kLines lines of values and kLines / 2
+// of row indices (4 bytes each, 16 to a line). The
 // near stage reads that column's offsets, which the far stage fetched kFar - kNear visits before
 // (except for the first columns of a pass, where it waits for them). A share visits its columns
 // in chord order (by index without a filter, by priority with one), scattered over the matrix: the
@@ -86,16 +86,20 @@ inline uint64_t DatasetBuildBytes(uint64_t rows, uint64_t cols, uint64_t nnz) {
 }
 
 // Whether one member's matrix of `rows` x `cols` with `nnz` entries fits SparseColMatrix's 32-bit
-// indices: an InvalidArgument naming `path` and what to do if not.
+// indices: an InvalidArgument naming `path`, the limit, and what splits that dimension if not.
 inline Status CheckIndexable(const std::string& path, uint64_t rows, uint64_t cols, uint64_t nnz) {
-  const auto over = [&](const char* what, uint64_t n) {
+  const auto over = [&](const char* what, uint64_t n, const char* remedy) {
     return Status::InvalidArgument(path + ": " + std::to_string(n) + " " + what +
                                    " for one member, more than the " + std::to_string(kMaxIndex) +
-                                   " one can index; run more workers (each loads its part)");
+                                   " one can index; " + remedy);
   };
-  if (rows > kMaxIndex) return over("rows", rows);
-  if (cols > kMaxIndex) return over("columns", cols);
-  if (nnz > kMaxIndex) return over("non-zero entries", nnz);
+  if (rows > kMaxIndex) {
+    return over("rows", rows,
+                "the row layout (--layout rows) splits the rows over the workers, the column "
+                "layout gives each worker every row");
+  }
+  if (cols > kMaxIndex) return over("columns", cols, "renumber the features");
+  if (nnz > kMaxIndex) return over("non-zero entries", nnz, "more workers each hold fewer");
   return Status::Ok();
 }
 

@@ -2,7 +2,7 @@
 //
 // A member estimates what a shard will need from what it knows before the big allocations (the
 // header's sizes, or the counts of a first pass) and asks CheckMemory; a shard that would not fit
-// fails its job with "FILE: needs 34.4 GB for 2147483647 features; 22.8 GB available" instead of
+// fails its job with "FILE: needs 25.8 GB for 2147483647 features; 22.8 GB available" instead of
 // allocating until the kernel kills the process. The figure available is the host's
 // MemAvailable (/proc/meminfo), read when the load starts; tests pass their own.
 //

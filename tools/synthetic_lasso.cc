@@ -102,8 +102,11 @@ Status GenerateDesign(const SyntheticLassoOptions& o, SparseColMatrix* x) {
       outer[j + 1] = static_cast<int64_t>(values.size());
     }
   }
-  STRADS_RETURN_IF_ERROR(
-      CheckIndexable("the generated problem", o.rows, o.features, values.size()));
+  if (values.size() > kMaxIndex) {
+    return Status::InvalidArgument(std::to_string(values.size()) +
+                                   " non-zero entries, more than the " + std::to_string(kMaxIndex) +
+                                   " one matrix can index: fewer rows, features or density");
+  }
   x->resize(n, static_cast<int64_t>(o.features));
   x->resizeNonZeros(static_cast<int64_t>(values.size()));
   std::copy(outer.begin(), outer.end(), x->outerIndexPtr());
