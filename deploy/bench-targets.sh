@@ -9,7 +9,7 @@
 #   3  real correlated data: APT on a 2 x 2 loopback cluster to 1e-9 (bench-lasso.sh cl22c) and
 #        compare-tools.sh --problems lasso at --eps 1e-9 (glmnet); dense Fashion-MNIST L1-LR and
 #        L1 SVM against liblinear (compare-tools.sh --problems fashion --daemons)
-#   4  dynamic vs random at chord sizes 8..2048 (study-columns.sh)
+#   4  dynamic vs random and static at chord sizes 8..2048 (study-columns.sh)
 #   5  the paper's shape, 450 x 1,000,000 (strads-gen, 1.2 GB of libsvm): bench-lasso.sh and the
 #        peak memory of a 1 x 2 daemon cluster (measure-memory.sh)
 #   6  latency (study-latency.sh; the delay is injected in the transport)
@@ -108,10 +108,14 @@ if wants 3; then
     --daemons --max-seconds 30
 fi
 if wants 4; then
-  step "Target 4: dynamic vs random, chord sizes 8 to 2048"
+  step "Target 4: dynamic vs random and static, chord sizes 8 to 2048"
   read -r LAMBDA FSTAR < <(synthetic)
   run "$SCRIPT_DIR/study-columns.sh" "$SYN" "$LAMBDA" "$FSTAR" --policies "dynamic random" \
     --sizes "8 64 512 1024 2048" --max-seconds 10 --dir "$DIR/study-columns" --bin-dir "$BIN"
+  # static: uniform candidates through the dependency filter (its rho; docs/study.md)
+  run "$SCRIPT_DIR/study-columns.sh" "$SYN" "$LAMBDA" "$FSTAR" --policies static \
+    --extra "--rho 0.1" --sizes "8 64 512 1024 2048" --max-seconds 10 \
+    --dir "$DIR/study-columns" --bin-dir "$BIN"
 fi
 if wants 5; then
   step "Target 5: the paper's shape, 450 x 1,000,000, 2 workers"
