@@ -232,6 +232,9 @@ Result<Dataset> ReadMatrixMarket(const std::string& path, const std::string& lab
       STRADS_RETURN_IF_ERROR(CheckMemory(
           path, DatasetBuildBytes(static_cast<uint64_t>(n), h.cols, std::min(reserve, h.nnz)),
           std::to_string(h.cols) + " columns (the header's)", available_memory));
+      // The shard's rows and the header's columns are known now: past the 32-bit indices, fail
+      // before reading the entries (their count is checked again once they are read).
+      STRADS_RETURN_IF_ERROR(CheckIndexable(path, static_cast<uint64_t>(n), h.cols, 0));
       entry_rows.reserve(reserve);
       entry_cols.reserve(reserve);
       entry_values.reserve(reserve);

@@ -134,6 +134,15 @@ TEST_CASE("a MatrixMarket header declaring billions of columns is refused before
   REQUIRE_FALSE(ds.ok());
   CHECK_THAT(ds.status().message(),
              Catch::StartsWith(x + ": needs 24.0 GB for 2000000000 columns (the header's)"));
+  // Where the memory is there, a shard's rows past the 32-bit indices are refused before the
+  // entries are read (the header's columns past them are refused by the header's own check).
+  const std::string tall = dir.Write(
+      "tall.mtx", "%%MatrixMarket matrix coordinate real general\n3000000000 2 1\n1 1 1.0\n");
+  ds = LoadDataset({tall, "mm", y}, {}, uint64_t{1} << 50);
+  REQUIRE_FALSE(ds.ok());
+  CHECK_THAT(ds.status().message(),
+             Catch::StartsWith(tall + ": 3000000000 rows for one member, more than the "
+                                      "2147483647 one can index"));
 }
 
 TEST_CASE(
