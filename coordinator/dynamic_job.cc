@@ -857,10 +857,7 @@ void DynamicJob::OnFinished(proto::JobState state, Clock::time_point now) {
       "times); the schedulers' share {:.1f} %",
       id_, updates_, next_commit_, 1e3 * solving, ms(Wait::kChord), ms(Wait::kWorkers),
       ms(Wait::kCheckWorkers) + ms(Wait::kCheckSchedulers), ms(Wait::kCheckSchedulers),
-      ms(Wait::kCoordinator), 1e3 * waits_.moved(),
-      solving > 0
-          ? 100 * (waits_.Seconds(Wait::kChord) + waits_.Seconds(Wait::kCheckSchedulers)) / solving
-          : 0.0);
+      ms(Wait::kCoordinator), 1e3 * waits_.moved(), 100 * waits_.SchedulersShare());
 }
 
 double DynamicJob::ApproxObjective() const {

@@ -54,10 +54,13 @@ nlohmann::ordered_json WaitLedger::Json() const {
     json[std::string(Name(static_cast<Wait>(k))) + "_s"] = seconds_[k];
   }
   json["moved_s"] = moved_;
-  const double solving = Solving();
-  json["schedulers_share"] =
-      solving > 0 ? (Seconds(Wait::kChord) + Seconds(Wait::kCheckSchedulers)) / solving : 0.0;
+  json["schedulers_share"] = SchedulersShare();
   return json;
+}
+
+double WaitLedger::SchedulersShare() const {
+  const double solving = Solving();
+  return solving > 0 ? (Seconds(Wait::kChord) + Seconds(Wait::kCheckSchedulers)) / solving : 0.0;
 }
 
 }  // namespace strads

@@ -59,10 +59,12 @@ class WaitLedger {
   double Seconds(Wait wait) const { return seconds_[static_cast<size_t>(wait)]; }
   // Seconds spent in every state but kNone.
   double Solving() const;
+  // The schedulers' share of the solve: (chord + check_schedulers) / Solving() (0 before any).
+  double SchedulersShare() const;
 
   // {"chord_s", "workers_s", "check_workers_s", "check_schedulers_s", "coordinator_s", "other_s",
   //  "moved_s", "schedulers_share"}: moved_s is moved() (already in the states it went to); the
-  //  share is (chord + check_schedulers) / solving (0 before any).
+  //  share is SchedulersShare().
   nlohmann::ordered_json Json() const;
 
   static std::string_view Name(Wait wait);
