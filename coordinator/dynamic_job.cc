@@ -769,6 +769,9 @@ void DynamicJob::FinishCheck(Clock::time_point now) {
   // run's first check comes after the restore, which followed the start: it is measured.)
   const bool measured = start_checked_ || (incarnation_.resume && columns());
   pacer_.Done(updates_, now, measured);
+  // Column layout: the row of this state written when the check started (Trace) stays, with its
+  // time; this check's objective is the same loss.
+  const bool written = columns() && start_checked_ && trace_.last_updates() == updates_;
   start_checked_ = true;
   ++checks_;
   // At info level at most once a second (and for the last check): paced checks can come tens of
@@ -781,7 +784,7 @@ void DynamicJob::FinishCheck(Clock::time_point now) {
             "({:.3g} ms)",
             id_, updates_, objective_, violation_, check_nonzeros_,
             1e3 * pacer_.last_check_seconds());
-  Trace(now, true);
+  if (!written) Trace(now, true);
   if (!std::isfinite(objective_) || !std::isfinite(violation_)) {
     return Fail(fmt::format("diverged: the objective is {} after {} updates (parallel updates of "
                             "dependent parameters; try a smaller --chord-size or --rho, or the "
@@ -870,12 +873,21 @@ double DynamicJob::ApproxObjective() const {
 
 void DynamicJob::Trace(Clock::time_point now, bool force) {
   if (phase_ == Phase::kLoading) return;
-  const double every = spec_.dynamic().trace_every_s() > 0 ? spec_.dynamic().trace_every_s() : 1.0;
-  if (!force && now - last_trace_ < std::chrono::duration<double>(every)) return;
   // A timed row for the state of the last row would replace that row (TraceLog) with a later
   // time, and the trace would say the state came later than it did: a row was also added when a
   // round's first partials arrived, before its commit.
   if (!force && trace_.last_updates() == updates_) return;
+  // Column layout: a check (not the first) has just started at this state, and summed the loss
+  // of the replica (MaybeStartCheck), which no commit changes while it runs. The row costs
+  // nothing, whatever the rate, and it is the state's time: the job knew the objective at the
+  // commit. Its check's row, the same loss, came one check later (~0.5 ms on loopback, the
+  // workers' gradients and the schedulers' evaluation), and FinishCheck keeps this one.
+  if (!force && columns() && phase_ == Phase::kChecking && start_checked_) {
+    last_trace_ = now;
+    return AddTraceRow(now, check_loss_ + penalty_);
+  }
+  const double every = spec_.dynamic().trace_every_s() > 0 ? spec_.dynamic().trace_every_s() : 1.0;
+  if (!force && now - last_trace_ < std::chrono::duration<double>(every)) return;
   // A check is running or coming for this state (or a later one, once the rounds in flight
   // commit): its row will carry the exact objective, and the estimate (a pass over the replica in
   // the column layout, ~0.15 ms on 20,000 rows) would take a core from the workers while they

@@ -1175,6 +1175,42 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "DynamicJob: column layout, a round a check follows has its trace row at its commit, with the "
+    "loss the check sums from the replica, and the check's end keeps that row",
+    "[dynamic_job][trace]") {
+  DynamicJobFixture f(1, /*check_every=*/1, Incarnation{}, proto::LAYOUT_COLUMNS);
+  f.StartOneRowColumns();  // the first check's row: loss 1, penalty 0
+  f.h_.Advance(0.0001);    // well within --trace-every (1 s): a timed row would wait
+  auto chord = MakeEnvelope("", 0, 0);
+  chord.mutable_chord()->set_scheduler_rank(0);
+  for (uint64_t j : {1, 3}) {
+    chord.mutable_chord()->add_ids(j);
+    chord.mutable_chord()->add_values(2.0);
+  }
+  f.Deliver("scheduler-0", chord);
+  for (const auto& [w, j] : {std::pair{"worker-0", 1}, std::pair{"worker-1", 3}}) {
+    auto e = MakeEnvelope("", 0, 0);
+    e.mutable_column_partials()->add_ids(j);
+    e.mutable_column_partials()->add_values(1.0);  // the penalty falls by 1 each: a full step
+    e.mutable_column_partials()->mutable_change()->set_size(1);  // the shared vector stays
+    f.Deliver(w, e);
+  }
+  // Committed, and a check follows at once (one update since the last): the row is written now.
+  REQUIRE(f.Rounds("worker-0", Kind::kCheckRequest) == std::vector<uint64_t>{1});
+  const double committed_at = f.job_->Info(f.h_.now()).seconds();
+  f.h_.Advance(0.0005);            // the check's workers and schedulers
+  f.AnswerCheck(999, 5, 0.25, 1);  // not converged; the workers' loss is not read
+  f.h_.Advance(0.0005);
+  f.job_->Cancel(f.h_.now());
+  const std::string trace = FileContent(f.job_->ResultFiles(), "trace.csv");
+  INFO(trace);
+  REQUIRE(Lines(trace) == 3);  // the header, the first check's row, the commit's
+  const std::string last = trace.substr(trace.rfind('\n', trace.size() - 2) + 1);
+  // Loss 1 (the replica) plus the penalty the commit left: 0 - 1 - 1.
+  CHECK(last == fmt::format("{:.6f},1,2,-1,dynamic,0\n", committed_at));
+}
+
+TEST_CASE(
     "DynamicJob: column layout, the workers' counts of their parts are summed and sent once to "
     "every member, counts from a scheduler fail the job, and a load without them names the workers",
     "[dynamic_job]") {
