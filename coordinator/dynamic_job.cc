@@ -769,8 +769,9 @@ void DynamicJob::FinishCheck(Clock::time_point now) {
   // run's first check comes after the restore, which followed the start: it is measured.)
   const bool measured = start_checked_ || (incarnation_.resume && columns());
   pacer_.Done(updates_, now, measured);
-  // Column layout: the row of this state written when the check started (Trace) stays, with its
-  // time; this check's objective is the same loss.
+  // Column layout: the row of this state written when the check started (Trace) keeps its time
+  // and takes this check's objective (the same loss; the penalty summed by the schedulers rather
+  // than the running sum).
   const bool written = columns() && start_checked_ && trace_.last_updates() == updates_;
   start_checked_ = true;
   ++checks_;
@@ -784,7 +785,11 @@ void DynamicJob::FinishCheck(Clock::time_point now) {
             "({:.3g} ms)",
             id_, updates_, objective_, violation_, check_nonzeros_,
             1e3 * pacer_.last_check_seconds());
-  if (!written) Trace(now, true);
+  if (written) {
+    AddTraceRow(last_row_at_, objective_);
+  } else {
+    Trace(now, true);
+  }
   if (!std::isfinite(objective_) || !std::isfinite(violation_)) {
     return Fail(fmt::format("diverged: the objective is {} after {} updates (parallel updates of "
                             "dependent parameters; try a smaller --chord-size or --rho, or the "
@@ -881,7 +886,8 @@ void DynamicJob::Trace(Clock::time_point now, bool force) {
   // of the replica (MaybeStartCheck), which no commit changes while it runs. The row costs
   // nothing, whatever the rate, and it is the state's time: the job knew the objective at the
   // commit. Its check's row, the same loss, came one check later (~0.5 ms on loopback, the
-  // workers' gradients and the schedulers' evaluation), and FinishCheck keeps this one.
+  // workers' gradients and the schedulers' evaluation); FinishCheck keeps this row's time and
+  // gives it the check's objective.
   if (!force && columns() && phase_ == Phase::kChecking && start_checked_) {
     last_trace_ = now;
     return AddTraceRow(now, check_loss_ + penalty_);
@@ -903,6 +909,7 @@ void DynamicJob::Trace(Clock::time_point now, bool force) {
 }
 
 void DynamicJob::AddTraceRow(Clock::time_point now, double objective) {
+  last_row_at_ = now;
   trace_.Add(updates_,
              fmt::format("{:.6f},{},{},{:.17g},{},{}", Elapsed(now), next_commit_, updates_,
                          objective, ScheduleName(spec_.dynamic().schedule()), epoch()));

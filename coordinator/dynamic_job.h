@@ -232,6 +232,7 @@ class DynamicJob final : public EngineJob {
   // The ledger's chord seconds at the last commit (CorrectRoundWaits).
   double chord_s_at_commit_ = 0;
   Clock::time_point last_trace_{};
+  Clock::time_point last_row_at_{};  // the time of the last row added (AddTraceRow)
   std::vector<std::pair<Clock::time_point, uint64_t>> rate_window_;
 };
 

@@ -1175,8 +1175,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "DynamicJob: column layout, a round a check follows has its trace row at its commit, with the "
-    "loss the check sums from the replica, and the check's end keeps that row",
+    "DynamicJob: column layout, a round a check follows has its trace row at its commit's time, "
+    "and the check gives that row its objective",
     "[dynamic_job][trace]") {
   DynamicJobFixture f(1, /*check_every=*/1, Incarnation{}, proto::LAYOUT_COLUMNS);
   f.StartOneRowColumns();  // the first check's row: loss 1, penalty 0
@@ -1195,7 +1195,7 @@ TEST_CASE(
     e.mutable_column_partials()->mutable_change()->set_size(1);  // the shared vector stays
     f.Deliver(w, e);
   }
-  // Committed, and a check follows at once (one update since the last): the row is written now.
+  // Committed, and a check follows at once (--check-every 1): the row is written now.
   REQUIRE(f.Rounds("worker-0", Kind::kCheckRequest) == std::vector<uint64_t>{1});
   const double committed_at = f.job_->Info(f.h_.now()).seconds();
   f.h_.Advance(0.0005);            // the check's workers and schedulers
@@ -1206,8 +1206,10 @@ TEST_CASE(
   INFO(trace);
   REQUIRE(Lines(trace) == 3);  // the header, the first check's row, the commit's
   const std::string last = trace.substr(trace.rfind('\n', trace.size() - 2) + 1);
-  // Loss 1 (the replica) plus the penalty the commit left: 0 - 1 - 1.
-  CHECK(last == fmt::format("{:.6f},1,2,-1,dynamic,0\n", committed_at));
+  // At the commit's time, with the check's objective: loss 1 (the replica, not the workers' 999)
+  // plus the schedulers' penalties, 2 x 0.25. (The row written at the commit held the running
+  // penalty, 0 - 1 - 1.)
+  CHECK(last == fmt::format("{:.6f},1,2,1.5,dynamic,0\n", committed_at));
 }
 
 TEST_CASE(
