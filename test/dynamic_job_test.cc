@@ -179,6 +179,16 @@ class DynamicJobFixture {
     c->add_sq_norms(1.0);
     Deliver(kSchedulers[t % 2], e);
   }
+  // Column layout: scheduler-0's chord of round 0, `ids` at `value` each (no squared norms).
+  void SendColumnChord(std::initializer_list<uint64_t> ids, double value) {
+    auto e = MakeEnvelope("", 0, 0);
+    e.mutable_chord()->set_scheduler_rank(0);
+    for (uint64_t j : ids) {
+      e.mutable_chord()->add_ids(j);
+      e.mutable_chord()->add_values(value);
+    }
+    Deliver("scheduler-0", e);
+  }
   void SendPartials(const std::string& worker, uint64_t t, double sum, double loss = 4) {
     auto e = MakeEnvelope("", 0, t);
     e.mutable_partials()->add_sums(sum);
@@ -1079,13 +1089,7 @@ TEST_CASE(
   DynamicJobFixture f(1, 1000, Incarnation{}, proto::LAYOUT_COLUMNS);
   f.StartOneRowColumns();
   // Round 0: parameters 1, 3 and 2, in that order; worker 0 owns 1 and 2, worker 1 owns 3.
-  auto chord = MakeEnvelope("", 0, 0);
-  chord.mutable_chord()->set_scheduler_rank(0);
-  for (uint64_t j : {1, 3, 2}) {
-    chord.mutable_chord()->add_ids(j);
-    chord.mutable_chord()->add_values(1.0);
-  }
-  f.Deliver("scheduler-0", chord);
+  f.SendColumnChord({1, 3, 2}, 1.0);
   auto share = [&](const std::string& w, std::vector<uint64_t> ids) {
     auto e = MakeEnvelope("", 0, 0);
     auto* p = e.mutable_column_partials();
@@ -1121,13 +1125,7 @@ TEST_CASE(
   DynamicJobFixture f(1, 1000, Incarnation{}, proto::LAYOUT_COLUMNS);
   f.StartOneRowColumns();
   f.h_.Advance(0.004);  // round 0's chord not handled yet: counted as the scheduler's
-  auto chord = MakeEnvelope("", 0, 0);
-  chord.mutable_chord()->set_scheduler_rank(0);
-  for (uint64_t j : {1, 3}) {
-    chord.mutable_chord()->add_ids(j);
-    chord.mutable_chord()->add_values(1.0);
-  }
-  f.Deliver("scheduler-0", chord);
+  f.SendColumnChord({1, 3}, 1.0);
   f.h_.Advance(0.001);  // the chord handled: counted as the workers'
   auto share = [&](const std::string& w, uint64_t j) {
     auto e = MakeEnvelope("", 0, 0);
@@ -1181,13 +1179,7 @@ TEST_CASE(
   DynamicJobFixture f(1, /*check_every=*/1, Incarnation{}, proto::LAYOUT_COLUMNS);
   f.StartOneRowColumns();  // the first check's row: loss 1, penalty 0
   f.h_.Advance(0.0001);    // well within --trace-every (1 s): a timed row would wait
-  auto chord = MakeEnvelope("", 0, 0);
-  chord.mutable_chord()->set_scheduler_rank(0);
-  for (uint64_t j : {1, 3}) {
-    chord.mutable_chord()->add_ids(j);
-    chord.mutable_chord()->add_values(2.0);
-  }
-  f.Deliver("scheduler-0", chord);
+  f.SendColumnChord({1, 3}, 2.0);
   for (const auto& [w, j] : {std::pair{"worker-0", 1}, std::pair{"worker-1", 3}}) {
     auto e = MakeEnvelope("", 0, 0);
     e.mutable_column_partials()->add_ids(j);
