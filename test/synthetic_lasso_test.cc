@@ -259,6 +259,13 @@ TEST_CASE("synthetic lasso: out-of-range options are InvalidArgument", "[synthet
   };
   invalid([](SyntheticLassoOptions& o) { o.rows = 0; });
   invalid([](SyntheticLassoOptions& o) { o.rows = kMaxIndex + 1; });  // past the 32-bit indices
+  // About 5,000,000,000 entries: refused before any is generated (this would otherwise take
+  // ~80 GB and minutes).
+  invalid([](SyntheticLassoOptions& o) {
+    o.rows = 100000;
+    o.features = 100000;
+    o.density = 0.5;
+  });
   invalid([](SyntheticLassoOptions& o) { o.features = 0; });
   invalid([](SyntheticLassoOptions& o) { o.group_size = 0; });
   invalid([](SyntheticLassoOptions& o) { o.correlation = 1.5; });

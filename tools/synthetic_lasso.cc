@@ -188,6 +188,17 @@ Status ValidateSyntheticLassoOptions(const SyntheticLassoOptions& o) {
   if (!(o.density > 0.0 && o.density <= 1.0)) {
     return Status::InvalidArgument("density must be in (0, 1]");
   }
+  // Before any entry is generated (GenerateDesign checks the count it drew, which can pass the
+  // expectation by chance): a dense problem has rows x features entries, a sparse one about
+  // density times that.
+  const double expected = o.density * static_cast<double>(o.rows) * static_cast<double>(o.features);
+  if (expected > static_cast<double>(kMaxIndex)) {
+    return Status::InvalidArgument(
+        "about " + std::to_string(static_cast<uint64_t>(expected)) + " non-zero entries (" +
+        std::to_string(o.rows) + " rows x " + std::to_string(o.features) +
+        " features x density), more than the " + std::to_string(kMaxIndex) +
+        " one matrix can index: fewer rows, features or density");
+  }
   if (o.true_nonzeros > o.features) {
     return Status::InvalidArgument("true nonzeros (" + std::to_string(o.true_nonzeros) +
                                    ") exceed the features (" + std::to_string(o.features) + ")");
