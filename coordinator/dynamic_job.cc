@@ -103,8 +103,10 @@ void DynamicJob::Timed(Clock::time_point now, Body&& body) {
   // at now + its time would run ahead of the next message's `now` where that is not the wall
   // clock's (a test's clock: a handling descheduled for 4 ms swallowed the first 4 ms of the
   // solve, found under load).
-  if (!solving && next == WaitLedger::Wait::kNone) return waits_.Mark(now, next);
-  if (!solving && next != WaitLedger::Wait::kNone) waits_.Mark(now, WaitLedger::Wait::kCoordinator);
+  if (!solving) {
+    if (next == WaitLedger::Wait::kNone) return waits_.Mark(now, next);
+    waits_.Mark(now, WaitLedger::Wait::kCoordinator);
+  }
   waits_.Mark(now + (Clock::now() - started), next);
 }
 
@@ -894,17 +896,15 @@ void DynamicJob::Trace(Clock::time_point now, bool force) {
   // workers' gradients and the schedulers' evaluation); FinishCheck keeps this row's time and
   // gives it the check's objective.
   if (!force && columns() && phase_ == Phase::kChecking && start_checked_) {
-    last_trace_ = now;
     return AddTraceRow(now, check_loss_ + penalty_);
   }
   const double every = spec_.dynamic().trace_every_s() > 0 ? spec_.dynamic().trace_every_s() : 1.0;
-  if (!force && now - last_trace_ < std::chrono::duration<double>(every)) return;
+  if (!force && now - last_row_at_ < std::chrono::duration<double>(every)) return;
   // A check is running or coming for this state (or a later one, once the rounds in flight
   // commit): its row will carry the exact objective, and the estimate (a pass over the replica in
   // the column layout, ~0.15 ms on 20,000 rows) would take a core from the workers while they
   // compute the next shares. (The check's row replaced the estimate's anyway, TraceLog.)
   if (!force && (check_wanted_ || phase_ == Phase::kChecking)) return;
-  last_trace_ = now;
   // At a check the objective is exact; between checks it is the workers' latest losses (each at
   // most D - 1 rounds stale) plus the penalty of the committed values. A row's time is when it
   // is written: for a check's row, when the check measured the state, not the commit that

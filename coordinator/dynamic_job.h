@@ -231,8 +231,7 @@ class DynamicJob final : public EngineJob {
   WaitLedger waits_;  // where the solve's time went
   // The ledger's chord seconds at the last commit (CorrectRoundWaits).
   double chord_s_at_commit_ = 0;
-  Clock::time_point last_trace_{};
-  Clock::time_point last_row_at_{};  // the time of the last row added (AddTraceRow)
+  Clock::time_point last_row_at_{};  // the time of the last trace row added (AddTraceRow)
   std::vector<std::pair<Clock::time_point, uint64_t>> rate_window_;
 };
 

@@ -8,6 +8,8 @@
 #include <new>
 #include <random>
 #include <stdexcept>
+#include <string>
+#include <string_view>
 
 #include "common/libsvm_reader.h"
 
@@ -48,6 +50,15 @@ std::vector<std::pair<uint64_t, double>> ChooseBeta(const SyntheticLassoOptions&
   }
   std::sort(beta.begin(), beta.end());
   return beta;
+}
+
+// The refusal of a matrix of `entries` non-zero entries past the ones SparseColMatrix can index;
+// `before` and `after` qualify the count (e.g. an expectation, before any entry is drawn).
+Status TooManyEntries(std::string_view before, uint64_t entries, std::string_view after) {
+  return Status::InvalidArgument(std::string(before) + std::to_string(entries) +
+                                 " non-zero entries" + std::string(after) + ", more than the " +
+                                 std::to_string(kMaxIndex) +
+                                 " one matrix can index: fewer rows, features or density");
 }
 
 // Fills x column by column, group by group.
@@ -102,11 +113,7 @@ Status GenerateDesign(const SyntheticLassoOptions& o, SparseColMatrix* x) {
       outer[j + 1] = static_cast<int64_t>(values.size());
     }
   }
-  if (values.size() > kMaxIndex) {
-    return Status::InvalidArgument(std::to_string(values.size()) +
-                                   " non-zero entries, more than the " + std::to_string(kMaxIndex) +
-                                   " one matrix can index: fewer rows, features or density");
-  }
+  if (values.size() > kMaxIndex) return TooManyEntries("", values.size(), "");
   x->resize(n, static_cast<int64_t>(o.features));
   x->resizeNonZeros(static_cast<int64_t>(values.size()));
   std::copy(outer.begin(), outer.end(), x->outerIndexPtr());
@@ -193,11 +200,9 @@ Status ValidateSyntheticLassoOptions(const SyntheticLassoOptions& o) {
   // density times that.
   const double expected = o.density * static_cast<double>(o.rows) * static_cast<double>(o.features);
   if (expected > static_cast<double>(kMaxIndex)) {
-    return Status::InvalidArgument(
-        "about " + std::to_string(static_cast<uint64_t>(expected)) + " non-zero entries (" +
-        std::to_string(o.rows) + " rows x " + std::to_string(o.features) +
-        " features x density), more than the " + std::to_string(kMaxIndex) +
-        " one matrix can index: fewer rows, features or density");
+    return TooManyEntries("about ", static_cast<uint64_t>(expected),
+                          " (" + std::to_string(o.rows) + " rows x " + std::to_string(o.features) +
+                              " features x density)");
   }
   if (o.true_nonzeros > o.features) {
     return Status::InvalidArgument("true nonzeros (" + std::to_string(o.true_nonzeros) +
