@@ -95,9 +95,13 @@ void PrioritySampler::FindSorted(std::span<const double> points, std::vector<siz
         __builtin_prefetch(children + kFanout * visits_[v + kAhead].node);
       }
       const Visit& visit = visits_[v];
+      const double* child = children + kFanout * visit.node;
+      if (visit.end - visit.begin == 1) {
+        next_visits_.push_back(Descend(child, visit, points[visit.begin]));
+        continue;
+      }
       // As in Find: a child of zero sum gets no point, and the points past the last positive
       // child (rounding) are that child's.
-      const double* child = children + kFanout * visit.node;
       size_t last_positive = 0;
       for (size_t c = 0; c < kFanout; ++c) {
         if (child[c] > 0.0) last_positive = c;
@@ -120,6 +124,26 @@ void PrioritySampler::FindSorted(std::span<const double> points, std::vector<siz
     visits_.swap(next_visits_);
   }
   for (const Visit& leaf : visits_) out.push_back(leaf.node);  // however many points it holds
+}
+
+PrioritySampler::Visit PrioritySampler::Descend(const double* child, const Visit& visit, double u) {
+  // The children's interval ends, summed in order from the node's base: a zero child adds
+  // exactly 0, so these are the bases and ends FindSorted's loop computes over the positive
+  // children. They never decrease, and u >= base, so the first child whose end passes u is
+  // the number of ends at or below u, and is positive (a zero child ends where the one before it
+  // does). None (u past the end, rounding): the last positive child.
+  double ends[kFanout];
+  double sum = visit.base;
+  size_t below = 0, last_positive = 0;
+  for (size_t c = 0; c < kFanout; ++c) {
+    sum += child[c];
+    ends[c] = sum;
+    below += ends[c] <= u ? 1 : 0;
+    last_positive = child[c] > 0.0 ? c : last_positive;
+  }
+  const size_t pick = below < kFanout ? below : last_positive;
+  const double base = pick > 0 ? ends[pick - 1] : visit.base;
+  return Visit{kFanout * visit.node + pick, base, visit.begin, visit.end};
 }
 
 void PrioritySampler::ScanSorted(std::span<const double> points, std::vector<size_t>& out) const {
