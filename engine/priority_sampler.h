@@ -103,8 +103,10 @@ class PrioritySampler {
   static constexpr size_t kFanout = 8;
   static constexpr size_t kLine = 64;
   // How many nodes ahead FindSorted and SetMany prefetch the line they will read or write:
-  // enough misses in flight to hide the memory's latency behind the nodes before them.
-  static constexpr size_t kAhead = 8;
+  // enough misses in flight to hide the memory's latency behind the nodes before them. (8 was
+  // enough until Descend made a visit cheaper; at 1,000,000 leaves 16 takes 7 % off the builder's
+  // round, 32 nothing more, and at 100,000 none of them differ.)
+  static constexpr size_t kAhead = 16;
   static_assert(kFanout * sizeof(double) == kLine, "a node's children fill one cache line");
   static_assert(HugePageAllocator<double>::kAlign == kLine, "levels start on cache lines");
 
