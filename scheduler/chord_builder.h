@@ -137,6 +137,7 @@ class ChordBuilder {
   size_t in_flight_ = 0;
   uint64_t cursor_ = 0;  // cyclic policy
   std::optional<std::vector<uint64_t>> prepared_;
+  std::vector<char> chosen_;  // Build's scratch: a draw's candidates in the chord, by position
 };
 
 }  // namespace strads
