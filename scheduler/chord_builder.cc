@@ -172,18 +172,30 @@ std::vector<uint64_t> ChordBuilder::Build() {
       const bool by_index = !filter && policy_.index_order;
       if (!by_index) std::sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(keep));
       const uint64_t position = (uint64_t{1} << shift) - 1;
-      std::vector<uint64_t> ids(keep);
-      for (size_t k = 0; k < keep; ++k) ids[k] = first + drawn[order[k].tie & position];
-      if (by_index) ascending_.Sort(ids);
       // Which of the draw's candidates are in the chord, by position: without a filter the
       // first `keep` of the order; with one, read back from flying_ below (a cache miss each on
       // a large partition, a third of this function's time at 1,000,000 parameters).
       chosen_.assign(drawn.size(), 0);
       if (!filter) {
+        for (size_t k = 0; k < keep; ++k) chosen_[order[k].tie & position] = 1;
+      }
+      std::vector<uint64_t> ids;
+      ids.reserve(keep);
+      if (by_index) {
+        // The draw lists its candidates in index order, pass by pass, so the chosen ones taken
+        // in the draw's order are the chord in index order after a draw of one pass; only a
+        // draw of several passes (zeroed > 0) needs sorting.
+        for (size_t k = 0; k < drawn.size(); ++k) {
+          if (chosen_[k]) ids.push_back(first + drawn[k]);
+        }
+        if (zeroed > 0) ascending_.Sort(ids);
+      } else {
+        for (size_t k = 0; k < keep; ++k) ids.push_back(first + drawn[order[k].tie & position]);
+      }
+      if (!filter) {
         // No filter: the first B. The draw's candidates are distinct, so the filter's check for
         // repeats (a stamp per candidate, a cache miss each on a large partition) is not needed.
         chord = std::move(ids);
-        for (size_t k = 0; k < keep; ++k) chosen_[order[k].tie & position] = 1;
       } else {
         chord = filter_.Filter(ids, policy_.rho, policy_.chord_size, running);
       }
