@@ -69,6 +69,8 @@ class ChordBuilder {
   void DropPrepared();
   // Whether a chord is prepared (built ahead, not yet taken by Next).
   bool prepared() const { return prepared_.has_value(); }
+  // Whether Next() will return the prepared chord, without building one (it is not empty).
+  bool ready() const { return prepared_.has_value() && !prepared_->empty(); }
 
   // A committed change of parameter j (in flight before): priority |delta| + eta.
   void OnCommit(uint64_t j, double delta);

@@ -109,8 +109,12 @@ class DynamicSchedulerJob final : public MemberJob {
   // round was empty, a round trip for nothing.
   void ServeWaiting();
   // Builds and sends round `round`'s chord; false, having sent nothing, if it would be empty
-  // while parameters are in flight.
-  bool TrySendChord(uint64_t round);
+  // while parameters are in flight. Then builds the next one ahead, unless `prepare_next` is
+  // false (the caller calls PrepareNext when the builder is up to date).
+  bool TrySendChord(uint64_t round, bool prepare_next = true);
+  // Builds the next chord ahead of its request, unless it is predicted to be the first after a
+  // check (see TrySendChord).
+  void PrepareNext();
   void HandleCommit(const proto::Envelope& e);
   void HandleGradientSlice(const proto::Envelope& e);
   void HandleModelRequest(const proto::Envelope& e);
