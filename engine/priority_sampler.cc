@@ -58,14 +58,27 @@ void PrioritySampler::SetMany(std::span<const size_t> ids, std::span<const doubl
   if (whole) return RebuildLevelsAbove();
   // Level by level: the distinct parents of the nodes that changed, each recomputed once, as
   // Set does (the exact floating sum of its children).
+  // Where the changes are sparse in a level (fewer than one for every kFanout of its parents),
+  // a parent rarely has two changed children, and its marks are a cache miss each on a large
+  // tree (a seventh of SetMany's time at 1,000,000 leaves): there a parent is listed once per
+  // changed child, except where two in a row share it, and one listed twice is summed twice, to
+  // the same value.
   for (size_t l = 1; l < level_.size(); ++l) {
     std::vector<uint8_t>& mark = marked_[l - 1];
+    const bool sparse = dirty_.size() * kFanout < mark.size();
     parents_.clear();
-    for (size_t i : dirty_) {
-      const size_t p = i / kFanout;
-      if (!mark[p]) {
-        mark[p] = 1;
-        parents_.push_back(p);
+    if (sparse) {
+      for (size_t i : dirty_) {
+        const size_t p = i / kFanout;
+        if (parents_.empty() || parents_.back() != p) parents_.push_back(p);
+      }
+    } else {
+      for (size_t i : dirty_) {
+        const size_t p = i / kFanout;
+        if (!mark[p]) {
+          mark[p] = 1;
+          parents_.push_back(p);
+        }
       }
     }
     // The children were just written (they are the changed nodes of the level below); the
@@ -75,7 +88,7 @@ void PrioritySampler::SetMany(std::span<const size_t> ids, std::span<const doubl
     for (size_t k = 0; k < parents_.size(); ++k) {
       if (k + kAhead < parents_.size()) __builtin_prefetch(sums + parents_[k + kAhead], 1);
       const size_t p = parents_[k];
-      mark[p] = 0;
+      if (!sparse) mark[p] = 0;
       sums[p] = ChildSum(children + kFanout * p);
     }
     dirty_.swap(parents_);
