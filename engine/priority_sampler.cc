@@ -56,7 +56,7 @@ void PrioritySampler::SetMany(std::span<const size_t> ids, std::span<const doubl
     if (!whole) dirty_.push_back(ids[m]);
   }
   if (whole) return RebuildLevelsAbove();
-  // Level by level: the distinct parents of the nodes that changed, each recomputed once, as
+  // Level by level: the parents of the nodes that changed, each recomputed as
   // Set does (the exact floating sum of its children).
   // Where the changes are sparse in a level (fewer than one for every kFanout of its parents),
   // a parent rarely has two changed children, and its marks are a cache miss each on a large

@@ -59,8 +59,9 @@ class PrioritySampler {
   size_t Find(double u) const;
 
   // Sets weights[m] at ids[m] for every m, in order (a repeated id ends at its last weight): the
-  // same tree as that many Set calls, but each ancestor is recomputed once however many of its
-  // leaves changed, so a chord's worth of updates walks the shared upper levels once.
+  // same tree as that many Set calls, but an ancestor is recomputed once however many of its
+  // leaves changed (on a level where changes are sparse, once per changed child, which is rarely
+  // more than once), so a chord's worth of updates walks the shared upper levels once.
   // REQUIRES: as Set for each pair; ids.size() == weights.size().
   void SetMany(std::span<const size_t> ids, std::span<const double> weights);
 
@@ -84,6 +85,8 @@ class PrioritySampler {
   // draw is proportional to the weights as SAP asks, and all k points are found in one ordered
   // walk of the tree (the upper levels once, the leaves in memory order). An index holding more
   // than one point is drawn once; the shortfall is drawn the same way from the indices left.
+  // Each pass's draws are in ascending index order (so a draw of one pass is ascending), after
+  // those of the passes before it.
   // Returns fewer than k only when fewer than k indices have positive weight. The drawn indices
   // keep weight 0 on return, and `weights` gets their weights before the draw, in the same order.
   // O(k log n). Rng is a UniformRandomBitGenerator.
@@ -119,7 +122,8 @@ class PrioritySampler {
   // Where the points are dense (at least one for every kFanout leaves, e.g. a chord's
   // candidates drawn from a partition a few times their number), the lowest level is walked whole
   // anyway, and ScanSorted finds them instead.
-  // REQUIRES: Total() > 0.
+  // REQUIRES: Total() > 0; the points finite and >= 0 (a walk never starts a node's interval past
+  // its point: Descend relies on it).
   void FindSorted(std::span<const double> points, std::vector<size_t>& out);
   // FindSorted by one scan of the leaves in index order, with the prefix summed leaf by leaf
   // (the tree sums it by subtrees: the two can differ in rounding, at an interval's edge).
@@ -160,7 +164,7 @@ class PrioritySampler {
   // FindSorted's scratch: the visits of the level being walked and of the one below.
   std::vector<Visit> visits_, next_visits_;
   // SetMany's scratch: the nodes of one level to recompute, and a mark per node of the level
-  // above so each is listed once.
+  // above so each is listed once (on the levels where changes are dense).
   std::vector<size_t> dirty_, parents_;
   std::vector<std::vector<uint8_t>> marked_;
   // TakeSystematic's scratch: the points of a pass and the zero weights of what it drew.

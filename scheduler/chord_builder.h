@@ -47,7 +47,8 @@ struct ChordPolicy {
   // Without a filter (rho >= 1), the dynamic schedule's chord lists its parameters in index
   // order instead of priority order: in the column layout (which has no dual pipeline to split a
   // chord by priority) the workers, the only readers of the order there, pass over their columns
-  // in memory order, and the scheduler sorts ids instead of (priority, tie) records.
+  // in memory order, and the scheduler sorts no (priority, tie) records, only ids after a draw of
+  // several passes (a one-pass draw is in index order already).
   bool index_order = false;
 };
 
@@ -71,6 +72,8 @@ class ChordBuilder {
   bool prepared() const { return prepared_.has_value(); }
   // Whether Next() will return the prepared chord, without building one (it is not empty).
   bool ready() const { return prepared_.has_value() && !prepared_->empty(); }
+  // The prepared chord. REQUIRES: prepared().
+  std::span<const uint64_t> prepared_chord() const { return *prepared_; }
 
   // A committed change of parameter j (in flight before): priority |delta| + eta.
   void OnCommit(uint64_t j, double delta);
@@ -139,7 +142,7 @@ class ChordBuilder {
   size_t in_flight_ = 0;
   uint64_t cursor_ = 0;  // cyclic policy
   std::optional<std::vector<uint64_t>> prepared_;
-  std::vector<char> chosen_;  // Build's scratch: a draw's candidates in the chord, by position
+  std::vector<uint8_t> chosen_;  // Build's scratch: a draw's candidates in the chord, by position
 };
 
 }  // namespace strads

@@ -269,31 +269,70 @@ TEST_CASE(
 TEST_CASE("ChordBuilder: with index_order the chord is the same B parameters, ascending by index",
           "[chord_builder][priority]") {
   // The draws and the selection are those of the priority order (same seed, same priorities,
-  // ties included: 200 of the priorities are equal); only the order of the chord differs.
+  // ties included: 200 of the priorities are equal); only the order of the chord differs. With
+  // every priority equal the first draw takes one pass (no index holds two points), and its
+  // order is the chord's; with unequal ones heavy indices hold several points, the draw takes
+  // more passes, and the chord is sorted.
   constexpr int64_t kColumns = 1000;
   Independent f(kColumns);
-  ChordPolicy policy = Policy(50, 600);
-  policy.rho = 1.0;
-  ChordBuilder by_priority(f.store, policy);
-  policy.index_order = true;
-  ChordBuilder by_index(f.store, policy);
-  for (uint64_t j = 0; j < kColumns; ++j) {
-    const double violation = j < 200 ? 1.0 : static_cast<double>((j * 7919) % 1000 + 1);
-    by_priority.OnCheck(j, violation);
-    by_index.OnCheck(j, violation);
-  }
-  for (int round = 0; round < 30; ++round) {
-    CAPTURE(round);
-    std::vector<uint64_t> expected = by_priority.Next();
-    const std::vector<uint64_t> chord = by_index.Next();
-    REQUIRE(chord.size() == 50);
-    CHECK(std::is_sorted(chord.begin(), chord.end()));
-    std::sort(expected.begin(), expected.end());
-    CHECK(chord == expected);
-    for (uint64_t j : chord) {
-      by_priority.OnCommit(j, 0.01 * static_cast<double>(j % 13));
-      by_index.OnCommit(j, 0.01 * static_cast<double>(j % 13));
+  for (const bool equal : {true, false}) {
+    CAPTURE(equal);
+    ChordPolicy policy = Policy(50, 600);
+    policy.rho = 1.0;
+    ChordBuilder by_priority(f.store, policy);
+    policy.index_order = true;
+    ChordBuilder by_index(f.store, policy);
+    for (uint64_t j = 0; j < kColumns; ++j) {
+      const double violation = equal || j < 200 ? 1.0 : static_cast<double>((j * 7919) % 1000 + 1);
+      by_priority.OnCheck(j, violation);
+      by_index.OnCheck(j, violation);
     }
+    for (int round = 0; round < 30; ++round) {
+      CAPTURE(round);
+      std::vector<uint64_t> expected = by_priority.Next();
+      const std::vector<uint64_t> chord = by_index.Next();
+      REQUIRE(chord.size() == 50);
+      CHECK(std::is_sorted(chord.begin(), chord.end()));
+      std::sort(expected.begin(), expected.end());
+      CHECK(chord == expected);
+      for (uint64_t j : chord) {
+        by_priority.OnCommit(j, 0.01 * static_cast<double>(j % 13));
+        by_index.OnCommit(j, 0.01 * static_cast<double>(j % 13));
+      }
+    }
+  }
+}
+
+TEST_CASE(
+    "ChordBuilder: without a filter, chords built without commits take every parameter once: "
+    "the candidates left out go back to the draw",
+    "[chord_builder][pipeline]") {
+  // 1,000 parameters, chords of 50 from 600 candidates, heavy priorities on a few (so the draws
+  // take several passes and zero their first passes' candidates): the 20 chords built before any
+  // commit hold every parameter exactly once, and a 21st is empty. A candidate left out of its
+  // chord and not given its weight back would never be drawn again; a chord's parameter not set
+  // to weight 0 could be drawn twice.
+  constexpr int64_t kColumns = 1000;
+  Independent f(kColumns);
+  for (const bool index_order : {false, true}) {
+    CAPTURE(index_order);
+    ChordPolicy policy = Policy(50, 600);
+    policy.rho = 1.0;
+    policy.index_order = index_order;
+    ChordBuilder builder(f.store, policy);
+    for (uint64_t j = 0; j < kColumns; ++j) {
+      builder.OnCheck(j, j % 97 == 0 ? 1000.0 : 1.0 + static_cast<double>(j % 10));
+    }
+    std::vector<int> seen(kColumns, 0);
+    for (int chord = 0; chord < 20; ++chord) {
+      CAPTURE(chord);
+      const std::vector<uint64_t> ids = builder.Next();
+      REQUIRE(ids.size() == 50);
+      for (uint64_t j : ids) ++seen[j];
+    }
+    CHECK(builder.Next().empty());
+    CHECK(builder.in_flight() == kColumns);
+    for (int64_t j = 0; j < kColumns; ++j) REQUIRE(seen[j] == 1);
   }
 }
 

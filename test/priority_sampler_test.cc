@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <random>
 #include <set>
 #include <vector>
@@ -316,6 +317,71 @@ TEST_CASE("PrioritySampler TakeSystematic returns every positive index when aske
   CHECK(s.TakeSystematic(3, rng, before).empty());
   CHECK(before.empty());
   CHECK(PrioritySampler(0, 1.0).TakeSystematic(3, rng, before).empty());
+}
+
+TEST_CASE(
+    "PrioritySampler SetMany on a deep tree builds the same tree as the Sets, sparse batches and "
+    "dense ones",
+    "[priority_sampler]") {
+  // 100,000 leaves, 6 levels: a batch of 10 to 300 ids is sparse (fewer than one change for every
+  // 8 parents) on the lower levels, where SetMany lists the parents without marks and sums a
+  // parent once per changed child, and dense on the upper ones; the ids are unsorted and some
+  // repeat, not in a row. Then one batch that changes a leaf in eight, dense from the first level.
+  std::mt19937_64 rng(5);
+  const size_t n = 100000;
+  PrioritySampler one(n, 1.0), many(n, 1.0);
+  std::uniform_int_distribution<size_t> pick(0, n - 1);
+  std::uniform_real_distribution<double> weight(0.0, 3.0);
+  auto same = [&] {
+    REQUIRE(many.Total() == one.Total());  // bit for bit: the same sums in the same order
+    for (size_t i = 0; i < n; ++i) REQUIRE(many.Get(i) == one.Get(i));
+    for (double u = 0.0; u < one.Total(); u += one.Total() / 997)
+      REQUIRE(many.Find(u) == one.Find(u));
+  };
+  for (size_t size : {10, 40, 120, 300, 300}) {
+    CAPTURE(size);
+    std::vector<size_t> ids(size);
+    std::vector<double> ws(size);
+    for (size_t m = 0; m < size; ++m) {
+      ids[m] = m % 9 == 5 ? ids[m / 2] : pick(rng);  // a repeat, apart from its first
+      ws[m] = m % 13 == 0 ? 0.0 : weight(rng);
+      one.Set(ids[m], ws[m]);
+    }
+    many.SetMany(ids, ws);
+    same();
+  }
+  std::vector<size_t> ids(n / 8);
+  std::vector<double> ws(ids.size());
+  for (size_t m = 0; m < ids.size(); ++m) {
+    ids[m] = pick(rng);
+    ws[m] = weight(rng);
+    one.Set(ids[m], ws[m]);
+  }
+  many.SetMany(ids, ws);
+  same();
+}
+
+TEST_CASE(
+    "PrioritySampler DrawSystematic of one pass is in ascending index order, by the tree walk and "
+    "by the scan of the leaves",
+    "[priority_sampler]") {
+  // Weights in [0.5, 1) over 100,000 leaves: no index holds two of k <= 20,000 points, so the
+  // draw takes one pass (ChordBuilder takes such a draw's order as the chord's index order).
+  // 1,000 points are found by the tree walk, 20,000 (one for every 5 leaves) by the scan.
+  std::mt19937_64 rng(9);
+  const size_t n = 100000;
+  PrioritySampler s(n, 0.0);
+  std::uniform_real_distribution<double> weight(0.5, 1.0);
+  for (size_t i = 0; i < n; ++i) s.Set(i, weight(rng));
+  for (size_t k : {1000, 20000}) {
+    CAPTURE(k);
+    std::vector<double> before;
+    size_t zeroed = 0;
+    const std::vector<size_t> got = s.DrawSystematic(k, rng, before, zeroed);
+    REQUIRE(got.size() == k);
+    CHECK(zeroed == 0);
+    CHECK(std::adjacent_find(got.begin(), got.end(), std::greater_equal<size_t>()) == got.end());
+  }
 }
 
 }  // namespace
