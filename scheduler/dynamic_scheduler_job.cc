@@ -288,38 +288,23 @@ void DynamicSchedulerJob::BuildChord(uint64_t round) {
 }
 
 void DynamicSchedulerJob::ServeWaiting() {
-  while (!waiting_.empty() && TrySendChord(waiting_.front())) waiting_.pop_front();
+  while (!waiting_.empty() && TrySendChord(waiting_.front(), /*prepare_next=*/true)) {
+    waiting_.pop_front();
+  }
 }
 
 bool DynamicSchedulerJob::TrySendChord(uint64_t round, bool prepare_next) {
-  const uint64_t first = part_.first;
+  // The messages of a chord built ahead were made with it (see PrepareNext); Next returns that
+  // chord, or builds one now.
+  std::optional<ChordMessages> made = std::exchange(prepared_messages_, std::nullopt);
   std::vector<uint64_t> ids = builder_->Next();
   if (ids.empty() && builder_->in_flight() > 0) {
     log_->trace("job {}: chord {} waits for a commit ({} parameters in flight)", id_, round,
                 builder_->in_flight());
     return false;
   }
-  auto out = JobEnvelope(round);
-  auto* chord = out.mutable_chord();
-  chord->set_scheduler_rank(rank_);
-  chord->set_exhausted(ids.empty() && builder_->in_flight() == 0);
-  chord->set_min_applied(applied_through_);
-  chord->mutable_ids()->Assign(ids.begin(), ids.end());
-  // Dual pipeline: the more impactful half (chords are in priority order) waits for every
-  // earlier commit. Set after the ids: it was computed from an empty chord, so it was always 0
-  // and the dual pipeline did nothing (found 2026-11-26; docs/benchmarks.md's dual-pipeline
-  // figures of 2026-11-22 predate the bug).
-  if (spec_.dynamic().dual_pipeline()) {
-    chord->set_fresh_count(static_cast<uint32_t>((ids.size() + 1) / 2));
-  }
-  // The squared norms are for the row layout's pull at the coordinator; in the column layout
-  // nobody reads them (a worker holds its columns), so the chord does not carry them.
-  const bool pull = spec_.dynamic().layout() != proto::LAYOUT_COLUMNS;
-  for (uint64_t j : ids) {
-    chord->add_values(values_[j - first]);
-    if (pull) chord->add_sq_norms(part_.store->SquaredNorm(j));
-  }
-  SendChord(std::move(out));
+  assert(!made || static_cast<size_t>(made->whole.chord().ids_size()) == ids.size());
+  SendChord(made ? std::move(*made) : MakeChord(ids), round);
   ++chords_since_check_;
   if (prepare_next) PrepareNext();
   return true;
@@ -334,48 +319,94 @@ void DynamicSchedulerJob::PrepareNext() {
   // took a core from the workers while they computed (~0.7 ms a round there). Where checks are
   // rare (the paper's shape: one in ~35 rounds) only the prepare a check would drop is skipped.
   const bool ahead = chords_since_check_ != last_interval_;
-  if (ahead) builder_->Prepare();
+  if (!ahead) return;
+  builder_->Prepare();
+  // Its messages are made now too, off the round's critical path (reading its values, a cache
+  // miss each on a large partition, and splitting it into the workers' shares): its parameters
+  // are in flight until it is sent, so no commit sets their values meanwhile.
+  if (builder_->ready()) prepared_messages_ = MakeChord(builder_->prepared_chord());
 }
 
-void DynamicSchedulerJob::SendChord(proto::Envelope&& chord_envelope) {
-  // The coordinator's copy goes first: it commits the round only once it holds the chord, and a
-  // worker woken by its share takes a core at once, so on a machine with as many cores as
-  // workers the scheduler could wait ~1 ms to send anything after the first share (seen on a
-  // loopback cluster of 2 workers on 2 cores: the chord reached the coordinator after both
-  // workers' partials).
+void DynamicSchedulerJob::DropPrepared() {
+  builder_->DropPrepared();
+  prepared_messages_.reset();
+}
+
+DynamicSchedulerJob::ChordMessages DynamicSchedulerJob::MakeChord(
+    std::span<const uint64_t> ids) const {
+  const uint64_t first = part_.first;
+  ChordMessages m;
+  m.whole = JobEnvelope();
+  auto* chord = m.whole.mutable_chord();
+  chord->set_scheduler_rank(rank_);
+  chord->set_exhausted(ids.empty() && builder_->in_flight() == 0);
+  chord->mutable_ids()->Assign(ids.begin(), ids.end());
+  // Dual pipeline: the more impactful half (chords are in priority order) waits for every
+  // earlier commit. Set after the ids: it was computed from an empty chord, so it was always 0
+  // and the dual pipeline did nothing (found 2026-11-26; docs/benchmarks.md's dual-pipeline
+  // figures of 2026-11-22 predate the bug).
+  if (spec_.dynamic().dual_pipeline()) {
+    chord->set_fresh_count(static_cast<uint32_t>((ids.size() + 1) / 2));
+  }
+  // The squared norms are for the row layout's pull at the coordinator; in the column layout
+  // nobody reads them (a worker holds its columns), so the chord does not carry them.
+  const bool pull = spec_.dynamic().layout() != proto::LAYOUT_COLUMNS;
+  chord->mutable_values()->Reserve(static_cast<int>(ids.size()));
+  for (uint64_t j : ids) {
+    chord->add_values(values_[j - first]);
+    if (pull) chord->add_sq_norms(part_.store->SquaredNorm(j));
+  }
   const ColumnOwners& owners = part_.owners;
   if (owners.workers() != worker_ids_.size() || worker_ids_.size() < 2 ||
       owners.schedulers() <= rank_) {
-    (void)session_.SendToCoordinator(chord_envelope);
-    for (size_t w = 0; w < worker_ids_.size(); ++w) {
-      if (w + 1 < worker_ids_.size())
-        Send(worker_ids_[w], chord_envelope);
-      else
-        Send(worker_ids_[w], std::move(chord_envelope));
-    }
-    return;
+    return m;  // every worker gets the whole chord
   }
   // Column layout: each worker gets the parameters it owns and no others, so a round's chord
   // bytes are O(B), not O(B x P) (docs/scaling.md). A worker with none still gets its (empty)
   // share: the coordinator waits for every worker's partials.
-  proto::Envelope header = chord_envelope;  // the chord's fields without its parameters
+  proto::Envelope header = m.whole;  // the chord's fields without its parameters
   header.mutable_chord()->clear_ids();
   header.mutable_chord()->clear_values();
-  std::vector<proto::Envelope> shares(worker_ids_.size(), header);
-  const proto::Chord& all = chord_envelope.chord();
+  m.shares.assign(worker_ids_.size(), header);
+  const proto::Chord& all = m.whole.chord();
   const int expected = all.ids_size() / static_cast<int>(worker_ids_.size()) * 5 / 4 + 16;
-  for (proto::Envelope& share : shares) {
+  for (proto::Envelope& share : m.shares) {
     share.mutable_chord()->mutable_ids()->Reserve(expected);
     share.mutable_chord()->mutable_values()->Reserve(expected);
   }
   for (int k = 0; k < all.ids_size(); ++k) {
     const uint64_t j = all.ids(k);
-    proto::Chord& c = *shares[owners.WorkerIn(rank_, j)].mutable_chord();
+    proto::Chord& c = *m.shares[owners.WorkerIn(rank_, j)].mutable_chord();
     c.add_ids(j);
     c.add_values(all.values(k));  // a column chord carries no squared norms
   }
-  (void)session_.SendToCoordinator(std::move(chord_envelope));
-  for (size_t w = 0; w < worker_ids_.size(); ++w) Send(worker_ids_[w], std::move(shares[w]));
+  return m;
+}
+
+void DynamicSchedulerJob::SendChord(ChordMessages&& m, uint64_t round) {
+  auto stamp = [&](proto::Envelope& e) {
+    e.set_round(round);
+    e.mutable_chord()->set_min_applied(applied_through_);
+  };
+  stamp(m.whole);
+  for (proto::Envelope& share : m.shares) stamp(share);
+  // The coordinator's copy goes first: it commits the round only once it holds the chord, and a
+  // worker woken by its share takes a core at once, so on a machine with as many cores as
+  // workers the scheduler could wait ~1 ms to send anything after the first share (seen on a
+  // loopback cluster of 2 workers on 2 cores: the chord reached the coordinator after both
+  // workers' partials).
+  if (m.shares.empty()) {
+    (void)session_.SendToCoordinator(m.whole);
+    for (size_t w = 0; w < worker_ids_.size(); ++w) {
+      if (w + 1 < worker_ids_.size())
+        Send(worker_ids_[w], m.whole);
+      else
+        Send(worker_ids_[w], std::move(m.whole));
+    }
+    return;
+  }
+  (void)session_.SendToCoordinator(std::move(m.whole));
+  for (size_t w = 0; w < worker_ids_.size(); ++w) Send(worker_ids_[w], std::move(m.shares[w]));
 }
 
 void DynamicSchedulerJob::HandleCommit(const proto::Envelope& e) {
@@ -384,13 +415,23 @@ void DynamicSchedulerJob::HandleCommit(const proto::Envelope& e) {
     return errors_.Report("malformed commit of round " + std::to_string(e.round()) + " from " +
                           e.sender());
   }
+  // Every id first: a malformed commit has no effect (no chord goes out before it is refused,
+  // nothing of it is applied).
+  for (uint64_t j : c.ids()) {
+    if (!part_.store->Contains(j)) {
+      return errors_.Report(
+          fmt::format("commit for parameter {} outside [{}, {})", j, part_.first, part_.end));
+    }
+  }
   applied_through_ = std::max(applied_through_, e.round() + 1);
   // The chord this commit asks for goes out before the commit is applied when it is built
-  // ahead and no earlier request waits: it was built while the committed parameters were in
-  // flight, so it holds none of them and none of its values change here. Applying the commit (a
-  // cache miss or more per id: ~70 us for 2,048 ids on the paper's 1,000,000 parameters) then
-  // overlaps the workers' round instead of preceding it, and the chord after it is built on the
-  // applied commit, as before.
+  // ahead and no earlier request waits. It holds none of the committed parameters, so none of
+  // its values change here: the coordinator commits a round once, to the scheduler that built
+  // it, with that chord's ids (coordinator/dynamic_job.cc), and a chord is built ahead only
+  // after every chord sent, while their parameters are in flight (weight 0, never drawn).
+  // Applying the commit (a cache miss or more per id: ~70 us for 2,048 ids on the paper's
+  // 1,000,000 parameters) then overlaps the workers' round instead of preceding it, and the
+  // chord after it is built on the applied commit, as before.
   const bool early = c.requests_chord() && waiting_.empty() && builder_->ready();
   if (early) {
     const bool sent = TrySendChord(c.chord_round(), /*prepare_next=*/false);
@@ -399,16 +440,12 @@ void DynamicSchedulerJob::HandleCommit(const proto::Envelope& e) {
   }
   constexpr int kAhead = static_cast<int>(ChordBuilder::kCommitsAhead);
   for (int k = 0; k < c.ids_size(); ++k) {
-    if (k + kAhead < c.ids_size() && part_.store->Contains(c.ids(k + kAhead))) {
+    if (k + kAhead < c.ids_size()) {
       const uint64_t ahead = c.ids(k + kAhead);
       builder_->PrefetchCommit(ahead);
       __builtin_prefetch(values_.data() + (ahead - part_.first));
     }
     const uint64_t j = c.ids(k);
-    if (!part_.store->Contains(j)) {
-      return errors_.Report(
-          fmt::format("commit for parameter {} outside [{}, {})", j, part_.first, part_.end));
-    }
     values_[j - part_.first] = c.values(k);
     builder_->OnCommit(j, c.deltas(k));
   }
@@ -459,7 +496,7 @@ void DynamicSchedulerJob::MaybeFinishCheck() {
   if (slices_ < num_workers_ || check_requested_ != check_round_) return;
   slices_ = 0;
   check_requested_.reset();
-  builder_->DropPrepared();  // chosen with the old priorities
+  DropPrepared();  // chosen with the old priorities
   last_interval_ = chords_since_check_ > 0 ? chords_since_check_ : kUnknown;
   chords_since_check_ = 0;
   part_.norms_pending = false;  // they came with this check's slices; OnCheckAll reads them

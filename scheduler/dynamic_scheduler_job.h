@@ -31,6 +31,7 @@
 #include <deque>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -96,9 +97,19 @@ class DynamicSchedulerJob final : public MemberJob {
   // Column layout: starts the load from the workers' counts, summed by the coordinator.
   void HandleColumnCounts(const proto::Envelope& e);
   void FinishLoading(Result<Partition> loaded);
-  // Sends a chord to the coordinator (whole), then to the workers: the whole of it, or in the
-  // column layout each worker's share.
-  void SendChord(proto::Envelope&& chord_envelope);
+  // A chord's messages: the whole chord (the coordinator's, and every worker's where `shares` is
+  // empty) and, in the column layout, each worker's share; without their round and min_applied,
+  // which SendChord stamps.
+  struct ChordMessages {
+    proto::Envelope whole;
+    std::vector<proto::Envelope> shares;
+  };
+  ChordMessages MakeChord(std::span<const uint64_t> ids) const;
+  // Sends a chord as round `round`'s, built on every commit of a round < applied_through_: to the
+  // coordinator (whole), then to the workers.
+  void SendChord(ChordMessages&& m, uint64_t round);
+  // Drops the chord built ahead and its messages (a check changes the priorities).
+  void DropPrepared();
   // Answers the request for round `round`'s chord (a ChordRequest, or a commit that carries one),
   // in order after any request still waiting (ServeWaiting).
   void BuildChord(uint64_t round);
@@ -109,11 +120,12 @@ class DynamicSchedulerJob final : public MemberJob {
   // round was empty, a round trip for nothing.
   void ServeWaiting();
   // Builds and sends round `round`'s chord; false, having sent nothing, if it would be empty
-  // while parameters are in flight. Then builds the next one ahead, unless `prepare_next` is
-  // false (the caller calls PrepareNext when the builder is up to date).
-  bool TrySendChord(uint64_t round, bool prepare_next = true);
-  // Builds the next chord ahead of its request, unless it is predicted to be the first after a
-  // check (see TrySendChord).
+  // while parameters are in flight. Then, if `prepare_next`, builds the next one ahead
+  // (PrepareNext); a caller that still has commits to apply passes false and calls PrepareNext
+  // once they are.
+  bool TrySendChord(uint64_t round, bool prepare_next);
+  // Builds the next chord ahead of its request, with its messages, unless it is predicted to be
+  // the first after a check (the rule is explained in the definition).
   void PrepareNext();
   void HandleCommit(const proto::Envelope& e);
   void HandleGradientSlice(const proto::Envelope& e);
@@ -144,11 +156,16 @@ class DynamicSchedulerJob final : public MemberJob {
   // built once the check is reported.
   std::optional<uint64_t> chord_after_check_;
   // This scheduler's chords since the last check finished, and between the two checks before
-  // (kUnknown: none yet, or none came between them). See BuildChord.
+  // (kUnknown: none yet, or none came between them). See PrepareNext.
   static constexpr uint64_t kUnknown = ~uint64_t{0};
   uint64_t chords_since_check_ = 0;
   uint64_t last_interval_ = kUnknown;
-  uint64_t applied_through_ = 0;    // rounds < applied_through_: every commit sent here applied
+  // Rounds < applied_through_: every commit sent here applied, or, while HandleCommit sends the
+  // chord built ahead before applying the commit of applied_through_ - 1, touching none of that
+  // chord's parameters (so its min_applied holds for the values it carries).
+  uint64_t applied_through_ = 0;
+  // The messages of the chord built ahead (PrepareNext), while it is.
+  std::optional<ChordMessages> prepared_messages_;
   std::deque<uint64_t> waiting_;    // requested rounds not answered yet, ascending
   BackgroundLoad<Partition> load_;  // last member: destroyed (waited for) first
 };
