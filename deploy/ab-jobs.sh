@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# ab-jobs.sh — compares two builds of the daemons on the same jobs (docs/benchmarks.md's A/B
+# rows): fresh loopback clusters of each build, alternated (base, new, base, new, ...), each
+# running a few jobs one after another, every job under `flock /tmp/strads-cpu.lock`. On a shared
+# VM whose speed drifts by tens of percent within an hour, only alternated runs compare builds.
+#
+# Usage: deploy/ab-jobs.sh --base-bin DIR --new-bin DIR --data FILE --lambda L --fstar F [options]
+#   --base-bin DIR, --new-bin DIR   the two builds' bin directories (strads, strads-coordinator,
+#                                   strads-scheduler, strads-worker)
+#   --data FILE, --lambda L         the problem (libsvm)
+#   --fstar F                       the best objective known (e.g. from deploy/bench-lasso.sh)
+#   --app APP                       lasso (default), logistic or svm
+#   --schedulers S, --workers W     the cluster (default 1 x 2)
+#   --reps R                        clusters of each build, alternated (default 3)
+#   --jobs N                        jobs a cluster (default 4)
+#   --flags "FLAGS"                 more flags for every job (e.g. "--max-seconds 3", or
+#                                   "--check-every 1000000000 --max-updates 1024000" for rounds
+#                                   without checks)
+#   --dir DIR                       results (default /tmp/strads-ab-jobs)
+# Prints, for each build, the medians over its jobs of: seconds to 1e-3 / 1e-6 / 1e-9 of F*
+# (from trace.csv, the first row at or below the gap; nan: not reached), rounds, checks, the
+# wall µs a round between round 2 and the last row before the final check, the coordinator's wait
+# for chords a round (summary.json's wait ledger), and each job's time to 1e-3.
+set -euo pipefail
+
+SCRIPT_DIR=$(cd "$(dirname "$0")" && pwd)
+BASE_BIN='' NEW_BIN='' DATA='' LAMBDA='' FSTAR='' FLAGS=''
+APP=lasso S=1 W=2 REPS=3 JOBS=4 DIR=/tmp/strads-ab-jobs
+usage() { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; }
+die() { echo "ab-jobs.sh: $*" >&2; exit 2; }
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --base-bin) BASE_BIN=${2:?}; shift 2 ;;
+    --new-bin) NEW_BIN=${2:?}; shift 2 ;;
+    --data) DATA=${2:?}; shift 2 ;;
+    --lambda) LAMBDA=${2:?}; shift 2 ;;
+    --fstar) FSTAR=${2:?}; shift 2 ;;
+    --app) APP=${2:?}; shift 2 ;;
+    --schedulers) S=${2:?}; shift 2 ;;
+    --workers) W=${2:?}; shift 2 ;;
+    --reps) REPS=${2:?}; shift 2 ;;
+    --jobs) JOBS=${2:?}; shift 2 ;;
+    --flags) FLAGS=${2-}; shift 2 ;;
+    --dir) DIR=${2:?}; shift 2 ;;
+    -h | --help) usage; exit 0 ;;
+    *) die "unknown option '$1' (--help lists them)" ;;
+  esac
+done
+[[ -n $BASE_BIN && -n $NEW_BIN && -n $DATA && -n $LAMBDA && -n $FSTAR ]] ||
+  die "need --base-bin, --new-bin, --data, --lambda and --fstar (--help)"
+for bin in "$BASE_BIN" "$NEW_BIN"; do
+  for exe in strads strads-coordinator strads-scheduler strads-worker; do
+    [[ -x $bin/$exe ]] || die "$bin/$exe: not found or not executable"
+  done
+done
+[[ -r $DATA ]] || die "$DATA: cannot read"
+for n in "$S" "$W" "$REPS" "$JOBS"; do
+  [[ $n =~ ^[1-9][0-9]*$ ]] || die "--schedulers, --workers, --reps and --jobs take positive integers"
+done
+
+rm -rf "$DIR" && mkdir -p "$DIR"
+for rep in $(seq "$REPS"); do
+  for side in base new; do
+    bin=$BASE_BIN
+    [[ $side == new ]] && bin=$NEW_BIN
+    run=$(mktemp -d /tmp/strads-ab-cluster.XXXXXX)
+    printf '127.0.0.1 coordinator scheduler=%s worker=%s\n' "$S" "$W" > "$run/hosts"
+    exports=$("$SCRIPT_DIR/strads-cluster" start --hostfile "$run/hosts" --run-dir "$run" --port 0 \
+      --bin-dir "$bin" --log-level warn 2> "$run/start.log") ||
+      { cat "$run/start.log" >&2; die "the $side cluster did not start"; }
+    eval "$(grep '^export STRADS_COORDINATOR=' <<< "$exports")"
+    for job in $(seq "$JOBS"); do
+      echo "ab-jobs.sh: $side, cluster $rep, job $job" >&2
+      # shellcheck disable=SC2086  # FLAGS is a list of flags
+      flock /tmp/strads-cpu.lock "$bin/strads" submit "$APP" --data "$DATA" --lambda "$LAMBDA" \
+        --tolerance 1e-9 --trace-every 0.002 $FLAGS --wait --output "$DIR/$side-$rep-$job" \
+        > "$DIR/$side-$rep-$job.log" 2>&1 || echo "ab-jobs.sh: $side job $rep-$job failed (its log: $DIR/$side-$rep-$job.log)" >&2
+    done
+    "$SCRIPT_DIR/strads-cluster" stop --run-dir "$run" --bin-dir "$bin" > /dev/null 2>&1 || true
+    rm -rf "$run"
+  done
+done
+
+python3 - "$DIR" "$FSTAR" <<'PY'
+import csv, glob, json, math, os, statistics, sys
+out, fstar = sys.argv[1], float(sys.argv[2])
+sides = {}
+for d in sorted(glob.glob(os.path.join(out, "*-*-*"))):
+    if not os.path.isdir(d) or not os.path.exists(os.path.join(d, "trace.csv")):
+        continue
+    rows = list(csv.DictReader(open(os.path.join(d, "trace.csv"))))
+    summary = json.load(open(os.path.join(d, "summary.json")))
+    t0 = float(rows[0]["seconds"])
+    to = []
+    for gap in (1e-3, 1e-6, 1e-9):
+        hit = next((float(r["seconds"]) - t0 for r in rows
+                    if (float(r["objective"]) - fstar) / abs(fstar) <= gap), math.nan)
+        to.append(hit)
+    later = [r for r in rows if int(r["round"]) >= 2]
+    us_round = math.nan
+    if len(later) >= 3 and int(later[-2]["round"]) > int(later[0]["round"]):
+        us_round = 1e6 * (float(later[-2]["seconds"]) - float(later[0]["seconds"])) / (
+            int(later[-2]["round"]) - int(later[0]["round"]))
+    rounds = max(1, summary["rounds"])
+    waits = summary.get("waits") or {}
+    chord_us = 1e6 * waits.get("chord_s", math.nan) / rounds
+    sides.setdefault(os.path.basename(d).split("-")[0], []).append(
+        to + [summary["rounds"], summary["engine"]["checks"], us_round, chord_us])
+def med(xs):
+    xs = [x for x in xs if not math.isnan(x)]
+    return statistics.median(xs) if xs else math.nan
+for side in ("base", "new"):
+    v = sides.get(side, [])
+    if not v:
+        print(f"{side}: no job finished")
+        continue
+    c = list(zip(*v))
+    print(f"{side}: {len(v)} jobs; median s to 1e-3 / 1e-6 / 1e-9: {med(c[0]):.4f} / {med(c[1]):.4f}"
+          f" / {med(c[2]):.4f}; rounds {med(c[3]):.0f}, checks {med(c[4]):.0f}; µs a round"
+          f" {med(c[5]):.0f}; chord wait µs a round {med(c[6]):.0f}; s to 1e-3 each: "
+          + " ".join(f"{x:.3f}" for x in sorted(c[0])))
+PY
