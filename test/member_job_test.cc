@@ -323,6 +323,13 @@ proto::Envelope CommitEnvelope(uint64_t round, uint64_t id, double value, double
   return e;
 }
 
+// `commit`, carrying the request for round `round`'s chord.
+proto::Envelope AskingForChord(proto::Envelope commit, uint64_t round) {
+  commit.mutable_commit()->set_requests_chord(true);
+  commit.mutable_commit()->set_chord_round(round);
+  return commit;
+}
+
 // The member's transport, with a record of the peers it connected to and where, in order.
 class ConnectRecorder : public Transport {
  public:
@@ -569,10 +576,7 @@ TEST_CASE(
   REQUIRE(first.size() == 1);
   REQUIRE(first[0].chord().ids_size() == 1);
   const uint64_t j = first[0].chord().ids(0);
-  auto commit = CommitEnvelope(0, j, 2.5, 2.5);
-  commit.mutable_commit()->set_requests_chord(true);
-  commit.mutable_commit()->set_chord_round(1);
-  bench.Deliver(job, commit);
+  bench.Deliver(job, AskingForChord(CommitEnvelope(0, j, 2.5, 2.5), 1));
   auto next = bench.Drain("coordinator", proto::Envelope::kChord);
   REQUIRE(next.size() == 1);
   CHECK(next[0].round() == 1);
@@ -817,24 +821,41 @@ TEST_CASE(
   CHECK(chord());
 }
 
+// A column-layout scheduler on TinyData's 6 parameters (chords of `chord_size` from
+// `candidates`), loaded, after its first check (every parameter given squared norm 2 and
+// priority |-50| / 2) and its chord of round 0 (`first`).
+struct CheckedColumnScheduler {
+  CheckedColumnScheduler(uint32_t chord_size, uint32_t candidates) {
+    UseColumns(bench, TinyData(dir), chord_size, candidates);
+    job = std::make_unique<DynamicSchedulerJob>(bench.context(), kJob, bench.start, &kDynamicApp);
+    ready = bench.AwaitReady(*job);
+    REQUIRE(ready.error().empty());
+    const size_t n = ready.end_param() - ready.first_param();
+    auto request = MakeEnvelope("coordinator", kJob, 0);
+    request.mutable_check_request();
+    bench.Deliver(*job, request);
+    bench.Deliver(*job, SliceWithNorms(0, 0, 0, n, -50.0, 2.0));
+    REQUIRE(bench.Drain("coordinator", proto::Envelope::kCheckReport).size() == 1);
+    bench.RequestChord(*job, 0);
+    auto chords = bench.Drain("coordinator", proto::Envelope::kChord);
+    REQUIRE(chords.size() == 1);
+    first = chords[0];
+  }
+  testing::TempDir dir;
+  Bench bench{"scheduler-0", 1, 1};
+  std::unique_ptr<DynamicSchedulerJob> job;
+  proto::Ready ready;
+  proto::Envelope first;
+};
+
 TEST_CASE(
     "dynamic scheduler job: a commit that asks for the next chord gets the one built ahead, and "
     "the chord after it is built on the commit",
     "[member_job][dynamic_scheduler]") {
-  testing::TempDir dir;
-  Bench bench("scheduler-0", 1, 1);
-  UseColumns(bench, TinyData(dir), 2, 4);
-  DynamicSchedulerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
-  const proto::Ready ready = bench.AwaitReady(job);
-  REQUIRE(ready.error().empty());
-  const size_t n = ready.end_param() - ready.first_param();
-  REQUIRE(n == 6);
-  // The first check gives every parameter its squared norm and the same priority, |-50| / 2.
-  auto request = MakeEnvelope("coordinator", kJob, 0);
-  request.mutable_check_request();
-  bench.Deliver(job, request);
-  bench.Deliver(job, SliceWithNorms(0, 0, 0, n, -50.0, 2.0));
-  REQUIRE(bench.Drain("coordinator", proto::Envelope::kCheckReport).size() == 1);
+  CheckedColumnScheduler f(2, 4);
+  // Every parameter at the same priority, |-50| / 2, and round 0's chord, f.first.
+  Bench& bench = f.bench;
+  DynamicSchedulerJob& job = *f.job;
   auto ids_of = [](const proto::Envelope& e) {
     std::vector<uint64_t> ids(e.chord().ids().begin(), e.chord().ids().end());
     std::sort(ids.begin(), ids.end());
@@ -849,19 +870,14 @@ TEST_CASE(
       e.mutable_commit()->add_values(delta);
       e.mutable_commit()->add_deltas(delta);
     }
-    e.mutable_commit()->set_requests_chord(true);
-    e.mutable_commit()->set_chord_round(round + 1);
-    bench.Deliver(job, e);
+    bench.Deliver(job, AskingForChord(e, round + 1));
     auto got = bench.Drain("coordinator", proto::Envelope::kChord);
     REQUIRE(got.size() == 1);
     CHECK(got[0].round() == round + 1);
     CHECK(got[0].chord().min_applied() == round + 1);
     return got[0];
   };
-  bench.RequestChord(job, 0);
-  auto first = bench.Drain("coordinator", proto::Envelope::kChord);
-  REQUIRE(first.size() == 1);
-  const std::vector<uint64_t> a = ids_of(first[0]);
+  const std::vector<uint64_t> a = ids_of(f.first);
   REQUIRE(a.size() == 2);
   REQUIRE(job.chord_prepared());
   // Round 0's commit moves its parameters far: priority 1000, above every other's 25. Round 1's
@@ -881,27 +897,12 @@ TEST_CASE(
     "[member_job][dynamic_scheduler]") {
   // Chords of 6, the whole partition: round 0's chord puts every parameter in flight, so the
   // chord built ahead is empty, and round 1's is built once round 0's commit frees one.
-  testing::TempDir dir;
-  Bench bench("scheduler-0", 1, 1);
-  UseColumns(bench, TinyData(dir), 6, 6);
-  DynamicSchedulerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
-  const proto::Ready ready = bench.AwaitReady(job);
-  REQUIRE(ready.error().empty());
-  const size_t n = ready.end_param() - ready.first_param();
-  auto request = MakeEnvelope("coordinator", kJob, 0);
-  request.mutable_check_request();
-  bench.Deliver(job, request);
-  bench.Deliver(job, SliceWithNorms(0, 0, 0, n, -50.0, 2.0));
-  REQUIRE(bench.Drain("coordinator", proto::Envelope::kCheckReport).size() == 1);
-  bench.RequestChord(job, 0);
-  auto first = bench.Drain("coordinator", proto::Envelope::kChord);
-  REQUIRE(first.size() == 1);
-  REQUIRE(static_cast<size_t>(first[0].chord().ids_size()) == n);
-  const uint64_t j = first[0].chord().ids(2);
-  auto commit = CommitEnvelope(0, j, 2.5, 2.5);
-  commit.mutable_commit()->set_requests_chord(true);
-  commit.mutable_commit()->set_chord_round(1);
-  bench.Deliver(job, commit);
+  CheckedColumnScheduler f(6, 6);
+  Bench& bench = f.bench;
+  DynamicSchedulerJob& job = *f.job;
+  REQUIRE(f.first.chord().ids_size() == 6);
+  const uint64_t j = f.first.chord().ids(2);
+  bench.Deliver(job, AskingForChord(CommitEnvelope(0, j, 2.5, 2.5), 1));
   auto next = bench.Drain("coordinator", proto::Envelope::kChord);
   REQUIRE(next.size() == 1);
   CHECK(next[0].round() == 1);
@@ -915,29 +916,15 @@ TEST_CASE(
     "dynamic scheduler job: a commit with a parameter outside the partition is refused before the "
     "chord it asks for goes out",
     "[member_job][dynamic_scheduler]") {
-  testing::TempDir dir;
-  Bench bench("scheduler-0", 1, 1);
-  UseColumns(bench, TinyData(dir), 2, 4);
-  DynamicSchedulerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
-  const proto::Ready ready = bench.AwaitReady(job);
-  REQUIRE(ready.error().empty());
-  const size_t n = ready.end_param() - ready.first_param();
-  auto request = MakeEnvelope("coordinator", kJob, 0);
-  request.mutable_check_request();
-  bench.Deliver(job, request);
-  bench.Deliver(job, SliceWithNorms(0, 0, 0, n, -50.0, 2.0));
-  REQUIRE(bench.Drain("coordinator", proto::Envelope::kCheckReport).size() == 1);
-  bench.RequestChord(job, 0);
-  auto first = bench.Drain("coordinator", proto::Envelope::kChord);
-  REQUIRE(first.size() == 1);
+  CheckedColumnScheduler f(2, 4);
+  Bench& bench = f.bench;
+  DynamicSchedulerJob& job = *f.job;
   REQUIRE(job.chord_prepared());  // a chord is ready for round 1
-  auto commit = CommitEnvelope(0, first[0].chord().ids(0), 2.5, 2.5);
-  commit.mutable_commit()->add_ids(ready.end_param() + 7);
+  auto commit = CommitEnvelope(0, f.first.chord().ids(0), 2.5, 2.5);
+  commit.mutable_commit()->add_ids(f.ready.end_param() + 7);
   commit.mutable_commit()->add_values(1.0);
   commit.mutable_commit()->add_deltas(1.0);
-  commit.mutable_commit()->set_requests_chord(true);
-  commit.mutable_commit()->set_chord_round(1);
-  bench.Deliver(job, commit);
+  bench.Deliver(job, AskingForChord(commit, 1));
   std::vector<proto::Envelope> chords, errors;
   while (auto e = bench.node("coordinator").Receive(std::chrono::milliseconds(20))) {
     if (e->body_case() == proto::Envelope::kChord) chords.push_back(*e);
