@@ -175,10 +175,10 @@ std::vector<uint64_t> ChordBuilder::Build() {
       if (!by_index) std::sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(keep));
       const uint64_t position = (uint64_t{1} << shift) - 1;
       // Which of the draw's candidates are in the chord, by position: without a filter the
-      // first `keep` of the order; with one, read back from flying_ below (a cache miss each on
-      // a large partition, a third of this function's time at 1,000,000 parameters).
-      chosen_.assign(drawn.size(), 0);
+      // first `keep` of the order; with one, flying_ says so below (a cache miss each on a large
+      // partition, a third of this function's time at 1,000,000 parameters).
       if (!filter) {
+        chosen_.assign(drawn.size(), 0);
         for (size_t k = 0; k < keep; ++k) chosen_[order[k].tie & position] = 1;
       }
       std::vector<uint64_t> ids;
@@ -202,11 +202,8 @@ std::vector<uint64_t> ChordBuilder::Build() {
         chord = filter_.Filter(ids, policy_.rho, policy_.chord_size, running);
       }
       for (uint64_t j : chord) MarkInFlight(j - first, /*weight_is_zero=*/true);
-      if (filter) {
-        for (size_t k = 0; k < drawn.size(); ++k) chosen_[k] = flying_[drawn[k]];
-      }
       for (size_t k = 0; k < drawn.size(); ++k) {
-        const bool in_chord = chosen_[k];
+        const bool in_chord = filter ? flying_[drawn[k]] != 0 : chosen_[k] != 0;
         if (k < zeroed && !in_chord) SetLater(drawn[k], weights[k]);
         if (k >= zeroed && in_chord) SetLater(drawn[k], 0.0);
       }

@@ -841,6 +841,11 @@ struct CheckedColumnScheduler {
     REQUIRE(chords.size() == 1);
     first = chords[0];
   }
+  // The scheduler handles `e`; what the coordinator got of kind `body` since.
+  void Deliver(const proto::Envelope& e) { bench.Deliver(*job, e); }
+  std::vector<proto::Envelope> Drain(proto::Envelope::BodyCase body) {
+    return bench.Drain("coordinator", body);
+  }
   testing::TempDir dir;
   Bench bench{"scheduler-0", 1, 1};
   std::unique_ptr<DynamicSchedulerJob> job;
@@ -854,8 +859,6 @@ TEST_CASE(
     "[member_job][dynamic_scheduler]") {
   CheckedColumnScheduler f(2, 4);
   // Every parameter at the same priority, |-50| / 2, and round 0's chord, f.first.
-  Bench& bench = f.bench;
-  DynamicSchedulerJob& job = *f.job;
   auto ids_of = [](const proto::Envelope& e) {
     std::vector<uint64_t> ids(e.chord().ids().begin(), e.chord().ids().end());
     std::sort(ids.begin(), ids.end());
@@ -870,8 +873,8 @@ TEST_CASE(
       e.mutable_commit()->add_values(delta);
       e.mutable_commit()->add_deltas(delta);
     }
-    bench.Deliver(job, AskingForChord(e, round + 1));
-    auto got = bench.Drain("coordinator", proto::Envelope::kChord);
+    f.Deliver(AskingForChord(e, round + 1));
+    auto got = f.Drain(proto::Envelope::kChord);
     REQUIRE(got.size() == 1);
     CHECK(got[0].round() == round + 1);
     CHECK(got[0].chord().min_applied() == round + 1);
@@ -879,7 +882,7 @@ TEST_CASE(
   };
   const std::vector<uint64_t> a = ids_of(f.first);
   REQUIRE(a.size() == 2);
-  REQUIRE(job.chord_prepared());
+  REQUIRE(f.job->chord_prepared());
   // Round 0's commit moves its parameters far: priority 1000, above every other's 25. Round 1's
   // chord is the one built while round 0 was in flight, so it holds neither of them.
   const std::vector<uint64_t> b = ids_of(commit(0, a, 1000.0));
@@ -898,12 +901,10 @@ TEST_CASE(
   // Chords of 6, the whole partition: round 0's chord puts every parameter in flight, so the
   // chord built ahead is empty, and round 1's is built once round 0's commit frees one.
   CheckedColumnScheduler f(6, 6);
-  Bench& bench = f.bench;
-  DynamicSchedulerJob& job = *f.job;
   REQUIRE(f.first.chord().ids_size() == 6);
   const uint64_t j = f.first.chord().ids(2);
-  bench.Deliver(job, AskingForChord(CommitEnvelope(0, j, 2.5, 2.5), 1));
-  auto next = bench.Drain("coordinator", proto::Envelope::kChord);
+  f.Deliver(AskingForChord(CommitEnvelope(0, j, 2.5, 2.5), 1));
+  auto next = f.Drain(proto::Envelope::kChord);
   REQUIRE(next.size() == 1);
   CHECK(next[0].round() == 1);
   CHECK(next[0].chord().min_applied() == 1);
@@ -917,16 +918,14 @@ TEST_CASE(
     "chord it asks for goes out",
     "[member_job][dynamic_scheduler]") {
   CheckedColumnScheduler f(2, 4);
-  Bench& bench = f.bench;
-  DynamicSchedulerJob& job = *f.job;
-  REQUIRE(job.chord_prepared());  // a chord is ready for round 1
+  REQUIRE(f.job->chord_prepared());  // a chord is ready for round 1
   auto commit = CommitEnvelope(0, f.first.chord().ids(0), 2.5, 2.5);
   commit.mutable_commit()->add_ids(f.ready.end_param() + 7);
   commit.mutable_commit()->add_values(1.0);
   commit.mutable_commit()->add_deltas(1.0);
-  bench.Deliver(job, AskingForChord(commit, 1));
+  f.Deliver(AskingForChord(commit, 1));
   std::vector<proto::Envelope> chords, errors;
-  while (auto e = bench.node("coordinator").Receive(std::chrono::milliseconds(20))) {
+  while (auto e = f.bench.node("coordinator").Receive(std::chrono::milliseconds(20))) {
     if (e->body_case() == proto::Envelope::kChord) chords.push_back(*e);
     if (e->body_case() == proto::Envelope::kReady) errors.push_back(*e);
   }
