@@ -66,6 +66,16 @@ class ChordBuilder {
   // arriving meanwhile only shrink the in-flight set it was checked against.
   void Prepare();
 
+  // Whether a chord built now, ahead of its request, would be drawn from nearly the whole
+  // partition: at most 1 / kAheadInFlightShare of it in flight. Ahead of its request a chord
+  // cannot hold a parameter in flight, so where one chord holds much of the partition (chords
+  // as large as the partition, e.g. Fashion-MNIST's 784 features in chords of ~460 after the
+  // filter) the chord built ahead is what the last one left: rounds alternated between ~460
+  // and ~30 parameters, and the small ones were the leftovers of the filter. A caller then
+  // builds the chord on request, after the commit it waits for (docs/benchmarks.md).
+  static constexpr size_t kAheadInFlightShare = 4;
+  bool AheadDrawsWhole() const { return in_flight_ * kAheadInFlightShare <= priority_.size(); }
+
   // Frees the prepared chord's parameters, if any, e.g. before a check resets the priorities.
   void DropPrepared();
   // Whether a chord is prepared (built ahead, not yet taken by Next).

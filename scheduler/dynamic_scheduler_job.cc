@@ -318,7 +318,9 @@ void DynamicSchedulerJob::PrepareNext() {
   // rounds of 20,000 x 20,000 L1-LR), every chord built ahead was thrown away, and building it
   // took a core from the workers while they computed (~0.7 ms a round there). Where checks are
   // rare (the paper's shape: one in ~35 rounds) only the prepare a check would drop is skipped.
-  const bool ahead = chords_since_check_ != last_interval_;
+  // Nor is it built ahead where the chords in flight hold much of the partition: it could only
+  // take what they left (ChordBuilder::AheadDrawsWhole).
+  const bool ahead = chords_since_check_ != last_interval_ && builder_->AheadDrawsWhole();
   if (!ahead) return;
   builder_->Prepare();
   // Its messages are made now too, off the round's critical path (reading its values, a cache

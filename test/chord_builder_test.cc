@@ -132,6 +132,23 @@ TEST_CASE("ChordBuilder: a prepared chord is in flight until dispatched or dropp
   CHECK(f.builder.in_flight() == 3);
 }
 
+TEST_CASE(
+    "ChordBuilder: a chord built ahead draws from the whole partition only while at most a quarter "
+    "of it is in flight",
+    "[chord_builder][pipeline]") {
+  // 16 parameters; the filter keeps one of each of the 8 pairs, so chords of 4 and 5 are full.
+  Fixture quarter(Policy(4, 16));
+  CHECK(quarter.builder.AheadDrawsWhole());  // nothing in flight
+  REQUIRE(quarter.builder.Next().size() == 4);
+  CHECK(quarter.builder.AheadDrawsWhole());  // 4 of 16
+  Fixture more(Policy(5, 16));
+  const auto chord = more.builder.Next();
+  REQUIRE(chord.size() == 5);
+  CHECK_FALSE(more.builder.AheadDrawsWhole());  // 5 of 16
+  more.builder.OnCommit(chord[0], 0.5);
+  CHECK(more.builder.AheadDrawsWhole());  // 4 of 16 again
+}
+
 TEST_CASE("ChordBuilder: commits and checks set priorities, and sampling follows them",
           "[chord_builder][priority]") {
   Fixture f(Policy(1, 1));

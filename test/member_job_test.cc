@@ -857,7 +857,9 @@ TEST_CASE(
     "dynamic scheduler job: a commit that asks for the next chord gets the one built ahead, and "
     "the chord after it is built on the commit",
     "[member_job][dynamic_scheduler]") {
-  CheckedColumnScheduler f(2, 4);
+  // Chords of 1 of the 6 parameters: little enough in flight for a chord built ahead
+  // (ChordBuilder::AheadDrawsWhole).
+  CheckedColumnScheduler f(1, 2);
   // Every parameter at the same priority, |-50| / 2, and round 0's chord, f.first.
   auto ids_of = [](const proto::Envelope& e) {
     std::vector<uint64_t> ids(e.chord().ids().begin(), e.chord().ids().end());
@@ -881,17 +883,44 @@ TEST_CASE(
     return got[0];
   };
   const std::vector<uint64_t> a = ids_of(f.first);
-  REQUIRE(a.size() == 2);
+  REQUIRE(a.size() == 1);
   REQUIRE(f.job->chord_prepared());
-  // Round 0's commit moves its parameters far: priority 1000, above every other's 25. Round 1's
-  // chord is the one built while round 0 was in flight, so it holds neither of them.
+  // Round 0's commit moves its parameter far: priority 1000, above every other's 25. Round 1's
+  // chord is the one built while round 0 was in flight, so it does not hold it.
   const std::vector<uint64_t> b = ids_of(commit(0, a, 1000.0));
-  REQUIRE(b.size() == 2);
-  for (uint64_t j : b) CHECK(std::find(a.begin(), a.end(), j) == a.end());
-  // Round 2's chord was built once round 0's commit was applied: its parameters, out of flight
-  // and the most important, are the chord (built before the commit was applied, it could hold
-  // neither: both were still in flight).
+  REQUIRE(b.size() == 1);
+  CHECK(b != a);
+  // Round 2's chord was built once round 0's commit was applied: its parameter, out of flight
+  // and the most important, is the chord (built before the commit was applied, it could not be:
+  // it was still in flight).
   CHECK(ids_of(commit(1, b, 0.001)) == a);
+}
+
+TEST_CASE(
+    "dynamic scheduler job: where a chord holds more than a quarter of the partition, the next is "
+    "not built ahead, and the chord a commit asks for may hold the committed parameters",
+    "[member_job][dynamic_scheduler]") {
+  // Chords of 2 of the 6 parameters, every one at priority 25 after the first check.
+  CheckedColumnScheduler f(2, 4);
+  REQUIRE(f.first.chord().ids_size() == 2);
+  // Built ahead, the next chord could only take from the 4 parameters left.
+  CHECK_FALSE(f.job->chord_prepared());
+  auto commit = MakeEnvelope("coordinator", kJob, 0);
+  for (uint64_t j : f.first.chord().ids()) {
+    commit.mutable_commit()->add_ids(j);
+    commit.mutable_commit()->add_values(7.0);
+    commit.mutable_commit()->add_deltas(1000.0);  // priority 1000: the most important now
+  }
+  f.Deliver(AskingForChord(commit, 1));
+  auto next = f.Drain(proto::Envelope::kChord);
+  REQUIRE(next.size() == 1);
+  CHECK(next[0].chord().min_applied() == 1);
+  std::vector<uint64_t> got(next[0].chord().ids().begin(), next[0].chord().ids().end());
+  std::vector<uint64_t> want(f.first.chord().ids().begin(), f.first.chord().ids().end());
+  std::sort(got.begin(), got.end());
+  std::sort(want.begin(), want.end());
+  CHECK(got == want);
+  for (double v : next[0].chord().values()) CHECK(v == 7.0);
 }
 
 TEST_CASE(
@@ -917,7 +946,7 @@ TEST_CASE(
     "dynamic scheduler job: a commit with a parameter outside the partition is refused before the "
     "chord it asks for goes out",
     "[member_job][dynamic_scheduler]") {
-  CheckedColumnScheduler f(2, 4);
+  CheckedColumnScheduler f(1, 2);
   REQUIRE(f.job->chord_prepared());  // a chord is ready for round 1
   auto commit = CommitEnvelope(0, f.first.chord().ids(0), 2.5, 2.5);
   commit.mutable_commit()->add_ids(f.ready.end_param() + 7);
