@@ -66,13 +66,13 @@ class ChordBuilder {
   // arriving meanwhile only shrink the in-flight set it was checked against.
   void Prepare();
 
-  // Whether a chord built now, ahead of its request, would be drawn from nearly the whole
-  // partition: at most 1 / kAheadInFlightShare of it in flight. Ahead of its request a chord
-  // cannot hold a parameter in flight, so where one chord holds much of the partition (chords
-  // as large as the partition, e.g. Fashion-MNIST's 784 features in chords of ~460 after the
-  // filter) the chord built ahead is what the last one left: rounds alternated between ~460
-  // and ~30 parameters, and the small ones were the leftovers of the filter. A caller then
-  // builds the chord on request, after the commit it waits for (docs/benchmarks.md).
+  // Whether a chord built now, ahead of its request, would draw from most of the partition: at
+  // most 1 / kAheadInFlightShare of it in flight. No chord holds a parameter in flight; built
+  // ahead, it is drawn before the commit that frees the last chord's parameters, so where one
+  // chord holds much of the partition (chords as large as the partition, e.g. Fashion-MNIST's
+  // 784 features in chords of ~460 after the filter) it takes what the last one left: rounds
+  // alternated between ~460 and ~30 parameters, the small ones the filter's leftovers. The
+  // scheduler then builds the chord on request, after that commit (docs/benchmarks.md).
   static constexpr size_t kAheadInFlightShare = 4;
   bool AheadDrawsWhole() const { return in_flight_ * kAheadInFlightShare <= priority_.size(); }
 

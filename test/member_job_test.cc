@@ -927,8 +927,9 @@ TEST_CASE(
     "dynamic scheduler job: with no chord built ahead, a commit that asks for one is applied first "
     "and its chord carries the committed values",
     "[member_job][dynamic_scheduler]") {
-  // Chords of 6, the whole partition: round 0's chord puts every parameter in flight, so the
-  // chord built ahead is empty, and round 1's is built once round 0's commit frees one.
+  // Chords of 6, the whole partition: round 0's chord puts every parameter in flight, so no
+  // chord is built ahead (it could hold nothing), and round 1's is built once round 0's commit
+  // frees one.
   CheckedColumnScheduler f(6, 6);
   REQUIRE(f.first.chord().ids_size() == 6);
   const uint64_t j = f.first.chord().ids(2);
