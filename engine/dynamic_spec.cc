@@ -29,9 +29,10 @@ po::options_description DynamicEngineOptions() {
       "problem measured, kept for --dual-pipeline)")(
       "chord-size", po::value<uint32_t>()->default_value(0),
       "B: at most this many parameters updated in parallel per round (0 = by layout: rows 32, "
-      "columns 2048; logistic and svm in columns 4096; on a few hundred dense features, e.g. "
-      "images, try 128)")("candidates", po::value<uint32_t>()->default_value(0),
-                          "P': candidates drawn per round (0 = 2 x chord-size)")(
+      "columns 2048; logistic and svm in columns 4096; on a few hundred dense features, such "
+      "as the pixels of small images, 128 was faster)")(
+      "candidates", po::value<uint32_t>()->default_value(0),
+      "P': candidates drawn per round (0 = 2 x chord-size)")(
       "rho", po::value<double>(),
       "dependency threshold: chord members on different workers have |corr| <= rho (default by "
       "layout: rows 0.1; columns 0.8 on dense data, at least ~30% non-zero, else 1: no filter, "

@@ -821,6 +821,13 @@ TEST_CASE(
   CHECK(chord());
 }
 
+// A chord's ids, ascending.
+std::vector<uint64_t> SortedChordIds(const proto::Envelope& e) {
+  std::vector<uint64_t> ids(e.chord().ids().begin(), e.chord().ids().end());
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
 // A column-layout scheduler on TinyData's 6 parameters (chords of `chord_size` from
 // `candidates`), loaded, after its first check (every parameter given squared norm 2 and
 // priority |-50| / 2) and its chord of round 0 (`first`).
@@ -861,11 +868,7 @@ TEST_CASE(
   // (ChordBuilder::AheadDrawsWhole).
   CheckedColumnScheduler f(1, 2);
   // Every parameter at the same priority, |-50| / 2, and round 0's chord, f.first.
-  auto ids_of = [](const proto::Envelope& e) {
-    std::vector<uint64_t> ids(e.chord().ids().begin(), e.chord().ids().end());
-    std::sort(ids.begin(), ids.end());
-    return ids;
-  };
+  auto ids_of = SortedChordIds;
   // A commit of round `round` moving `ids` by `delta` (priority |delta| + eta), asking for the
   // chord of round + 1.
   auto commit = [&](uint64_t round, const std::vector<uint64_t>& ids, double delta) {
@@ -915,11 +918,7 @@ TEST_CASE(
   auto next = f.Drain(proto::Envelope::kChord);
   REQUIRE(next.size() == 1);
   CHECK(next[0].chord().min_applied() == 1);
-  std::vector<uint64_t> got(next[0].chord().ids().begin(), next[0].chord().ids().end());
-  std::vector<uint64_t> want(f.first.chord().ids().begin(), f.first.chord().ids().end());
-  std::sort(got.begin(), got.end());
-  std::sort(want.begin(), want.end());
-  CHECK(got == want);
+  CHECK(SortedChordIds(next[0]) == SortedChordIds(f.first));
   for (double v : next[0].chord().values()) CHECK(v == 7.0);
 }
 
