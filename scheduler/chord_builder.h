@@ -63,7 +63,8 @@ class ChordBuilder {
 
   // Builds the next chord ahead of its request (latency hiding: the scheduler does this while
   // the workers compute), marked in flight like a dispatched one, so it stays valid: commits
-  // arriving meanwhile only shrink the in-flight set it was checked against.
+  // arriving meanwhile only shrink the in-flight set it was checked against. Worth it only while
+  // AheadDrawsWhole(): the caller decides.
   void Prepare();
 
   // Whether a chord built now, ahead of its request, would draw from most of the partition: at

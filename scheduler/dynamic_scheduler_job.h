@@ -125,7 +125,8 @@ class DynamicSchedulerJob final : public MemberJob {
   // once they are.
   bool TrySendChord(uint64_t round, bool prepare_next);
   // Builds the next chord ahead of its request, with its messages, unless it is predicted to be
-  // the first after a check (the rule is explained in the definition).
+  // the first after a check or the chords in flight hold over a quarter of the partition
+  // (ChordBuilder::AheadDrawsWhole; the rules are explained in the definition).
   void PrepareNext();
   void HandleCommit(const proto::Envelope& e);
   void HandleGradientSlice(const proto::Envelope& e);
