@@ -223,6 +223,8 @@ void DynamicJob::HandleReady(const proto::Envelope& e, Clock::time_point now) {
     ranges_[slot] = {r.first_param(), r.end_param()};
     range_owners_[slot] = r.owners();
     grouped_ranges_ += r.owners().grouped();
+    chord_size_ = std::max(chord_size_, r.chord_size());
+    candidates_ = std::max(candidates_, r.candidates());
     num_features_ = std::max(num_features_, r.num_features());
   } else {
     worker_loss_[slot - schedulers_.size()] = r.loss();
@@ -996,8 +998,10 @@ std::vector<proto::ResultFile> DynamicJob::ResultFiles() const {
   const proto::DynamicEngineSpec& d = spec_.dynamic();
   nlohmann::ordered_json engine;
   engine["layout"] = columns() ? "columns" : "rows";
-  engine["chord_size"] = d.chord_size();
-  engine["candidates"] = d.candidates();
+  // What the schedulers drew (the spec's figures until they are ready, or from an older one).
+  engine["chord_size"] = chord_size_ ? chord_size_ : d.chord_size();
+  engine["candidates"] = candidates_ ? candidates_ : d.candidates();
+  if (d.chord_size_adapts()) engine["chord_size_cap"] = d.chord_size();
   engine["pipeline_depth"] = d.pipeline_depth();
   engine["rho"] = d.rho();
   // By default the column layout filters only where a scheduler's partition is dense (its log

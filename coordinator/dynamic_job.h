@@ -181,6 +181,9 @@ class DynamicJob final : public EngineJob {
   std::vector<std::pair<uint64_t, uint64_t>> ranges_;  // by scheduler rank
   std::vector<proto::RangeOwners> range_owners_;       // by scheduler rank: Ready.owners
   uint32_t grouped_ranges_ = 0;                        // schedulers whose range was grouped
+  // The largest chord size and candidates the schedulers draw (Ready: the spec's, or adapted to
+  // their partitions); 0 until they are ready.
+  uint32_t chord_size_ = 0, candidates_ = 0;
 
   // Rounds.
   uint64_t next_issue_ = 0;   // next round to request

@@ -16,6 +16,8 @@
 #   --flags "FLAGS"                 more flags for every job (e.g. "--max-seconds 3", or
 #                                   "--check-every 1000000000 --max-updates 1024000" for rounds
 #                                   without checks)
+#   --base-flags "F", --new-flags "F"  flags for one side's jobs only, after --flags: two
+#                                   settings of one build compared (--base-bin = --new-bin)
 #   --dir DIR                       results (default /tmp/strads-ab-jobs)
 # Prints, for each build, the medians over its jobs of: seconds to 1e-3 / 1e-6 / 1e-9 of F*
 # (from trace.csv, the first row at or below the gap; nan: not reached), rounds, checks, the
@@ -24,7 +26,7 @@
 set -euo pipefail
 
 SCRIPT_DIR=$(cd "$(dirname "$0")" && pwd)
-BASE_BIN='' NEW_BIN='' DATA='' LAMBDA='' FSTAR='' FLAGS=''
+BASE_BIN='' NEW_BIN='' DATA='' LAMBDA='' FSTAR='' FLAGS='' BASE_FLAGS='' NEW_FLAGS=''
 APP=lasso S=1 W=2 REPS=3 JOBS=4 DIR=/tmp/strads-ab-jobs
 usage() { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "ab-jobs.sh: $*" >&2; exit 2; }
@@ -41,6 +43,8 @@ while [[ $# -gt 0 ]]; do
     --reps) REPS=${2:?}; shift 2 ;;
     --jobs) JOBS=${2:?}; shift 2 ;;
     --flags) FLAGS=${2-}; shift 2 ;;
+    --base-flags) BASE_FLAGS=${2-}; shift 2 ;;
+    --new-flags) NEW_FLAGS=${2-}; shift 2 ;;
     --dir) DIR=${2:?}; shift 2 ;;
     -h | --help) usage; exit 0 ;;
     *) die "unknown option '$1' (--help lists them)" ;;
@@ -61,8 +65,8 @@ done
 rm -rf "$DIR" && mkdir -p "$DIR"
 for rep in $(seq "$REPS"); do
   for side in base new; do
-    bin=$BASE_BIN
-    [[ $side == new ]] && bin=$NEW_BIN
+    bin=$BASE_BIN side_flags=$BASE_FLAGS
+    [[ $side == new ]] && bin=$NEW_BIN side_flags=$NEW_FLAGS
     run=$(mktemp -d /tmp/strads-ab-cluster.XXXXXX)
     printf '127.0.0.1 coordinator scheduler=%s worker=%s\n' "$S" "$W" > "$run/hosts"
     exports=$("$SCRIPT_DIR/strads-cluster" start --hostfile "$run/hosts" --run-dir "$run" --port 0 \
@@ -71,9 +75,10 @@ for rep in $(seq "$REPS"); do
     eval "$(grep '^export STRADS_COORDINATOR=' <<< "$exports")"
     for job in $(seq "$JOBS"); do
       echo "ab-jobs.sh: $side, cluster $rep, job $job" >&2
-      # shellcheck disable=SC2086  # FLAGS is a list of flags
+      # shellcheck disable=SC2086  # FLAGS and side_flags are lists of flags
       flock /tmp/strads-cpu.lock "$bin/strads" submit "$APP" --data "$DATA" --lambda "$LAMBDA" \
-        --tolerance 1e-9 --trace-every 0.002 $FLAGS --wait --output "$DIR/$side-$rep-$job" \
+        --tolerance 1e-9 --trace-every 0.002 $FLAGS $side_flags --wait \
+        --output "$DIR/$side-$rep-$job" \
         > "$DIR/$side-$rep-$job.log" 2>&1 || echo "ab-jobs.sh: $side job $rep-$job failed (its log: $DIR/$side-$rep-$job.log)" >&2
     done
     "$SCRIPT_DIR/strads-cluster" stop --run-dir "$run" --bin-dir "$bin" > /dev/null 2>&1 || true

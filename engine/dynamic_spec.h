@@ -32,12 +32,15 @@ uint32_t DefaultChordSize(proto::Layout layout);
 // layout's). Its FromOptions applies them after DynamicSpecFromOptions with SetColumnDefaults.
 struct ColumnDefaults {
   uint32_t chord_size = 0;  // the candidates follow: 2 x, unless --candidates was given
+  // Without --chord-size each scheduler sizes its chords to its partition's columns, at most the
+  // chord size (engine/chord_size.h: the margin apps, whose shares descend a quadratic model).
+  bool chord_size_adapts = false;
   uint32_t pipeline_depth = 0;
   uint32_t inner_passes = 0;
 };
 
 // In the column layout, sets each of `defaults` that the user did not give (--chord-size,
-// --pipeline-depth, --inner-passes: absent or 0).
+// --pipeline-depth, --inner-passes: absent or 0); chord_size_adapts where --chord-size is not.
 void SetColumnDefaults(const boost::program_options::variables_map& options,
                        const ColumnDefaults& defaults, proto::JobSpec& spec);
 // --rho when it is not given: 0.1 for the row layout; for the column layout kColumnsDenseRho,

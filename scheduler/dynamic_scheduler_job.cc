@@ -12,6 +12,8 @@
 #include "common/data_loader.h"
 #include "common/partitioner.h"
 #include "common/protocol.h"
+#include "engine/chord_size.h"
+#include "engine/dynamic_spec.h"
 #include "engine/feature_grouping.h"
 
 namespace strads {
@@ -245,13 +247,30 @@ void DynamicSchedulerJob::FinishLoading(Result<Partition> loaded) {
   const Partition& p = part_;
   ChordPolicy policy;
   policy.schedule = spec_.dynamic().schedule();
-  policy.chord_size = spec_.dynamic().chord_size();
-  policy.candidates = std::max(spec_.dynamic().candidates(), spec_.dynamic().chord_size());
-  policy.rho = p.filtered ? spec_.dynamic().rho() : 1.0;
-  policy.eta = spec_.dynamic().eta();
+  const proto::DynamicEngineSpec& d = spec_.dynamic();
+  const bool columns = d.layout() == proto::LAYOUT_COLUMNS;
+  policy.chord_size = d.chord_size();
+  policy.candidates = std::max(d.candidates(), d.chord_size());
+  if (columns && d.chord_size_adapts()) {
+    policy.chord_size =
+        AdaptedChordSize(d.chord_size(), {.nonzeros = p.nonzeros,
+                                          .columns = p.end - p.first,
+                                          .workers = num_workers_,
+                                          .passes = SharePassesOf(d, num_workers_).max_passes});
+    policy.candidates = AdaptedCandidates(d.candidates(), d.chord_size(), policy.chord_size);
+    if (policy.chord_size < d.chord_size()) {
+      log_->info(
+          "job {}: chords of {} parameters from {} candidates: {:.0f} non-zeros a column, so a "
+          "worker's share costs about a round's fixed cost (engine/chord_size.h; --chord-size "
+          "sets one)",
+          id_, policy.chord_size, policy.candidates,
+          double(p.nonzeros) / double(std::max<uint64_t>(p.end - p.first, 1)));
+    }
+  }
+  policy.rho = p.filtered ? d.rho() : 1.0;
+  policy.eta = d.eta();
   policy.seed = spec_.seed() * 1000003 + rank_;
-  policy.check_in_flight = spec_.dynamic().pipeline_depth() > 1;
-  const bool columns = spec_.dynamic().layout() == proto::LAYOUT_COLUMNS;
+  policy.check_in_flight = d.pipeline_depth() > 1;
   policy.index_order = columns;  // (--dual-pipeline is for the row layout only)
   builder_ = std::make_unique<ChordBuilder>(*p.store, policy);
   if (p.filtered && columns) {
@@ -272,6 +291,8 @@ void DynamicSchedulerJob::FinishLoading(Result<Partition> loaded) {
   ready->set_first_param(p.first);
   ready->set_end_param(p.end);
   ready->set_nonzeros(p.nonzeros);
+  ready->set_chord_size(policy.chord_size);
+  ready->set_candidates(policy.candidates);
   if (columns && p.owners.grouped(rank_)) {
     // The workers loaded the whole range and keep their columns once Begin brings these.
     ready->mutable_owners()->set_grouped(true);

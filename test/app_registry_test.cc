@@ -128,6 +128,10 @@ TEST_CASE("A job's options are the common ones, its engine's and its app's: no o
   CHECK_FALSE(logistic->dynamic().exact_shares());
   CHECK(logistic->dynamic().pipeline_depth() == 1);
   CHECK(logistic->dynamic().inner_passes() == 8);  // a model pass is two multiply-adds a non-zero
+  // 4096 is a cap: each scheduler sizes chords to its columns (engine/chord_size.h); Lasso's
+  // model is its loss, and its chords keep their size.
+  CHECK(logistic->dynamic().chord_size_adapts());
+  CHECK_FALSE(lasso->dynamic().chord_size_adapts());
   auto sync = ParseJobSpec(
       apps, "lasso", {"--data", data, "--lambda", "0.5", "--pipeline-depth", "1"}, {}, nullptr);
   REQUIRE(sync.ok());
@@ -138,6 +142,7 @@ TEST_CASE("A job's options are the common ones, its engine's and its app's: no o
   CHECK(exact->dynamic().chord_size() == 2048);
   CHECK(exact->dynamic().exact_shares());
   CHECK(exact->dynamic().inner_passes() == 4);
+  CHECK_FALSE(exact->dynamic().chord_size_adapts());  // exact steps: no model to go stale
   // --inner-passes: 0 is the app's default; any other value is the user's, never overridden.
   auto passes_of = [&](const std::string& app, std::vector<std::string> flags) -> uint32_t {
     std::vector<std::string> args{"--data", data, "--lambda", "0.5"};
@@ -170,13 +175,16 @@ TEST_CASE("A job's options are the common ones, its engine's and its app's: no o
   REQUIRE(sized.ok());
   CHECK(sized->dynamic().chord_size() == 100);
   CHECK(sized->dynamic().candidates() == 200);
+  CHECK_FALSE(sized->dynamic().chord_size_adapts());  // a given size is used as given
   auto svm = ParseJobSpec(apps, "svm", {"--data", data, "--lambda", "0.5"}, {}, nullptr);
   REQUIRE(svm.ok());
   CHECK(svm->dynamic().chord_size() == 4096);
+  CHECK(svm->dynamic().chord_size_adapts());
   auto svm_rows = ParseJobSpec(apps, "svm", {"--data", data, "--lambda", "0.5", "--layout", "rows"},
                                {}, nullptr);
   REQUIRE(svm_rows.ok());
   CHECK(svm_rows->dynamic().chord_size() == 32);  // the rows layout keeps its own default
+  CHECK_FALSE(svm_rows->dynamic().chord_size_adapts());
 
   auto rows = ParseJobSpec(apps, "lasso", {"--data", data, "--lambda", "0.5", "--layout", "rows"},
                            {}, nullptr);

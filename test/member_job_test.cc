@@ -727,6 +727,40 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "dynamic scheduler job: where the spec lets chords adapt, long columns get smaller chords "
+    "(a worker's share about a round's fixed cost), and Ready says the size drawn",
+    "[member_job][dynamic_scheduler]") {
+  // 100,000 dense rows x 8 features, 8 passes, 1 worker: ceil(2.5e6 / (8 x 100,000)) = 4 of the
+  // cap of 8 (engine/chord_size.h). Without the spec's consent the cap is the size.
+  testing::TempDir dir;
+  std::string text;
+  for (int i = 0; i < 100000; ++i) text += "1 1:1 2:2 3:1 4:3 5:1 6:2 7:1 8:1\n";
+  const std::string data = dir.Write("long.svm", text);
+  for (const bool adapts : {true, false}) {
+    CAPTURE(adapts);
+    Bench bench("scheduler-0", 1, 1);
+    UseColumns(bench, data, 8, 16);
+    bench.start.mutable_spec()->mutable_dynamic()->set_inner_passes(8);
+    bench.start.mutable_spec()->mutable_dynamic()->set_chord_size_adapts(adapts);
+    DynamicSchedulerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
+    const proto::Ready ready = bench.AwaitReady(job);
+    REQUIRE(ready.error().empty());
+    REQUIRE(ready.end_param() - ready.first_param() == 8);
+    CHECK(ready.chord_size() == (adapts ? 4u : 8u));
+    CHECK(ready.candidates() == (adapts ? 8u : 16u));  // twice the chord, as the spec's
+    auto check = MakeEnvelope("coordinator", kJob, 0);
+    check.mutable_check_request();
+    bench.Deliver(job, check);
+    bench.Deliver(job, SliceWithNorms(0, 0, 0, 8, -50.0, 2.0));  // every feature violates
+    REQUIRE(bench.Drain("coordinator", proto::Envelope::kCheckReport).size() == 1);
+    bench.RequestChord(job, 0);
+    auto chords = bench.Drain("coordinator", proto::Envelope::kChord);
+    REQUIRE(chords.size() == 1);
+    CHECK(chords[0].chord().ids_size() == (adapts ? 4 : 8));
+  }
+}
+
+TEST_CASE(
     "dynamic scheduler job: a check that asks for a chord reports, then sends that round's chord: "
     "the one a ChordRequest after the report gets",
     "[member_job][dynamic_scheduler]") {
