@@ -998,7 +998,8 @@ std::vector<proto::ResultFile> DynamicJob::ResultFiles() const {
   const proto::DynamicEngineSpec& d = spec_.dynamic();
   nlohmann::ordered_json engine;
   engine["layout"] = columns() ? "columns" : "rows";
-  // What the schedulers drew (the spec's figures until they are ready, or from an older one).
+  // The largest chord and draw of a scheduler (each its own, where chords adapt to partitions;
+  // the spec's until they are ready, or from a scheduler that does not report them).
   engine["chord_size"] = chord_size_ ? chord_size_ : d.chord_size();
   engine["candidates"] = candidates_ ? candidates_ : d.candidates();
   if (d.chord_size_adapts()) engine["chord_size_cap"] = d.chord_size();

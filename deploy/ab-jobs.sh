@@ -16,8 +16,10 @@
 #   --flags "FLAGS"                 more flags for every job (e.g. "--max-seconds 3", or
 #                                   "--check-every 1000000000 --max-updates 1024000" for rounds
 #                                   without checks)
-#   --base-flags "F", --new-flags "F"  flags for one side's jobs only, after --flags: two
-#                                   settings of one build compared (--base-bin = --new-bin)
+#   --base-flags "F", --new-flags "F"
+#                                   flags for one side's jobs only, added to --flags (an option
+#                                   must not be in both): two settings of one build compared
+#                                   (--base-bin = --new-bin)
 #   --dir DIR                       results (default /tmp/strads-ab-jobs)
 # Prints, for each build, the medians over its jobs of: seconds to 1e-3 / 1e-6 / 1e-9 of F*
 # (from trace.csv, the first row at or below the gap; nan: not reached), rounds, checks, the
@@ -28,7 +30,7 @@ set -euo pipefail
 SCRIPT_DIR=$(cd "$(dirname "$0")" && pwd)
 BASE_BIN='' NEW_BIN='' DATA='' LAMBDA='' FSTAR='' FLAGS='' BASE_FLAGS='' NEW_FLAGS=''
 APP=lasso S=1 W=2 REPS=3 JOBS=4 DIR=/tmp/strads-ab-jobs
-usage() { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
 die() { echo "ab-jobs.sh: $*" >&2; exit 2; }
 while [[ $# -gt 0 ]]; do
   case $1 in

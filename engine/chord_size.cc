@@ -12,9 +12,9 @@ uint32_t AdaptedChordSize(uint32_t cap, const ChordWork& work) {
       double(std::max<uint32_t>(work.passes, 1)) * double(work.nonzeros) / double(work.columns);
   const double size = std::ceil(double(std::max<uint32_t>(work.workers, 1)) *
                                 kRoundFixedNonzeroPasses / per_update);
-  const uint32_t floor = std::min(cap, std::max<uint32_t>(work.workers, 1));
+  const uint32_t at_least = std::min(cap, std::max<uint32_t>(work.workers, 1));
   if (!(size < double(cap))) return cap;  // also a NaN, which cannot arise from the sizes above
-  return std::max(floor, static_cast<uint32_t>(size));
+  return std::max(at_least, static_cast<uint32_t>(size));
 }
 
 uint32_t AdaptedCandidates(uint32_t spec_candidates, uint32_t spec_chord_size, uint32_t adapted) {

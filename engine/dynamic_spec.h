@@ -40,7 +40,8 @@ struct ColumnDefaults {
 };
 
 // In the column layout, sets each of `defaults` that the user did not give (--chord-size,
-// --pipeline-depth, --inner-passes: absent or 0); chord_size_adapts where --chord-size is not.
+// --pipeline-depth, --inner-passes: absent or 0); chord_size_adapts where neither --chord-size
+// nor --candidates is.
 void SetColumnDefaults(const boost::program_options::variables_map& options,
                        const ColumnDefaults& defaults, proto::JobSpec& spec);
 // --rho when it is not given: 0.1 for the row layout; for the column layout kColumnsDenseRho,

@@ -176,6 +176,16 @@ TEST_CASE("A job's options are the common ones, its engine's and its app's: no o
   CHECK(sized->dynamic().chord_size() == 100);
   CHECK(sized->dynamic().candidates() == 200);
   CHECK_FALSE(sized->dynamic().chord_size_adapts());  // a given size is used as given
+  auto drawn = ParseJobSpec(
+      apps, "logistic", {"--data", data, "--lambda", "0.5", "--candidates", "1000"}, {}, nullptr);
+  REQUIRE(drawn.ok());
+  CHECK(drawn->dynamic().chord_size() == 4096);
+  CHECK(drawn->dynamic().candidates() == 1000);
+  CHECK_FALSE(drawn->dynamic().chord_size_adapts());  // so is a given draw
+  auto zero = ParseJobSpec(apps, "logistic",
+                           {"--data", data, "--lambda", "0.5", "--chord-size", "0"}, {}, nullptr);
+  REQUIRE(zero.ok());
+  CHECK(zero->dynamic().chord_size_adapts());  // 0 = the default
   auto svm = ParseJobSpec(apps, "svm", {"--data", data, "--lambda", "0.5"}, {}, nullptr);
   REQUIRE(svm.ok());
   CHECK(svm->dynamic().chord_size() == 4096);

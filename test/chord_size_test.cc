@@ -7,7 +7,7 @@ namespace {
 
 TEST_CASE("AdaptedChordSize: a worker's share of a chord costs about a round's fixed cost",
           "[chord_size]") {
-  // Fashion-MNIST's shape: 12,000 rows, 785 columns, 5,750,000 non-zeros, 8 passes: 7,325
+  // About Fashion-MNIST's shape: 12,000 rows, 785 columns, 5,750,000 non-zeros, 8 passes: 7,325
   // non-zeros a column, 58,599 non-zero passes an update; 2.5e6 / 58,599 = 42.7 a worker.
   const ChordWork fashion{.nonzeros = 5750000, .columns = 785, .workers = 2, .passes = 8};
   CHECK(AdaptedChordSize(4096, fashion) == 86);
@@ -17,7 +17,7 @@ TEST_CASE("AdaptedChordSize: a worker's share of a chord costs about a round's f
   ChordWork fewer_passes = fashion;
   fewer_passes.passes = 4;  // half the cost an update: twice the chord
   CHECK(AdaptedChordSize(4096, fewer_passes) == 171);
-  // At most the cap: sparse columns (20,000 x 20,000 L1-LR, 85 a column) ask for 7,353.
+  // At most the cap: columns of 85 non-zeros ask for 7,353.
   const ChordWork sparse{.nonzeros = 1700000, .columns = 20000, .workers = 2, .passes = 8};
   CHECK(AdaptedChordSize(4096, sparse) == 4096);
   CHECK(AdaptedChordSize(8000, sparse) == 7353);

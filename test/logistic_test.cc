@@ -1,7 +1,9 @@
 // The logistic app: the sequential reference against independently computed KKT conditions, the
 // engine against the reference, label conventions and bad input.
 #include <cmath>
+#include <fstream>
 #include <random>
+#include <sstream>
 #include <tuple>
 #include <vector>
 
@@ -154,6 +156,50 @@ TEST_CASE(
     CHECK(job.summary["training_accuracy"].get<double>() == Approx(ref.training_accuracy));
     CHECK(job.summary["label_mapping"] == "±1");
   }
+}
+
+TEST_CASE(
+    "logistic engine with chords sized to long columns reaches the reference optimum, and "
+    "summary.json says the size drawn and the cap",
+    "[logistic][cluster][columns]") {
+  // 80,000 dense rows x 6 features, 8 passes, 1 worker: ceil(2.5e6 / (8 x 80,000)) = 4 of the 6
+  // features a chord (engine/chord_size.h), where the spec's cap is 4096.
+  const auto path = (TestDir() / "long-columns.svm").string();
+  {
+    std::mt19937_64 rng(5);
+    std::normal_distribution<double> normal;
+    const double truth[6] = {1.5, -2.0, 0.0, 0.7, 0.0, 0.0};
+    std::ofstream out(path);
+    for (int i = 0; i < 80000; ++i) {
+      std::ostringstream line;
+      double score = 0.5 * normal(rng);
+      for (int j = 0; j < 6; ++j) {
+        const double v = std::round(normal(rng) * 1000) / 1000;
+        score += truth[j] * v;
+        line << ' ' << j + 1 << ':' << v;
+      }
+      out << (score > 0 ? 1 : -1) << line.str() << '\n';
+    }
+    REQUIRE(out.good());
+  }
+  const Dataset d = Load(path);
+  const double lambda = 0.05 * LambdaMax(d);
+  const auto ref = Reference(d, lambda);
+  EmbeddedCluster cluster(1, 1, FastOptions());
+  auto spec = BaseSpec("logistic", path, lambda);
+  spec.mutable_dynamic()->set_layout(proto::LAYOUT_COLUMNS);
+  spec.mutable_dynamic()->set_chord_size(4096);
+  spec.mutable_dynamic()->set_candidates(8192);
+  spec.mutable_dynamic()->set_inner_passes(8);
+  spec.mutable_dynamic()->set_chord_size_adapts(true);
+  auto job = RunJob(cluster, spec);
+  REQUIRE(job.info.state() == proto::JOB_SUCCEEDED);
+  CHECK(job.info.converged());
+  CHECK(RelDiff(job.info.objective(), ref.objective) < 1e-6);
+  const auto& engine = job.summary.at("engine");
+  CHECK(engine.at("chord_size").get<uint32_t>() == 4);
+  CHECK(engine.at("candidates").get<uint32_t>() == 8);
+  CHECK(engine.at("chord_size_cap").get<uint32_t>() == 4096);
 }
 
 TEST_CASE("logistic: 0/1 labels give the same optimum as ±1 and say so", "[logistic][cluster]") {
