@@ -9,21 +9,20 @@
 // later steps are from where that model is accurate; the priorities the chord was drawn from also
 // go stale while it runs. On dense data, where one column is thousands of non-zeros, the apps'
 // default of 4,096 is every feature of a few hundred in one round: on Fashion-MNIST (12,000 x 785,
-// 61 % non-zero) chords of 48-256 reached 1e-6 of the optimum 1.9-2.1x sooner than the default
-// with one worker, 64 2.2x sooner with two, 48-128 1.2-1.4x (docs/benchmarks.md). Lasso's model is
-// its loss, exactly, and there the largest chord was best on dense data (a 10,000 x 500 synthetic
-// problem, 0.017 s to 1e-3 against 0.027 s at 125), so Lasso does not ask for this rule.
+// 61 % non-zero) chords of 48-256 reached 1e-6 of the optimum 1.7-2.1x sooner than the default
+// with one worker; with two, 64 2.2x sooner and 48-128 1.2-1.4x (docs/benchmarks.md). Lasso's
+// model is its loss, exactly, and there the largest chord was best on dense data (a 10,000 x 500
+// synthetic problem, 0.017 s to 1e-3 against 0.027 s at 125), so Lasso does not ask for this rule.
 //
 // The rule: a worker's share of a chord costs about one round's fixed cost, counted in non-zero
 // passes (kRoundFixedNonzeroPasses: ~1 ms at ~0.4 ns a non-zero and pass, strads-share-bench on
 // Fashion's columns), so
 //   B = ceil(workers x kRoundFixedNonzeroPasses / (passes x non-zeros per column)),
-// at most the app's cap and at least one parameter a worker. With 2 workers and 8 passes the cap
-// of 4,096 holds up to ~150 non-zeros a column, with one worker up to ~75 (the 20,000 x 20,000
-// L1-LR problem has 40 a column: 15,588, and 7,794 with one worker), so long columns are what it
-// changes. The fixed cost grows
-// with the network's latency, which the rule does not know: on a cluster with slower hops
-// --chord-size sets a larger chord. Pure; thread-compatible.
+// at most the app's cap and at least one parameter a worker. With 2 workers and 8 passes chords
+// stay at the cap of 4,096 up to ~150 non-zeros a column, with one worker up to ~75 (the 20,000 x
+// 20,000 L1-LR problem has 40 a column: 15,588, and 7,794 with one worker), so only long columns
+// change. The fixed cost grows with the network's latency, which the rule does not know: on a
+// cluster with slower hops --chord-size sets a larger chord. Pure; thread-compatible.
 #pragma once
 
 #include <cstdint>
