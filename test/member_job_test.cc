@@ -315,12 +315,20 @@ void UseColumns(Bench& bench, const std::string& data, uint32_t chord_size, uint
   d.set_rho(1.0);
 }
 
-proto::Envelope CommitEnvelope(uint64_t round, uint64_t id, double value, double delta) {
+// The coordinator's commit of round `round`: every id in `ids` set to `value`, moved by `delta`.
+template <class Ids>
+proto::Envelope CommitOfIds(uint64_t round, const Ids& ids, double value, double delta) {
   auto e = MakeEnvelope("coordinator", kJob, round);
-  e.mutable_commit()->add_ids(id);
-  e.mutable_commit()->add_values(value);
-  e.mutable_commit()->add_deltas(delta);
+  for (uint64_t j : ids) {
+    e.mutable_commit()->add_ids(j);
+    e.mutable_commit()->add_values(value);
+    e.mutable_commit()->add_deltas(delta);
+  }
   return e;
+}
+
+proto::Envelope CommitEnvelope(uint64_t round, uint64_t id, double value, double delta) {
+  return CommitOfIds(round, std::vector<uint64_t>{id}, value, delta);
 }
 
 // `commit`, carrying the request for round `round`'s chord.
@@ -604,13 +612,7 @@ TEST_CASE(
   const int features = static_cast<int>(ready.num_features());
   // Commits round `round`: every parameter of `chord` moved by 0.5.
   auto commit_all = [&](uint64_t round, const proto::Chord& chord) {
-    auto commit = MakeEnvelope("coordinator", kJob, round);
-    for (uint64_t j : chord.ids()) {
-      commit.mutable_commit()->add_ids(j);
-      commit.mutable_commit()->add_values(0.5);
-      commit.mutable_commit()->add_deltas(0.5);
-    }
-    return commit;
+    return CommitOfIds(round, chord.ids(), 0.5, 0.5);
   };
   bench.RequestChord(job, 0);
   auto chords = bench.Drain("coordinator", proto::Envelope::kChord);
@@ -906,13 +908,7 @@ TEST_CASE(
   // A commit of round `round` moving `ids` by `delta` (priority |delta| + eta), asking for the
   // chord of round + 1.
   auto commit = [&](uint64_t round, const std::vector<uint64_t>& ids, double delta) {
-    auto e = MakeEnvelope("coordinator", kJob, round);
-    for (uint64_t j : ids) {
-      e.mutable_commit()->add_ids(j);
-      e.mutable_commit()->add_values(delta);
-      e.mutable_commit()->add_deltas(delta);
-    }
-    f.Deliver(AskingForChord(e, round + 1));
+    f.Deliver(AskingForChord(CommitOfIds(round, ids, delta, delta), round + 1));
     auto got = f.Drain(proto::Envelope::kChord);
     REQUIRE(got.size() == 1);
     CHECK(got[0].round() == round + 1);
@@ -942,13 +938,8 @@ TEST_CASE(
   REQUIRE(f.first.chord().ids_size() == 2);
   // Built ahead, the next chord could only take from the 4 parameters left.
   CHECK_FALSE(f.job->chord_prepared());
-  auto commit = MakeEnvelope("coordinator", kJob, 0);
-  for (uint64_t j : f.first.chord().ids()) {
-    commit.mutable_commit()->add_ids(j);
-    commit.mutable_commit()->add_values(7.0);
-    commit.mutable_commit()->add_deltas(1000.0);  // priority 1000: the most important now
-  }
-  f.Deliver(AskingForChord(commit, 1));
+  // Priority 1000: the most important now.
+  f.Deliver(AskingForChord(CommitOfIds(0, f.first.chord().ids(), 7.0, 1000.0), 1));
   auto next = f.Drain(proto::Envelope::kChord);
   REQUIRE(next.size() == 1);
   CHECK(next[0].chord().min_applied() == 1);
