@@ -165,7 +165,6 @@ void Coordinator::OnMessage(const proto::Envelope& e, Clock::time_point now) {
       return HandleShutdown(e, now);
     case proto::Envelope::kReady:
     case proto::Envelope::kChord:
-    case proto::Envelope::kPartials:
     case proto::Envelope::kColumnPartials:
     case proto::Envelope::kColumnCounts:
     case proto::Envelope::kLossReport:

@@ -122,11 +122,6 @@ Status ValidateJobSpec(const AppRegistry& apps, const proto::JobSpec& spec) {
   STRADS_RETURN_IF_ERROR((*app)->engine() == proto::ENGINE_DYNAMIC ? ValidateDynamicSpec(spec)
                                                                    : ValidateStaticSpec(spec));
   STRADS_RETURN_IF_ERROR((*app)->Validate(spec));
-  if (const DynamicApp* dynamic = (*app)->AsDynamic();
-      dynamic && spec.dynamic().layout() == proto::LAYOUT_COLUMNS &&
-      !dynamic->supports_column_layout()) {
-    return Status::InvalidArgument(spec.app() + ": --layout columns is not supported");
-  }
   if (spec.workers() > 4096) return Status::InvalidArgument("--workers must be at most 4096");
   if (!(spec.max_seconds() >= 0)) return Status::InvalidArgument("--max-seconds must be >= 0");
   const auto& recovery = spec.recovery();

@@ -31,8 +31,8 @@ Status LogisticApp::FromOptions(const boost::program_options::variables_map& opt
   // a little later (docs/benchmarks.md, "Active passes"). 4096 is a cap: on long columns the
   // schedulers size chords to the data (engine/chord_size.h).
   if (!spec.dynamic().exact_shares()) {
-    SetColumnDefaults(options, {.chord_size = 4096, .chord_size_adapts = true, .inner_passes = 8},
-                      spec);
+    SetAppDefaults(options, {.chord_size = 4096, .chord_size_adapts = true, .inner_passes = 8},
+                   spec);
   }
   return Status::Ok();
 }
@@ -54,11 +54,6 @@ Status LogisticApp::Validate(const proto::JobSpec& spec) const {
   return Status::Ok();
 }
 
-Result<std::unique_ptr<ShardModel>> LogisticApp::MakeShard(Dataset shard,
-                                                           const proto::JobSpec& spec) const {
-  return margin::MakeMarginShard<logistic::LogisticLoss>(std::move(shard));
-}
-
 Result<std::unique_ptr<ColumnModel>> LogisticApp::MakeColumnModel(
     Dataset columns, const proto::JobSpec& spec) const {
   const double lambda = spec.logistic().lambda();
@@ -77,11 +72,6 @@ Result<std::unique_ptr<ColumnModel>> LogisticApp::MakeColumnModel(
         return logistic::CoordinateUpdate(g, h, sq_norm, w, lambda);
       },
       SharePassesOf(spec.dynamic(), spec.workers()), std::move(quadratic));
-}
-
-double LogisticApp::Pull(std::span<const double> stats, double sq_norm, double value,
-                         const proto::JobSpec& spec) const {
-  return logistic::CoordinateUpdate(stats[0], stats[1], sq_norm, value, spec.logistic().lambda());
 }
 
 double LogisticApp::Violation(double gradient, double value, const proto::JobSpec& spec) const {
