@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/protocol.h"
+#include "coordinator/share_merge.h"
 #include "engine/dynamic_spec.h"
 #include "engine/step_length.h"
 #include "engine/vector_delta.h"
@@ -17,10 +18,11 @@ namespace strads {
 DynamicJob::DynamicJob(Transport& transport, uint64_t id, proto::JobSpec spec,
                        const DynamicApp* app, std::vector<JobMember> schedulers,
                        std::vector<JobMember> workers, Logger log, Clock::time_point now,
-                       JobDeadlines deadlines, Incarnation incarnation)
+                       JobDeadlines deadlines, Incarnation incarnation, Stopwatch stopwatch)
     : EngineJob(transport, id, std::move(spec), std::move(schedulers), std::move(workers),
                 std::move(log), now, deadlines, std::move(incarnation)),
       app_(app),
+      stopwatch_(std::move(stopwatch)),
       seen_(schedulers_.size() + workers_.size(), 0),
       ranges_(schedulers_.size()),
       range_owners_(schedulers_.size()),
@@ -91,22 +93,21 @@ bool DynamicJob::Handle(const proto::Envelope& e, Clock::time_point now) {
 template <class Body>
 void DynamicJob::Timed(Clock::time_point now, Body&& body) {
   // The time since the last mark went to what the job waited for; what `body` takes is the
-  // coordinator's own (timed by two readings of the clock, a few tens of ns). The solve starts
-  // with the handling of the message that ends the first check.
-  const auto started = Clock::now();
+  // coordinator's own (two readings of the stopwatch). The solve starts with the handling of the
+  // message that ends the first check.
+  const auto started = stopwatch_();
   const bool solving = waits_.state() != WaitLedger::Wait::kNone;
   if (solving) waits_.Mark(now, WaitLedger::Wait::kCoordinator);
   body();
   const WaitLedger::Wait next = WaitState();
   // Not solving before or after: the handling's time is no state's that is reported, and a mark
-  // at now + its time would run ahead of the next message's `now` where that is not the wall
-  // clock's (a test's clock: a handling descheduled for 4 ms swallowed the first 4 ms of the
-  // solve, found under load).
+  // at now + its time would run ahead of the next message's `now` where that is not the
+  // stopwatch's clock.
   if (!solving) {
     if (next == WaitLedger::Wait::kNone) return waits_.Mark(now, next);
     waits_.Mark(now, WaitLedger::Wait::kCoordinator);
   }
-  waits_.Mark(now + (Clock::now() - started), next);
+  waits_.Mark(now + (stopwatch_() - started), next);
 }
 
 bool DynamicJob::Dispatch(const proto::Envelope& e, Clock::time_point now) {
@@ -515,44 +516,15 @@ void DynamicJob::TryCommit(Clock::time_point now) {
 
 bool DynamicJob::CommitColumns(Round& round, proto::Envelope& e, Clock::time_point now) {
   const proto::Chord& chord = *round.chord;
-  // Every chord id is owned by exactly one worker, which sent its new value. A worker's share
-  // holds its ids in chord order (the order its part of the chord came in), so the chord is the
-  // merge of the shares: a cursor per worker, where a map of the chord's ids cost an allocation
-  // an id.
   if (!sum_) sum_.emplace(num_rows_);
   DeltaAccumulator& sum = *sum_;
-  std::vector<int> cursor(round.shares.size(), 0);
-  std::vector<double> deltas(chord.ids_size());
-  for (int k = 0; k < chord.ids_size(); ++k) {
-    const uint64_t j = chord.ids(k);
-    bool found = false;
-    for (size_t w = 0; w < round.shares.size() && !found; ++w) {
-      const proto::ColumnPartials& share = round.shares[w];
-      if (cursor[w] < share.ids_size() && share.ids(cursor[w]) == j) {
-        deltas[k] = share.values(cursor[w]++) - chord.values(k);
-        found = true;
-      }
-    }
-    if (!found) {
-      Fail(
-          fmt::format("round {}: no worker updated parameter {} (in chord order)", next_commit_, j),
-          now);
-      return false;
-    }
-  }
-  int answered = 0;
-  for (const proto::ColumnPartials& share : round.shares) answered += share.ids_size();
-  if (answered != chord.ids_size()) {
-    Fail(fmt::format("round {}: the workers updated {} parameters of a chord of {}", next_commit_,
-                     answered, chord.ids_size()),
-         now);
+  auto merged = MergeShares(next_commit_, chord, round.shares, sum);
+  if (!merged.ok()) {
+    Fail(merged.status().message(), now);
     return false;
   }
-  uint32_t moved = 0;  // workers whose share changed the shared vector
-  for (const proto::ColumnPartials& share : round.shares) {
-    (void)sum.Add(share.change());  // checked on arrival
-    moved += share.change().values_size() > 0;
-  }
+  std::vector<double>& deltas = merged->deltas;
+  const uint32_t moved = merged->moved;
   auto shared = Out(next_commit_);
   proto::VectorDelta& change = *shared.mutable_shared_update()->mutable_change();
   sum.Take(change);

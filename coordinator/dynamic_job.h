@@ -46,6 +46,7 @@
 // Thread-compatibility: owned by the coordinator's event loop.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -68,9 +69,15 @@ namespace strads {
 
 class DynamicJob final : public EngineJob {
  public:
-  DynamicJob(Transport& transport, uint64_t id, proto::JobSpec spec, const DynamicApp* app,
-             std::vector<JobMember> schedulers, std::vector<JobMember> workers, Logger log,
-             Clock::time_point now, JobDeadlines deadlines = {}, Incarnation incarnation = {});
+  // Times the coordinator's own handling of a message, for the wait ledger: the real clock in a
+  // daemon, the test's fake clock in a unit test (so every figure of the ledger is exact there).
+  using Stopwatch = std::function<Clock::time_point()>;
+
+  DynamicJob(
+      Transport& transport, uint64_t id, proto::JobSpec spec, const DynamicApp* app,
+      std::vector<JobMember> schedulers, std::vector<JobMember> workers, Logger log,
+      Clock::time_point now, JobDeadlines deadlines = {}, Incarnation incarnation = {},
+      Stopwatch stopwatch = [] { return Clock::now(); });
 
   void OnTick(Clock::time_point now) override;
   proto::JobInfo Info(Clock::time_point now) const override;
@@ -156,6 +163,7 @@ class DynamicJob final : public EngineJob {
   double ApproxObjective() const;
 
   const DynamicApp* app_;
+  const Stopwatch stopwatch_;
   std::vector<char> seen_;  // per member in the current phase: schedulers, then workers
   Phase phase_ = Phase::kLoading;
   bool start_checked_ = false;  // the run's first check (which holds the start) is done

@@ -63,8 +63,11 @@ class DynamicJobFixture {
     std::vector<JobMember> s, w;
     for (const auto& id : kSchedulers) s.push_back({id, "inproc://" + id});
     for (const auto& id : kWorkers) w.push_back({id, "inproc://" + id});
+    // The stopwatch is the fake clock: handling a message takes no time, so the wait ledger's
+    // figures are exact.
     job_ = std::make_unique<DynamicJob>(h_.transport(), kJob, spec_, &app_, s, w, h_.log(),
-                                        h_.now(), deadlines, std::move(incarnation));
+                                        h_.now(), deadlines, std::move(incarnation),
+                                        [this] { return h_.now(); });
   }
 
   static std::vector<std::string> Everyone() {
@@ -787,18 +790,16 @@ TEST_CASE(
   const auto summary = nlohmann::json::parse(FileContent(f.job_->ResultFiles(), "summary.json"));
   const auto& waits = summary.at("waits");
   INFO(waits.dump());
-  // Handling a message is the coordinator's time (real, microseconds here), taken from the wait
-  // that follows it: every other figure is exact to within all of it, and to within the handling
-  // of messages the fixture delivers at one instant (their handling overlaps: 0.1 ms is ample).
-  const double handling = waits.at("coordinator_s").get<double>() + 1e-4;
-  CHECK(handling < 0.004);  // well under the intervals it bounds (loaded machines: ~0.03 ms)
-  CHECK(waits.at("chord_s").get<double>() == Approx(0.005).margin(handling));
-  CHECK(waits.at("workers_s").get<double>() == Approx(0.0115).margin(handling));
-  CHECK(waits.at("check_workers_s").get<double>() == Approx(0.005).margin(handling));
-  CHECK(waits.at("check_schedulers_s").get<double>() == Approx(0.001).margin(handling));
-  CHECK(waits.at("other_s").get<double>() == Approx(0).margin(handling));
-  CHECK(waits.at("schedulers_share").get<double>() ==
-        Approx(0.006 / 0.0225).margin(2 * handling / 0.0225));
+  // The stopwatch is the fake clock: handling takes no time, and every figure is exact (to the
+  // rounding of the sums of seconds).
+  constexpr double kExact = 1e-12;
+  CHECK(waits.at("coordinator_s").get<double>() == 0.0);
+  CHECK(waits.at("chord_s").get<double>() == Approx(0.005).margin(kExact));
+  CHECK(waits.at("workers_s").get<double>() == Approx(0.0115).margin(kExact));
+  CHECK(waits.at("check_workers_s").get<double>() == Approx(0.005).margin(kExact));
+  CHECK(waits.at("check_schedulers_s").get<double>() == Approx(0.001).margin(kExact));
+  CHECK(waits.at("other_s").get<double>() == Approx(0).margin(kExact));
+  CHECK(waits.at("schedulers_share").get<double>() == Approx(0.006 / 0.0225).margin(1e-9));
 }
 
 TEST_CASE(
@@ -1069,10 +1070,10 @@ TEST_CASE(
   // The workers worked `compute`, of which the ledger saw 0.001; the rest, up to the 0.004 it
   // gave the chord, moves.
   const double moved = std::clamp(compute - 0.001, 0.0, 0.004);
-  const double handling = waits.at("coordinator_s").get<double>() + 1e-4;
-  CHECK(waits.at("moved_s").get<double>() == Approx(moved).margin(handling));
-  CHECK(waits.at("chord_s").get<double>() == Approx(0.004 - moved).margin(handling));
-  CHECK(waits.at("workers_s").get<double>() == Approx(0.001 + moved).margin(handling));
+  constexpr double kExact = 1e-12;  // the stopwatch is the fake clock
+  CHECK(waits.at("moved_s").get<double>() == Approx(moved).margin(kExact));
+  CHECK(waits.at("chord_s").get<double>() == Approx(0.004 - moved).margin(kExact));
+  CHECK(waits.at("workers_s").get<double>() == Approx(0.001 + moved).margin(kExact));
 }
 
 TEST_CASE("DynamicJob: a check's loss is that of the coordinator's replica of the shared vector",
