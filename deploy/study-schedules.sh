@@ -10,7 +10,7 @@
 # (pipeline depth 1: the parallelism is exactly B, as in the paper), plus the sequential reference
 # (strads-lasso-reference, tolerance 1e-9), then a scheduler-throughput measurement (dynamic and
 # cyclic at B = 256 with 1 and 2 schedulers x 2 workers, pipeline depth 1 and 2) and finally
-# docs/study/analyze.py (tables) and docs/study/plots.gp (gnuplot PNGs).
+# python3 -m bench.schedules analyze (tables) and bench/schedules.gp (gnuplot PNGs).
 #
 #   lambda = 0.1 * lambda_max (synthetic), 0.02 * lambda_max (debian); lambda_max = max_j |x_j^T y|
 #            from a reference run at lambda = 1e300.
@@ -34,6 +34,8 @@ set -euo pipefail
 
 SCRIPT_DIR=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd -- "$SCRIPT_DIR/.." && pwd)
+# The Python harnesses (bench/ at the repository's root).
+pybench() { PYTHONPATH="$REPO${PYTHONPATH:+:$PYTHONPATH}" python3 -m "bench.$1" "${@:2}"; }
 BIN=$REPO/build-study/bin
 DIR=/tmp/strads-study
 DOCS=$REPO/docs/study
@@ -96,8 +98,7 @@ data_file() { # DATASET -> path, generated on first use
       f=$DIR/debian-packages.libsvm
       if [[ ! -s $f ]]; then
         # apt-cache fails transiently while another apt/dpkg holds its cache: retry.
-        local i
-        for i in 1 2 3 4 5; do
+        for _ in 1 2 3 4 5; do
           python3 "$SCRIPT_DIR/debian-packages-data.py" --output "$f" >&2 && break
           sleep 5
         done
@@ -114,16 +115,7 @@ jget() { python3 -c 'import json,sys; print(repr(json.load(open(sys.argv[1]))[sy
 
 # Copies trace.csv, keeping at most 2000 rows (first, last and evenly spaced ones between).
 copy_trace() { # SRC DST
-  python3 - "$1" "$2" <<'PY'
-import sys
-lines = open(sys.argv[1]).read().splitlines()
-head, rows = lines[0], lines[1:]
-if len(rows) > 2000:
-    step = len(rows) / 1999
-    keep = sorted({min(len(rows) - 1, round(i * step)) for i in range(2000)})
-    rows = [rows[i] for i in keep]
-open(sys.argv[2], "w").write("\n".join([head] + rows) + "\n")
-PY
+  pybench schedules thin-trace "$1" "$2"
 }
 
 IFS=, read -ra DS_LIST <<<"$DATASETS"
@@ -144,14 +136,8 @@ if has runs "$STEPS"; then
       --output "$out/ref" >"$out/ref.log" 2>&1
     cp "$out/ref/summary.json" "$DOCS/$ds/reference.summary.json"
     copy_trace "$out/ref/trace.csv" "$DOCS/$ds/reference.csv"
-    python3 - "$DOCS/$ds/meta.json" "$ds" "$data" "$frac" "$lmax" "$lambda" "$MAX_SECONDS" \
-      "$MAX_UPDATES" <<'PY'
-import json, sys
-o, ds, data, frac, lmax, lam, ms, mu = sys.argv[1:]
-json.dump({"dataset": ds, "data": data, "lambda_fraction": float(frac), "lambda_max": float(lmax),
-           "lambda": float(lam), "max_seconds": float(ms), "max_updates": int(mu)},
-          open(o, "w"), indent=1)
-PY
+    pybench schedules meta "$DOCS/$ds/meta.json" "$ds" "$data" "$frac" "$lmax" "$lambda" \
+      "$MAX_SECONDS" "$MAX_UPDATES"
     for policy in "${POLICIES[@]}"; do
       for b in "${SIZES[@]}"; do
         name=$policy-B$b
@@ -205,7 +191,7 @@ if has throughput "$STEPS"; then
 fi
 
 if has analyze "$STEPS"; then
-  python3 "$REPO/docs/study/analyze.py" "$DOCS"
-  (cd "$DOCS" && gnuplot "$REPO/docs/study/plots.gp")
+  pybench schedules analyze "$DOCS"
+  (cd "$DOCS" && gnuplot "$REPO/bench/schedules.gp")
   echo "== tables: $DOCS/table.md; plots: $DOCS/*.png" >&2
 fi

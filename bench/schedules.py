@@ -1,24 +1,28 @@
-#!/usr/bin/env python3
-"""Tables and gnuplot inputs of the scheduling-policy study (deploy/study-schedules.sh).
+"""The scheduling-policy study's tables and plot inputs (deploy/study-schedules.sh).
 
-Usage: analyze.py DOCS_STUDY_DIR
+    python3 -m bench.schedules thin-trace SRC DST
+        copies a trace.csv keeping at most 2000 rows (bench.trace.thin)
+    python3 -m bench.schedules meta OUT DATASET DATA FRACTION LAMBDA_MAX LAMBDA MAX_S MAX_UPDATES
+        writes a data set's meta.json
+    python3 -m bench.schedules analyze STUDY_DIR
+        the tables and plot inputs below; then gnuplot bench/schedules.gp in STUDY_DIR draws them
 
 Reads, per data set DIR/<ds>/: meta.json, reference.summary.json, <policy>-B<size>.{csv,
 summary.json,rc}; and DIR/throughput/. Writes DIR/table.md, DIR/params.gp (F* and each run's
 start time, for plots.gp) and DIR/<ds>/to-1e-3.dat, to-1e-6.dat (Fig. 4 data).
 
   F*         = min(reference objective at tolerance 1e-9, every run's final objective).
-  gap        = (F - F*) / |F*|, F from trace.csv rows (exact at checks; at pipeline depth 1 the
-               rows between checks are the workers' current losses, 0 rounds stale).
+  gap        = (F - F*) / |F*| (bench.epsilon), F from trace.csv rows.
   solve time = seconds - seconds of the first trace row (loading + first check at beta = 0).
   diverged   = the run failed (exit code != 0 or no summary), or its final objective is NaN/inf,
                or above F(0) = the objective of the first trace row (beta = 0).
 """
-import csv
 import json
 import math
 import os
 import sys
+
+from bench import epsilon, trace
 
 POLICIES = ["dynamic", "random", "cyclic", "static"]
 SIZES = [1, 8, 32, 128, 256]
@@ -32,13 +36,7 @@ def load_run(d, name):
     s = os.path.join(d, name + ".summary.json")
     run["summary"] = json.load(open(s)) if os.path.exists(s) else None
     c = os.path.join(d, name + ".csv")
-    rows = []
-    if os.path.exists(c):
-        with open(c) as f:
-            for r in csv.DictReader(f):
-                rows.append((float(r["seconds"]), int(r["round"]), int(r["updates"]),
-                             float(r["objective"])))
-    run["rows"] = rows
+    run["rows"] = trace.read(c) if os.path.exists(c) else []
     return run
 
 
@@ -59,24 +57,20 @@ def analyse_dataset(d):
     for r in runs.values():
         if r["summary"] and finite(r["summary"].get("objective")):
             cands.append(r["summary"]["objective"])
-    fstar = min(cands)
+    fstar = epsilon.best_objective(cands)
     for r in runs.values():
         rows = r["rows"]
-        r["t0"] = rows[0][0] if rows else 0.0
-        r["f0"] = rows[0][3] if rows else float("nan")
+        r["t0"] = epsilon.engine_start(rows)
+        r["f0"] = rows[0].objective if rows else float("nan")
         s = r["summary"]
-        final = s["objective"] if s else (rows[-1][3] if rows else float("nan"))
+        final = s["objective"] if s else (rows[-1].objective if rows else float("nan"))
         r["final"] = final
-        r["gap"] = (final - fstar) / abs(fstar) if finite(final) else float("nan")
-        r["peak"] = max((x[3] for x in rows), default=float("nan"))
+        r["gap"] = epsilon.relative_gap(final, fstar)
+        r["peak"] = max((x.objective for x in rows), default=float("nan"))
         r["cross"] = {}
         for eps in EPS:
-            hit = None
-            for sec, _, upd, obj in rows:
-                if finite(obj) and (obj - fstar) / abs(fstar) <= eps:
-                    hit = (upd, sec - r["t0"])
-                    break
-            r["cross"][eps] = hit
+            hit = epsilon.time_to_eps(rows, fstar, eps, r["t0"])
+            r["cross"][eps] = (hit.updates, hit.seconds) if hit else None
         reasons = []
         if r["rc"] not in (0, None):
             reasons.append(f"exit {r['rc']}")
@@ -99,8 +93,7 @@ def fmt_s(x):
     return "—" if x is None else f"{x:.2f}"
 
 
-def main():
-    top = sys.argv[1]
+def analyze(top):
     out = []
     params = []
     for ds in ["synthetic", "debian"]:
@@ -192,7 +185,7 @@ def main():
                         continue
                     r = load_run(tp, name)
                     sm = r["summary"] or {}
-                    t0 = r["rows"][0][0] if r["rows"] else 0.0
+                    t0 = epsilon.engine_start(r["rows"])
                     solve = sm.get("seconds", float("nan")) - t0
                     rounds, upd = sm.get("rounds"), sm.get("updates")
                     cpu = "?"
@@ -218,5 +211,24 @@ def main():
     print("\n".join(out))
 
 
+def meta(out, ds, data, frac, lmax, lam, max_seconds, max_updates):
+    with open(out, "w") as f:
+        json.dump({"dataset": ds, "data": data, "lambda_fraction": float(frac),
+                   "lambda_max": float(lmax), "lambda": float(lam),
+                   "max_seconds": float(max_seconds), "max_updates": int(max_updates)},
+                  f, indent=1)
+
+
+def main(argv):
+    if argv[:1] == ["thin-trace"] and len(argv) == 3:
+        trace.thin(argv[1], argv[2])
+    elif argv[:1] == ["meta"] and len(argv) == 9:
+        meta(*argv[1:])
+    elif argv[:1] == ["analyze"] and len(argv) == 2:
+        analyze(argv[1])
+    else:
+        sys.exit(__doc__)
+
+
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

@@ -1,8 +1,7 @@
-#!/usr/bin/env python3
-"""The cost-model projection of docs/scaling.md: the column layout's round time, check time,
-updates/s and time to 1e-3 for P machines (one worker each) and S schedulers.
+"""The cost-model projection (docs/performance.md, "Scaling"): the column layout's round time,
+check time, updates/s and time to 1e-3 for P machines (one worker each) and S schedulers.
 
-    python3 docs/scaling/project.py [--machines 1,16,64,256 --schedulers 1 ...]
+    python3 -m bench.project [--machines 1,16,64,256 --schedulers 1 ...]
 
 Defaults: the constants measured on the paper's shape (450 x 1,000,000, 45 non-zeros a column)
 with a 1 x 2 loopback cluster on 2026-11-28 (docs/scaling.md, "The projection redone with

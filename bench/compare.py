@@ -1,6 +1,7 @@
-#!/usr/bin/env python3
-"""Helper of deploy/compare-tools.sh: data preparation, running the other tools, our objective
-computed from every tool's returned weights, and the markdown tables.
+"""STRADS against the standard solvers (deploy/compare-tools.sh): data preparation, running the
+other tools, our objective computed from every tool's returned weights, and the markdown tables.
+
+    python3 -m bench.compare SUBCOMMAND ...   (--help lists them)
 
 Every objective is computed here with the STRADS formula on the data as loaded:
   logistic: F(w) = sum_i log(1 + exp(-y_i x_i^T w)) + lam * ||w||_1   (y in {-1,+1})
@@ -11,7 +12,8 @@ fallback is pure Python, so liblinear and glmnet can be compared without them.
 
 Each runner writes RESULTS/points-TOOL.json: {"tool", "load_s", "points": [{"setting",
 "solve_s", "wall_s", "objective"}]}; strads runs write RESULTS/strads-NAME.json instead, pointing
-at their trace.csv. `table` reads them all.
+at their trace.csv. `table` reads them all; a tool's figure is its fastest setting within eps of
+F* (bench.epsilon), a strads run's its first trace row within it.
 """
 import argparse
 import glob
@@ -24,6 +26,8 @@ import statistics
 import subprocess
 import sys
 import time
+
+from bench import epsilon, trace
 
 try:
     import numpy as np
@@ -397,7 +401,7 @@ def cmd_sklearn(a):
 
 
 def cmd_glmnet(a):
-    """glmnet via Rscript docs/compare/glmnet_fit.R at each thresh; lambda_glmnet = lam / n."""
+    """glmnet via Rscript bench/glmnet_fit.R at each thresh; lambda_glmnet = lam / n."""
     d = Data(a.data)
     lam_g = a.lam / d.n
     tmp = os.path.join(a.out, "glmnet")
@@ -441,13 +445,6 @@ def cmd_strads(a):
 
 
 # ----------------------------------------------------------------------------- table
-def read_trace(path):
-    import csv
-    with open(path) as f:
-        return [(float(r["seconds"]), int(r["updates"]), float(r["objective"]))
-                for r in csv.DictReader(f)]
-
-
 def cmd_table(a):
     res = a.results
     tools = [json.load(open(p)) for p in sorted(glob.glob(os.path.join(res, "points-*.json")))]
@@ -458,22 +455,22 @@ def cmd_table(a):
         sm = os.path.join(r["dir"], "summary.json")
         if r["rc"] != 0 or not os.path.exists(tr) or not os.path.exists(sm):
             continue
-        r["trace"] = read_trace(tr)
+        r["trace"] = trace.read(tr)
         r["summary"] = json.load(open(sm))
         runs.append(r)
     cands = [p["objective"] for t in tools for p in t["points"]]
     for r in runs:
         cands.append(r["summary"]["objective"])
         if r["reference"]:
-            cands.extend(o for _, _, o in r["trace"])  # the reference's rows are exact
+            cands.extend(p.objective for p in r["trace"])  # the reference's rows are exact
     if not cands:
         print("no results")
         return
-    fstar = min(cands)
+    fstar = epsilon.best_objective(cands)
     eps = a.eps
 
     def ok(obj):
-        return (obj - fstar) / abs(fstar) <= eps
+        return epsilon.within(obj, fstar, eps)
 
     rows = []  # tool, solve, wall, final F, load, extra
     for t in tools:
@@ -486,8 +483,9 @@ def cmd_table(a):
                      ", ".join(p["setting"] for p in t["points"])})
     for r in runs:
         tr, s = r["trace"], r["summary"]
-        start = 0.0 if r["reference"] else tr[0][0]
-        solve = next((sec - start for sec, _, o in tr if ok(o)), None)
+        start = 0.0 if r["reference"] else epsilon.engine_start(tr)
+        hit = epsilon.time_to_eps(tr, fstar, eps, start)
+        solve = hit.seconds if hit else None
         if solve is None and ok(s["objective"]):
             solve = s["seconds"] - start
         total = s["seconds"] - start
@@ -532,7 +530,7 @@ def cmd_table(a):
           "(F-F*)/F* | solve ratio | wall ratio | setting / notes |")
     print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        gap = (r["final"] - fstar) / abs(fstar)
+        gap = epsilon.relative_gap(r["final"], fstar)
         print(f"| {r['tool']} | {fmt(r['solve'])} | {fmt(r['wall'])} | {fmt(r['load'])} | "
               f"{r['final']:.10g} | {gap:.1e} | {ratio(r['solve'], base['solve'])} | "
               f"{ratio(r['wall'], base['wall'])} | {r['note']} |")

@@ -1,7 +1,6 @@
-#!/usr/bin/env python3
-"""Checks the round-time model of docs/scaling.md against a latency study's runs.
+"""Checks the round-time model (docs/performance.md, "Scaling") against a latency study's runs.
 
-    python3 docs/scaling/check_model.py [--dir /tmp/bl] [--name synthetic]
+    python3 -m bench.check_model [--dir /tmp/bl] [--name synthetic]
         [--latencies 0,50,250,1000] [--configs cl11c,cl12c,cl22c]
 
 Reads the runs deploy/study-latency.sh (or deploy/bench-targets.sh --targets 6) left in

@@ -1,4 +1,4 @@
-# glmnet_fit.R MTX LABELS FAMILY LAMBDA THRESHS OUTDIR [REPEATS]  (called by compare_tools.py)
+# glmnet_fit.R MTX LABELS FAMILY LAMBDA THRESHS OUTDIR [REPEATS]  (called by bench/compare.py)
 # One glmnet fit per thresh (comma list) at the single lambda LAMBDA (= STRADS lambda / n),
 # alpha = 1, intercept = FALSE, standardize = FALSE. Prints "load SECONDS" (readMM + conversion
 # to a dgCMatrix) and per fit "fit THRESH SECONDS WEIGHTS_FILE" (elapsed time of glmnet(), the
