@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # bench-static.sh — the static engine's benchmark (docs/static-benchmarks.md).
 #
-# Builds the data, runs, and writes DOC_DIR/static-benchmarks.md with its tables, and
-# DOC_DIR/static/*.csv and *.png (gnuplot):
+# Builds the data, runs, and writes RESULTS/static-benchmarks.md with its tables, and
+# RESULTS/static/*.csv and *.png (gnuplot; python3 -m bench.static):
 #   data   the Debian package descriptions corpus (deploy/debian-descriptions-corpus.py, into
 #          DATA_DIR/debian-descriptions/, built once) and a power-law ratings matrix
 #          (strads-gen ratings: Zipf 1.0 rows and columns, planted rank 10, into DATA_DIR/ratings/)
@@ -19,15 +19,16 @@
 # Every timed run is under `flock /tmp/strads-cpu.lock` (runs of other engineers wait).
 #
 # Usage: deploy/bench-static.sh [--bin-dir DIR] [--quick] [--work-dir DIR] [--data-dir DIR]
-#                               [--doc-dir DIR]
+#                               [--results-dir DIR]
 #   --bin-dir DIR   strads, strads-gen, strads-lda-reference, strads-mf-reference (default
 #                   build/bin beside deploy/)
 #   --quick         small sizes (a 2,000-document slice of the corpus, a 2,000 x 500 matrix, few
 #                   iterations): a smoke run of the whole script in about a minute; the document
-#                   then goes to WORK_DIR/doc unless --doc-dir is given
+#                   then goes to WORK_DIR/doc unless --results-dir is given
 #   --work-dir DIR  run outputs (default /tmp/strads-bench-static)
 #   --data-dir DIR  data (default data/ beside deploy/)
-#   --doc-dir DIR   where static-benchmarks.md and static/ go (default docs/ beside deploy/)
+#   --results-dir DIR  where static-benchmarks.md and static/ go (default results/ beside
+#                   deploy/, which git ignores; --doc-dir is its old name)
 #   --resume        skip the runs that already succeeded in WORK_DIR (marked NAME.ok)
 set -euo pipefail
 
@@ -48,7 +49,7 @@ while (($#)); do
     --resume) RESUME=1; shift ;;
     --work-dir) WORK=$2; shift 2 ;;
     --data-dir) DATA_DIR=$2; shift 2 ;;
-    --doc-dir) DOC_DIR=$2; shift 2 ;;
+    --results-dir | --doc-dir) DOC_DIR=$2; shift 2 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench-static.sh: unknown argument: $1 (see --help)" >&2; exit 2 ;;
   esac
@@ -73,7 +74,7 @@ if ((QUICK)); then
   MF_ITERS=4 MF_EVAL=1
   F5_MF_ITERS=2 F5_LDA_ITERS=2 F5_P="1 2 4 8"
 else
-  [[ -n $DOC_DIR ]] || DOC_DIR=$REPO/docs
+  [[ -n $DOC_DIR ]] || DOC_DIR=$REPO/results
   LDA_DOCS=0 LDA_ITERS=20 LDA_EVAL=2
   R_ROWS=20000 R_COLS=5000 R_RATINGS=1000000
   MF_ITERS=15 MF_EVAL=1

@@ -16,8 +16,8 @@
 #            from a reference run at lambda = 1e300.
 #   Every timed command runs under `flock /tmp/strads-cpu.lock` after waiting for any
 #   bench-lasso.sh to finish, so two benchmarks never share the 2 cores.
-#   Outputs: raw runs in --dir; traces (trace.csv, downsampled to <= 2000 rows), summaries and
-#   tables in docs/study/.
+#   Outputs: raw runs in --dir; traces (trace.csv, downsampled to <= 2000 rows), summaries,
+#   tables and plots in results/study/ (git ignores results/).
 #
 # Usage: deploy/study-schedules.sh [options]
 #   --dir DIR             data and raw results (default /tmp/strads-study)
@@ -28,7 +28,8 @@
 #   --throughput-seconds S  time limit of each throughput run (default 15)
 #   --throughput-policies LIST  policies of the throughput step (default dynamic,cyclic,random)
 #   --steps LIST          comma list of runs,throughput,analyze (default all)
-#   --docs DIR            where the copied traces, tables and plots go (default docs/study)
+#   --results DIR         where the copied traces, tables and plots go (default results/study
+#                         beside deploy/; --docs is its old name)
 #   --synthetic-args "A"  strads-gen arguments instead of the default problem (for smoke tests)
 set -euo pipefail
 
@@ -38,7 +39,7 @@ REPO=$(cd -- "$SCRIPT_DIR/.." && pwd)
 pybench() { PYTHONPATH="$REPO${PYTHONPATH:+:$PYTHONPATH}" python3 -m "bench.$1" "${@:2}"; }
 BIN=$REPO/build-study/bin
 DIR=/tmp/strads-study
-DOCS=$REPO/docs/study
+DOCS=$REPO/results/study
 DATASETS=synthetic,debian
 MAX_SECONDS=15
 MAX_UPDATES=0
@@ -67,7 +68,7 @@ while (($#)); do
     --throughput-seconds) TP_SECONDS=$2; shift 2 ;;
     --steps) STEPS=$2; shift 2 ;;
     --throughput-policies) TP_POLICIES=$2; shift 2 ;;
-    --docs) DOCS=$2; shift 2 ;;
+    --results | --docs) DOCS=$2; shift 2 ;;
     --synthetic-args) read -ra GEN_ARGS <<<"$2"; SYN_TAG=custom; shift 2 ;;
     -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "study-schedules.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
