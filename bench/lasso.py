@@ -17,15 +17,11 @@ import sys
 from bench import epsilon, trace
 
 CONFIGS = [("ref", "(a) reference, sequential"),
-           ("emb11", "(b) embedded 1x1, --layout rows"),
-           ("emb12", "(b) embedded 1x2, --layout rows"),
-           ("cl11", "(c) loopback cluster 1x1, --layout rows"),
-           ("cl22", "(c) loopback cluster 2x2, --layout rows"),
-           ("emb11c", "(b) embedded 1x1, --layout columns"),
-           ("emb12c", "(b) embedded 1x2, --layout columns"),
-           ("cl11c", "(c) loopback cluster 1x1, --layout columns"),
-           ("cl12c", "(c) loopback cluster 1x2, --layout columns"),
-           ("cl22c", "(c) loopback cluster 2x2, --layout columns")]
+           ("emb11c", "(b) embedded 1x1"),
+           ("emb12c", "(b) embedded 1x2"),
+           ("cl11c", "(c) loopback cluster 1x1"),
+           ("cl12c", "(c) loopback cluster 1x2"),
+           ("cl22c", "(c) loopback cluster 2x2")]
 
 
 def fmt_s(x):

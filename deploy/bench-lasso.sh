@@ -4,9 +4,9 @@
 # For one problem (the correlated synthetic one by default, or --data FILE) it runs
 #   (a) the sequential reference solver        strads-lasso-reference (lasso only)
 #   (b) the embedded engine, 1x1 and 1x2       strads run APP --schedulers S --workers P
-#   (c) daemon clusters on loopback, 1x1, 2x2  deploy/strads-cluster start --port 0, strads submit
-# each in the row layout and, for the configs ending in c, the column layout, all at a tight
-# tolerance, then reads every trace.csv and prints, per configuration, the solve
+#   (c) daemon clusters on loopback, 1x1, 1x2, 2x2
+#                                              deploy/strads-cluster start --port 0, strads submit
+# all at a tight tolerance, then reads every trace.csv and prints, per configuration, the solve
 # time and updates at which the relative objective gap (F - F*)/|F*| first drops to <= 1e-3, 1e-6
 # and 1e-9 (bench/epsilon.py), and the ratio of those times to the reference's.
 #
@@ -21,9 +21,7 @@
 #            check (at beta = 0, right after loading), so engine solve time = seconds - seconds of
 #            the first row. That first-row time is shown as "start" (load + first check).
 #   Engine trace rows are exact at every full check (every `features` updates) and, in between,
-#   every 2 ms (--trace-every 0.002): in the column layout the exact objective of the
-#   coordinator's replica, in the row layout the workers' latest losses plus the committed
-#   penalty (approximate).
+#   every 2 ms (--trace-every 0.002): the exact objective of the coordinator's replica.
 #
 # Usage: deploy/bench-lasso.sh [options]
 #   --app APP            lasso (default) or logistic; logistic's default problem is docs/compare.md's
@@ -42,10 +40,10 @@
 #                        a row after every commit, as the reference writes one every sweep)
 #   --engine-args "ARGS" more options for every engine run, split on spaces (e.g.
 #                        "--chord-size 4096 --candidates 8192"); the reference does not get them
-#   --configs LIST       comma list of ref,emb11,emb12,cl11,cl22 (--layout rows) and their
-#                        column-layout twins emb11c,emb12c,cl11c,cl22c (--layout columns), and
-#                        cl12c (a loopback cluster of 1 scheduler x 2 workers, columns)
-#                        (default: all)
+#   --configs LIST       comma list of ref (the reference), emb11c, emb12c (embedded 1x1, 1x2),
+#                        cl11c, cl12c, cl22c (loopback clusters of S schedulers x P workers)
+#                        (default: ref,emb11c,emb12c,cl11c,cl22c; the c once meant the column
+#                        layout, now the dynamic engine's only one)
 set -euo pipefail
 
 SCRIPT_DIR=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
@@ -63,7 +61,7 @@ MAX_SECONDS=90
 MAX_UPDATES=0
 TRACE_EVERY=0.002
 ENGINE_ARGS=()
-CONFIGS=ref,emb11,emb12,cl11,cl22,emb11c,emb12c,cl11c,cl22c
+CONFIGS=ref,emb11c,emb12c,cl11c,cl22c
 
 # The synthetic problem (tools/synthetic_lasso.h): 1000 x 100,000, groups of 10 features with
 # correlation 0.9, 2% dense columns sharing their group's row support, 50 true nonzeros.
@@ -154,10 +152,8 @@ run_embedded() { # NAME SCHEDULERS WORKERS [JOB OPTIONS...]
     { echo "bench-lasso.sh: $1 failed, see $OUT/$1.log" >&2; tail -5 "$OUT/$1.log" >&2; }
   tail -1 "$OUT/$1.log" >&2 || true
 }
-has emb11 && run_embedded emb11 1 1 --layout rows
-has emb12 && run_embedded emb12 1 2 --layout rows
-has emb11c && run_embedded emb11c 1 1 --layout columns
-has emb12c && run_embedded emb12c 1 2 --layout columns
+has emb11c && run_embedded emb11c 1 1
+has emb12c && run_embedded emb12c 1 2
 
 CLUSTER_RUN_DIR=""
 stop_cluster() {
@@ -200,11 +196,9 @@ daemon_cpu_seconds() {
       "/proc/$pid/stat"
   done
 }
-has cl11 && run_cluster cl11 1 1 --layout rows
-has cl22 && run_cluster cl22 2 2 --layout rows
-has cl11c && run_cluster cl11c 1 1 --layout columns
-has cl12c && run_cluster cl12c 1 2 --layout columns
-has cl22c && run_cluster cl22c 2 2 --layout columns
+has cl11c && run_cluster cl11c 1 1
+has cl12c && run_cluster cl12c 1 2
+has cl22c && run_cluster cl22c 2 2
 
 echo "== table ($NAME: $DATA, lambda = $FRACTION lambda_max = $LAMBDA, tolerance $TOL)" >&2
 pybench lasso "$OUT" "$NAME" "$LAMBDA" "$FRACTION"

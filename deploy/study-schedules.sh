@@ -5,9 +5,10 @@
 # For each data set (synthetic: correlated, like the paper's; debian: the APT package lists), for
 # each policy in dynamic random cyclic static and each chord size B in 1 8 32 128 256 it runs
 #   strads run lasso --data F --lambda L --schedule POLICY --chord-size B --candidates 2B
-#     --layout rows --rho 0.1 --pipeline-depth 1 --schedulers 1 --workers 2 --seed 1 --tolerance 1e-9
+#     --rho 0.1 --pipeline-depth 1 --schedulers 1 --workers 2 --seed 1 --tolerance 1e-9
 #     --max-seconds S [--max-updates N]
-# (pipeline depth 1: the parallelism is exactly B, as in the paper), plus the sequential reference
+# (pipeline depth 1: the parallelism is exactly B, as in the paper; the study was first run on the
+# row layout, since removed: its tables are in git history, see docs/performance.md), plus the sequential reference
 # (strads-lasso-reference, tolerance 1e-9), then a scheduler-throughput measurement (dynamic and
 # cyclic at B = 256 with 1 and 2 schedulers x 2 workers, pipeline depth 1 and 2) and finally
 # python3 -m bench.schedules analyze (tables) and bench/schedules.gp (gnuplot PNGs).
@@ -143,7 +144,7 @@ if has runs "$STEPS"; then
       for b in "${SIZES[@]}"; do
         name=$policy-B$b
         cmd=("$BIN/strads" run lasso --data "$data" --lambda "$lambda" --schedule "$policy"
-          --chord-size "$b" --candidates $((2 * b)) --layout rows --rho 0.1 --pipeline-depth 1
+          --chord-size "$b" --candidates $((2 * b)) --rho 0.1 --pipeline-depth 1
           --schedulers 1 --workers 2 --seed "$SEED" --tolerance "$TOL"
           --max-seconds "$MAX_SECONDS" --max-updates "$MAX_UPDATES" --output "$out/$name")
         echo "== $ds $name: ${cmd[*]}" >&2
@@ -174,7 +175,7 @@ if has throughput "$STEPS"; then
       for d in 1 2; do
         name=$policy-S$s-D$d
         cmd=("$BIN/strads" run lasso --data "$data" --lambda "$lambda" --schedule "$policy"
-          --chord-size 256 --candidates 512 --layout rows --rho 0.1 --pipeline-depth "$d"
+          --chord-size 256 --candidates 512 --rho 0.1 --pipeline-depth "$d"
           --schedulers "$s" --workers 2 --seed "$SEED" --tolerance "$TOL"
           --max-seconds "$TP_SECONDS" --output "$out/$name")
         echo "== throughput $name: ${cmd[*]}" >&2
