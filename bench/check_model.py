@@ -1,4 +1,5 @@
-"""Checks the round-time model (docs/performance.md, "Scaling") against a latency study's runs.
+"""Checks the round-time model (docs/performance.md, "The cost model") against the runs of a
+latency study.
 
     python3 -m bench.check_model [--dir /tmp/bl] [--name synthetic]
         [--latencies 0,50,250,1000] [--configs cl11c,cl12c,cl22c]

@@ -1,11 +1,11 @@
-"""The cost-model projection (docs/performance.md, "Scaling"): the column layout's round time,
-check time, updates/s and time to 1e-3 for P machines (one worker each) and S schedulers.
+"""The cost-model projection (docs/performance.md, "Projection to 16–256 machines"): a round's
+time, check time, updates/s and time to 1e-3 for P machines (one worker each) and S schedulers.
 
     python3 -m bench.project [--machines 1,16,64,256 --schedulers 1 ...]
 
 Defaults: the constants measured on the paper's shape (450 x 1,000,000, 45 non-zeros a column)
-with a 1 x 2 loopback cluster on 2026-11-28 (docs/scaling.md, "The projection redone with
-checks"). Every constant is an option:
+with a 1 x 2 loopback cluster (docs/performance.md, "The cost model"; the scheduler's was since
+measured at 0.41, pass --scheduler-us-per-param 0.41). Every constant is an option:
 
   --coordinator-us-per-param  coordinator CPU per chord parameter a round (commit, line search)
   --scheduler-us-per-param    scheduler CPU per chord parameter a round (draw, commits, send)

@@ -1,4 +1,5 @@
-# gnuplot plots of the scheduling-policy study; run in docs/study after analyze.py
+# gnuplot plots of the scheduling-policy study; run in its results directory after
+# python3 -m bench.schedules analyze
 # (which writes params.gp: F_<ds> = F*, t0_<ds>_<policy>_B<size> = first trace row's seconds).
 #   <ds>-updates.png  relative gap (F - F*)/F* vs coordinate updates, B = 32 and B = 256
 #   <ds>-time.png     the same vs solve seconds

@@ -9,7 +9,7 @@
 
 Reads, per data set DIR/<ds>/: meta.json, reference.summary.json, <policy>-B<size>.{csv,
 summary.json,rc}; and DIR/throughput/. Writes DIR/table.md, DIR/params.gp (F* and each run's
-start time, for plots.gp) and DIR/<ds>/to-1e-3.dat, to-1e-6.dat (Fig. 4 data).
+start time, for bench/schedules.gp) and DIR/<ds>/to-1e-3.dat, to-1e-6.dat (Fig. 4 data).
 
   F*         = min(reference objective at tolerance 1e-9, every run's final objective).
   gap        = (F - F*) / |F*| (bench.epsilon), F from trace.csv rows.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# ab-jobs.sh — compares two builds of the daemons on the same jobs (docs/benchmarks.md's A/B
-# rows): fresh loopback clusters of each build, alternated (base, new, base, new, ...), each
+# ab-jobs.sh — compares two builds of the daemons (or two settings of one) on the same jobs:
+# fresh loopback clusters of each build, alternated (base, new, base, new, ...), each
 # running a few jobs one after another, every job under `flock /tmp/strads-cpu.lock`. On a shared
 # VM whose speed drifts by tens of percent within an hour, only alternated runs compare builds.
 #

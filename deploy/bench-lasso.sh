@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench-lasso.sh — the Lasso (and L1-LR) benchmark of docs/benchmarks.md.
+# bench-lasso.sh — the Lasso (and L1-LR) benchmark (docs/performance.md).
 #
 # For one problem (the correlated synthetic one by default, or --data FILE) it runs
 #   (a) the sequential reference solver        strads-lasso-reference (lasso only)
@@ -24,7 +24,7 @@
 #   every 2 ms (--trace-every 0.002): the exact objective of the coordinator's replica.
 #
 # Usage: deploy/bench-lasso.sh [options]
-#   --app APP            lasso (default) or logistic; logistic's default problem is docs/compare.md's
+#   --app APP            lasso (default) or logistic; logistic's default problem is compare-tools.sh's
 #                        logistic-synthetic (strads-gen 20000 x 20000, y thresholded at its median)
 #   --data FILE          use this libsvm file instead of generating the synthetic problem
 #   --name NAME          label for the output (default: synthetic or the file's base name)
@@ -103,7 +103,7 @@ if [[ -z $DATA && $APP == logistic ]]; then
   NAME=${NAME:-logistic-synthetic}
   DATA=$DIR/logistic-20000x20000.libsvm
   if [[ ! -s $DATA ]]; then
-    echo "== generating $DATA (docs/compare.md logistic-synthetic)" >&2
+    echo "== generating $DATA (compare-tools.sh's logistic-synthetic)" >&2
     "$BIN/strads-gen" --rows 20000 --features 20000 --density 0.002 --nonzeros 2000 --seed 7 \
       --output "$DIR/gen-20000x20000.libsvm" >&2
     pybench compare gen-labels "$DIR/gen-20000x20000.libsvm" "$DATA" >&2
@@ -184,7 +184,7 @@ run_cluster() { # NAME SCHEDULERS WORKERS [JOB OPTIONS...]
 }
 
 # Prints "DAEMON CPU_SECONDS" (user + system, since it started) for every local daemon of the
-# cluster: what each role spent, idle heartbeats included (docs/scaling.md's cost model).
+# cluster: what each role spent, idle heartbeats included (the cost model of docs/performance.md).
 daemon_cpu_seconds() {
   local f pid tick
   tick=$(getconf CLK_TCK)

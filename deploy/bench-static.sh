@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench-static.sh — the static engine's benchmark (docs/static-benchmarks.md).
+# bench-static.sh — the static engine's benchmark (its figures: docs/performance.md).
 #
 # Builds the data, runs, and writes RESULTS/static-benchmarks.md with its tables, and
 # RESULTS/static/*.csv and *.png (gnuplot; python3 -m bench.static):

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # compare-tools.sh — STRADS vs. the standard single-machine solvers, on the same data and the
-# same objective (docs/compare.md).
+# same objective (docs/performance.md).
 #
 # Problems:
 #   logistic  L1-regularised logistic regression, F(w) = sum log(1+exp(-y x^T w)) + lam ||w||_1:

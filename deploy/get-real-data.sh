@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# get-real-data.sh — writes the real data set of the Lasso benchmark (docs/benchmarks.md) as
+# get-real-data.sh — writes the real data set of the Lasso benchmark (docs/performance.md) as
 # libsvm, from a Debian package: the diabetes data of Efron, Hastie, Johnstone & Tibshirani,
 # "Least Angle Regression" (2004), as shipped by python3-sklearn (Debian 12: 1.2.1+dfsg-1) in
 #   /usr/lib/python3/dist-packages/sklearn/datasets/data/diabetes_data_raw.csv.gz  (442 x 10)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# study-columns.sh — the scheduling-policy study on the column layout (docs/study.md, "The column
-# layout"): time to 1e-3 of F* for each policy and chord size, embedded, 1 scheduler x 2 workers,
+# study-columns.sh — the scheduling-policy study (docs/performance.md, "Scheduling: dynamic
+# against random and static"): time to 1e-3 of F* for each policy and chord size, embedded, 1 scheduler x 2 workers,
 # the app's default pipeline depth (lasso: 2; --extra "--pipeline-depth 1" for depth 1), every
 # run under `flock /tmp/strads-cpu.lock`.
 # A trace row every 2 ms (--trace-every 0.002), so a time to 1e-3 is not rounded up to a check.

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# study-latency.sh — the dynamic engine against network latency (docs/scaling.md).
+# study-latency.sh — the dynamic engine against network latency (docs/performance.md, "Dynamic
+# engine across a network").
 #
 # This machine's kernel has no netem qdisc, so the latency is injected in the daemons' transport:
 # with STRADS_INJECT_LATENCY_US=L every message a daemon receives is handed to it L µs after it

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# study-schedules.sh — the scheduling-policy study of docs/study.md (the shape of the STRADS
-# paper's Figures 1 and 4 on this engine).
+# study-schedules.sh — the scheduling-policy study (the shape of the STRADS paper's Figures 1
+# and 4 on this engine; its earlier tables: docs/performance.md, "History").
 #
 # For each data set (synthetic: correlated, like the paper's; debian: the APT package lists), for
 # each policy in dynamic random cyclic static and each chord size B in 1 8 32 128 256 it runs
