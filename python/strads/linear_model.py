@@ -18,7 +18,7 @@ def _max_updates(max_iter, n_features):
 def _check_every(random_state, n_features):
     """The job's --check-every: with a random_state a check every n_features updates, so that the
     fit is reproducible; without, the engine's default (0), whose checks come sooner on large data
-    at points that depend on timing (docs/benchmarks.md)."""
+    at points that depend on timing (coordinator/check_pacer.h)."""
     return 0 if random_state is None else n_features
 
 
