@@ -197,7 +197,7 @@ using CoordinateStep = std::function<double(double g, double h, double sq_norm, 
 // mover kept all 8 passes full. 0.01 halved a 2,048-column L1-LR share (1.34 -> 0.68 ms,
 // strads-share-bench) and reached 1e-3 sooner as daemons: L1-LR 1 x 2 0.034 -> 0.029 s (32 jobs
 // a side), 1 x 1 0.032 -> 0.029 s, Fashion-MNIST L1 SVM 1 x 2 0.088 -> 0.0755 s
-// (docs/benchmarks.md). Exact shares (Lasso) keep 0: there it was no faster (1000 x 100,000,
+// (docs/performance.md). Exact shares (Lasso) keep 0: there it was no faster (1000 x 100,000,
 // 1 x 2: 0.029 against 0.027 s to 1e-3).
 inline constexpr double kModelRevisit = 0.01;
 
@@ -435,7 +435,7 @@ class MarginColumnModel : public MarginRows<RowLoss> {
   // h = sum x_ij^2 d2_i (else 0). Four partial sums each, so consecutive non-zeros do not wait
   // on one another's add (with one running sum each waited out the latency of the one before:
   // a 200-column share of Fashion-MNIST took 5,190 us, 4,717 us now, strads-share-bench;
-  // docs/benchmarks.md). REQUIRES: the columns compressed (the constructor does it).
+  // docs/performance.md). REQUIRES: the columns compressed (the constructor does it).
   template <bool SumH>
   std::pair<double, double> ModelSums(uint64_t j) const {
     const auto& x = this->data_.x;

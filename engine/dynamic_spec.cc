@@ -11,7 +11,7 @@ namespace strads {
 namespace po = boost::program_options;
 
 namespace {
-// Measured (docs/benchmarks.md, 2026-11-26): with 4 passes and chords of 2048 a 1-worker Lasso
+// Measured (docs/performance.md): with 4 passes and chords of 2048 a 1-worker Lasso
 // job reaches 1e-6 of F* in 0.7x the time of 1 pass and chords of 1024 (daemons 0.6x), L1-LR
 // 1e-3 in 0.5x; the second to fourth passes cost cache-warm arithmetic only.
 constexpr uint32_t kDefaultInnerPasses = 4;

@@ -72,7 +72,7 @@ class ChordBuilder {
   // chord holds much of the partition (chords as large as the partition, e.g. Fashion-MNIST's
   // 784 features in chords of ~460 after the filter) it takes what the last one left: rounds
   // alternated between ~460 and ~30 parameters, the small ones the filter's leftovers. The
-  // scheduler then builds the chord on request, after that commit (docs/benchmarks.md).
+  // scheduler then builds the chord on request, after that commit (docs/performance.md).
   static constexpr size_t kAheadInFlightShare = 4;
   bool AheadDrawsWhole() const { return in_flight_ * kAheadInFlightShare <= priority_.size(); }
 

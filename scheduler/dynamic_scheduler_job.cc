@@ -341,7 +341,7 @@ DynamicSchedulerJob::ChordMessages DynamicSchedulerJob::MakeChord(
     return m;  // every worker gets the whole chord
   }
   // Each worker gets the parameters it owns and no others, so a round's chord
-  // bytes are O(B), not O(B x P) (docs/scaling.md). A worker with none still gets its (empty)
+  // bytes are O(B), not O(B x P) (docs/performance.md). A worker with none still gets its (empty)
   // share: the coordinator waits for every worker's partials.
   proto::Envelope header = m.whole;  // the chord's fields without its parameters
   header.mutable_chord()->clear_ids();

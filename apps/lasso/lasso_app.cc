@@ -161,7 +161,7 @@ Status LassoApp::FromOptions(const boost::program_options::variables_map& option
   spec.mutable_lasso()->set_penalty(flags->penalty);
   // Chords requested a round ahead: with shares of several passes, depth 2 reached 1e-3 and 1e-6
   // of F* 10-25 % sooner than depth 1, embedded and as daemons, 1 and 2 workers (logistic's
-  // 1e-6 came later; docs/benchmarks.md, 2026-11-26).
+  // 1e-6 came later; docs/performance.md).
   SetAppDefaults(options, {.pipeline_depth = 2}, spec);
   return Status::Ok();
 }

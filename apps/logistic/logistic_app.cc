@@ -25,10 +25,10 @@ Status LogisticApp::FromOptions(const boost::program_options::variables_map& opt
   spec.mutable_logistic()->set_penalty(flags->penalty);
   // A share on the quadratic model costs two multiply-adds per non-zero, no exp: chords of 4096
   // reached 1e-3 and 1e-6 of F* in half the time of 2048 on the L1-LR benchmark, 1 and 2
-  // workers (docs/benchmarks.md, 2026-11-26). Up to 8 passes a share: with the passes after the
+  // workers (docs/performance.md). Up to 8 passes a share: with the passes after the
   // first going over the parameters that moved, 8 reached 1e-6 sooner than 4 on dense
   // Fashion-MNIST (0.66 s against 1.03) and as soon on the sparse L1-LR problem, where 1e-3 came
-  // a little later (docs/benchmarks.md, "Active passes"). 4096 is a cap: on long columns the
+  // a little later (docs/performance.md, "Active passes"). 4096 is a cap: on long columns the
   // schedulers size chords to the data (engine/chord_size.h).
   if (!spec.dynamic().exact_shares()) {
     SetAppDefaults(options, {.chord_size = 4096, .chord_size_adapts = true, .inner_passes = 8},

@@ -34,7 +34,7 @@ Status SvmApp::FromOptions(const boost::program_options::variables_map& options,
   spec.mutable_svm()->set_penalty(flags->penalty);
   spec.mutable_svm()->set_loss(flags->loss);
   // Shares on the quadratic model, as logistic's: chords of 4096 reached 1e-3 and 1e-6 of F*
-  // sooner than 2048 on a sparse 20,000 x 20,000 problem (docs/benchmarks.md, 2026-11-26); up to
+  // sooner than 2048 on a sparse 20,000 x 20,000 problem (docs/performance.md); up to
   // 8 passes a share, as logistic's; 4096 a cap, as logistic's (engine/chord_size.h).
   if (!spec.dynamic().exact_shares()) {
     SetAppDefaults(options, {.chord_size = 4096, .chord_size_adapts = true, .inner_passes = 8},
