@@ -13,7 +13,8 @@ namespace strads {
 // 4: bulk arrays as raw frames, GradientSlice.sq_norms (the first check), Commit.requests_chord.
 // 5: ColumnCounts (members load from the workers' summed counts instead of counting the file).
 // 6: CheckRequest.requests_chord (a scheduler that ignored it would stall the job).
-// 7: the dynamic engine's row layout removed (no Partials, no layout in the spec).
+// 7: the dynamic engine's row layout removed (no Partials, no layout in the spec); a member's
+// failure is a JobFailed, no longer a Ready with an error.
 inline constexpr uint32_t kProtocolVersion = 7;
 
 // Default control port of the coordinator; the status socket is the next port.

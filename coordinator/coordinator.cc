@@ -165,6 +165,7 @@ void Coordinator::OnMessage(const proto::Envelope& e, Clock::time_point now) {
     case proto::Envelope::kShutdownCluster:
       return HandleShutdown(e, now);
     case proto::Envelope::kReady:
+    case proto::Envelope::kJobFailed:
     case proto::Envelope::kChord:
     case proto::Envelope::kColumnPartials:
     case proto::Envelope::kColumnCounts:

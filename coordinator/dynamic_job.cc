@@ -196,12 +196,6 @@ void DynamicJob::HandleColumnCounts(const proto::Envelope& e, Clock::time_point 
 
 void DynamicJob::HandleReady(const proto::Envelope& e, Clock::time_point now) {
   const auto& r = e.ready();
-  // A member reports any failure of its part of the job as a Ready with an error, in any phase.
-  if (!r.error().empty()) {
-    if (!r.lost_peer().empty())
-      return LoseMember(e.sender() + ": " + r.error(), now, r.lost_peer());
-    return Fail(e.sender() + ": " + r.error(), now);
-  }
   if (phase_ != Phase::kLoading) return;
   const size_t slot = size_t(Slot(e.sender()));
   if (seen_[slot]) return;

@@ -453,7 +453,7 @@ TEST_CASE("DynamicJob: a member's error report fails the job with the member and
   DynamicJobFixture f;
   f.job_->Start(f.h_.now());
   auto e = MakeEnvelope("");
-  e.mutable_ready()->set_error("/data/x.svm:3: bad token");
+  e.mutable_job_failed()->set_error("/data/x.svm:3: bad token");
   f.Deliver("worker-1", e);
   CHECK(f.job_->Info(f.h_.now()).error() == "worker-1: /data/x.svm:3: bad token");
 }
@@ -992,7 +992,7 @@ TEST_CASE("DynamicJob: messages of another epoch are refused, counted and never 
     f.DeliverStale(w, e, 0);
   }
   auto error = MakeEnvelope("");
-  error.mutable_ready()->set_error("spoofed by a stale member");
+  error.mutable_job_failed()->set_error("spoofed by a stale member");
   f.DeliverStale("worker-1", error, 0);
   CHECK(f.job_->fenced() == 3);
   CHECK(f.job_->Info(f.h_.now()).state() == proto::JOB_LOADING);
