@@ -297,9 +297,9 @@ void StaticJob::MaybeEndPass(Clock::time_point now) {
     log_->info("job {}: iteration {}: {} {:.10g}", id_, iteration_, app_->ObjectiveName(),
                objective);
     if (!std::isfinite(objective)) {
-      return Fail(fmt::format("diverged: the {} is {} after iteration {} (for mf sgd, try a "
-                              "smaller --learning-rate)",
-                              app_->ObjectiveName(), objective, iteration_),
+      const std::string advice = app_->DivergenceAdvice(spec_);
+      return Fail(fmt::format("diverged: the {} is {} after iteration {}{}", app_->ObjectiveName(),
+                              objective, iteration_, advice.empty() ? "" : " (" + advice + ")"),
                   now);
     }
   }

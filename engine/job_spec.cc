@@ -137,12 +137,16 @@ Status ValidateJobSpec(const AppRegistry& apps, const proto::JobSpec& spec) {
   return Status::Ok();
 }
 
-std::vector<std::string> JobSpecPaths(const proto::JobSpec& spec) {
+std::vector<std::string> JobSpecPaths(const AppRegistry& apps, const proto::JobSpec& spec) {
   std::vector<std::string> paths;
-  for (const std::string* p : {&spec.data_path(), &spec.dynamic().labels_path(),
-                               &spec.lda().vocab_path(), &spec.mf().test_path()}) {
-    if (!p->empty()) paths.push_back(*p);
-  }
+  auto add = [&](const std::string& p) {
+    if (!p.empty()) paths.push_back(p);
+  };
+  add(spec.data_path());
+  auto app = apps.Find(spec.app());
+  if (!app.ok()) return paths;
+  if ((*app)->engine() == proto::ENGINE_DYNAMIC) add(spec.dynamic().labels_path());
+  for (const std::string& p : (*app)->InputFiles(spec)) add(p);
   return paths;
 }
 

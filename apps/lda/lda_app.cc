@@ -137,6 +137,10 @@ Status LdaApp::FromOptions(const boost::program_options::variables_map& vm,
   return Status::Ok();
 }
 
+std::vector<std::string> LdaApp::InputFiles(const proto::JobSpec& spec) const {
+  return {spec.lda().vocab_path()};  // --vocab; JobSpecPaths leaves it out when empty
+}
+
 std::vector<std::string> LdaApp::OutputFiles() const {
   return {"doc_topic.mtx", "word_topic.mtx", "topics.txt"};
 }

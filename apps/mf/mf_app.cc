@@ -719,6 +719,10 @@ Status MfApp::FromOptions(const boost::program_options::variables_map& vm,
   return Status::Ok();
 }
 
+std::vector<std::string> MfApp::InputFiles(const proto::JobSpec& spec) const {
+  return {spec.mf().test_path()};  // --test; JobSpecPaths leaves it out when empty
+}
+
 std::vector<std::string> MfApp::OutputFiles() const { return {"W.mtx", "H.mtx"}; }
 
 Status MfApp::Validate(const proto::JobSpec& spec) const {
@@ -795,6 +799,10 @@ double MfApp::Objective(const std::map<std::string, double>& metrics) const {
 }
 
 std::string MfApp::ObjectiveName() const { return "objective"; }
+
+std::string MfApp::DivergenceAdvice(const proto::JobSpec& spec) const {
+  return spec.mf().algorithm() == "sgd" ? "try a smaller --learning-rate" : "";
+}
 
 Result<std::vector<proto::ResultFile>> MfApp::Assemble(
     const proto::JobSpec& spec, const std::vector<proto::OutputPiece>& pieces) const {
