@@ -19,9 +19,8 @@ Result<CountedColumns> DynamicWorkerJob::Count(const proto::JobSpec& spec, uint3
   try {
     DataSource source{spec.data_path(), spec.dynamic().data_format(), spec.dynamic().labels_path()};
     CountedColumns out;
-    auto counts = CountColumnEntriesPart(source, rank, workers, &out.rows);
-    if (!counts.ok()) return counts.status();
-    out.entries = std::move(counts).value();
+    STRADS_ASSIGN_OR_RETURN(auto counts, CountColumnEntriesPart(source, rank, workers, &out.rows));
+    out.entries = std::move(counts);
     return out;
   } catch (const std::exception& e) {
     return Status::Internal(spec.data_path() + ": cannot count the columns: " + e.what());
@@ -203,9 +202,8 @@ Status DynamicWorkerJob::AdoptGroupings(const proto::Begin& begin) {
     whole.reset();
     const auto nonzeros = static_cast<uint64_t>(mine.x.nonZeros());
     columns_.reset();
-    auto model = app_->MakeColumnModel(std::move(mine), ModelSpec());
-    if (!model.ok()) return model.status();
-    columns_ = std::move(model).value();
+    STRADS_ASSIGN_OR_RETURN(auto model, app_->MakeColumnModel(std::move(mine), ModelSpec()));
+    columns_ = std::move(model);
     log_->info(
         "job {}: {} of {} parameter ranges grouped by their schedulers: {} columns ({} "
         "nonzeros) are this worker's",
