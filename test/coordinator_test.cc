@@ -594,8 +594,7 @@ TEST_CASE("Coordinator: a recovering job can be cancelled, and nothing starts it
 }
 
 TEST_CASE(
-    "Coordinator: restarted under a running job, it resumes it as the next epoch from the "
-    "checkpoint in the work dir, and a checkpoint write cut short leaves the previous one in use",
+    "Coordinator: restarted under a running job, it resumes it from the last whole checkpoint",
     "[coordinator][recovery][journal]") {
   testing::TempDir dir;
   CoordinatorFixture f(WithWorkDir(dir.Path("work")));

@@ -259,8 +259,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "the default filter on dense data (neighbour lists at rho 0.8) reaches the optimum at depth 1 "
-    "and 2, in whole steps",
+    "the default filter on dense data (rho 0.8) reaches the optimum at depth 1 and 2 in whole "
+    "steps",
     "[cluster][columns]") {
   // The data are dense (DenseWayFits), so each scheduler builds lists and never puts two copies
   // of a column on different workers in one chord (copies on one worker are updated in turn,
@@ -410,8 +410,7 @@ TEST_CASE("a worker that dies mid-job fails the job naming it, the next job runs
 }
 
 TEST_CASE(
-    "a worker or scheduler killed mid-job: the job recovers on the members left and reaches the "
-    "optimum within 1e-6",
+    "a worker or scheduler killed mid-job: the job recovers without it, to the optimum within 1e-6",
     "[cluster][faults][recovery]") {
   const double lambda = 0.05 * LambdaMax();
   const double reference = ReferenceObjective(lambda);

@@ -136,8 +136,8 @@ TEST_CASE("logistic reference satisfies the KKT conditions, computed independent
 }
 
 TEST_CASE(
-    "logistic engine at D = 1 reaches the reference optimum within 1e-6 on 1x1 and 2x2, with 1 "
-    "and 4 passes a share",
+    "logistic engine at D = 1 reaches the reference optimum within 1e-6 on 1x1 and 2x2, 1 and 4 "
+    "passes",
     "[logistic][cluster][columns]") {
   const auto path = WriteProblem("engine.svm", false);
   const Dataset d = Load(path);

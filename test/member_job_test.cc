@@ -798,8 +798,8 @@ struct CheckedColumnScheduler {
 };
 
 TEST_CASE(
-    "dynamic scheduler job: a chord that would be empty waits for a commit; requests are answered "
-    "in order",
+    "dynamic scheduler job: a chord that would be empty waits for a commit, requests answered in "
+    "order",
     "[member_job][dynamic_scheduler]") {
   // The 6 features fit in one chord: round 1, requested while round 0 is in flight (a pipeline
   // of depth 2), would hold nothing.

@@ -345,8 +345,7 @@ TEST_CASE("a JobStart a member cannot build (unknown engine, unknown app) is the
 }
 
 TEST_CASE(
-    "a worker stamps its job's epoch on its messages and refuses messages of another epoch "
-    "(fencing), and a JobStart of the next epoch replaces the job",
+    "a worker stamps and fences its job epoch, and a JobStart of the next epoch replaces the job",
     "[worker][recovery]") {
   testing::TempDir dir;
   const auto data = dir.Write("tiny.svm", "1 1:1 2:0.5\n2 2:1 3:1\n-1 1:2\n0.5 3:-1\n");

@@ -84,8 +84,8 @@ TEST_CASE("svm reference satisfies the KKT conditions, computed independently", 
 }
 
 TEST_CASE(
-    "svm engine at D = 1 reaches the reference optimum within 1e-6 for l1 and l2 on 1x1 and 2x2, "
-    "with 1 and 4 passes a share",
+    "svm engine at D = 1 reaches the reference optimum within 1e-6 (l1, l2 on 1x1, 2x2, 1 and 4 "
+    "passes)",
     "[svm][cluster][columns]") {
   const auto path = WriteProblem("engine.svm", false);
   const Dataset d = Load(path);
