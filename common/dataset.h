@@ -94,9 +94,7 @@ inline Status CheckIndexable(const std::string& path, uint64_t rows, uint64_t co
                                    " one can index; " + remedy);
   };
   if (rows > kMaxIndex) {
-    return over("rows", rows,
-                "the row layout (--layout rows) splits the rows over the workers, the column "
-                "layout gives each worker every row");
+    return over("rows", rows, "each worker holds every row, so the file must have fewer");
   }
   if (cols > kMaxIndex) return over("columns", cols, "renumber the features");
   if (nnz > kMaxIndex) return over("non-zero entries", nnz, "more workers each hold fewer");

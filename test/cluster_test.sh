@@ -221,8 +221,8 @@ wait_state() {
   fail "job $id is '$st' after $secs s, expected one of: $*"
 }
 
-# A job that runs until --max-seconds unless stopped: no optimality check before then (the column
-# layout reaches a 1e-15 tolerance on this problem within a second).
+# A job that runs until --max-seconds unless stopped: no optimality check before then (the engine
+# reaches a 1e-15 tolerance on this problem within a second).
 LONG_JOB=(--tolerance 1e-15 --check-every 1000000000000 --max-seconds 30)
 
 # ---------------------------------------------------------------------------------------------

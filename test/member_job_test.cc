@@ -1,8 +1,8 @@
 // Unit tests of the four member jobs (engine/member_job.h), each driven message by message over
 // the in-process transport: no sockets, no coordinator, no threads of ours. The test plays the
-// coordinator and the peers. Fake apps keep the jobs' own logic in view: a dynamic shard whose
-// statistics are the deltas it has applied, and a static app whose blocks record the sub-rounds
-// they were worked on in.
+// coordinator and the peers. Fake apps keep the jobs' own logic in view: a dynamic model whose
+// updates say how many shared updates it had applied, and a static app whose blocks record the
+// sub-rounds they were worked on in.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -37,37 +37,44 @@ namespace {
 
 using std::chrono::milliseconds;
 
-// A shard whose statistic for a parameter is the sum of the deltas applied to it.
-class FakeShardModel : public ShardModel {
+// A worker's model whose new value of a parameter is its value plus the number of shared updates
+// applied so far (what its share saw); its gradient is 1 everywhere.
+class FakeColumnModel : public ColumnModel {
  public:
-  void Push(std::span<const uint64_t> ids, std::vector<double>& out) const override {
-    for (uint64_t j : ids) out.push_back(j < applied_.size() ? applied_[j] : 0.0);
-  }
-  void Apply(std::span<const uint64_t> ids, std::span<const double> deltas) override {
-    for (size_t k = 0; k < ids.size(); ++k) {
-      if (ids[k] >= applied_.size()) applied_.resize(ids[k] + 1, 0.0);
-      applied_[ids[k]] += deltas[k];
-    }
-  }
+  explicit FakeColumnModel(uint64_t rows) : rows_(rows) {}
   double Loss() const override { return 0; }
   double ExactLoss() override { return 0; }
-  void Gradient(uint64_t first, uint64_t end, std::span<double> out) const override {
+  void Gradient(uint64_t, uint64_t, std::span<double> out) const override {
     for (auto& g : out) g = 1.0;
+  }
+  void Update(std::span<const uint64_t>, std::span<const double> values,
+              std::vector<double>& updated, DeltaAccumulator&) override {
+    for (double v : values) updated.push_back(v + static_cast<double>(applied_));
+  }
+  void Shift(std::span<const uint64_t>, std::span<const double>, DeltaAccumulator&) const override {
+  }
+  void ApplyShared(const proto::VectorDelta&) override { ++applied_; }
+  uint64_t shared_size() const override { return rows_; }
+  double SquaredNorm(uint64_t) const override { return 1.0; }
+  void ExportShared(proto::SharedRows& out) const override {
+    for (uint64_t i = 0; i < rows_; ++i) {
+      out.add_labels(0.0);
+      out.add_values(0.0);
+    }
   }
 
  private:
-  std::vector<double> applied_;
+  uint64_t rows_;
+  uint64_t applied_ = 0;
 };
 
 class FakeDynamicApp : public testing::AppStub<DynamicApp> {
  public:
   std::string name() const override { return "fake-dynamic"; }
-  uint32_t stats_per_param() const override { return 1; }
-  Result<std::unique_ptr<ShardModel>> MakeShard(Dataset, const proto::JobSpec&) const override {
-    return std::unique_ptr<ShardModel>(std::make_unique<FakeShardModel>());
-  }
-  double Pull(std::span<const double>, double, double, const proto::JobSpec&) const override {
-    return 0;
+  Result<std::unique_ptr<ColumnModel>> MakeColumnModel(Dataset columns,
+                                                       const proto::JobSpec&) const override {
+    return std::unique_ptr<ColumnModel>(
+        std::make_unique<FakeColumnModel>(static_cast<uint64_t>(columns.x.rows())));
   }
   double Violation(double gradient, double, const proto::JobSpec&) const override {
     return std::abs(gradient);
@@ -76,6 +83,8 @@ class FakeDynamicApp : public testing::AppStub<DynamicApp> {
   double PenaltySlope(double value, double d, const proto::JobSpec&) const override {
     return value > 0 ? d : value < 0 ? -d : std::abs(d);
   }
+  double LossSlope(double, double) const override { return 0; }
+  double Loss(std::span<const double>, std::span<const double>) const override { return 0; }
 };
 
 // Blocks record the sub-rounds they were worked on in (ints); homes the blocks that came back.
@@ -205,8 +214,8 @@ struct Bench {
     return out;
   }
 
-  // The coordinator sends the whole file's column counts to `job` (a member of the column layout
-  // waits for them to load); false if the file cannot be counted.
+  // The coordinator sends the whole file's column counts to `job` (a dynamic member waits for
+  // them to load); false if the file cannot be counted.
   bool DeliverCounts(MemberJob& job) {
     const proto::JobSpec& spec = start.spec();
     uint64_t rows = 0;
@@ -220,11 +229,13 @@ struct Bench {
     return true;
   }
 
-  // Ticks `job` until the coordinator has its Ready (the load is done); returns it. A member of
-  // the column layout gets the whole file's column counts first, as the coordinator would send
-  // them (a worker takes them whether its own part's count is done or not).
+  // Ticks `job` until the coordinator has its Ready (the load is done); returns it. A dynamic
+  // member gets the whole file's column counts first, as the coordinator would send them (a
+  // worker takes them whether its own part's count is done or not).
   proto::Ready AwaitReady(MemberJob& job) {
-    if (start.spec().dynamic().layout() == proto::LAYOUT_COLUMNS) (void)DeliverCounts(job);
+    if (dynamic_cast<DynamicWorkerJob*>(&job) || dynamic_cast<DynamicSchedulerJob*>(&job)) {
+      (void)DeliverCounts(job);
+    }
     return TickUntilReady(job);
   }
 
@@ -275,14 +286,22 @@ std::string TinyData(const testing::TempDir& dir) {
   return dir.Write("tiny.svm", "1 1:1 2:0.5 4:1\n2 2:1 3:1 5:2\n-1 1:2 6:1\n0.5 3:-1 4:0.5\n");
 }
 
-proto::Envelope ChordEnvelope(uint64_t round, std::vector<uint64_t> ids, uint32_t fresh = 0) {
+proto::Envelope ChordEnvelope(uint64_t round, std::vector<uint64_t> ids) {
   auto e = MakeEnvelope("scheduler-0", kJob, round);
   for (uint64_t j : ids) {
     e.mutable_chord()->add_ids(j);
     e.mutable_chord()->add_values(0);
-    e.mutable_chord()->add_sq_norms(1);
   }
-  e.mutable_chord()->set_fresh_count(fresh);
+  return e;
+}
+
+// The coordinator's shared update of round `round` for TinyData's 4 rows (row 0 moved by 1).
+proto::Envelope SharedUpdateEnvelope(uint64_t round) {
+  auto e = MakeEnvelope("coordinator", kJob, round);
+  auto* change = e.mutable_shared_update()->mutable_change();
+  change->set_size(4);
+  change->add_indices(0);
+  change->add_values(1.0);
   return e;
 }
 
@@ -297,7 +316,7 @@ proto::Envelope SliceEnvelope(uint32_t worker, uint64_t round, uint64_t first, s
   return e;
 }
 
-// The same, carrying squared norms `sq_norm` for its columns (the column layout's first check).
+// The same, carrying squared norms `sq_norm` for its columns (the first check's).
 proto::Envelope SliceWithNorms(uint32_t worker, uint64_t round, uint64_t first, size_t count,
                                double value, double sq_norm) {
   auto e = SliceEnvelope(worker, round, first, count, value);
@@ -305,11 +324,10 @@ proto::Envelope SliceWithNorms(uint32_t worker, uint64_t round, uint64_t first, 
   return e;
 }
 
-// Sets the bench's job to a column-layout scheduler's on `data`, without the dependency filter.
+// Sets the bench's job to one on `data` without the dependency filter.
 void UseColumns(Bench& bench, const std::string& data, uint32_t chord_size, uint32_t candidates) {
   bench.start.mutable_spec()->set_data_path(data);
   proto::DynamicEngineSpec& d = *bench.start.mutable_spec()->mutable_dynamic();
-  d.set_layout(proto::LAYOUT_COLUMNS);
   d.set_chord_size(chord_size);
   d.set_candidates(candidates);
   d.set_rho(1.0);
@@ -402,17 +420,11 @@ TEST_CASE(
   Bench worker("worker-0", 1, 1), scheduler("scheduler-0", 1, 1);
   worker.start.mutable_spec()->set_data_path(TinyData(dir));
   scheduler.start.mutable_spec()->set_data_path(TinyData(dir));
-  SECTION("dynamic worker") {
-    DynamicWorkerJob job(worker.context(), kJob, worker.start, &kDynamicApp);
-    polls_while_loading(worker, job);
-  }
   SECTION("static worker") {
     StaticWorkerJob job(worker.context(), kJob, worker.start, &kStaticApp);
     polls_while_loading(worker, job);
   }
-  SECTION(
-      "dynamic worker, column layout: while it counts, not while it waits for the totals, "
-      "while it loads") {
+  SECTION("dynamic worker: while it counts, not while it waits for the totals, while it loads") {
     UseColumns(worker, TinyData(dir), 6, 0);
     worker.start.mutable_spec()->set_app("lasso");
     worker.start.mutable_spec()->mutable_lasso()->set_lambda(0.01);
@@ -437,9 +449,14 @@ TEST_CASE(
     job.Abandon();
     CHECK_FALSE(job.Polling());
   }
-  SECTION("dynamic scheduler") {
+  SECTION("dynamic scheduler: not while it waits for the counts, while it loads") {
     DynamicSchedulerJob job(scheduler.context(), kJob, scheduler.start, &kDynamicApp);
-    polls_while_loading(scheduler, job);
+    for (int i = 0; i < 5; ++i) job.OnTick();
+    CHECK_FALSE(job.Polling());  // the counts are a message, not a poll
+    REQUIRE(scheduler.DeliverCounts(job));
+    CHECK(job.Polling());
+    REQUIRE(scheduler.TickUntilReady(job).error().empty());
+    CHECK_FALSE(job.Polling());
   }
   SECTION("static scheduler") {
     StaticHomeJob job(scheduler.context(), kJob, scheduler.start, &kStaticApp);
@@ -447,8 +464,10 @@ TEST_CASE(
   }
 }
 
-TEST_CASE("dynamic worker job: no push for round t before the commits of rounds <= t - D",
+TEST_CASE("dynamic worker job: round t is computed after the shared updates of every round before",
           "[member_job][dynamic_worker]") {
+  // A depth D > 1 only lets chords come ahead: a share is exact descent against the replica, so
+  // it must hold every earlier round's change.
   testing::TempDir dir;
   for (uint32_t depth : {1u, 2u, 3u}) {
     CAPTURE(depth);
@@ -459,23 +478,25 @@ TEST_CASE("dynamic worker job: no push for round t before the commits of rounds 
     REQUIRE(bench.AwaitReady(job).error().empty());
 
     for (uint64_t t = 0; t < 6; ++t) bench.Deliver(job, ChordEnvelope(t, {t % 3}));
-    auto pushed = [&] {
+    auto computed = [&] {
       std::vector<uint64_t> rounds;
-      for (const auto& e : bench.Drain("coordinator", proto::Envelope::kPartials)) {
-        // The bound itself: round t was computed with the commits of rounds <= t - D applied.
-        CHECK(e.partials().applied_through() + depth > e.round());
+      for (const auto& e : bench.Drain("coordinator", proto::Envelope::kColumnPartials)) {
+        // Round t was computed with the shared updates of rounds < t applied, and no others.
+        CHECK(e.column_partials().applied_through() == e.round());
+        REQUIRE(e.column_partials().values_size() == 1);
+        CHECK(e.column_partials().values(0) == static_cast<double>(e.round()));
         rounds.push_back(e.round());
       }
       return rounds;
     };
-    CHECK(pushed().size() == depth);
-    CHECK(job.pending_chords() == 6 - depth);
+    CHECK(computed() == std::vector<uint64_t>{0});
+    CHECK(job.pending_chords() == 5);
     for (uint64_t t = 0; t < 6; ++t) {
-      bench.Deliver(job, CommitEnvelope(t, t % 3, 0.1, 0.1));
-      if (t + depth < 6) {
-        CHECK(pushed() == std::vector<uint64_t>{t + depth});
+      bench.Deliver(job, SharedUpdateEnvelope(t));
+      if (t + 1 < 6) {
+        CHECK(computed() == std::vector<uint64_t>{t + 1});
       } else {
-        CHECK(pushed().empty());
+        CHECK(computed().empty());
       }
     }
     CHECK(job.applied_rounds() == 6);
@@ -483,59 +504,24 @@ TEST_CASE("dynamic worker job: no push for round t before the commits of rounds 
   }
 }
 
-TEST_CASE(
-    "dynamic worker job: dual pipeline pushes a chord's tail early, its fresh head only "
-    "after every earlier commit",
-    "[member_job][dynamic_worker]") {
-  testing::TempDir dir;
-  Bench bench("worker-0", 1, 1);
-  bench.start.mutable_spec()->set_data_path(TinyData(dir));
-  bench.start.mutable_spec()->mutable_dynamic()->set_pipeline_depth(3);
-  DynamicWorkerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
-  REQUIRE(bench.AwaitReady(job).error().empty());
-  // Head: parameter 0; tail: parameter 1.
-  for (uint64_t t = 0; t < 3; ++t) bench.Deliver(job, ChordEnvelope(t, {0, 1}, 1));
-  // D = 3 would allow rounds 0..2 at once; the fresh heads allow only round 0.
-  auto first = bench.Drain("coordinator", proto::Envelope::kPartials);
-  REQUIRE(first.size() == 1);
-  CHECK(first[0].round() == 0);
-  // Commits change both parameters; the head of round t + 1 sees them all, the tail (pushed when
-  // the chord arrived) none: the split is visible in the statistics.
-  for (uint64_t t = 0; t < 2; ++t) {
-    auto commit = CommitEnvelope(t, 0, 0, 1.0);
-    commit.mutable_commit()->add_ids(1);
-    commit.mutable_commit()->add_values(0);
-    commit.mutable_commit()->add_deltas(1.0);
-    bench.Deliver(job, commit);
-    auto released = bench.Drain("coordinator", proto::Envelope::kPartials);
-    REQUIRE(released.size() == 1);
-    const auto& p = released[0];
-    CHECK(p.round() == t + 1);
-    CHECK(p.partials().applied_through() == t + 1);  // the head saw every earlier commit
-    REQUIRE(p.partials().sums_size() == 2);
-    CHECK(p.partials().sums(0) == Approx(t + 1.0));  // head: every commit applied
-    CHECK(p.partials().sums(1) == 0.0);              // tail: pushed before any commit
-  }
-}
-
-TEST_CASE("dynamic worker job: a commit out of round order is refused and reported once",
+TEST_CASE("dynamic worker job: a shared update out of round order is refused and reported once",
           "[member_job][dynamic_worker]") {
   testing::TempDir dir;
   Bench bench("worker-0", 1, 1);
   bench.start.mutable_spec()->set_data_path(TinyData(dir));
   DynamicWorkerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
   REQUIRE(bench.AwaitReady(job).error().empty());
-  bench.Deliver(job, CommitEnvelope(3, 1, 0.5, 0.5));
-  bench.Deliver(job, CommitEnvelope(4, 1, 0.5, 0.5));
+  bench.Deliver(job, SharedUpdateEnvelope(3));
+  bench.Deliver(job, SharedUpdateEnvelope(4));
   auto errors = bench.Drain("coordinator", proto::Envelope::kReady);
   REQUIRE(errors.size() == 1);  // later failures are only logged
-  CHECK_THAT(errors[0].ready().error(), Catch::Contains("commit of round 3"));
+  CHECK_THAT(errors[0].ready().error(), Catch::Contains("shared_update of round 3"));
   CHECK(job.applied_rounds() == 0);
 }
 
 TEST_CASE(
-    "dynamic scheduler job: a ChordRequest gets a chord from its own partition, sent to "
-    "every worker and the coordinator",
+    "dynamic scheduler job: a ChordRequest gets a chord of its own partition, shared out to the "
+    "workers",
     "[member_job][dynamic_scheduler]") {
   testing::TempDir dir;
   Bench bench("scheduler-1", 2, 2);
@@ -550,6 +536,9 @@ TEST_CASE(
 
   for (uint64_t t : {1u, 3u}) {
     bench.RequestChord(job, t);
+    // The coordinator gets the whole chord, each worker its share (possibly empty); together the
+    // shares are the chord.
+    std::vector<uint64_t> whole, shares;
     for (const std::string to : {"coordinator", "worker-0", "worker-1"}) {
       CAPTURE(t, to);
       auto chords = bench.Drain(to, proto::Envelope::kChord);
@@ -557,91 +546,21 @@ TEST_CASE(
       const auto& chord = chords[0].chord();
       CHECK(chords[0].round() == t);
       CHECK(chord.scheduler_rank() == 1);
-      REQUIRE(chord.ids_size() >= 1);
-      CHECK(chord.ids_size() <= 2);
       CHECK(chord.values_size() == chord.ids_size());
       for (uint64_t j : chord.ids()) {
         CHECK(j >= ready.first_param());
         CHECK(j < ready.end_param());
       }
+      std::vector<uint64_t>& into = to == "coordinator" ? whole : shares;
+      into.insert(into.end(), chord.ids().begin(), chord.ids().end());
     }
+    CAPTURE(t);
+    REQUIRE(whole.size() >= 1);
+    CHECK(whole.size() <= 2);
+    std::sort(whole.begin(), whole.end());
+    std::sort(shares.begin(), shares.end());
+    CHECK(shares == whole);
   }
-}
-
-TEST_CASE(
-    "dynamic scheduler job: a commit that carries a chord request is answered with the chord of "
-    "the round it names, the one built ahead, which holds none of the committed parameters",
-    "[member_job][dynamic_scheduler]") {
-  testing::TempDir dir;
-  Bench bench("scheduler-0", 1, 1);
-  bench.start.mutable_spec()->set_data_path(TinyData(dir));
-  bench.start.mutable_spec()->mutable_dynamic()->set_chord_size(1);
-  DynamicSchedulerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
-  const proto::Ready ready = bench.AwaitReady(job);
-  REQUIRE(ready.error().empty());
-  bench.RequestChord(job, 0);
-  auto first = bench.Drain("coordinator", proto::Envelope::kChord);
-  REQUIRE(first.size() == 1);
-  REQUIRE(first[0].chord().ids_size() == 1);
-  const uint64_t j = first[0].chord().ids(0);
-  bench.Deliver(job, AskingForChord(CommitEnvelope(0, j, 2.5, 2.5), 1));
-  auto next = bench.Drain("coordinator", proto::Envelope::kChord);
-  REQUIRE(next.size() == 1);
-  CHECK(next[0].round() == 1);
-  CHECK(next[0].chord().min_applied() == 1);  // built with the commit of round 0 applied
-  REQUIRE(next[0].chord().ids_size() == 1);
-  CHECK(next[0].chord().ids(0) != j);  // built while j was in flight
-}
-
-TEST_CASE(
-    "dynamic scheduler job: a chord that would be empty while its parameters are in flight waits "
-    "for their commit, and waiting requests are answered in round order",
-    "[member_job][dynamic_scheduler]") {
-  // The 6 features fit in one chord: round 1, requested while round 0 is in flight (a pipeline
-  // of depth 2), would hold nothing.
-  testing::TempDir dir;
-  Bench bench("scheduler-0", 1, 1);
-  bench.start.mutable_spec()->set_data_path(TinyData(dir));
-  bench.start.mutable_spec()->mutable_dynamic()->set_chord_size(8);
-  bench.start.mutable_spec()->mutable_dynamic()->set_candidates(16);
-  bench.start.mutable_spec()->mutable_dynamic()->set_rho(1.0);  // no filter: one chord takes all
-  bench.start.mutable_spec()->mutable_dynamic()->set_pipeline_depth(2);
-  DynamicSchedulerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
-  const proto::Ready ready = bench.AwaitReady(job);
-  REQUIRE(ready.error().empty());
-  const int features = static_cast<int>(ready.num_features());
-  // Commits round `round`: every parameter of `chord` moved by 0.5.
-  auto commit_all = [&](uint64_t round, const proto::Chord& chord) {
-    return CommitOfIds(round, chord.ids(), 0.5, 0.5);
-  };
-  bench.RequestChord(job, 0);
-  auto chords = bench.Drain("coordinator", proto::Envelope::kChord);
-  REQUIRE(chords.size() == 1);
-  const proto::Chord round0 = chords[0].chord();
-  REQUIRE(round0.ids_size() == features);
-  bench.RequestChord(job, 1);
-  CHECK(bench.Drain("coordinator", proto::Envelope::kChord).empty());  // waits
-  // The commit of round 0 also asks for round 2: round 1 goes first, and round 2 waits for it.
-  auto commit0 = commit_all(0, round0);
-  commit0.mutable_commit()->set_requests_chord(true);
-  commit0.mutable_commit()->set_chord_round(2);
-  bench.Deliver(job, commit0);
-  chords = bench.Drain("coordinator", proto::Envelope::kChord);
-  REQUIRE(chords.size() == 1);
-  CHECK(chords[0].round() == 1);
-  CHECK(chords[0].chord().min_applied() == 1);  // built with round 0's commit applied
-  REQUIRE(chords[0].chord().ids_size() == features);
-  for (double v : chords[0].chord().values()) CHECK(v == 0.5);
-  // The worker got round 0's chord, then round 1's, nothing in between.
-  auto shares = bench.Drain("worker-0", proto::Envelope::kChord);
-  REQUIRE(shares.size() == 2);
-  CHECK(shares[0].round() == 0);
-  CHECK(shares[1].round() == 1);
-  bench.Deliver(job, commit_all(1, chords[0].chord()));
-  chords = bench.Drain("coordinator", proto::Envelope::kChord);
-  REQUIRE(chords.size() == 1);
-  CHECK(chords[0].round() == 2);
-  CHECK(chords[0].chord().ids_size() == features);
 }
 
 TEST_CASE(
@@ -665,26 +584,9 @@ TEST_CASE(
   CHECK(bench.Drain("coordinator", proto::Envelope::kChord).empty());
 }
 
-TEST_CASE("dynamic scheduler job: with --dual-pipeline a chord's more impactful half is fresh",
-          "[member_job][dynamic_scheduler]") {
-  testing::TempDir dir;
-  Bench bench("scheduler-0", 1, 1);
-  bench.start.mutable_spec()->set_data_path(TinyData(dir));
-  bench.start.mutable_spec()->mutable_dynamic()->set_chord_size(3);
-  bench.start.mutable_spec()->mutable_dynamic()->set_dual_pipeline(true);
-  DynamicSchedulerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
-  REQUIRE(bench.AwaitReady(job).error().empty());
-  bench.RequestChord(job, 1);
-  auto chords = bench.Drain("worker-0", proto::Envelope::kChord);
-  REQUIRE(chords.size() == 1);
-  const proto::Chord& chord = chords[0].chord();
-  REQUIRE(chord.ids_size() >= 1);
-  CHECK(chord.fresh_count() == static_cast<uint32_t>((chord.ids_size() + 1) / 2));
-}
-
 TEST_CASE(
-    "dynamic scheduler job: in the column layout each worker gets only the parameters it owns, "
-    "the coordinator the whole chord",
+    "dynamic scheduler job: each worker gets only the parameters it owns, the coordinator the "
+    "whole chord",
     "[member_job][dynamic_scheduler]") {
   testing::TempDir dir;
   Bench bench("scheduler-0", 1, 2);
@@ -704,7 +606,6 @@ TEST_CASE(
   auto whole = bench.Drain("coordinator", proto::Envelope::kChord);
   REQUIRE(whole.size() == 1);
   REQUIRE(whole[0].chord().ids_size() == 6);  // every feature of the tiny file
-  CHECK(whole[0].chord().sq_norms_size() == 0);
   std::vector<std::vector<uint64_t>> shares;
   std::vector<uint64_t> all;
   for (const std::string to : {"worker-0", "worker-1"}) {
@@ -713,7 +614,6 @@ TEST_CASE(
     const proto::Chord& c = got[0].chord();
     CHECK(got[0].round() == 0);
     CHECK(c.values_size() == c.ids_size());
-    CHECK(c.sq_norms_size() == 0);  // only the row layout's pull reads them
     shares.emplace_back(c.ids().begin(), c.ids().end());
     all.insert(all.end(), c.ids().begin(), c.ids().end());
   }
@@ -864,12 +764,13 @@ std::vector<uint64_t> SortedChordIds(const proto::Envelope& e) {
   return ids;
 }
 
-// A column-layout scheduler on TinyData's 6 parameters (chords of `chord_size` from
-// `candidates`), loaded, after its first check (every parameter given squared norm 2 and
+// A scheduler on TinyData's 6 parameters (chords of `chord_size` from `candidates`, pipeline
+// depth `depth`), loaded, after its first check (every parameter given squared norm 2 and
 // priority |-50| / 2) and its chord of round 0 (`first`).
 struct CheckedColumnScheduler {
-  CheckedColumnScheduler(uint32_t chord_size, uint32_t candidates) {
+  CheckedColumnScheduler(uint32_t chord_size, uint32_t candidates, uint32_t depth = 0) {
     UseColumns(bench, TinyData(dir), chord_size, candidates);
+    bench.start.mutable_spec()->mutable_dynamic()->set_pipeline_depth(depth);
     job = std::make_unique<DynamicSchedulerJob>(bench.context(), kJob, bench.start, &kDynamicApp);
     ready = bench.AwaitReady(*job);
     REQUIRE(ready.error().empty());
@@ -895,6 +796,42 @@ struct CheckedColumnScheduler {
   proto::Ready ready;
   proto::Envelope first;
 };
+
+TEST_CASE(
+    "dynamic scheduler job: a chord that would be empty waits for a commit, requests answered in "
+    "order",
+    "[member_job][dynamic_scheduler]") {
+  // The 6 features fit in one chord: round 1, requested while round 0 is in flight (a pipeline
+  // of depth 2), would hold nothing.
+  CheckedColumnScheduler f(8, 16, 2);
+  const int features = static_cast<int>(f.ready.num_features());
+  // Commits round `round`: every parameter of `chord` moved by 0.5.
+  auto commit_all = [&](uint64_t round, const proto::Chord& chord) {
+    return CommitOfIds(round, chord.ids(), 0.5, 0.5);
+  };
+  const proto::Chord round0 = f.first.chord();
+  REQUIRE(round0.ids_size() == features);
+  f.bench.RequestChord(*f.job, 1);
+  CHECK(f.Drain(proto::Envelope::kChord).empty());  // waits
+  // The commit of round 0 also asks for round 2: round 1 goes first, and round 2 waits for it.
+  f.Deliver(AskingForChord(commit_all(0, round0), 2));
+  auto chords = f.Drain(proto::Envelope::kChord);
+  REQUIRE(chords.size() == 1);
+  CHECK(chords[0].round() == 1);
+  CHECK(chords[0].chord().min_applied() == 1);  // built with round 0's commit applied
+  REQUIRE(chords[0].chord().ids_size() == features);
+  for (double v : chords[0].chord().values()) CHECK(v == 0.5);
+  // The worker got round 0's chord, then round 1's, nothing in between.
+  auto shares = f.bench.Drain("worker-0", proto::Envelope::kChord);
+  REQUIRE(shares.size() == 2);
+  CHECK(shares[0].round() == 0);
+  CHECK(shares[1].round() == 1);
+  f.Deliver(commit_all(1, chords[0].chord()));
+  chords = f.Drain(proto::Envelope::kChord);
+  REQUIRE(chords.size() == 1);
+  CHECK(chords[0].round() == 2);
+  CHECK(chords[0].chord().ids_size() == features);
+}
 
 TEST_CASE(
     "dynamic scheduler job: a commit that asks for the next chord gets the one built ahead, and "
@@ -1106,51 +1043,6 @@ TEST_CASE(
     CHECK(ids.size() == n - 1);
     CHECK(std::find(ids.begin(), ids.end(), ready.first_param()) == ids.end());
   }
-}
-
-TEST_CASE(
-    "dynamic scheduler job: without the filter (rho 1) it loads norms only, and its partition "
-    "and chords' norms are those of a full load, as with the filter (columns loaded)",
-    "[member_job][dynamic_scheduler]") {
-  testing::TempDir dir;
-  const std::string data = TinyData(dir);
-  auto full = LoadDataset(DataSource{data, "", ""}, RowRange{});
-  REQUIRE(full.ok());
-  std::vector<proto::Ready> readies;
-  // rho 1: norms from the counting pass; rho 0.5 with the static schedule (uniform draws and the
-  // filter): the columns themselves. The random and cyclic schedules never filter, so they load
-  // norms only whatever rho says.
-  for (auto [rho, schedule] :
-       {std::pair{1.0, proto::SCHEDULE_CYCLIC}, std::pair{0.5, proto::SCHEDULE_STATIC}}) {
-    CAPTURE(rho);
-    Bench bench("scheduler-1", 2, 1);
-    bench.start.set_rank(1);
-    bench.start.mutable_spec()->set_data_path(data);
-    proto::DynamicEngineSpec& d = *bench.start.mutable_spec()->mutable_dynamic();
-    d.set_schedule(schedule);
-    d.set_chord_size(6);
-    d.set_candidates(6);
-    d.set_rho(rho);
-    DynamicSchedulerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
-    readies.push_back(bench.AwaitReady(job));
-    REQUIRE(readies.back().error().empty());
-    bench.RequestChord(job, 1);
-    auto chords = bench.Drain("coordinator", proto::Envelope::kChord);
-    REQUIRE(chords.size() == 1);
-    const proto::Chord& chord = chords[0].chord();
-    REQUIRE(chord.ids_size() > 0);
-    REQUIRE(chord.sq_norms_size() == chord.ids_size());
-    for (int k = 0; k < chord.ids_size(); ++k) {
-      const double expected = full->x.col(static_cast<int64_t>(chord.ids(k))).squaredNorm();
-      CAPTURE(chord.ids(k));
-      CHECK(chord.sq_norms(k) == Approx(expected).epsilon(1e-12));
-    }
-  }
-  CHECK(readies[0].first_param() == readies[1].first_param());
-  CHECK(readies[0].end_param() == readies[1].end_param());
-  CHECK(readies[0].num_rows() == 4);
-  CHECK(readies[0].num_rows() == readies[1].num_rows());
-  CHECK(readies[0].num_features() == readies[1].num_features());
 }
 
 TEST_CASE(
