@@ -194,8 +194,8 @@ TEST_CASE("A job's options are the common ones, its engine's and its app's: no o
   CHECK(rho->dynamic().rho() == 0.3);
   CHECK_FALSE(rho->dynamic().rho_if_dense());  // a given rho applies everywhere
   // The row layout's flags are gone, not ignored.
-  for (const std::vector<std::string> gone : {std::vector<std::string>{"--layout", "rows"},
-                                              std::vector<std::string>{"--dual-pipeline"}}) {
+  for (const std::vector<std::string>& gone : {std::vector<std::string>{"--layout", "rows"},
+                                               std::vector<std::string>{"--dual-pipeline"}}) {
     std::vector<std::string> args{"--data", data, "--lambda", "0.5"};
     args.insert(args.end(), gone.begin(), gone.end());
     auto refused = ParseJobSpec(apps, "lasso", args, {}, nullptr);

@@ -668,8 +668,8 @@ TEST_CASE(
   const uint64_t id = f.Submit(RecoverableSpec(2, 0)).submit_reply().job_id();
   f.h_.ClearInboxes();
   auto report = MakeEnvelope("worker-0", id);
-  report.mutable_ready()->set_error("cannot send block 1 to worker-1: timed out");
-  report.mutable_ready()->set_lost_peer("worker-1");
+  report.mutable_job_failed()->set_error("cannot send block 1 to worker-1: timed out");
+  report.mutable_job_failed()->set_lost_peer("worker-1");
   f.Send("worker-0", report);
   auto job = f.Job(id);
   CHECK(job.state() == proto::JOB_LOADING);  // recovered at once (--recovery-wait 0)
@@ -685,7 +685,7 @@ TEST_CASE(
   g.RegisterAll();
   const uint64_t bad = g.Submit(RecoverableSpec(2, 0)).submit_reply().job_id();
   auto error = MakeEnvelope("worker-0", bad);
-  error.mutable_ready()->set_error("x.svm:3: bad label");
+  error.mutable_job_failed()->set_error("x.svm:3: bad label");
   g.Send("worker-0", error);
   CHECK(g.Job(bad).state() == proto::JOB_FAILED);
   CHECK(g.Job(bad).recoveries_size() == 0);

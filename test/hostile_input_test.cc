@@ -29,11 +29,11 @@ using strads::testing::TempDir;
 // True when protobuf accepts `text` in a string field on the receiving side.
 bool SurvivesTheWire(const std::string& text) {
   auto e = MakeEnvelope("worker-0", 1);
-  e.mutable_ready()->set_error(text);
+  e.mutable_job_failed()->set_error(text);
   std::string bytes;
   if (!e.SerializeToString(&bytes)) return false;
   proto::Envelope back;
-  return back.ParseFromString(bytes) && back.ready().error() == text;
+  return back.ParseFromString(bytes) && back.job_failed().error() == text;
 }
 
 // Every byte value, and the classic broken sequences.

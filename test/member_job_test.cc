@@ -240,14 +240,30 @@ struct Bench {
   }
 
   // Ticks `job` until the coordinator has its Ready; returns it.
+  // A JobFailed instead fails the test with its error.
   proto::Ready TickUntilReady(MemberJob& job) {
     for (int i = 0; i < 500; ++i) {
       job.OnTick();
       auto e = node("coordinator").Receive(milliseconds(10));
       if (e && e->body_case() == proto::Envelope::kReady) return e->ready();
+      if (e && e->body_case() == proto::Envelope::kJobFailed) {
+        FAIL("JobFailed instead of Ready: " << e->job_failed().error());
+      }
     }
     FAIL("no Ready within 5 s");
     return {};
+  }
+
+  // Ticks `job` until the coordinator has its JobFailed; returns its error ("" after 5 s, or if
+  // a Ready came instead).
+  std::string TickUntilFailed(MemberJob& job) {
+    for (int i = 0; i < 500; ++i) {
+      job.OnTick();
+      auto e = node("coordinator").Receive(milliseconds(10));
+      if (e && e->body_case() == proto::Envelope::kJobFailed) return e->job_failed().error();
+      if (e && e->body_case() == proto::Envelope::kReady) return "";
+    }
+    return "";
   }
 
   // Ticks `job` until the coordinator has a message of kind `body` (a sub-round may run on its own
@@ -414,7 +430,7 @@ TEST_CASE(
   // Polling from the start (the load or count runs), not once the coordinator has the Ready.
   auto polls_while_loading = [](Bench& bench, MemberJob& job) {
     CHECK(job.Polling());
-    REQUIRE(bench.AwaitReady(job).error().empty());
+    (void)bench.AwaitReady(job);
     CHECK_FALSE(job.Polling());
   };
   Bench worker("worker-0", 1, 1), scheduler("scheduler-0", 1, 1);
@@ -441,7 +457,7 @@ TEST_CASE(
     CHECK_FALSE(job.Polling());  // the coordinator's totals are a message, not a poll
     REQUIRE(worker.DeliverCounts(job));
     CHECK(job.Polling());
-    REQUIRE(worker.TickUntilReady(job).error().empty());
+    (void)worker.TickUntilReady(job);
     CHECK_FALSE(job.Polling());
   }
   SECTION("a job abandoned while it loads no longer asks") {
@@ -455,7 +471,7 @@ TEST_CASE(
     CHECK_FALSE(job.Polling());  // the counts are a message, not a poll
     REQUIRE(scheduler.DeliverCounts(job));
     CHECK(job.Polling());
-    REQUIRE(scheduler.TickUntilReady(job).error().empty());
+    (void)scheduler.TickUntilReady(job);
     CHECK_FALSE(job.Polling());
   }
   SECTION("static scheduler") {
@@ -475,7 +491,7 @@ TEST_CASE("dynamic worker job: round t is computed after the shared updates of e
     bench.start.mutable_spec()->set_data_path(TinyData(dir));
     bench.start.mutable_spec()->mutable_dynamic()->set_pipeline_depth(depth);
     DynamicWorkerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
-    REQUIRE(bench.AwaitReady(job).error().empty());
+    (void)bench.AwaitReady(job);
 
     for (uint64_t t = 0; t < 6; ++t) bench.Deliver(job, ChordEnvelope(t, {t % 3}));
     auto computed = [&] {
@@ -510,12 +526,12 @@ TEST_CASE("dynamic worker job: a shared update out of round order is refused and
   Bench bench("worker-0", 1, 1);
   bench.start.mutable_spec()->set_data_path(TinyData(dir));
   DynamicWorkerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
-  REQUIRE(bench.AwaitReady(job).error().empty());
+  (void)bench.AwaitReady(job);
   bench.Deliver(job, SharedUpdateEnvelope(3));
   bench.Deliver(job, SharedUpdateEnvelope(4));
-  auto errors = bench.Drain("coordinator", proto::Envelope::kReady);
+  auto errors = bench.Drain("coordinator", proto::Envelope::kJobFailed);
   REQUIRE(errors.size() == 1);  // later failures are only logged
-  CHECK_THAT(errors[0].ready().error(), Catch::Contains("shared_update of round 3"));
+  CHECK_THAT(errors[0].job_failed().error(), Catch::Contains("shared_update of round 3"));
   CHECK(job.applied_rounds() == 0);
 }
 
@@ -530,7 +546,6 @@ TEST_CASE(
   bench.start.mutable_spec()->mutable_dynamic()->set_chord_size(2);
   DynamicSchedulerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
   const proto::Ready ready = bench.AwaitReady(job);
-  REQUIRE(ready.error().empty());
   REQUIRE(ready.first_param() < ready.end_param());
   CHECK(ready.end_param() == ready.num_features());  // the last of the two partitions
 
@@ -572,14 +587,14 @@ TEST_CASE(
   bench.start.mutable_spec()->set_data_path(TinyData(dir));
   bench.start.mutable_spec()->mutable_dynamic()->set_chord_size(4);
   DynamicSchedulerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
-  REQUIRE(bench.AwaitReady(job).error().empty());
+  (void)bench.AwaitReady(job);
   bench.nodes.erase("worker-1");  // gone: a send to it fails
   bench.RequestChord(job, 0);
   CHECK(bench.Drain("worker-0", proto::Envelope::kChord).size() == 1);  // before the failure
   CHECK(bench.Drain("worker-2", proto::Envelope::kChord).empty());
-  auto reports = bench.Drain("coordinator", proto::Envelope::kReady);
+  auto reports = bench.Drain("coordinator", proto::Envelope::kJobFailed);
   REQUIRE(reports.size() == 1);
-  CHECK(reports[0].ready().lost_peer() == "worker-1");
+  CHECK(reports[0].job_failed().lost_peer() == "worker-1");
   bench.RequestChord(job, 1);  // a failed job answers nothing
   CHECK(bench.Drain("coordinator", proto::Envelope::kChord).empty());
 }
@@ -593,7 +608,6 @@ TEST_CASE(
   UseColumns(bench, TinyData(dir), 6, 12);
   DynamicSchedulerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
   const proto::Ready ready = bench.AwaitReady(job);
-  REQUIRE(ready.error().empty());
   // The first check, as the coordinator starts every job: it brings the squared norms.
   const size_t n = ready.end_param() - ready.first_param();
   auto check = MakeEnvelope("coordinator", kJob, 0);
@@ -646,7 +660,6 @@ TEST_CASE(
     bench.start.mutable_spec()->mutable_dynamic()->set_chord_size_adapts(adapts);
     DynamicSchedulerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
     const proto::Ready ready = bench.AwaitReady(job);
-    REQUIRE(ready.error().empty());
     REQUIRE(ready.end_param() - ready.first_param() == 8);
     CHECK(ready.chord_size() == (adapts ? 4u : 8u));
     CHECK(ready.candidates() == (adapts ? 8u : 16u));  // twice the chord, as the spec's
@@ -675,7 +688,6 @@ TEST_CASE(
     UseColumns(bench, data, 3, 0);
     DynamicSchedulerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
     const proto::Ready ready = bench.AwaitReady(job);
-    REQUIRE(ready.error().empty());
     const size_t n = ready.end_param() - ready.first_param();
     auto request = MakeEnvelope("coordinator", kJob, 0);
     request.mutable_check_request();
@@ -725,7 +737,6 @@ TEST_CASE(
   UseColumns(bench, TinyData(dir), 1, 0);
   DynamicSchedulerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
   const proto::Ready ready = bench.AwaitReady(job);
-  REQUIRE(ready.error().empty());
   const size_t n = ready.end_param() - ready.first_param();
   uint64_t round = 0;
   auto check = [&](bool first) {
@@ -773,7 +784,6 @@ struct CheckedColumnScheduler {
     bench.start.mutable_spec()->mutable_dynamic()->set_pipeline_depth(depth);
     job = std::make_unique<DynamicSchedulerJob>(bench.context(), kJob, bench.start, &kDynamicApp);
     ready = bench.AwaitReady(*job);
-    REQUIRE(ready.error().empty());
     const size_t n = ready.end_param() - ready.first_param();
     auto request = MakeEnvelope("coordinator", kJob, 0);
     request.mutable_check_request();
@@ -918,11 +928,11 @@ TEST_CASE(
   std::vector<proto::Envelope> chords, errors;
   while (auto e = f.bench.node("coordinator").Receive(std::chrono::milliseconds(20))) {
     if (e->body_case() == proto::Envelope::kChord) chords.push_back(*e);
-    if (e->body_case() == proto::Envelope::kReady) errors.push_back(*e);
+    if (e->body_case() == proto::Envelope::kJobFailed) errors.push_back(*e);
   }
   CHECK(chords.empty());
   REQUIRE(errors.size() == 1);
-  CHECK_THAT(errors[0].ready().error(), Catch::Contains("outside"));
+  CHECK_THAT(errors[0].job_failed().error(), Catch::Contains("outside"));
 }
 
 TEST_CASE(
@@ -961,8 +971,7 @@ TEST_CASE(
     for (int j = 0; j < c.counts_size(); ++j) sum[j] += c.counts(j);
     rows += c.rows();
     REQUIRE(bench.DeliverCounts(job));
-    const proto::Ready loaded = bench.TickUntilReady(job);
-    CHECK(loaded.error() == "");
+    (void)bench.TickUntilReady(job);
   }
   CHECK(sum == entries);  // the two parts are the whole file
   CHECK(rows == 4);
@@ -977,7 +986,6 @@ TEST_CASE(
   e.mutable_column_counts()->mutable_counts()->Assign(entries.begin(), entries.end());
   bench.Deliver(job, e);
   const proto::Ready ready = bench.TickUntilReady(job);
-  CHECK(ready.error().empty());
   CHECK(ready.first_param() == 0);
   CHECK(ready.end_param() == 6);
   CHECK(ready.num_features() == 6);
@@ -998,9 +1006,9 @@ TEST_CASE(
   const std::vector<uint64_t> seven{2, 2, 2, 2, 1, 1, 1};  // tiny.svm has 6 columns
   e.mutable_column_counts()->mutable_counts()->Assign(seven.begin(), seven.end());
   bench.Deliver(job, e);
-  const proto::Ready ready = bench.TickUntilReady(job);
+  const std::string error = bench.TickUntilFailed(job);
   // The load stops at the first column that disagrees with the counts, and says whose they were.
-  CHECK_THAT(ready.error(), Catch::Contains("tiny.svm") && Catch::Contains("the workers' copies"));
+  CHECK_THAT(error, Catch::Contains("tiny.svm") && Catch::Contains("the workers' copies"));
 }
 
 TEST_CASE(
@@ -1014,7 +1022,6 @@ TEST_CASE(
     UseColumns(bench, TinyData(dir), 6, 0);
     DynamicSchedulerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
     const proto::Ready ready = bench.AwaitReady(job);
-    REQUIRE(ready.error().empty());
     const size_t n = ready.end_param() - ready.first_param();
     // Before the check no norm is known: no parameter can be drawn.
     bench.RequestChord(job, 0);
@@ -1030,9 +1037,9 @@ TEST_CASE(
     if (!with_norms) slice.mutable_gradient_slice()->clear_sq_norms();
     bench.Deliver(job, slice);
     if (!with_norms) {
-      auto errors = bench.Drain("coordinator", proto::Envelope::kReady);
+      auto errors = bench.Drain("coordinator", proto::Envelope::kJobFailed);
       REQUIRE(errors.size() == 1);
-      CHECK_THAT(errors[0].ready().error(), Catch::Contains("carries 0 squared norms"));
+      CHECK_THAT(errors[0].job_failed().error(), Catch::Contains("carries 0 squared norms"));
       continue;
     }
     REQUIRE(bench.Drain("coordinator", proto::Envelope::kCheckReport).size() == 1);
@@ -1054,7 +1061,6 @@ TEST_CASE(
   bench.start.mutable_spec()->set_data_path(TinyData(dir));
   DynamicSchedulerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
   const proto::Ready ready = bench.AwaitReady(job);
-  REQUIRE(ready.error().empty());
   bench.Deliver(job, CommitEnvelope(0, 2, 0.75, 0.75));
   bench.Deliver(job, CommitEnvelope(1, 4, -1.5, -1.5));
   auto request = MakeEnvelope("coordinator", kJob);
@@ -1073,9 +1079,9 @@ TEST_CASE(
   CHECK(chords[0].chord().min_applied() == 2);  // the workers must have applied rounds 0 and 1
 
   bench.Deliver(job, CommitEnvelope(2, ready.end_param() + 5, 1, 1));
-  auto errors = bench.Drain("coordinator", proto::Envelope::kReady);
+  auto errors = bench.Drain("coordinator", proto::Envelope::kJobFailed);
   REQUIRE(errors.size() == 1);
-  CHECK_THAT(errors[0].ready().error(), Catch::Contains("outside"));
+  CHECK_THAT(errors[0].job_failed().error(), Catch::Contains("outside"));
 }
 
 TEST_CASE(
@@ -1087,7 +1093,6 @@ TEST_CASE(
   bench.start.mutable_spec()->set_data_path(TinyData(dir));
   DynamicSchedulerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
   const proto::Ready ready = bench.AwaitReady(job);
-  REQUIRE(ready.error().empty());
   const size_t n = ready.end_param() - ready.first_param();
   auto slice = [&](uint32_t worker, double value) { return SliceEnvelope(worker, 5, 0, n, value); };
   auto request = MakeEnvelope("coordinator", kJob, 5);
@@ -1117,7 +1122,6 @@ TEST_CASE(
   bench.start.mutable_spec()->set_data_path(TinyData(dir));
   DynamicSchedulerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
   const proto::Ready ready = bench.AwaitReady(job);
-  REQUIRE(ready.error().empty());
   const size_t n = ready.end_param() - ready.first_param();
   REQUIRE(n >= 2);
   auto request = MakeEnvelope("coordinator", kJob, 5);
@@ -1133,9 +1137,9 @@ TEST_CASE(
   next.mutable_check_request();
   bench.Deliver(job, next);
   bench.Deliver(job, SliceEnvelope(0, 6, n - 1, 2, 1.0));
-  auto errors = bench.Drain("coordinator", proto::Envelope::kReady);
+  auto errors = bench.Drain("coordinator", proto::Envelope::kJobFailed);
   REQUIRE(errors.size() == 1);
-  CHECK_THAT(errors[0].ready().error(), Catch::Contains("partition has"));
+  CHECK_THAT(errors[0].job_failed().error(), Catch::Contains("partition has"));
 }
 
 TEST_CASE(
@@ -1145,7 +1149,7 @@ TEST_CASE(
   Bench bench("worker-0", 1, 2);
   bench.start.mutable_spec()->mutable_static_engine()->set_blocks_per_worker(1);
   StaticWorkerJob job(bench.context(), kJob, bench.start, &kStaticApp);
-  REQUIRE(bench.AwaitReady(job).error().empty());
+  (void)bench.AwaitReady(job);
   auto begin = MakeEnvelope("coordinator", kJob);
   begin.mutable_begin()->add_scheduler_ids("scheduler-0");
   begin.mutable_begin()->add_scheduler_endpoints("inproc://scheduler-0");
@@ -1188,7 +1192,7 @@ TEST_CASE(
   Bench bench("scheduler-0", 1, 2);
   bench.start.mutable_spec()->mutable_static_engine()->set_blocks_per_worker(1);
   StaticHomeJob job(bench.context(), kJob, bench.start, &kStaticApp);
-  REQUIRE(bench.AwaitReady(job).error().empty());
+  (void)bench.AwaitReady(job);
   auto pass = MakeEnvelope("coordinator", kJob);
   pass.mutable_pass_start()->set_iteration(2);
   bench.Deliver(job, pass);
@@ -1215,7 +1219,7 @@ TEST_CASE(
   auto done = bench.Drain("coordinator", proto::Envelope::kPassDone);
   REQUIRE(done.size() == 1);
   CHECK(done[0].pass_done().iteration() == 2);
-  CHECK(bench.Drain("coordinator", proto::Envelope::kReady).empty());  // no error on the way
+  CHECK(bench.Drain("coordinator", proto::Envelope::kJobFailed).empty());  // no error on the way
 }
 
 TEST_CASE(
@@ -1225,7 +1229,7 @@ TEST_CASE(
   Bench bench("worker-0", 1, 2);
   const CheckpointingApp app;
   StaticWorkerJob job(bench.context(), kJob, bench.start, &app);
-  REQUIRE(bench.AwaitReady(job).error().empty());
+  (void)bench.AwaitReady(job);
 
   auto ask = MakeEnvelope("coordinator", kJob);
   ask.mutable_state_request();
@@ -1265,7 +1269,7 @@ TEST_CASE(
   restore({"d"}, 0, false);
   REQUIRE(app.restores.size() == 2);
   CHECK(app.restores[1] == std::vector<std::string>{"d"});
-  CHECK(bench.Drain("coordinator", proto::Envelope::kReady).empty());  // no error on the way
+  CHECK(bench.Drain("coordinator", proto::Envelope::kJobFailed).empty());  // no error on the way
 }
 
 TEST_CASE(
@@ -1288,7 +1292,6 @@ TEST_CASE(
     use_spec(bench, kDefaultGroupRho);
     DynamicSchedulerJob job(bench.context(), kJob, bench.start, &lasso);
     const proto::Ready ready = bench.AwaitReady(job);
-    REQUIRE(ready.error().empty());
     owners = ready.owners();
   }
   // tiny.svm's columns 1 and 6, 2 and 5 share rows at |cos| 0.89: the range has pairs.
@@ -1309,9 +1312,9 @@ TEST_CASE(
     Bench bench("worker-0", 1, 2);
     use_spec(bench, kDefaultGroupRho);
     DynamicWorkerJob job(bench.context(), kJob, bench.start, &lasso);
-    REQUIRE(bench.AwaitReady(job).error().empty());
+    (void)bench.AwaitReady(job);
     bench.Deliver(job, begin_with(owners));
-    CHECK(bench.Drain("coordinator", proto::Envelope::kReady).empty());  // no error
+    CHECK(bench.Drain("coordinator", proto::Envelope::kJobFailed).empty());  // no error
     bench.Deliver(job, ChordEnvelope(0, {0, 1, 2, 3, 4, 5}));
     auto partials = bench.Drain("coordinator", proto::Envelope::kColumnPartials);
     REQUIRE(partials.size() == 1);
@@ -1345,7 +1348,7 @@ TEST_CASE(
     Bench bench("worker-0", 1, 2);
     use_spec(bench, kDefaultGroupRho);
     DynamicWorkerJob job(bench.context(), kJob, bench.start, &lasso);
-    REQUIRE(bench.AwaitReady(job).error().empty());
+    (void)bench.AwaitReady(job);
     bench.Deliver(job, begin_with(proto::RangeOwners{}));
     CHECK(bench.Drain("coordinator", proto::Envelope::kReady).empty());
     bench.Deliver(job, ChordEnvelope(0, {0, 1, 2, 3, 4, 5}));
@@ -1368,11 +1371,11 @@ TEST_CASE(
       Bench bench("worker-0", 1, 2);
       use_spec(bench, kept_whole ? kDefaultGroupRho : 1.0);
       DynamicWorkerJob job(bench.context(), kJob, bench.start, &lasso);
-      REQUIRE(bench.AwaitReady(job).error().empty());
+      (void)bench.AwaitReady(job);
       bench.Deliver(job, begin_with(kept_whole ? short_range : owners));
-      auto errors = bench.Drain("coordinator", proto::Envelope::kReady);
+      auto errors = bench.Drain("coordinator", proto::Envelope::kJobFailed);
       REQUIRE(errors.size() == 1);
-      CHECK_THAT(errors[0].ready().error(),
+      CHECK_THAT(errors[0].job_failed().error(),
                  Catch::Contains(kept_whole ? "owners of 5 parameters for range [0, 6)"
                                             : "did not keep their columns"));
     }

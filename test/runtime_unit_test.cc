@@ -269,12 +269,13 @@ struct WorkerBench {
     e.mutable_column_counts()->mutable_counts()->Assign(counts->begin(), counts->end());
     Deliver(e);
   }
-  // The next Ready the coordinator receives (ticking the worker meanwhile), or nullopt.
-  std::optional<proto::Ready> AwaitReady() {
+  // The next Ready or JobFailed the coordinator receives (ticking the worker meanwhile), or
+  // nullopt.
+  std::optional<proto::Envelope> AwaitAnswer() {
     for (int i = 0; i < 500; ++i) {
       worker.OnTick(Clock::now());
       auto e = coordinator.Receive(milliseconds(10));
-      if (e && e->body_case() == proto::Envelope::kReady) return e->ready();
+      if (e && (e->has_ready() || e->has_job_failed())) return e;
     }
     return std::nullopt;
   }
@@ -313,16 +314,16 @@ TEST_CASE("a shared update out of round order is refused, not applied, and repor
 
   bench.Deliver(JobStartEnvelope(1, "lasso", proto::ENGINE_DYNAMIC, data));
   bench.DeliverCounts(1, data);
-  auto ready = bench.AwaitReady();
+  auto ready = bench.AwaitAnswer();
   REQUIRE(ready);
-  REQUIRE(ready->error().empty());
+  REQUIRE(ready->has_ready());
   auto* job = dynamic_cast<DynamicWorkerJob*>(bench.worker.job());
   REQUIRE(job != nullptr);
 
   bench.Deliver(SharedUpdateEnvelope(1, 3));  // round 0 is expected
-  auto refused = bench.AwaitReady();
+  auto refused = bench.AwaitAnswer();
   REQUIRE(refused);
-  CHECK_THAT(refused->error(), Catch::Contains("shared_update of round 3"));
+  CHECK_THAT(refused->job_failed().error(), Catch::Contains("shared_update of round 3"));
   CHECK(job->applied_rounds() == 0);
 }
 
@@ -331,15 +332,15 @@ TEST_CASE("a JobStart a member cannot build (unknown engine, unknown app) is the
   WorkerBench bench;
   SECTION("no engine named") {
     bench.Deliver(JobStartEnvelope(2, "lasso", proto::ENGINE_UNSPECIFIED, "unused"));
-    auto ready = bench.AwaitReady();
-    REQUIRE(ready);
-    CHECK_THAT(ready->error(), Catch::Contains("engine"));
+    auto failed = bench.AwaitAnswer();
+    REQUIRE(failed);
+    CHECK_THAT(failed->job_failed().error(), Catch::Contains("engine"));
   }
   SECTION("an app of the other engine") {
     bench.Deliver(JobStartEnvelope(2, "lda", proto::ENGINE_DYNAMIC, "unused"));
-    auto ready = bench.AwaitReady();
-    REQUIRE(ready);
-    CHECK_THAT(ready->error(), Catch::Contains("lda"));
+    auto failed = bench.AwaitAnswer();
+    REQUIRE(failed);
+    CHECK_THAT(failed->job_failed().error(), Catch::Contains("lda"));
   }
   CHECK(bench.worker.job() == nullptr);
 }

@@ -40,8 +40,9 @@ std::vector<double> Dense(DeltaAccumulator& sum) {
   return out;
 }
 
-TEST_CASE("MergeShares: deltas follow the chord's order across shares; changes are summed",
-          "[share_merge]") {
+TEST_CASE(
+    "MergeShares: deltas follow the chord's order across shares, and their changes are summed",
+    "[share_merge]") {
   const proto::Chord chord = ChordOf({4, 9, 5}, 1.0);
   const std::vector<proto::ColumnPartials> shares = {Share({4, 5}, {3.0, 0.5}, 0, 2.0),
                                                      Share({9}, {-1.0}, 2, 1.0)};
