@@ -14,8 +14,7 @@ namespace strads {
 namespace {
 
 Result<std::vector<std::pair<int64_t, double>>> ReadCoefficients(const std::string& path) {
-  Result<LineReader> reader = LineReader::Open(path);
-  if (!reader.ok()) return reader.status();
+  STRADS_ASSIGN_OR_RETURN(LineReader reader, LineReader::Open(path));
   struct Entry {
     int64_t column;
     double value;
@@ -23,8 +22,8 @@ Result<std::vector<std::pair<int64_t, double>>> ReadCoefficients(const std::stri
   };
   std::vector<Entry> entries;
   std::string_view line;
-  while (reader->Next(&line)) {
-    const uint64_t line_no = reader->line_number();
+  while (reader.Next(&line)) {
+    const uint64_t line_no = reader.line_number();
     if (!IsDataLine(line)) continue;
     std::string_view rest = line;
     const std::string_view id_token = NextToken(&rest);
@@ -44,7 +43,7 @@ Result<std::vector<std::pair<int64_t, double>>> ReadCoefficients(const std::stri
     }
     entries.push_back({id - 1, value, line_no});
   }
-  STRADS_RETURN_IF_ERROR(reader->status());
+  STRADS_RETURN_IF_ERROR(reader.status());
   std::stable_sort(entries.begin(), entries.end(),
                    [](const Entry& a, const Entry& b) { return a.column < b.column; });
   std::vector<std::pair<int64_t, double>> weights;
@@ -73,9 +72,9 @@ Result<LinearModel> LoadLinearModel(const std::string& dir, LinearModelKind kind
   STRADS_RETURN_IF_ERROR(CheckModelDir(dir));
   LinearModel model;
   model.kind = kind;
-  auto weights = ReadCoefficients((std::filesystem::path(dir) / "coefficients.tsv").string());
-  if (!weights.ok()) return weights.status();
-  model.weights = std::move(*weights);
+  STRADS_ASSIGN_OR_RETURN(
+      auto weights, ReadCoefficients((std::filesystem::path(dir) / "coefficients.tsv").string()));
+  model.weights = std::move(weights);
   return model;
 }
 
@@ -164,12 +163,11 @@ std::string LinearModelPredictor::Help() const {
 }
 
 Status LinearModelPredictor::CheckUsage(const PredictRequest& request) const {
-  Result<DataFormat> format = ResolveFormat(request.data);
-  if (!format.ok()) return format.status();
-  if (*format == DataFormat::kMatrixMarket && request.data.labels_path.empty()) {
+  STRADS_ASSIGN_OR_RETURN(DataFormat format, ResolveFormat(request.data));
+  if (format == DataFormat::kMatrixMarket && request.data.labels_path.empty()) {
     return Status::InvalidArgument("MatrixMarket data needs --labels FILE");
   }
-  if (*format == DataFormat::kLibsvm && !request.data.labels_path.empty()) {
+  if (format == DataFormat::kLibsvm && !request.data.labels_path.empty()) {
     return Status::InvalidArgument(
         "--labels is for MatrixMarket data only (libsvm rows hold their labels)");
   }
@@ -177,18 +175,16 @@ Status LinearModelPredictor::CheckUsage(const PredictRequest& request) const {
 }
 
 Result<std::string> LinearModelPredictor::Run(const PredictRequest& request) const {
-  Result<LinearModel> model = LoadLinearModel(request.model_dir, kind_);
-  if (!model.ok()) return model.status();
-  Result<Dataset> data = LoadDataset(request.data, RowRange{});
-  if (!data.ok()) return data.status();
+  STRADS_ASSIGN_OR_RETURN(LinearModel model, LoadLinearModel(request.model_dir, kind_));
+  STRADS_ASSIGN_OR_RETURN(Dataset data, LoadDataset(request.data, RowRange{}));
   const DataSource& src = request.data;
-  Result<Predictions> predictions =
-      Predict(*model, *data, src.labels_path.empty() ? src.path : src.labels_path);
-  if (!predictions.ok()) return predictions.status();
+  STRADS_ASSIGN_OR_RETURN(
+      Predictions predictions,
+      Predict(model, data, src.labels_path.empty() ? src.path : src.labels_path));
   if (!request.output.empty()) {
-    STRADS_RETURN_IF_ERROR(WritePredictions(*predictions, request.output));
+    STRADS_RETURN_IF_ERROR(WritePredictions(predictions, request.output));
   }
-  return DescribePredictions(*predictions);
+  return DescribePredictions(predictions);
 }
 
 }  // namespace strads

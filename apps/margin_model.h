@@ -1,18 +1,16 @@
 // Shared machinery of the binary-classification apps (logistic, svm): label handling, the
-// worker-side models that keep the margins m_i = x_i^T w (a row shard's, or in the column layout
-// a replica over every row beside the owned columns), and the summary.json fields.
+// worker-side model that keeps the margins m_i = x_i^T w (a replica over every row beside the
+// owned columns), and the summary.json fields.
 //
 // Concept. A margin loss is F(w) = sum_i l(y_i, m_i) + penalty(w) with y_i in {-1, +1}. A Loss
 // policy provides `static RowTerms Eval(double y, double m)`: l, dl/dm and d2l/dm2 (a generalised
 // second derivative where l is not twice differentiable); `Derivatives(y, m)`, the same without l
 // (the column layout's sequential updates need only the derivatives; logistic's l costs a log1p);
 // and a class `ChangeSum`, the sum over rows of the loss's change from m0 to m1 given the terms at
-// m0 (the line search of a share on the quadratic model). MarginShard keeps, per row, the margin
-// and those three numbers; Push for a parameter j returns {g_j, h_j} = {sum_i x_ij dl_i,
-// sum_i x_ij^2 d2l_i} over the shard (so the coordinator's sums are the full partial gradient and
-// curvature), Apply moves the margins of the rows of the changed columns and re-evaluates those
-// rows. MarginColumnModel (column layout) computes the same g_j and h_j over the full column from
-// its replica and runs the app's CoordinateStep itself, one owned parameter after another.
+// m0 (the line search of a share on the quadratic model). MarginRows keeps, per row, the margin
+// and those three numbers. MarginColumnModel computes g_j = sum_i x_ij dl_i and
+// h_j = sum_i x_ij^2 d2l_i over a full column from its replica and runs the app's CoordinateStep,
+// one owned parameter after another.
 //
 // Labels. +1/-1 are used as they are; 0/1 labels are mapped 0 -> -1. Anything else, or 0 and -1 in
 // the same shard (an ambiguous file), is an InvalidArgument naming the file and the 1-based row
@@ -104,11 +102,10 @@ inline Result<LabelCounts> ToSignedLabels(Eigen::VectorXd& y, uint64_t first_row
   return counts;
 }
 
-// The margins of some rows and each row's terms, and what both layouts' models answer from them:
-// the loss, the gradient of the held columns and the metrics. `Model` is ShardModel or
-// ColumnModel; `RowLoss` is a Loss policy (above).
-template <class Model, class RowLoss>
-class MarginRows : public Model {
+// The margins of every row and each row's terms, and what a model answers from them: the loss,
+// the gradient of the held columns and the metrics. `RowLoss` is a Loss policy (above).
+template <class RowLoss>
+class MarginRows : public ColumnModel {
  public:
   // REQUIRES: data.y holds +/-1 (see ToSignedLabels).
   MarginRows(Dataset data, LabelCounts labels)
@@ -191,59 +188,6 @@ class MarginRows : public Model {
   double loss_ = 0.0;
 };
 
-// Row layout: the shard of a margin loss, its margins kept in step with the committed model.
-template <class RowLoss>
-class MarginShard : public MarginRows<ShardModel, RowLoss> {
-  using Base = MarginRows<ShardModel, RowLoss>;
-
- public:
-  // REQUIRES: data.y holds +/-1 (see ToSignedLabels).
-  MarginShard(Dataset data, LabelCounts labels)
-      : Base(std::move(data), labels),
-        w_(Eigen::VectorXd::Zero(this->data_.x.cols())),
-        dirty_(static_cast<size_t>(this->data_.x.rows()), 0) {}
-
-  void Push(std::span<const uint64_t> ids, std::vector<double>& out) const override {
-    for (uint64_t j : ids) {
-      const auto [g, h] = this->Stats(j);
-      out.push_back(g);
-      out.push_back(h);
-    }
-  }
-
-  void Apply(std::span<const uint64_t> ids, std::span<const double> deltas) override {
-    touched_.clear();
-    for (size_t k = 0; k < ids.size(); ++k) {
-      if (!this->Holds(ids[k]) || deltas[k] == 0.0) continue;
-      const auto j = static_cast<int64_t>(ids[k]);
-      w_[j] += deltas[k];
-      for (SparseColMatrix::InnerIterator it(this->data_.x, j); it; ++it) {
-        this->margin_[it.index()] += it.value() * deltas[k];
-        const auto i = static_cast<size_t>(it.index());
-        if (!dirty_[i]) {
-          dirty_[i] = 1;
-          touched_.push_back(i);
-        }
-      }
-    }
-    for (size_t i : touched_) {
-      dirty_[i] = 0;
-      this->Eval(i);
-    }
-  }
-
-  // Recomputes the margins X w and every row's terms from scratch.
-  double ExactLoss() override {
-    this->margin_ = this->data_.x * w_;
-    return this->EvalAll();
-  }
-
- private:
-  Eigen::VectorXd w_;           // the committed model restricted to this shard's columns
-  std::vector<uint8_t> dirty_;  // scratch of Apply
-  std::vector<size_t> touched_;
-};
-
 // The app's coordinate update: new w_j from g_j, h_j, ||x_j||^2 and the current w_j.
 using CoordinateStep = std::function<double(double g, double h, double sq_norm, double w)>;
 
@@ -253,7 +197,7 @@ using CoordinateStep = std::function<double(double g, double h, double sq_norm, 
 // mover kept all 8 passes full. 0.01 halved a 2,048-column L1-LR share (1.34 -> 0.68 ms,
 // strads-share-bench) and reached 1e-3 sooner as daemons: L1-LR 1 x 2 0.034 -> 0.029 s (32 jobs
 // a side), 1 x 1 0.032 -> 0.029 s, Fashion-MNIST L1 SVM 1 x 2 0.088 -> 0.0755 s
-// (docs/benchmarks.md). Exact shares (Lasso) keep 0: there it was no faster (1000 x 100,000,
+// (docs/performance.md). Exact shares (Lasso) keep 0: there it was no faster (1000 x 100,000,
 // 1 x 2: 0.029 against 0.027 s to 1e-3).
 inline constexpr double kModelRevisit = 0.01;
 
@@ -272,13 +216,13 @@ struct QuadraticShare {
   std::function<double(double)> penalty;  // the regulariser's term of one parameter
 };
 
-// Column layout: the owned full columns and the margins over every row. A share of a chord is
+// A worker's owned full columns and the margins over every row. A share of a chord is
 // exact cyclic coordinate descent on the replica in up to --inner-passes passes (each step from g_j
 // and h_j under the margins as moved by the steps before it); an undo log of the rows it touched
 // then restores the replica bit for bit and gives the change of the margins.
 template <class RowLoss>
-class MarginColumnModel : public MarginRows<ColumnModel, RowLoss> {
-  using Base = MarginRows<ColumnModel, RowLoss>;
+class MarginColumnModel : public MarginRows<RowLoss> {
+  using Base = MarginRows<RowLoss>;
 
  public:
   // REQUIRES: data.y holds +/-1 (see ToSignedLabels).
@@ -491,7 +435,7 @@ class MarginColumnModel : public MarginRows<ColumnModel, RowLoss> {
   // h = sum x_ij^2 d2_i (else 0). Four partial sums each, so consecutive non-zeros do not wait
   // on one another's add (with one running sum each waited out the latency of the one before:
   // a 200-column share of Fashion-MNIST took 5,190 us, 4,717 us now, strads-share-bench;
-  // docs/benchmarks.md). REQUIRES: the columns compressed (the constructor does it).
+  // docs/performance.md). REQUIRES: the columns compressed (the constructor does it).
   template <bool SumH>
   std::pair<double, double> ModelSums(uint64_t j) const {
     const auto& x = this->data_.x;
@@ -539,15 +483,6 @@ class MarginColumnModel : public MarginRows<ColumnModel, RowLoss> {
   std::vector<Saved> undo_;
 };
 
-// Converts the shard's labels and builds its MarginShard.
-template <class Loss>
-Result<std::unique_ptr<ShardModel>> MakeMarginShard(Dataset shard) {
-  auto labels = ToSignedLabels(shard.y, shard.first_row, shard.path);
-  if (!labels.ok()) return labels.status();
-  return std::unique_ptr<ShardModel>(
-      std::make_unique<MarginShard<Loss>>(std::move(shard), *labels));
-}
-
 // Converts the labels of every row and builds the MarginColumnModel of the owned columns.
 template <class Loss>
 Result<std::unique_ptr<ColumnModel>> MakeMarginColumnModel(
@@ -559,7 +494,7 @@ Result<std::unique_ptr<ColumnModel>> MakeMarginColumnModel(
       std::move(columns), *labels, std::move(step), passes, std::move(quadratic)));
 }
 
-// "training_accuracy" and "label_mapping" from the summed Metrics of MarginShard.
+// "training_accuracy" and "label_mapping" from the Metrics of MarginRows.
 inline void SummarizeBinary(const std::map<std::string, double>& metrics,
                             nlohmann::ordered_json& summary) {
   auto get = [&](const char* key) {
@@ -567,7 +502,7 @@ inline void SummarizeBinary(const std::map<std::string, double>& metrics,
     return it == metrics.end() ? 0.0 : it->second;
   };
   if (get("rows") > 0) summary["training_accuracy"] = get("correct") / get("rows");
-  if (metrics.count("model_shares")) {  // column layout with QuadraticShare
+  if (metrics.count("model_shares")) {  // with QuadraticShare
     summary["model_shares"] = get("model_shares");
     summary["exact_fallbacks"] = get("exact_fallbacks");
   }

@@ -5,7 +5,7 @@
 // is idle between rounds: a round then waits for the slower share (on 20,000 x 20,000 L1-LR as a
 // 1 x 2 loopback cluster on 2 cores, one worker received its chord >= 0.5 ms after the other in a
 // quarter of the rounds, and workers bound to their own cores reached 1e-3 8 % sooner;
-// docs/benchmarks.md). strads-cluster therefore gives each worker of a host with several its
+// docs/performance.md). strads-cluster therefore gives each worker of a host with several its
 // index there (--cpu), and the worker binds itself to the CPU of that index among the CPUs it may
 // run on (its cpuset, e.g. a container's), as `mpirun --bind-to core` does.
 // ChooseCpu is pure; BindToCpu changes the calling thread and the threads it starts afterwards.

@@ -116,9 +116,8 @@ Result<CurveKeyPair> ParseKeyFile(std::string_view text, const std::string& name
 }
 
 Result<CurveKeyPair> ReadKeyFile(const std::string& path, bool need_secret) {
-  auto text = ReadText(path, "key file");
-  if (!text.ok()) return text.status();
-  auto pair = ParseKeyFile(*text, path, need_secret);
+  STRADS_ASSIGN_OR_RETURN(auto text, ReadText(path, "key file"));
+  auto pair = ParseKeyFile(text, path, need_secret);
   if (!pair.ok()) return pair;
   struct stat st {};
   if (!pair->secret_key.empty() && stat(path.c_str(), &st) == 0 && (st.st_mode & 077) != 0) {
@@ -160,9 +159,8 @@ Result<AuthorizedKeys> AuthorizedKeys::Parse(std::string_view text, const std::s
 }
 
 Result<AuthorizedKeys> AuthorizedKeys::Read(const std::string& path) {
-  auto text = ReadText(path, "file");
-  if (!text.ok()) return text.status();
-  return Parse(*text, path);
+  STRADS_ASSIGN_OR_RETURN(auto text, ReadText(path, "file"));
+  return Parse(text, path);
 }
 
 ZapVerdict CurveTrust::Authorize(std::string_view mechanism, const std::string& client_key) const {

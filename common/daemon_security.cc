@@ -74,26 +74,23 @@ std::optional<std::string> RootWarning(unsigned euid) {
 Result<DaemonSecurity> SetUpDaemonSecurity(zmq::context_t& context, const SecurityOptions& options,
                                            const std::string& bind_host, const Logger& log) {
   if (auto warning = RootWarning(geteuid())) log->warn("{}", *warning);
-  if (Status st = CheckKeysRequired(bind_host, options); !st.ok()) return st;
+  STRADS_RETURN_IF_ERROR(CheckKeysRequired(bind_host, options));
   DaemonSecurity security;
   if (options.cluster_key.empty()) {
     log->info("no --cluster-key: plain TCP{}", options.insecure ? " (--insecure)" : "");
     return security;
   }
-  auto pair = ReadKeyFile(options.cluster_key, /*need_secret=*/true);
-  if (!pair.ok()) return pair.status();
+  STRADS_ASSIGN_OR_RETURN(auto pair, ReadKeyFile(options.cluster_key, /*need_secret=*/true));
   CurveTrust trust;
-  trust.member_public_key = pair->public_key;
+  trust.member_public_key = pair.public_key;
   if (!options.authorized_clients.empty()) {
-    auto clients = AuthorizedKeys::Read(options.authorized_clients);
-    if (!clients.ok()) return clients.status();
-    trust.clients = std::move(clients).value();
+    STRADS_ASSIGN_OR_RETURN(auto clients, AuthorizedKeys::Read(options.authorized_clients));
+    trust.clients = std::move(clients);
   }
   const size_t clients = trust.clients.size();
-  auto zap = ZapHandler::Start(context, std::move(trust), log);
-  if (!zap.ok()) return zap.status();
-  security.zap = std::move(zap).value();
-  security.curve = CurveIdentity{*pair, pair->public_key};
+  STRADS_ASSIGN_OR_RETURN(auto zap, ZapHandler::Start(context, std::move(trust), log));
+  security.zap = std::move(zap);
+  security.curve = CurveIdentity{pair, pair.public_key};
   log->info("CURVE on: cluster key {}, {} authorised client key(s)", options.cluster_key, clients);
   return security;
 }

@@ -21,9 +21,8 @@ Result<DataFormat> ResolveFormat(const DataSource& src) {
 }
 
 Result<Dataset> LoadDataset(const DataSource& src, RowRange rows, uint64_t available_memory) {
-  Result<DataFormat> format = ResolveFormat(src);
-  if (!format.ok()) return format.status();
-  if (*format == DataFormat::kLibsvm) return ReadLibsvm(src.path, rows, available_memory);
+  STRADS_ASSIGN_OR_RETURN(DataFormat format, ResolveFormat(src));
+  if (format == DataFormat::kLibsvm) return ReadLibsvm(src.path, rows, available_memory);
   if (src.labels_path.empty()) {
     return Status::InvalidArgument(src.path + ": a MatrixMarket data set needs a labels file");
   }
@@ -32,9 +31,8 @@ Result<Dataset> LoadDataset(const DataSource& src, RowRange rows, uint64_t avail
 
 Result<Dataset> LoadColumns(const DataSource& src, std::span<const ColumnRange> columns,
                             uint64_t available_memory) {
-  Result<DataFormat> format = ResolveFormat(src);
-  if (!format.ok()) return format.status();
-  if (*format == DataFormat::kLibsvm) {
+  STRADS_ASSIGN_OR_RETURN(DataFormat format, ResolveFormat(src));
+  if (format == DataFormat::kLibsvm) {
     return ReadLibsvm(src.path, RowRange{}, available_memory, columns);
   }
   if (src.labels_path.empty()) {
@@ -46,17 +44,15 @@ Result<Dataset> LoadColumns(const DataSource& src, std::span<const ColumnRange> 
 Result<Dataset> LoadColumns(const DataSource& src, std::span<const ColumnRange> columns,
                             std::span<const uint64_t> counts, uint64_t rows,
                             uint64_t available_memory) {
-  Result<DataFormat> format = ResolveFormat(src);
-  if (!format.ok()) return format.status();
-  if (*format != DataFormat::kLibsvm) return LoadColumns(src, columns, available_memory);
+  STRADS_ASSIGN_OR_RETURN(DataFormat format, ResolveFormat(src));
+  if (format != DataFormat::kLibsvm) return LoadColumns(src, columns, available_memory);
   return ReadLibsvmColumns(src.path, columns, counts, rows, available_memory);
 }
 
 Result<std::vector<uint64_t>> CountColumnEntries(const DataSource& src, uint64_t available_memory,
                                                  std::vector<double>* sq_norms, uint64_t* rows) {
-  Result<DataFormat> format = ResolveFormat(src);
-  if (!format.ok()) return format.status();
-  if (*format == DataFormat::kLibsvm) {
+  STRADS_ASSIGN_OR_RETURN(DataFormat format, ResolveFormat(src));
+  if (format == DataFormat::kLibsvm) {
     return CountLibsvmColumns(src.path, available_memory, sq_norms, rows);
   }
   return CountMatrixMarketColumns(src.path, available_memory, sq_norms, rows);
@@ -65,9 +61,8 @@ Result<std::vector<uint64_t>> CountColumnEntries(const DataSource& src, uint64_t
 Result<std::vector<uint64_t>> CountColumnEntriesPart(const DataSource& src, uint32_t part,
                                                      uint32_t parts, uint64_t* rows,
                                                      uint64_t available_memory) {
-  Result<DataFormat> format = ResolveFormat(src);
-  if (!format.ok()) return format.status();
-  if (*format != DataFormat::kLibsvm) {
+  STRADS_ASSIGN_OR_RETURN(DataFormat format, ResolveFormat(src));
+  if (format != DataFormat::kLibsvm) {
     if (part == 0) return CountMatrixMarketColumns(src.path, available_memory, nullptr, rows);
     if (rows) *rows = 0;
     return std::vector<uint64_t>{};
@@ -96,12 +91,10 @@ Status WithWorkersCounts(Status status) {
 }
 
 Result<uint64_t> CountRows(const DataSource& src) {
-  Result<DataFormat> format = ResolveFormat(src);
-  if (!format.ok()) return format.status();
-  if (*format == DataFormat::kLibsvm) return CountLibsvmRows(src.path);
-  Result<MatrixMarketHeader> header = ReadMatrixMarketHeader(src.path);
-  if (!header.ok()) return header.status();
-  return header->rows;
+  STRADS_ASSIGN_OR_RETURN(DataFormat format, ResolveFormat(src));
+  if (format == DataFormat::kLibsvm) return CountLibsvmRows(src.path);
+  STRADS_ASSIGN_OR_RETURN(MatrixMarketHeader header, ReadMatrixMarketHeader(src.path));
+  return header.rows;
 }
 
 RowRange ShardRows(uint64_t total, uint32_t rank, uint32_t parts) {

@@ -20,7 +20,7 @@ namespace strads {
 
 // Row indices and column offsets of the compressed columns are 32-bit: an entry is 12 bytes, not
 // 16, and a pass over scattered columns (a share, a check) reads a quarter fewer bytes
-// (docs/benchmarks.md). One member's matrix is therefore limited to kMaxIndex rows, columns and
+// (docs/performance.md). One member's matrix is therefore limited to kMaxIndex rows, columns and
 // entries each (CheckIndexable).
 using StorageIndex = int32_t;
 using SparseColMatrix = Eigen::SparseMatrix<double, Eigen::ColMajor, StorageIndex>;
@@ -35,7 +35,7 @@ inline constexpr uint64_t kMaxIndex = static_cast<uint64_t>(INT32_MAX);
 // (except for the first columns of a pass, where it waits for them). A share visits its columns
 // in chord order (by index without a filter, by priority with one), scattered over the matrix: the
 // wait on the outer index for each column cost two thirds of a paper-shape share
-// (docs/benchmarks.md). `ahead` is what the visit reads after the current column, in order, as
+// (docs/performance.md). `ahead` is what the visit reads after the current column, in order, as
 // positions in `ids`. A hint: no effect on results. REQUIRES: x is compressed. Always inlined: GCC
 // 12 finds a call to it free of side effects (prefetches do not count) and drops the call when it
 // is not inlined.
@@ -94,9 +94,7 @@ inline Status CheckIndexable(const std::string& path, uint64_t rows, uint64_t co
                                    " one can index; " + remedy);
   };
   if (rows > kMaxIndex) {
-    return over("rows", rows,
-                "the row layout (--layout rows) splits the rows over the workers, the column "
-                "layout gives each worker every row");
+    return over("rows", rows, "each worker holds every row, so the file must have fewer");
   }
   if (cols > kMaxIndex) return over("columns", cols, "renumber the features");
   if (nnz > kMaxIndex) return over("non-zero entries", nnz, "more workers each hold fewer");

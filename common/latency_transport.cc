@@ -79,12 +79,11 @@ Result<std::chrono::microseconds> InjectedLatencyFromEnvironment() {
 
 Result<Transport*> WithInjectedLatency(Transport& inner, std::unique_ptr<LatencyTransport>& holder,
                                        const Logger& log) {
-  auto latency = InjectedLatencyFromEnvironment();
-  if (!latency.ok()) return latency.status();
-  if (latency->count() == 0) return &inner;
-  holder = std::make_unique<LatencyTransport>(inner, *latency);
+  STRADS_ASSIGN_OR_RETURN(auto latency, InjectedLatencyFromEnvironment());
+  if (latency.count() == 0) return &inner;
+  holder = std::make_unique<LatencyTransport>(inner, latency);
   log->warn("injecting {} us of latency into every message received (STRADS_INJECT_LATENCY_US)",
-            latency->count());
+            latency.count());
   return holder.get();
 }
 

@@ -1,6 +1,6 @@
 // LatencyTransport: a decorator that delivers every received message a fixed time after it
 // arrived, to emulate a network's one-way latency where the kernel cannot (this machine's kernel
-// has no netem qdisc; docs/scaling.md).
+// has no netem qdisc; docs/performance.md).
 //
 // A message the inner transport hands over at time t is returned by Receive no earlier than
 // t + delay, and messages keep their order. Sends pass straight through, so a message between two

@@ -148,9 +148,8 @@ Result<Dataset> ReadLibsvm(const std::string& path, RowRange rows, uint64_t avai
                                    std::to_string(rows.end) + ") is inverted");
   }
   try {
-    Result<LineReader> opened = LineReader::Open(path);
-    if (!opened.ok()) return opened.status();
-    LineReader& reader = opened.value();
+    STRADS_ASSIGN_OR_RETURN(LineReader opened, LineReader::Open(path));
+    LineReader& reader = opened;
     CsrBuilder b;
     uint64_t row = 0;
     std::string_view line;
@@ -184,9 +183,8 @@ Result<std::vector<uint64_t>> CountLibsvmColumns(const std::string& path, uint64
                                                  std::vector<double>* sq_norms, uint64_t* rows_out,
                                                  std::pair<uint64_t, uint64_t> bytes) {
   try {
-    Result<LineReader> opened = LineReader::Open(path, bytes.first, bytes.second);
-    if (!opened.ok()) return opened.status();
-    LineReader& reader = opened.value();
+    STRADS_ASSIGN_OR_RETURN(LineReader opened, LineReader::Open(path, bytes.first, bytes.second));
+    LineReader& reader = opened;
     std::vector<uint64_t> counts;
     uint64_t rows = 0, entries = 0;
     std::string_view line;
@@ -244,9 +242,8 @@ Result<Dataset> ReadLibsvmColumns(const std::string& path, std::span<const Colum
     STRADS_RETURN_IF_ERROR(CheckMemory(path, DatasetBuildBytes(rows, counts.size(), nnz),
                                        FeaturesWhat(cols), available_memory));
     STRADS_RETURN_IF_ERROR(CheckIndexable(path, rows, counts.size(), nnz));
-    Result<LineReader> opened = LineReader::Open(path);
-    if (!opened.ok()) return opened.status();
-    LineReader& reader = opened.value();
+    STRADS_ASSIGN_OR_RETURN(LineReader opened, LineReader::Open(path));
+    LineReader& reader = opened;
     Dataset ds;
     ds.path = path;
     ds.x.resize(static_cast<int64_t>(rows), cols);
@@ -296,9 +293,8 @@ Result<Dataset> ReadLibsvmColumns(const std::string& path, std::span<const Colum
 }
 
 Result<uint64_t> CountLibsvmRows(const std::string& path) {
-  Result<LineReader> opened = LineReader::Open(path);
-  if (!opened.ok()) return opened.status();
-  LineReader& reader = opened.value();
+  STRADS_ASSIGN_OR_RETURN(LineReader opened, LineReader::Open(path));
+  LineReader& reader = opened;
   uint64_t rows = 0;
   std::string_view line;
   while (reader.Next(&line)) rows += IsDataLine(line) ? 1 : 0;

@@ -25,9 +25,8 @@ Result<LineReader> LineReader::Open(const std::string& path) {
 }
 
 Result<LineReader> LineReader::Open(const std::string& path, uint64_t begin, uint64_t end) {
-  Result<LineReader> opened = Open(path);
-  if (!opened.ok()) return opened.status();
-  LineReader& reader = opened.value();
+  STRADS_ASSIGN_OR_RETURN(LineReader opened, Open(path));
+  LineReader& reader = opened;
   if (begin > 0) {
     // From the byte before `begin`: the rest of the line it is in (nothing but its '\n' when a
     // line starts at `begin`) belongs to the range before.

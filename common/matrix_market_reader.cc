@@ -26,9 +26,8 @@ std::string Lower(std::string_view s) {
 // `expected` labels in all.
 Result<std::vector<double>> ReadLabels(const std::string& labels_path, uint64_t expected,
                                        uint64_t begin, uint64_t end, const std::string& matrix) {
-  Result<LineReader> opened = LineReader::Open(labels_path);
-  if (!opened.ok()) return opened.status();
-  LineReader& reader = opened.value();
+  STRADS_ASSIGN_OR_RETURN(LineReader opened, LineReader::Open(labels_path));
+  LineReader& reader = opened;
   std::vector<double> labels;
   labels.reserve(end - begin);
   uint64_t count = 0;
@@ -58,9 +57,8 @@ Result<std::vector<double>> ReadLabels(const std::string& labels_path, uint64_t 
 }  // namespace
 
 Result<MatrixMarketReader> MatrixMarketReader::Open(const std::string& path, Options options) {
-  Result<LineReader> opened = LineReader::Open(path);
-  if (!opened.ok()) return opened.status();
-  MatrixMarketReader reader(std::move(opened.value()), std::move(options));
+  STRADS_ASSIGN_OR_RETURN(LineReader opened, LineReader::Open(path));
+  MatrixMarketReader reader(std::move(opened), std::move(options));
   STRADS_RETURN_IF_ERROR(reader.ParseHeader());
   return reader;
 }
@@ -157,9 +155,8 @@ bool MatrixMarketReader::NextValue(double* v) {
 }
 
 Result<MatrixMarketHeader> ReadMatrixMarketHeader(const std::string& path) {
-  Result<MatrixMarketReader> reader = MatrixMarketReader::Open(path);
-  if (!reader.ok()) return reader.status();
-  return reader->header();
+  STRADS_ASSIGN_OR_RETURN(MatrixMarketReader reader, MatrixMarketReader::Open(path));
+  return reader.header();
 }
 
 Result<std::vector<uint64_t>> CountMatrixMarketColumns(const std::string& path,
@@ -167,9 +164,8 @@ Result<std::vector<uint64_t>> CountMatrixMarketColumns(const std::string& path,
                                                        std::vector<double>* sq_norms,
                                                        uint64_t* rows) {
   try {
-    Result<MatrixMarketReader> opened = MatrixMarketReader::Open(path);
-    if (!opened.ok()) return opened.status();
-    MatrixMarketReader& reader = opened.value();
+    STRADS_ASSIGN_OR_RETURN(MatrixMarketReader opened, MatrixMarketReader::Open(path));
+    MatrixMarketReader& reader = opened;
     const MatrixMarketHeader& h = reader.header();
     STRADS_RETURN_IF_ERROR(CheckMemory(path, SaturatingMulAdd(8, h.cols),
                                        std::to_string(h.cols) + " columns (the header's)",
@@ -200,9 +196,8 @@ Result<Dataset> ReadMatrixMarket(const std::string& path, const std::string& lab
                                    std::to_string(rows.end) + ") is inverted");
   }
   try {
-    Result<MatrixMarketReader> opened = MatrixMarketReader::Open(path);
-    if (!opened.ok()) return opened.status();
-    MatrixMarketReader& reader = opened.value();
+    STRADS_ASSIGN_OR_RETURN(MatrixMarketReader opened, MatrixMarketReader::Open(path));
+    MatrixMarketReader& reader = opened;
     const MatrixMarketHeader& h = reader.header();
     const uint64_t begin = std::min(rows.begin, h.rows);
     const uint64_t end = std::min(rows.end, h.rows);
@@ -260,8 +255,8 @@ Result<Dataset> ReadMatrixMarket(const std::string& path, const std::string& lab
     }
     STRADS_RETURN_IF_ERROR(reader.status());
 
-    Result<std::vector<double>> labels = ReadLabels(labels_path, h.rows, begin, end, path);
-    if (!labels.ok()) return labels.status();
+    STRADS_ASSIGN_OR_RETURN(std::vector<double> labels,
+                            ReadLabels(labels_path, h.rows, begin, end, path));
 
     Dataset ds;
     ds.path = path;
@@ -313,7 +308,7 @@ Result<Dataset> ReadMatrixMarket(const std::string& path, const std::string& lab
         }
       }
     }
-    ds.y = Eigen::Map<const Eigen::VectorXd>(labels->data(), n);
+    ds.y = Eigen::Map<const Eigen::VectorXd>(labels.data(), n);
     return ds;
   } catch (const std::bad_alloc&) {
     return Status::Internal(path + ": out of memory while loading");

@@ -10,12 +10,12 @@
 namespace strads {
 
 // Bumped whenever the meaning of a message changes; peers with another version are refused.
-// 4 (2026-11-26): bulk arrays as raw frames, GradientSlice.sq_norms (the column layout's first
-// check), Commit.requests_chord.
-// 5 (2026-11-27): ColumnCounts (column-layout members load from the workers' summed counts instead
-// of counting the file).
-// 6 (2026-11-28): CheckRequest.requests_chord (a scheduler that ignored it would stall the job).
-inline constexpr uint32_t kProtocolVersion = 6;
+// 4: bulk arrays as raw frames, GradientSlice.sq_norms (the first check), Commit.requests_chord.
+// 5: ColumnCounts (members load from the workers' summed counts instead of counting the file).
+// 6: CheckRequest.requests_chord (a scheduler that ignored it would stall the job).
+// 7: the dynamic engine's row layout removed (no Partials, no layout in the spec); a member's
+// failure is a JobFailed, no longer a Ready with an error.
+inline constexpr uint32_t kProtocolVersion = 7;
 
 // Default control port of the coordinator; the status socket is the next port.
 inline constexpr int kDefaultControlPort = 7700;

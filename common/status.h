@@ -85,3 +85,15 @@ class [[nodiscard]] Result {
     ::strads::Status _st = (expr);   \
     if (!_st.ok()) return _st;       \
   } while (0)
+
+// Declares or assigns `lhs` from the value of `expr` (a Result<T>), or returns early from the
+// enclosing function with its Status when it holds an error:
+//   STRADS_ASSIGN_OR_RETURN(Dataset data, LoadDataset(source, rows));
+#define STRADS_ASSIGN_OR_RETURN(lhs, expr) \
+  STRADS_ASSIGN_OR_RETURN_IMPL(STRADS_STATUS_CONCAT(_strads_result_, __LINE__), lhs, expr)
+#define STRADS_STATUS_CONCAT_INNER(a, b) a##b
+#define STRADS_STATUS_CONCAT(a, b) STRADS_STATUS_CONCAT_INNER(a, b)
+#define STRADS_ASSIGN_OR_RETURN_IMPL(result, lhs, expr) \
+  auto result = (expr);                                 \
+  if (!result.ok()) return result.status();             \
+  lhs = std::move(result).value()

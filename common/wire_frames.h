@@ -33,7 +33,7 @@ namespace strads {
 
 // Below this an array stays in the header. strads-wire-bench, 3 arrays a message on loopback:
 // raw frames cost the same as one protobuf frame at 256-1024 numbers an array, 1.26x its time at
-// 2048 (a frame's own cost), 0.85x at 4096 and 0.27-0.57x from 16,384 up (docs/benchmarks.md,
+// 2048 (a frame's own cost), 0.85x at 4096 and 0.27-0.57x from 16,384 up (docs/performance.md,
 // "Raw frames").
 inline constexpr int kMinRawElements = 4096;
 

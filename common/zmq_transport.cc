@@ -91,15 +91,14 @@ Status ZmqTransport::Send(const std::string& peer, const proto::Envelope& envelo
 }
 
 Status ZmqTransport::SendOwned(const std::string& peer, proto::Envelope&& envelope) {
-  auto wire = EncodeWire(std::move(envelope));
-  if (!wire.ok()) return wire.status();
+  STRADS_ASSIGN_OR_RETURN(auto wire, EncodeWire(std::move(envelope)));
   // The frames after the routing id (ROUTER only): the header, then each array in place; ZeroMQ
   // releases an array's owner once the frame is sent.
   std::vector<zmq::message_t> frames;
-  frames.reserve(wire->arrays.size() + 2);
+  frames.reserve(wire.arrays.size() + 2);
   auto add_body = [&] {
-    frames.emplace_back(wire->header.data(), wire->header.size());
-    for (RawFrame& a : wire->arrays) {
+    frames.emplace_back(wire.header.data(), wire.header.size());
+    for (RawFrame& a : wire.arrays) {
       auto* owner = new std::shared_ptr<void>(std::move(a.owner));
       frames.emplace_back(const_cast<void*>(a.data), a.size, &ReleaseRawFrame, owner);
     }

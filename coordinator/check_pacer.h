@@ -8,7 +8,7 @@
 // the paper's (450 x 1,000,000, ~400 nonzero coefficients) finding the active set is most of the
 // work to 1e-3, and one check refreshes all 1,000,000 priorities in the time of ~35 rounds that
 // visit ~70,000 parameters: a check every J updates (the old rule) left it at ~2 sweeps' worth of
-// rounds between refreshes (docs/benchmarks.md).
+// rounds between refreshes (docs/performance.md).
 //
 // Rules:
 //   every_updates > 0 (--check-every N): a check once N updates were committed since the last,
@@ -26,7 +26,7 @@
 //     priorities (at beta = 0), refreshed only where a round drew.) Checks then take about half of
 //     the time at most, or more where J updates come sooner (e.g. chords larger than J). 1 measured
 //     best of 1, 2 and 4 on the paper's shape, the 1000 x 100,000 Lasso problem and the 20,000 x
-//     20,000 L1-LR one (docs/benchmarks.md). The time rule needs at least one committed update
+//     20,000 L1-LR one (docs/performance.md). The time rule needs at least one committed update
 //     since the last check, so a check is never repeated without a round between, and a measured
 //     check: a Done without a Wanted before it (a check of unknown cost) keeps the last measure,
 //     and before the first measure only the count applies (and, after a check that held the start,

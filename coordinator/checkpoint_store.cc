@@ -32,10 +32,9 @@ Status CheckpointStore::Write(const proto::Checkpoint& checkpoint) const {
 
 Result<proto::Checkpoint> CheckpointStore::Read(uint64_t job_id) const {
   const fs::path path = PathOf(job_id);
-  auto bytes = ReadWholeFile(path);
-  if (!bytes.ok()) return bytes.status();
+  STRADS_ASSIGN_OR_RETURN(auto bytes, ReadWholeFile(path));
   proto::Checkpoint checkpoint;
-  if (Status st = DecodeFramed(kMagic, "checkpoint", *bytes, checkpoint); !st.ok()) {
+  if (Status st = DecodeFramed(kMagic, "checkpoint", bytes, checkpoint); !st.ok()) {
     return Status::InvalidArgument(path.string() + ": " + st.message());
   }
   if (checkpoint.job_id() != job_id) {

@@ -8,6 +8,7 @@
 
 #include "common/protocol.h"
 #include "common/wire_text.h"
+#include "coordinator/admission.h"
 #include "engine/job_spec.h"
 
 namespace strads {
@@ -164,8 +165,8 @@ void Coordinator::OnMessage(const proto::Envelope& e, Clock::time_point now) {
     case proto::Envelope::kShutdownCluster:
       return HandleShutdown(e, now);
     case proto::Envelope::kReady:
+    case proto::Envelope::kJobFailed:
     case proto::Envelope::kChord:
-    case proto::Envelope::kPartials:
     case proto::Envelope::kColumnPartials:
     case proto::Envelope::kColumnCounts:
     case proto::Envelope::kLossReport:
@@ -372,109 +373,77 @@ std::vector<const Coordinator::Member*> Coordinator::Available(proto::Role role,
 }
 
 void Coordinator::TryStartNext(Clock::time_point now) {
-  if (running_ || queue_.empty()) return;
+  while (StartHead(now) == HeadOutcome::kNext) {
+  }
+}
+
+Coordinator::HeadOutcome Coordinator::StartHead(Clock::time_point now) {
+  if (running_ || queue_.empty()) return HeadOutcome::kSettled;
   const uint64_t id = queue_.front();
   JobRecord& record = jobs_[id];
   const proto::JobSpec& spec = record.info.spec();
-  auto schedulers = Available(proto::ROLE_SCHEDULER, now);
-  auto workers = Available(proto::ROLE_WORKER, now);
+  const auto schedulers = Available(proto::ROLE_SCHEDULER, now);
+  const auto workers = Available(proto::ROLE_WORKER, now);
   // The registration deadline runs from when the job is first able to start: the head of the
   // queue with no job running.
   if (!record.at_head) record.at_head = now;
-  // A job takes what it asks for, or else every member; the first jobs wait for the counts the
-  // launcher announced, so they do not start on whoever happened to register first.
-  auto need = [](uint32_t asked, uint32_t expected, size_t have) -> size_t {
-    if (asked) return asked;
-    return std::max<size_t>({1, expected, have});
-  };
-  size_t need_s = need(spec.schedulers(), seen_full_cluster_ ? 0 : options_.expect_schedulers, 0);
-  size_t need_w = need(spec.workers(), seen_full_cluster_ ? 0 : options_.expect_workers, 0);
   const bool recovering = record.info.state() == proto::JOB_RECOVERING;
-  if (recovering) {
-    // As many members as its last run had, for up to recovery_wait_s; then the ones there are.
-    need_s = std::max<size_t>(1, record.info.schedulers());
-    need_w = std::max<size_t>(1, record.info.workers());
-    if (schedulers.size() < need_s || workers.size() < need_w) {
-      if (Seconds(now - *record.at_head) < spec.recovery().recovery_wait_s()) return;
-      if (!schedulers.empty() && !workers.empty()) {
-        log_->warn(
-            "job {}: no replacement within {:.0f} s; re-planned over {} scheduler(s) and {} "
-            "worker(s) (had {} and {})",
-            id, spec.recovery().recovery_wait_s(), schedulers.size(), workers.size(), need_s,
-            need_w);
-        need_s = std::min(need_s, schedulers.size());
-        need_w = std::min(need_w, workers.size());
-      }
-    }
-  }
-  if (schedulers.size() < need_s || workers.size() < need_w) {
-    if (Seconds(now - *record.at_head) < options_.register_timeout_s) return;
-    auto names = [](const std::vector<const Member*>& v) {
-      std::string s;
-      for (const auto* m : v) s += (s.empty() ? "" : ", ") + m->info.id();
-      return s.empty() ? std::string("none") : s;
+  AdmissionInput in;
+  in.asked_schedulers = spec.schedulers();
+  in.asked_workers = spec.workers();
+  in.announced_schedulers = seen_full_cluster_ ? 0 : options_.expect_schedulers;
+  in.announced_workers = seen_full_cluster_ ? 0 : options_.expect_workers;
+  in.available_schedulers = schedulers.size();
+  in.available_workers = workers.size();
+  in.recovering = recovering;
+  in.last_schedulers = record.info.schedulers();
+  in.last_workers = record.info.workers();
+  in.recovery_wait_s = spec.recovery().recovery_wait_s();
+  in.waited_s = Seconds(now - *record.at_head);
+  in.register_timeout_s = options_.register_timeout_s;
+  const Admission admission = Admit(in);
+  if (admission.decision == Admission::Decision::kWait) return HeadOutcome::kSettled;
+  if (admission.decision == Admission::Decision::kFail) {
+    auto ids = [](const std::vector<const Member*>& v) {
+      std::vector<std::string> out;
+      for (const auto* m : v) out.push_back(m->info.id());
+      return out;
     };
-    std::string cause = fmt::format(
-        "could not start within {:.0f} s: needs {} scheduler(s) and {} worker(s); available "
-        "schedulers: {}; available workers: {}",
-        options_.register_timeout_s, need_s, need_w, names(schedulers), names(workers));
-    if (schedulers.size() < need_s) {
-      cause += fmt::format("; {} scheduler(s) never registered", need_s - schedulers.size());
-    }
-    if (workers.size() < need_w) {
-      cause += fmt::format("; {} worker(s) never registered", need_w - workers.size());
-    }
+    const std::string cause = AdmissionFailure(in, admission, ids(schedulers), ids(workers));
     log_->error("job {} {}", id, cause);
     queue_.pop_front();
     Finish(record, proto::JOB_FAILED, cause, now);
     Publish(now, true, id);
-    return TryStartNext(now);
+    return HeadOutcome::kNext;
+  }
+  if (admission.replanned) {
+    log_->warn(
+        "job {}: no replacement within {:.0f} s; re-planned over {} scheduler(s) and {} "
+        "worker(s) (had {} and {})",
+        id, in.recovery_wait_s, admission.schedulers, admission.workers,
+        std::max<uint32_t>(1, in.last_schedulers), std::max<uint32_t>(1, in.last_workers));
   }
   if (schedulers.size() >= options_.expect_schedulers && workers.size() >= options_.expect_workers)
     seen_full_cluster_ = true;
   queue_.pop_front();
-  const size_t take_s = spec.schedulers() || recovering ? need_s : schedulers.size();
-  const size_t take_w = spec.workers() || recovering ? need_w : workers.size();
   std::vector<JobMember> job_schedulers, job_workers;
-  for (size_t i = 0; i < take_s; ++i) {
+  for (size_t i = 0; i < admission.schedulers; ++i) {
     job_schedulers.push_back({schedulers[i]->info.id(), schedulers[i]->info.endpoint()});
   }
-  for (size_t i = 0; i < take_w; ++i) {
+  for (size_t i = 0; i < admission.workers; ++i) {
     job_workers.push_back({workers[i]->info.id(), workers[i]->info.endpoint()});
   }
+  const Incarnation incarnation = NextIncarnation(record, now);
   // Building a job allocates per-job state sized by the spec; if that fails the job fails, and
   // the queue and the members are left as they were for the next job.
-  // Epoch k is the run after the k-th recovery (a member loss or a coordinator restart).
-  Incarnation incarnation;
-  const bool rerun = record.info.recoveries_size() > 0;
-  incarnation.epoch = static_cast<uint32_t>(record.info.recoveries_size());
-  if (rerun) {
-    incarnation.seconds_before = std::max(0.0, WallSeconds(now) - record.durable.started_unix_s());
-  }
-  incarnation.resume = record.resume;
-  incarnation.recoveries.assign(record.info.recoveries().begin(), record.info.recoveries().end());
-  if (!incarnation.recoveries.empty()) {
-    incarnation.recoveries.back().set_restarted_at_s(incarnation.seconds_before);
-  }
-  try {
-    // Submitted specs were validated, so the app is registered.
-    const App* app = apps_.Find(spec.app()).value();
-    if (const StaticApp* static_app = app->AsStatic()) {
-      running_ =
-          std::make_unique<StaticJob>(transport_, id, spec, static_app, job_schedulers, job_workers,
-                                      log_, now, options_.deadlines, incarnation);
-    } else {
-      running_ =
-          std::make_unique<DynamicJob>(transport_, id, spec, app->AsDynamic(), job_schedulers,
-                                       job_workers, log_, now, options_.deadlines, incarnation);
-    }
-  } catch (const std::exception& e) {
-    const std::string cause = std::string("cannot set up the job: ") + e.what();
-    log_->error("job {} {}", id, cause);
-    Finish(record, proto::JOB_FAILED, cause, now);
+  auto job = MakeJob(id, spec, job_schedulers, job_workers, incarnation, now);
+  if (!job.ok()) {
+    log_->error("job {} {}", id, job.status().message());
+    Finish(record, proto::JOB_FAILED, job.status().message(), now);
     Publish(now, true, id);
-    return TryStartNext(now);
+    return HeadOutcome::kNext;
   }
+  running_ = std::move(job).value();
   for (const auto* group : {&job_schedulers, &job_workers}) {
     for (const auto& m : *group) members_[m.id].info.set_busy(true);
   }
@@ -486,7 +455,7 @@ void Coordinator::TryStartNext(Clock::time_point now) {
   record.info.set_workers(static_cast<uint32_t>(job_workers.size()));
   *record.info.mutable_recoveries() = {incarnation.recoveries.begin(),
                                        incarnation.recoveries.end()};
-  if (!rerun) record.durable.set_started_unix_s(WallSeconds(now));
+  if (record.info.recoveries_size() == 0) record.durable.set_started_unix_s(WallSeconds(now));
   (void)Persist(record, now);
   last_checkpoint_ = now;
   checkpoints_written_ = 0;
@@ -506,10 +475,48 @@ void Coordinator::TryStartNext(Clock::time_point now) {
     record.info.set_state(recovering ? proto::JOB_RECOVERING : proto::JOB_QUEUED);
     (void)Persist(record, now);
     queue_.push_front(id);
-    return TryStartNext(now);
+    return HeadOutcome::kNext;
   }
   CollectFinishedJob(now);
   Publish(now, true);
+  return HeadOutcome::kSettled;
+}
+
+Incarnation Coordinator::NextIncarnation(const JobRecord& record, Clock::time_point now) const {
+  // Epoch k is the run after the k-th recovery (a member loss or a coordinator restart).
+  Incarnation incarnation;
+  const bool rerun = record.info.recoveries_size() > 0;
+  incarnation.epoch = static_cast<uint32_t>(record.info.recoveries_size());
+  if (rerun) {
+    incarnation.seconds_before = std::max(0.0, WallSeconds(now) - record.durable.started_unix_s());
+  }
+  incarnation.resume = record.resume;
+  incarnation.recoveries.assign(record.info.recoveries().begin(), record.info.recoveries().end());
+  if (!incarnation.recoveries.empty()) {
+    incarnation.recoveries.back().set_restarted_at_s(incarnation.seconds_before);
+  }
+  return incarnation;
+}
+
+Result<std::unique_ptr<Job>> Coordinator::MakeJob(uint64_t id, const proto::JobSpec& spec,
+                                                  const std::vector<JobMember>& schedulers,
+                                                  const std::vector<JobMember>& workers,
+                                                  const Incarnation& incarnation,
+                                                  Clock::time_point now) {
+  try {
+    // Submitted specs were validated, so the app is registered.
+    const App* app = apps_.Find(spec.app()).value();
+    if (const StaticApp* static_app = app->AsStatic()) {
+      return std::unique_ptr<Job>(std::make_unique<StaticJob>(transport_, id, spec, static_app,
+                                                              schedulers, workers, log_, now,
+                                                              options_.deadlines, incarnation));
+    }
+    return std::unique_ptr<Job>(std::make_unique<DynamicJob>(transport_, id, spec, app->AsDynamic(),
+                                                             schedulers, workers, log_, now,
+                                                             options_.deadlines, incarnation));
+  } catch (const std::exception& e) {
+    return Status::Internal(std::string("cannot set up the job: ") + e.what());
+  }
 }
 
 void Coordinator::CollectFinishedJob(Clock::time_point now) {

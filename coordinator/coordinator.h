@@ -118,7 +118,20 @@ class Coordinator : public Actor {
   void PruneSubscribers(Clock::time_point now);
   // Ok, or why `spec` asks for more members than this cluster has (registered or announced).
   Status CheckCapacity(const proto::JobSpec& spec) const;
+  // Starts queued jobs while the head of the queue can start (or fails it) and nothing runs.
   void TryStartNext(Clock::time_point now);
+  // kNext: the head of the queue was failed, or put back after members proved unreachable, so
+  // the (new) head is to be looked at; kSettled: a job runs, the head waits, or nothing is queued.
+  enum class HeadOutcome { kSettled, kNext };
+  // Acts on Admit (coordinator/admission.h) for the head of the queue.
+  HeadOutcome StartHead(Clock::time_point now);
+  // The run `record` starts next: its epoch, its time and checkpoint so far.
+  Incarnation NextIncarnation(const JobRecord& record, Clock::time_point now) const;
+  // The engine's job for `spec`; an error if setting it up throws.
+  Result<std::unique_ptr<Job>> MakeJob(uint64_t id, const proto::JobSpec& spec,
+                                       const std::vector<JobMember>& schedulers,
+                                       const std::vector<JobMember>& workers,
+                                       const Incarnation& incarnation, Clock::time_point now);
   void CollectFinishedJob(Clock::time_point now);
   // The running job lost a member: sends it to RECOVERING if its RecoverySpec allows; false if
   // it fails instead.

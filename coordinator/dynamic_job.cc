@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/protocol.h"
+#include "coordinator/share_merge.h"
 #include "engine/dynamic_spec.h"
 #include "engine/step_length.h"
 #include "engine/vector_delta.h"
@@ -17,14 +18,14 @@ namespace strads {
 DynamicJob::DynamicJob(Transport& transport, uint64_t id, proto::JobSpec spec,
                        const DynamicApp* app, std::vector<JobMember> schedulers,
                        std::vector<JobMember> workers, Logger log, Clock::time_point now,
-                       JobDeadlines deadlines, Incarnation incarnation)
+                       JobDeadlines deadlines, Incarnation incarnation, Stopwatch stopwatch)
     : EngineJob(transport, id, std::move(spec), std::move(schedulers), std::move(workers),
                 std::move(log), now, deadlines, std::move(incarnation)),
       app_(app),
+      stopwatch_(std::move(stopwatch)),
       seen_(schedulers_.size() + workers_.size(), 0),
       ranges_(schedulers_.size()),
       range_owners_(schedulers_.size()),
-      worker_loss_(workers_.size(), 0.0),
       exhausted_(schedulers_.size(), 0) {
   if (const auto& resume = incarnation_.resume) {
     // The trace so far goes on; the rows of this run say its epoch.
@@ -48,7 +49,7 @@ std::string DynamicJob::Waiting() const {
       }
       break;
     case Phase::kLoading:
-      if (columns() && !counts_forwarded_) {  // everyone waits for them
+      if (!counts_forwarded_) {  // everyone waits for them
         for (size_t w = 0; w < workers_.size(); ++w) {
           if (counted_.empty() || !counted_[w]) who.push_back(workers_[w].id + " (column counts)");
         }
@@ -92,22 +93,21 @@ bool DynamicJob::Handle(const proto::Envelope& e, Clock::time_point now) {
 template <class Body>
 void DynamicJob::Timed(Clock::time_point now, Body&& body) {
   // The time since the last mark went to what the job waited for; what `body` takes is the
-  // coordinator's own (timed by two readings of the clock, a few tens of ns). The solve starts
-  // with the handling of the message that ends the first check.
-  const auto started = Clock::now();
+  // coordinator's own (two readings of the stopwatch). The solve starts with the handling of the
+  // message that ends the first check.
+  const auto started = stopwatch_();
   const bool solving = waits_.state() != WaitLedger::Wait::kNone;
   if (solving) waits_.Mark(now, WaitLedger::Wait::kCoordinator);
   body();
   const WaitLedger::Wait next = WaitState();
   // Not solving before or after: the handling's time is no state's that is reported, and a mark
-  // at now + its time would run ahead of the next message's `now` where that is not the wall
-  // clock's (a test's clock: a handling descheduled for 4 ms swallowed the first 4 ms of the
-  // solve, found under load).
+  // at now + its time would run ahead of the next message's `now` where that is not the
+  // stopwatch's clock.
   if (!solving) {
     if (next == WaitLedger::Wait::kNone) return waits_.Mark(now, next);
     waits_.Mark(now, WaitLedger::Wait::kCoordinator);
   }
-  waits_.Mark(now + (Clock::now() - started), next);
+  waits_.Mark(now + (stopwatch_() - started), next);
 }
 
 bool DynamicJob::Dispatch(const proto::Envelope& e, Clock::time_point now) {
@@ -120,9 +120,6 @@ bool DynamicJob::Dispatch(const proto::Envelope& e, Clock::time_point now) {
       return true;
     case proto::Envelope::kChord:
       HandleChord(e, now);
-      return true;
-    case proto::Envelope::kPartials:
-      HandlePartials(e, now);
       return true;
     case proto::Envelope::kColumnPartials:
       HandleColumnPartials(e, now);
@@ -151,15 +148,9 @@ WaitLedger::Wait DynamicJob::WaitState() const {
     case Phase::kRunning: {
       if (next_commit_ == next_issue_) return Wait::kOther;
       // Rounds commit in order: the oldest one out decides. Without its chord the job waits on
-      // its scheduler, unless (row layout) the workers are still computing a later round whose
-      // chord came first; a column-layout worker starts a round only after the commit before it.
+      // its scheduler (a worker starts a round only after the commit before it).
       const auto oldest = rounds_.find(next_commit_);
       if (oldest != rounds_.end() && oldest->second.chord) return Wait::kWorkers;
-      if (!columns()) {
-        for (auto it = rounds_.upper_bound(next_commit_); it != rounds_.end(); ++it) {
-          if (it->second.chord && it->second.partials < workers_.size()) return Wait::kWorkers;
-        }
-      }
       return Wait::kChord;
     }
     default:
@@ -181,10 +172,7 @@ void DynamicJob::HandleColumnCounts(const proto::Envelope& e, Clock::time_point 
   // scheduler and worker (who wait for it to load).
   if (phase_ != Phase::kLoading || counts_forwarded_) return;
   const int rank = Rank(e.sender(), proto::ROLE_WORKER);
-  if (!columns() || rank < 0) {
-    return Fail("column counts from " + e.sender() + ", which is not a worker of the column layout",
-                now);
-  }
+  if (rank < 0) return Fail("column counts from " + e.sender() + ", which is not a worker", now);
   if (counted_.empty()) counted_.assign(workers_.size(), 0);
   if (counted_[rank]) return;
   counted_[rank] = 1;
@@ -208,12 +196,6 @@ void DynamicJob::HandleColumnCounts(const proto::Envelope& e, Clock::time_point 
 
 void DynamicJob::HandleReady(const proto::Envelope& e, Clock::time_point now) {
   const auto& r = e.ready();
-  // A member reports any failure of its part of the job as a Ready with an error, in any phase.
-  if (!r.error().empty()) {
-    if (!r.lost_peer().empty())
-      return LoseMember(e.sender() + ": " + r.error(), now, r.lost_peer());
-    return Fail(e.sender() + ": " + r.error(), now);
-  }
   if (phase_ != Phase::kLoading) return;
   const size_t slot = size_t(Slot(e.sender()));
   if (seen_[slot]) return;
@@ -227,10 +209,9 @@ void DynamicJob::HandleReady(const proto::Envelope& e, Clock::time_point now) {
     candidates_ = std::max(candidates_, r.candidates());
     num_features_ = std::max(num_features_, r.num_features());
   } else {
-    worker_loss_[slot - schedulers_.size()] = r.loss();
-    // Row shards add up; in the column layout every worker holds every row.
-    num_rows_ = columns() ? std::max(num_rows_, r.num_rows()) : num_rows_ + r.num_rows();
-    if (columns() && slot == schedulers_.size()) {
+    // Every worker holds every row.
+    num_rows_ = std::max(num_rows_, r.num_rows());
+    if (slot == schedulers_.size()) {
       if (Status st = replica_.Reset(r.shared(), r.num_rows()); !st.ok()) {
         return Fail(e.sender() + ": " + st.message(), now);
       }
@@ -301,16 +282,6 @@ void DynamicJob::StartRestore(Clock::time_point now) {
       id_, num_rows_, num_features_, cp.ids_size(), cp.updates());
   phase_ = Phase::kRestoring;
   next_issue_ = 1;  // round 0 is the restore
-  if (!columns()) {
-    // Row layout: the workers apply the values as changes from 0, like any commit.
-    auto e = Out(0);
-    auto* commit = e.mutable_commit();
-    commit->mutable_ids()->CopyFrom(cp.ids());
-    commit->mutable_values()->CopyFrom(cp.values());
-    commit->mutable_deltas()->CopyFrom(cp.values());
-    Broadcast(workers_, e, now);
-    return FinishRestore(now);
-  }
   restore_shares_.assign(workers_.size(), {});
   restore_count_ = 0;
   auto e = Out(0);
@@ -446,9 +417,7 @@ void DynamicJob::HandleChord(const proto::Envelope& e, Clock::time_point now) {
   if (rank < 0 || size_t(rank) != t % schedulers_.size() || rounds_[t].chord) {
     return Fail(fmt::format("chord {} from {}, which does not own that round", t, e.sender()), now);
   }
-  // The column layout's chords may carry no squared norms (only the row layout's pull reads them).
-  const bool norms_ok = c.sq_norms_size() == c.ids_size() || (columns() && c.sq_norms_size() == 0);
-  if (c.ids_size() != c.values_size() || !norms_ok) {
+  if (c.ids_size() != c.values_size()) {
     return Fail("malformed chord from " + e.sender(), now);
   }
   for (uint64_t j : c.ids()) {
@@ -493,27 +462,8 @@ DynamicJob::Round* DynamicJob::AcceptPartials(const proto::Envelope& e, int rank
   return &round;
 }
 
-void DynamicJob::HandlePartials(const proto::Envelope& e, Clock::time_point now) {
-  const auto& p = e.partials();
-  const int rank = Rank(e.sender(), proto::ROLE_WORKER);
-  Round* round = AcceptPartials(e, rank, now);
-  if (!round) return;
-  if (round->sums.empty())
-    round->sums.assign(p.sums().begin(), p.sums().end());
-  else if (round->sums.size() != static_cast<size_t>(p.sums_size())) {
-    return Fail(fmt::format("partials of round {} from {} have {} numbers, expected {}", e.round(),
-                            e.sender(), p.sums_size(), round->sums.size()),
-                now);
-  } else {
-    for (int k = 0; k < p.sums_size(); ++k) round->sums[k] += p.sums(k);
-  }
-  worker_loss_[rank] = p.loss();
-  TryCommit(now);
-}
-
 void DynamicJob::HandleColumnPartials(const proto::Envelope& e, Clock::time_point now) {
   const int rank = Rank(e.sender(), proto::ROLE_WORKER);
-  if (!columns()) return Fail("column partials from " + e.sender() + " in the row layout", now);
   if (phase_ == Phase::kRestoring) return HandleRestoreShare(e, now);
   Round* round = AcceptPartials(e, rank, now);
   if (!round) return;
@@ -536,8 +486,8 @@ void DynamicJob::TryCommit(Clock::time_point now) {
     auto e = Out(next_commit_);
     e.mutable_commit()->set_scheduler_rank(it->second.chord->scheduler_rank());
     // On failure the job is done and sends nothing more: `held` is rightly dropped.
-    if (!(columns() ? CommitColumns(it->second, e, now) : CommitRows(it->second, e, now))) return;
-    if (columns()) CorrectRoundWaits(it->second, now);
+    if (!CommitColumns(it->second, e, now)) return;
+    CorrectRoundWaits(it->second, now);
     const auto& commit = e.commit();
     for (int k = 0; k < commit.ids_size(); ++k) {
       const double updated = commit.values(k);
@@ -552,76 +502,23 @@ void DynamicJob::TryCommit(Clock::time_point now) {
     rounds_.erase(it);
     ++next_commit_;
   }
-  // The requests go out before the trace's row: its estimate of the objective is a pass over the
-  // replica in the column layout (~0.15 ms a round on 20,000 rows of L1-LR, where a row comes
-  // every round), and the members wait for nothing in it.
+  // The requests go out before the trace's row: its objective is a pass over the replica, and the
+  // members wait for nothing in it.
   Issue(now, std::move(held));
   Trace(now, false);
 }
 
-bool DynamicJob::CommitRows(Round& round, proto::Envelope& e, Clock::time_point now) {
-  const uint32_t stats = app_->stats_per_param();
-  const proto::Chord& chord = *round.chord;
-  const std::vector<double>& sums = round.sums;
-  if (sums.size() != static_cast<size_t>(chord.ids_size()) * stats) {
-    Fail(fmt::format("round {}: {} partial statistics for a chord of {}", next_commit_, sums.size(),
-                     chord.ids_size()),
-         now);
-    return false;
-  }
-  auto* commit = e.mutable_commit();
-  for (int k = 0; k < chord.ids_size(); ++k) {
-    const double old = chord.values(k);
-    const double updated =
-        app_->Pull(std::span(sums.data() + k * stats, stats), chord.sq_norms(k), old, spec_);
-    commit->add_ids(chord.ids(k));
-    commit->add_values(updated);
-    commit->add_deltas(updated - old);
-  }
-  Broadcast(workers_, e, now);
-  return true;
-}
-
 bool DynamicJob::CommitColumns(Round& round, proto::Envelope& e, Clock::time_point now) {
   const proto::Chord& chord = *round.chord;
-  // Every chord id is owned by exactly one worker, which sent its new value. A worker's share
-  // holds its ids in chord order (the order its part of the chord came in), so the chord is the
-  // merge of the shares: a cursor per worker, where a map of the chord's ids cost an allocation
-  // an id.
   if (!sum_) sum_.emplace(num_rows_);
   DeltaAccumulator& sum = *sum_;
-  std::vector<int> cursor(round.shares.size(), 0);
-  std::vector<double> deltas(chord.ids_size());
-  for (int k = 0; k < chord.ids_size(); ++k) {
-    const uint64_t j = chord.ids(k);
-    bool found = false;
-    for (size_t w = 0; w < round.shares.size() && !found; ++w) {
-      const proto::ColumnPartials& share = round.shares[w];
-      if (cursor[w] < share.ids_size() && share.ids(cursor[w]) == j) {
-        deltas[k] = share.values(cursor[w]++) - chord.values(k);
-        found = true;
-      }
-    }
-    if (!found) {
-      Fail(
-          fmt::format("round {}: no worker updated parameter {} (in chord order)", next_commit_, j),
-          now);
-      return false;
-    }
-  }
-  int answered = 0;
-  for (const proto::ColumnPartials& share : round.shares) answered += share.ids_size();
-  if (answered != chord.ids_size()) {
-    Fail(fmt::format("round {}: the workers updated {} parameters of a chord of {}", next_commit_,
-                     answered, chord.ids_size()),
-         now);
+  auto merged = MergeShares(next_commit_, chord, round.shares, sum);
+  if (!merged.ok()) {
+    Fail(merged.status().message(), now);
     return false;
   }
-  uint32_t moved = 0;  // workers whose share changed the shared vector
-  for (const proto::ColumnPartials& share : round.shares) {
-    (void)sum.Add(share.change());  // checked on arrival
-    moved += share.change().values_size() > 0;
-  }
+  std::vector<double>& deltas = merged->deltas;
+  const uint32_t moved = merged->moved;
   auto shared = Out(next_commit_);
   proto::VectorDelta& change = *shared.mutable_shared_update()->mutable_change();
   sum.Take(change);
@@ -725,12 +622,11 @@ void DynamicJob::MaybeStartCheck(Clock::time_point now) {
                 schedulers_[asked].id);
     ++next_issue_;
   }
-  // Column layout: the loss is that of the shared vector, which this replica holds bit for bit as
-  // every worker does (the margin apps sum it with the function a worker's ExactLoss uses; Lasso's
-  // sum may differ from a worker's in the last bits). Summed here while the workers compute their
-  // gradients, it is off their path (on 20,000 x 20,000 L1-LR a worker's sum took ~0.3 ms of its
-  // ~0.7 ms check).
-  if (columns()) check_loss_ = replica_.Loss(*app_);
+  // The loss is that of the shared vector, which this replica holds bit for bit as every worker
+  // does (the margin apps sum it with the function a worker's ExactLoss uses; Lasso's sum may
+  // differ from a worker's in the last bits). Summed here while the workers compute their
+  // gradients, it is off their path.
+  check_loss_ = replica_.Loss(*app_);
 }
 
 void DynamicJob::HandleLossReport(const proto::Envelope& e, Clock::time_point now) {
@@ -740,10 +636,6 @@ void DynamicJob::HandleLossReport(const proto::Envelope& e, Clock::time_point no
   seen_[schedulers_.size() + rank] = 1;
   last_progress_ = now;
   for (const auto& [name, value] : e.loss_report().metrics()) check_metrics_[name] += value;
-  if (!columns()) {  // columns: the loss is the replica's (MaybeStartCheck)
-    check_loss_ += e.loss_report().loss();
-    worker_loss_[rank] = e.loss_report().loss();
-  }
   ++loss_reports_;
   FinishCheck(now);
 }
@@ -772,16 +664,16 @@ void DynamicJob::FinishCheck(Clock::time_point now) {
   objective_ = check_loss_ + check_penalty_;
   violation_ = *lambda_max_ > 0 ? check_violation_ / *lambda_max_ : 0.0;
   converged_ = violation_ <= spec_.dynamic().tolerance();
-  // The first check of a run holds the members' start (Begin: models, groupings), up to ~15 ms
-  // against ~2 ms for a check of 20,000 x 20,000 L1-LR, and with its time as the measure the
-  // first three or four rounds ran on the first check's priorities. (A resumed column-layout
-  // run's first check comes after the restore, which followed the start: it is measured.)
-  const bool measured = start_checked_ || (incarnation_.resume && columns());
+  // The first check of a run holds the members' start (Begin: models, groupings), many times a
+  // check's time, and with its time as the measure the first rounds ran on the first check's
+  // priorities. (A resumed run's first check comes after the restore, which followed the start:
+  // it is measured.)
+  const bool measured = start_checked_ || incarnation_.resume;
   pacer_.Done(updates_, now, measured);
-  // Column layout: the row of this state written when the check started (Trace) keeps its time
-  // and takes this check's objective (the same loss; the penalty summed by the schedulers rather
-  // than the running sum).
-  const bool written = columns() && start_checked_ && trace_.last_updates() == updates_;
+  // The row of this state written when the check started (Trace) keeps its time and takes this
+  // check's objective (the same loss; the penalty summed by the schedulers rather than the
+  // running sum).
+  const bool written = start_checked_ && trace_.last_updates() == updates_;
   start_checked_ = true;
   ++checks_;
   // At info level at most once a second (and for the last check): paced checks can come tens of
@@ -878,11 +770,8 @@ void DynamicJob::OnFinished(proto::JobState state, Clock::time_point now) {
 }
 
 double DynamicJob::ApproxObjective() const {
-  // Column layout: the loss of the coordinator's replica, current with every commit.
-  if (columns() && !replica_.empty()) return replica_.Loss(*app_) + penalty_;
-  double loss = 0;
-  for (double l : worker_loss_) loss += l;
-  return loss + penalty_;
+  // The loss of the coordinator's replica, current with every commit.
+  return replica_.empty() ? penalty_ : replica_.Loss(*app_) + penalty_;
 }
 
 void DynamicJob::Trace(Clock::time_point now, bool force) {
@@ -891,27 +780,25 @@ void DynamicJob::Trace(Clock::time_point now, bool force) {
   // time, and the trace would say the state came later than it did: a row was also added when a
   // round's first partials arrived, before its commit.
   if (!force && trace_.last_updates() == updates_) return;
-  // Column layout: a check (not the first) has just started at this state, and summed the loss
-  // of the replica (MaybeStartCheck), which no commit changes while it runs. The row costs
-  // nothing, whatever the rate, and it is the state's time: the job knew the objective at the
-  // commit. Its check's row, the same loss, came one check later (~0.5 ms on loopback, the
-  // workers' gradients and the schedulers' evaluation); FinishCheck keeps this row's time and
-  // gives it the check's objective.
-  if (!force && columns() && phase_ == Phase::kChecking && start_checked_) {
+  // A check (not the first) has just started at this state, and summed the loss of the replica
+  // (MaybeStartCheck), which no commit changes while it runs. The row costs nothing, whatever
+  // the rate, and it is the state's time: the job knew the objective at the commit. Its check's
+  // row, the same loss, came one check later (the workers' gradients and the schedulers'
+  // evaluation); FinishCheck keeps this row's time and gives it the check's objective.
+  if (!force && phase_ == Phase::kChecking && start_checked_) {
     return AddTraceRow(now, check_loss_ + penalty_);
   }
   const double every = spec_.dynamic().trace_every_s() > 0 ? spec_.dynamic().trace_every_s() : 1.0;
   if (!force && now - last_row_at_ < std::chrono::duration<double>(every)) return;
   // A check is running or coming for this state (or a later one, once the rounds in flight
-  // commit): its row will carry the exact objective, and the estimate (a pass over the replica in
-  // the column layout, ~0.15 ms on 20,000 rows) would take a core from the workers while they
-  // compute the next shares. (The check's row replaced the estimate's anyway, TraceLog.)
+  // commit): its row will carry the exact objective, and the estimate (a pass over the replica)
+  // would take a core from the workers while they compute the next shares. (The check's row
+  // replaced the estimate's anyway, TraceLog.)
   if (!force && (check_wanted_ || phase_ == Phase::kChecking)) return;
-  // At a check the objective is exact; between checks it is the workers' latest losses (each at
-  // most D - 1 rounds stale) plus the penalty of the committed values. A row's time is when it
-  // is written: for a check's row, when the check measured the state, not the commit that
-  // reached it (on 20,000 x 20,000 L1-LR as daemons 1-1.5 ms later, the check's own time): the
-  // trace says when the job knew, as a tool that stops says when it stopped.
+  // At a check the objective is exact; between checks it is the replica's loss plus the running
+  // penalty of the committed values. A row's time is when it is written: for a check's row, when
+  // the check measured the state, not the commit that reached it: the trace says when the job
+  // knew, as a tool that stops says when it stopped.
   AddTraceRow(now, force ? objective_ : ApproxObjective());
 }
 
@@ -978,11 +865,9 @@ std::vector<proto::ResultFile> DynamicJob::ResultFiles() const {
   summary["lambda_max"] = lambda_max_.value_or(0.0);
   summary["rounds"] = next_commit_;
   summary["updates"] = updates_;
-  if (columns()) {
-    // Rounds whose combined step was shortened (engine/step_length.h), and the mean step.
-    summary["damped_rounds"] = damped_rounds_;
-    summary["mean_step_length"] = next_commit_ ? step_sum_ / double(next_commit_) : 1.0;
-  }
+  // Rounds whose combined step was shortened (engine/step_length.h), and the mean step.
+  summary["damped_rounds"] = damped_rounds_;
+  summary["mean_step_length"] = next_commit_ ? step_sum_ / double(next_commit_) : 1.0;
   summary["seconds"] = Duration();
   // What the solve waited for (coordinator/wait_ledger.h): how much of it the schedulers held.
   summary["waits"] = waits_.Json();
@@ -993,11 +878,10 @@ std::vector<proto::ResultFile> DynamicJob::ResultFiles() const {
   summary["workers"] = workers_.size();
   summary["data"] = spec_.data_path();
   app_->Summarize(check_metrics_, summary);
-  // The settings the job ran with, the app's and the layout's defaults resolved (the flags below
+  // The settings the job ran with, the app's and the engine's defaults resolved (the flags below
   // say 0 for "by default").
   const proto::DynamicEngineSpec& d = spec_.dynamic();
   nlohmann::ordered_json engine;
-  engine["layout"] = columns() ? "columns" : "rows";
   // The largest chord and draw of a scheduler (each its own, where chords adapt to partitions;
   // the spec's until they are ready, or from a scheduler that does not report them).
   engine["chord_size"] = chord_size_ ? chord_size_ : d.chord_size();
@@ -1005,15 +889,13 @@ std::vector<proto::ResultFile> DynamicJob::ResultFiles() const {
   if (d.chord_size_adapts()) engine["chord_size_cap"] = d.chord_size();
   engine["pipeline_depth"] = d.pipeline_depth();
   engine["rho"] = d.rho();
-  // By default the column layout filters only where a scheduler's partition is dense (its log
-  // says whether it did).
+  // By default the filter runs only where a scheduler's partition is dense (its log says whether
+  // it did).
   if (d.rho_if_dense()) engine["rho_applies_to"] = "dense partitions only";
-  if (columns()) {
-    engine["inner_passes"] = SharePassesOf(d, static_cast<uint32_t>(workers_.size())).max_passes;
-    // Whether correlated features went to one worker: where the spec asks and it was cheap.
-    engine["group_rho"] = d.group_rho();
-    engine["grouped_ranges"] = grouped_ranges_;
-  }
+  engine["inner_passes"] = SharePassesOf(d, static_cast<uint32_t>(workers_.size())).max_passes;
+  // Whether correlated features went to one worker: where the spec asks and it was cheap.
+  engine["group_rho"] = d.group_rho();
+  engine["grouped_ranges"] = grouped_ranges_;
   // How checks were paced (coordinator/check_pacer.h): "auto" depends on timing.
   engine["check_every"] =
       pacer_.timed() ? nlohmann::ordered_json("auto") : nlohmann::ordered_json(pacer_.every());

@@ -15,40 +15,38 @@
 //              it once it has reported, so round t's chord and partials may come in before the
 //              check ends; they wait for it, and are dropped if the check ends the job.
 //   kRunning   rounds: ChordRequest(t) to scheduler t mod S while fewer than D rounds are in
-//   flight (riding on the commit just sent to that scheduler when there is one: Commit.
-//   requests_chord, or on the check before the round: CheckRequest.requests_chord; while the
-//   next commit makes a check due, at most one round a scheduler);
-//              the chord (from the scheduler) and P partials (from the workers) of round t are
-//              summed, the app's Pull gives the new values, and Commit(t) goes to every worker and
-//              to the chord's scheduler — strictly in round order. When a check is due
-//              (coordinator/check_pacer.h: after `check_every` updates, by default J or sooner once
-//              the rounds took as long as the last check), a limit is reached or a chord comes back
-//              empty, issuing stops, the pipeline drains, and a check follows (asking for the
-//              next round with it).
-//              Column layout (owner-computes): the workers send ColumnPartials instead (the new
-//              values of the ids each owns and the change of the shared vector); the commit takes
-//              their values, and SharedUpdate(t), the sum of their changes in rank order, goes to
-//              every worker, the ordinary Commit(t) to the chord's scheduler. When more than one
-//              worker moved, the round's step is scaled by the alpha in [0, 1] that minimises the
-//              objective along it (engine/step_length.h), so no round increases the objective.
+//              flight (riding on the commit just sent to that scheduler when there is one:
+//              Commit.requests_chord, or on the check before the round:
+//              CheckRequest.requests_chord; while the next commit makes a check due, at most one
+//              round a scheduler). The chord of round t comes from its scheduler, and from each
+//              worker its ColumnPartials (the new values of the chord ids it owns and the change
+//              of the shared vector). Strictly in round order, the commit takes their values, and
+//              SharedUpdate(t), the sum of their changes in rank order, goes to every worker,
+//              Commit(t) to the chord's scheduler. When more than one worker moved, the round's
+//              step is scaled by the alpha in [0, 1] that minimises the objective along it
+//              (engine/step_length.h), so no round increases the objective. When a check is due
+//              (coordinator/check_pacer.h: after `check_every` updates, by default J or sooner
+//              once the rounds took as long as the last check), a limit is reached or a chord
+//              comes back empty, issuing stops, the pipeline drains, and a check follows (asking
+//              for the next round with it).
 //   kRestoring only in a resumed run (Incarnation::resume), between loading and the first check:
-//              round 0 sets every parameter to its checkpointed value. Row layout: Commit(0) to
-//              the workers (the values as deltas from 0) and to each scheduler its range's part.
-//              Column layout: Restore(0) to the workers, who answer with the change of the
-//              shared vector their columns make; its sum goes out as SharedUpdate(0), and each
-//              scheduler gets Commit(0). Then a check (which also refreshes every priority from
-//              the violations), and rounds from 1. lambda_max comes from the checkpoint.
+//              round 0 sets every parameter to its checkpointed value: Restore(0) to the workers,
+//              who answer with the change of the shared vector their columns make; its sum goes
+//              out as SharedUpdate(0), and each scheduler gets Commit(0). Then a check (which
+//              also refreshes every priority from the violations), and rounds from 1. lambda_max
+//              comes from the checkpoint.
 //   kModel     the final model: ModelRequest to the schedulers, ModelSlice back.
 //   done       succeeded (converged or a limit), failed (a member's error, a dead member, a broken
 //              invariant) or cancelled; JobEnd has gone to every member.
 //
 // Priorities live in the schedulers, and so does the model the job returns; per round it keeps
-// the chord and the partial sums of the rounds in flight (at most D). It also keeps a copy of the
-// committed values (O(J), for the partial result of a job that does not finish) and, in the
-// column layout, a replica of the shared vector (O(rows), for the step length).
+// the chord and the workers' shares of the rounds in flight (at most D). It also keeps a copy of
+// the committed values (O(J), for the partial result of a job that does not finish) and a replica
+// of the shared vector (O(rows): the objective and the step length).
 // Thread-compatibility: owned by the coordinator's event loop.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -71,9 +69,15 @@ namespace strads {
 
 class DynamicJob final : public EngineJob {
  public:
-  DynamicJob(Transport& transport, uint64_t id, proto::JobSpec spec, const DynamicApp* app,
-             std::vector<JobMember> schedulers, std::vector<JobMember> workers, Logger log,
-             Clock::time_point now, JobDeadlines deadlines = {}, Incarnation incarnation = {});
+  // Times the coordinator's own handling of a message, for the wait ledger: the real clock in a
+  // daemon, the test's fake clock in a unit test (so every figure of the ledger is exact there).
+  using Stopwatch = std::function<Clock::time_point()>;
+
+  DynamicJob(
+      Transport& transport, uint64_t id, proto::JobSpec spec, const DynamicApp* app,
+      std::vector<JobMember> schedulers, std::vector<JobMember> workers, Logger log,
+      Clock::time_point now, JobDeadlines deadlines = {}, Incarnation incarnation = {},
+      Stopwatch stopwatch = [] { return Clock::now(); });
 
   void OnTick(Clock::time_point now) override;
   proto::JobInfo Info(Clock::time_point now) const override;
@@ -90,10 +94,9 @@ class DynamicJob final : public EngineJob {
   enum class Phase { kLoading, kRestoring, kChecking, kRunning, kModel, kDone };
   struct Round {
     std::optional<proto::Chord> chord;
-    std::vector<double> sums;
     uint32_t partials = 0;
     std::vector<char> seen;                     // by worker rank
-    std::vector<proto::ColumnPartials> shares;  // column layout: by worker rank
+    std::vector<proto::ColumnPartials> shares;  // by worker rank
     // When the coordinator took the chord up: handled, or the check's end for one that came
     // during a check (CorrectRoundWaits).
     std::optional<Clock::time_point> chord_in;
@@ -113,32 +116,28 @@ class DynamicJob final : public EngineJob {
   void OnFinished(proto::JobState state, Clock::time_point now) override;
 
   void HandleReady(const proto::Envelope& e, Clock::time_point now);
-  // Column layout: sums the workers' column counts and sends the sum to every member.
+  // Sums the workers' column counts and sends the sum to every member.
   void HandleColumnCounts(const proto::Envelope& e, Clock::time_point now);
   void HandleChord(const proto::Envelope& e, Clock::time_point now);
   // Round `round`'s chord, of scheduler `rank`, taken up while running (its time is the round's
   // chord_in): an exhausted one asks for a check.
   void OnChordIn(int rank, Round& round, Clock::time_point now);
-  void HandlePartials(const proto::Envelope& e, Clock::time_point now);
   void HandleColumnPartials(const proto::Envelope& e, Clock::time_point now);
   // The round of a worker's partials, once per worker, or null (late, early or repeated).
   Round* AcceptPartials(const proto::Envelope& e, int rank, Clock::time_point now);
-  // Commits round next_commit_ from the chord and the statistics (row layout) or the workers'
-  // shares (column layout); false if the job failed.
-  bool CommitRows(Round& round, proto::Envelope& e, Clock::time_point now);
+  // Commits round next_commit_ from the chord and the workers' shares; false if the job failed.
   bool CommitColumns(Round& round, proto::Envelope& e, Clock::time_point now);
-  // Column layout, at a round's commit (`now`): the ledger charged the round's wait since the last
+  // At a round's commit (`now`): the ledger charged the round's wait since the last
   // commit to its chord until the coordinator took the chord up, which can be long after the
   // workers got it; their own compute times say how long they worked. The longest of them, less
   // the time since the chord was taken up (the workers' and the coordinator's own since), moves
   // from the chord's time to the workers', at most what the chord was charged since the last
   // commit (WaitLedger::Move).
   void CorrectRoundWaits(const Round& round, Clock::time_point now);
-  // Column layout: the step length along the round's combined change (engine/step_length.h),
+  // The step length along the round's combined change (engine/step_length.h),
   // from the coordinator's replica and the chord's values and deltas.
   double CombinedStepLength(const proto::Chord& chord, const std::vector<double>& deltas,
                             const proto::VectorDelta& change) const;
-  bool columns() const { return spec_.dynamic().layout() == proto::LAYOUT_COLUMNS; }
   // Resumed run: round 0 restores the checkpoint (see kRestoring above).
   void StartRestore(Clock::time_point now);
   void HandleRestoreShare(const proto::Envelope& e, Clock::time_point now);
@@ -164,10 +163,11 @@ class DynamicJob final : public EngineJob {
   double ApproxObjective() const;
 
   const DynamicApp* app_;
+  const Stopwatch stopwatch_;
   std::vector<char> seen_;  // per member in the current phase: schedulers, then workers
   Phase phase_ = Phase::kLoading;
   bool start_checked_ = false;  // the run's first check (which holds the start) is done
-  // Column layout, while loading: the workers' counts of their parts of the file, summed, and
+  // While loading: the workers' counts of their parts of the file, summed, and
   // whether the sum went to the members.
   std::vector<char> counted_;  // by worker rank
   std::vector<uint64_t> count_sum_;
@@ -193,12 +193,11 @@ class DynamicJob final : public EngineJob {
   CheckPacer pacer_;                                  // when the rounds stop for a check
   std::optional<Clock::time_point> check_logged_at_;  // the last check logged at info level
   bool check_wanted_ = false;
-  std::vector<double> worker_loss_;
   double penalty_ = 0;
-  SharedReplica replica_;  // column layout: the shared vector, as every worker holds it
+  SharedReplica replica_;  // the shared vector, as every worker holds it
   uint64_t damped_rounds_ = 0;
   double step_sum_ = 0;
-  std::optional<DeltaAccumulator> sum_;  // column layout: a round's summed change (scratch)
+  std::optional<DeltaAccumulator> sum_;  // a round's summed change (scratch)
 
   // Checks.
   uint32_t loss_reports_ = 0;
@@ -226,7 +225,7 @@ class DynamicJob final : public EngineJob {
   HugePageVector<double> committed_;
 
   // Trace and rate.
-  // Restoring (column layout): the workers' shares of round 0.
+  // Restoring: the workers' shares of round 0.
   std::vector<proto::ColumnPartials> restore_shares_;
   uint32_t restore_count_ = 0;
 

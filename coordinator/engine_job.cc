@@ -121,6 +121,12 @@ void EngineJob::OnMessage(const proto::Envelope& e, Clock::time_point now) {
     }
     return;
   }
+  if (e.has_job_failed()) {  // in any phase, of either engine
+    const proto::JobFailed& f = e.job_failed();
+    if (!f.lost_peer().empty())
+      return LoseMember(e.sender() + ": " + f.error(), now, f.lost_peer());
+    return Fail(e.sender() + ": " + f.error(), now);
+  }
   if (!Handle(e, now)) log_->warn("job {}: unexpected {} from {}", id_, BodyName(e), e.sender());
 }
 

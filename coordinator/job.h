@@ -28,8 +28,8 @@ struct JobDeadlines {
 
 // Which run of a job this is. The first has epoch 0 (the wire's default) and starts from scratch;
 // after a member loss or a coordinator restart the job runs again with the next epoch, from the
-// latest checkpoint if there is one (coordinator/recovery.h). Every message of the run carries its
-// epoch; messages of other epochs are refused.
+// latest checkpoint if there is one (Coordinator::TryRecover, coordinator/coordinator.h). Every
+// message of the run carries its epoch; messages of other epochs are refused.
 struct Incarnation {
   uint32_t epoch = 0;
   double seconds_before = 0;  // job time before this run started: earlier runs and the gaps

@@ -128,7 +128,7 @@ Result<std::string> JobJournal::WriteResults(uint64_t job_id,
         f.name() == "..") {
       return Status::InvalidArgument(fmt::format("bad result file name '{}'", f.name()));
     }
-    if (Status st = WriteFileAtomically(dir / f.name(), f.content()); !st.ok()) return st;
+    STRADS_RETURN_IF_ERROR(WriteFileAtomically(dir / f.name(), f.content()));
   }
   return dir.string();
 }

@@ -68,12 +68,6 @@ bool StaticJob::Handle(const proto::Envelope& e, Clock::time_point now) {
 
 void StaticJob::HandleReady(const proto::Envelope& e, Clock::time_point now) {
   const auto& r = e.ready();
-  // A member reports any failure of its part of the job as a Ready with an error, in any phase.
-  if (!r.error().empty()) {
-    if (!r.lost_peer().empty())
-      return LoseMember(e.sender() + ": " + r.error(), now, r.lost_peer());
-    return Fail(e.sender() + ": " + r.error(), now);
-  }
   if (phase_ != Phase::kLoading) return;
   const size_t slot = size_t(Slot(e.sender()));
   if (seen_[slot]) return;
@@ -303,9 +297,9 @@ void StaticJob::MaybeEndPass(Clock::time_point now) {
     log_->info("job {}: iteration {}: {} {:.10g}", id_, iteration_, app_->ObjectiveName(),
                objective);
     if (!std::isfinite(objective)) {
-      return Fail(fmt::format("diverged: the {} is {} after iteration {} (for mf sgd, try a "
-                              "smaller --learning-rate)",
-                              app_->ObjectiveName(), objective, iteration_),
+      const std::string advice = app_->DivergenceAdvice(spec_);
+      return Fail(fmt::format("diverged: the {} is {} after iteration {}{}", app_->ObjectiveName(),
+                              objective, iteration_, advice.empty() ? "" : " (" + advice + ")"),
                   now);
     }
   }

@@ -9,9 +9,8 @@
 // `chord` and `check_schedulers` take much of the time; they include the messages' hops to and from
 // the scheduler.
 // The coordinator sees a message only once it has a core. With as many busy workers as cores it
-// may handle a round's chord after the workers computed most of the round (2 cores, 1 x 2 L1-LR:
-// the chord was handled ~3 ms after its request, the workers had started ~1.8 ms after it), and
-// the ledger would charge their work to the chord. So each column-layout share carries its
+// may handle a round's chord after the workers computed most of the round, and the ledger would
+// charge their work to the chord. So each share carries its
 // worker's compute time, and at the round's commit the job moves the part of it the coordinator
 // did not see (the longest compute less the time since it took the chord up) from the round's
 // chord time over to the workers, at most what the chord was charged (Move;
@@ -33,8 +32,7 @@ class WaitLedger {
   enum class Wait {
     kNone,             // not solving: loading, the first check, the final model, done
     kChord,            // the oldest round out has no chord: waiting on its scheduler
-    kWorkers,          // the oldest round out has its chord (or, row layout, the workers compute a
-                       // later one): waiting on the workers' shares
+    kWorkers,          // the oldest round out has its chord: waiting on the workers' shares
     kCheckWorkers,     // a check: the workers' gradients and losses
     kCheckSchedulers,  // a check: every worker has answered, the schedulers evaluate
     kCoordinator,      // the coordinator handling a message (summing shares, committing)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# ab-jobs.sh — compares two builds of the daemons on the same jobs (docs/benchmarks.md's A/B
-# rows): fresh loopback clusters of each build, alternated (base, new, base, new, ...), each
+# ab-jobs.sh — compares two builds of the daemons (or two settings of one) on the same jobs:
+# fresh loopback clusters of each build, alternated (base, new, base, new, ...), each
 # running a few jobs one after another, every job under `flock /tmp/strads-cpu.lock`. On a shared
 # VM whose speed drifts by tens of percent within an hour, only alternated runs compare builds.
 #
@@ -22,12 +22,15 @@
 #                                   (--base-bin = --new-bin)
 #   --dir DIR                       results (default /tmp/strads-ab-jobs)
 # Prints, for each build, the medians over its jobs of: seconds to 1e-3 / 1e-6 / 1e-9 of F*
-# (from trace.csv, the first row at or below the gap; nan: not reached), rounds, checks, the
+# (bench/epsilon.py: the first trace.csv row at or below the relative gap; nan: not reached), rounds, checks, the
 # wall µs a round between round 2 and the last row before the final check, the coordinator's wait
 # for chords a round (summary.json's wait ledger), and each job's time to 1e-3.
 set -euo pipefail
 
 SCRIPT_DIR=$(cd "$(dirname "$0")" && pwd)
+REPO=$(cd "$SCRIPT_DIR/.." && pwd)
+# The Python harnesses (bench/ at the repository's root).
+pybench() { PYTHONPATH="$REPO${PYTHONPATH:+:$PYTHONPATH}" python3 -m "bench.$1" "${@:2}"; }
 BASE_BIN='' NEW_BIN='' DATA='' LAMBDA='' FSTAR='' FLAGS='' BASE_FLAGS='' NEW_FLAGS=''
 APP=lasso S=1 W=2 REPS=3 JOBS=4 DIR=/tmp/strads-ab-jobs
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
@@ -88,42 +91,4 @@ for rep in $(seq "$REPS"); do
   done
 done
 
-python3 - "$DIR" "$FSTAR" <<'PY'
-import csv, glob, json, math, os, statistics, sys
-out, fstar = sys.argv[1], float(sys.argv[2])
-sides = {}
-for d in sorted(glob.glob(os.path.join(out, "*-*-*"))):
-    if not os.path.isdir(d) or not os.path.exists(os.path.join(d, "trace.csv")):
-        continue
-    rows = list(csv.DictReader(open(os.path.join(d, "trace.csv"))))
-    summary = json.load(open(os.path.join(d, "summary.json")))
-    t0 = float(rows[0]["seconds"])
-    to = []
-    for gap in (1e-3, 1e-6, 1e-9):
-        hit = next((float(r["seconds"]) - t0 for r in rows
-                    if (float(r["objective"]) - fstar) / abs(fstar) <= gap), math.nan)
-        to.append(hit)
-    later = [r for r in rows if int(r["round"]) >= 2]
-    us_round = math.nan
-    if len(later) >= 3 and int(later[-2]["round"]) > int(later[0]["round"]):
-        us_round = 1e6 * (float(later[-2]["seconds"]) - float(later[0]["seconds"])) / (
-            int(later[-2]["round"]) - int(later[0]["round"]))
-    rounds = max(1, summary["rounds"])
-    waits = summary.get("waits") or {}
-    chord_us = 1e6 * waits.get("chord_s", math.nan) / rounds
-    sides.setdefault(os.path.basename(d).split("-")[0], []).append(
-        to + [summary["rounds"], summary["engine"]["checks"], us_round, chord_us])
-def med(xs):
-    xs = [x for x in xs if not math.isnan(x)]
-    return statistics.median(xs) if xs else math.nan
-for side in ("base", "new"):
-    v = sides.get(side, [])
-    if not v:
-        print(f"{side}: no job finished")
-        continue
-    c = list(zip(*v))
-    print(f"{side}: {len(v)} jobs; median s to 1e-3 / 1e-6 / 1e-9: {med(c[0]):.4f} / {med(c[1]):.4f}"
-          f" / {med(c[2]):.4f}; rounds {med(c[3]):.0f}, checks {med(c[4]):.0f}; µs a round"
-          f" {med(c[5]):.0f}; chord wait µs a round {med(c[6]):.0f}; s to 1e-3 each: "
-          + " ".join(f"{x:.3f}" for x in sorted(c[0])))
-PY
+pybench ab_jobs "$DIR" "$FSTAR"

@@ -20,6 +20,9 @@
 #                                   [--corpus DIR]
 set -euo pipefail
 SCRIPT_DIR=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd -- "$SCRIPT_DIR/.." && pwd)
+# The Python harnesses (bench/ at the repository's root).
+pybench() { PYTHONPATH="$REPO${PYTHONPATH:+:$PYTHONPATH}" python3 -m "bench.$1" "${@:2}"; }
 BIN=$SCRIPT_DIR/../build/bin
 REPEAT=2 ONLY="" LDA_ITERATIONS=1000 LASSO_SECONDS=150 LASSO_LAMBDA=40
 CORPUS=$SCRIPT_DIR/../data/debian-descriptions
@@ -69,11 +72,7 @@ args() {  # args JOB: the job's submit arguments
 }
 # figure JOB SUMMARY: lda, the solve seconds; lasso, the updates per second.
 figure() {
-  python3 - "$@" <<'EOF'
-import json, sys
-job, s = sys.argv[1], json.load(open(sys.argv[2]))
-print("%.2f" % (s["seconds"] if job == "lda" else s["updates"] / s["seconds"]))
-EOF
+  pybench checkpoint figure "$@"
 }
 # stats PATTERN: min/median/max of the ms figures the coordinator's new log lines hold.
 stats() {
@@ -104,14 +103,5 @@ for job in "${JOBS[@]}"; do
   done
 done
 for job in "${JOBS[@]}"; do
-  python3 - "$job" "${FIG[$job,0]}" "${FIG[$job,30]}" <<'EOF'
-import statistics, sys
-job, off, on = sys.argv[1], [float(x) for x in sys.argv[2].split()], [float(x) for x in sys.argv[3].split()]
-m0, m30 = statistics.median(off), statistics.median(on)
-# Overhead: extra time (lda), or lost throughput (lasso: fewer updates per second).
-cost = m30 / m0 - 1 if job == "lda" else m0 / m30 - 1
-unit = "s" if job == "lda" else "updates/s"
-print(f"# {job}: median {m30:.2f} {unit} with checkpoints every 30 s against {m0:.2f} without: "
-      f"overhead {100 * cost:+.1f} % (runs: {off} / {on})")
-EOF
+  pybench checkpoint overhead "$job" "${FIG[$job,0]}" "${FIG[$job,30]}"
 done

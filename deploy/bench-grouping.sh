@@ -14,7 +14,8 @@
 # (/tmp/strads-cpu.lock): do not build or run tests meanwhile. The table gives, per
 # configuration, the median over the repeats of: the load (the trace's first row: loading,
 # grouping and the first optimality check), the solve time to F*(1 + 1e-3) and to F*(1 + 1e-6)
-# from there, the rounds to 1e-6, and the mean step length of the line search (summary.json).
+# from there (bench/epsilon.py), the rounds to 1e-6, and the mean step length of the line search
+# (summary.json).
 # F* is the least objective any run of the problem reached (both orders have the same optimum).
 #
 # Usage: deploy/bench-grouping.sh [--bin-dir DIR] [--dir DIR] [--repeats R] [--workers P]
@@ -47,7 +48,8 @@ done
 BIN=$(cd -- "$BIN" && pwd)
 mkdir -p "$DIR"
 DIR=$(cd -- "$DIR" && pwd)
-HELPER=$REPO/docs/compare/compare_tools.py
+# The Python harnesses (bench/ at the repository's root).
+pybench() { PYTHONPATH="$REPO${PYTHONPATH:+:$PYTHONPATH}" python3 -m "bench.$1" "${@:2}"; }
 LOCK=/tmp/strads-cpu.lock
 
 # Writes $DIR/NAME-plain.libsvm and $DIR/NAME-shuffled.libsvm (once): strads-gen ARGS, with and
@@ -61,7 +63,7 @@ make_pair() { # NAME APP ARGS...
     [[ -s $out ]] && continue
     if [[ $app == logistic ]]; then
       "$BIN/strads-gen" "$@" "${flag[@]}" --output "$DIR/$name-$order.raw" >&2
-      python3 "$HELPER" gen-labels "$DIR/$name-$order.raw" "$out" >&2
+      pybench compare gen-labels "$DIR/$name-$order.raw" "$out" >&2
       rm -f "$DIR/$name-$order.raw" "$DIR/$name-$order.raw.truth.tsv"
     else
       "$BIN/strads-gen" "$@" "${flag[@]}" --output "$out" >&2
@@ -72,7 +74,7 @@ make_pair() { # NAME APP ARGS...
 bench() { # NAME APP
   local name=$1 app=$2 lam order g r out
   lam=$(python3 -c "import sys; print(repr(0.1 * float(sys.argv[1])))" \
-    "$(python3 "$HELPER" lambda-max "$app" "$DIR/$name-plain.libsvm")")
+    "$(pybench compare lambda-max "$app" "$DIR/$name-plain.libsvm")")
   echo "== $name: strads run $app --data $DIR/$name-{plain,shuffled}.libsvm --lambda $lam --workers $WORKERS --tolerance 1e-8 --trace-every 0.002 --group-rho {0.5,1} (x $REPEATS)" >&2
   for ((r = 1; r <= REPEATS; ++r)); do
     for order in plain shuffled; do
@@ -87,50 +89,7 @@ bench() { # NAME APP
       done
     done
   done
-  python3 - "$DIR/results-$name" "$name" "$app" "$lam" <<'PYEOF'
-import csv, glob, json, os, statistics, sys
-res, name, app, lam = sys.argv[1:5]
-runs = {}
-for d in sorted(glob.glob(os.path.join(res, "*-r*"))):
-    if not os.path.isdir(d):
-        continue
-    key = os.path.basename(d).rsplit("-r", 1)[0]
-    rows = list(csv.DictReader(open(os.path.join(d, "trace.csv"))))
-    summary = json.load(open(os.path.join(d, "summary.json")))
-    runs.setdefault(key, []).append((rows, summary))
-fstar = min(float(r["objective"]) for v in runs.values() for rows, _ in v for r in rows)
-
-def at(rows, eps):
-    t0 = float(rows[0]["seconds"])
-    for r in rows:
-        if float(r["objective"]) <= fstar * (1 + eps):
-            return float(r["seconds"]) - t0, int(r["round"])
-    return None, None
-
-def med(xs):
-    xs = [x for x in xs if x is not None]
-    return statistics.median(xs) if xs else None
-
-def fmt(x, spec):
-    return "—" if x is None else format(x, spec)
-
-print(f"\n### {name}: {app}, lambda = {lam}, F* = {fstar:.12g}\n")
-print("| columns | --group-rho | load s | s to 1e-3 | s to 1e-6 | rounds to 1e-6 | mean step | runs |")
-print("|---|---|---|---|---|---|---|---|")
-for order in ("plain", "shuffled"):
-    for g in ("0.5", "1"):
-        v = runs.get(f"{order}-g{g}", [])
-        if not v:
-            continue
-        load = med([float(rows[0]["seconds"]) for rows, _ in v])
-        t3 = med([at(rows, 1e-3)[0] for rows, _ in v])
-        t6 = med([at(rows, 1e-6)[0] for rows, _ in v])
-        r6 = med([at(rows, 1e-6)[1] for rows, _ in v])
-        step = med([s.get("mean_step_length") for _, s in v])
-        label = "side by side" if order == "plain" else "shuffled"
-        print(f"| {label} | {g} | {fmt(load, '.3f')} | {fmt(t3, '.3f')} | {fmt(t6, '.3f')} | "
-              f"{fmt(r6, '.0f')} | {fmt(step, '.3f')} | {len(v)} |")
-PYEOF
+  pybench grouping "$DIR/results-$name" "$name" "$app" "$lam"
 }
 
 if [[ ,$PROBLEMS, == *,logistic,* ]]; then

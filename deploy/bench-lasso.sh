@@ -1,32 +1,30 @@
 #!/usr/bin/env bash
-# bench-lasso.sh — the Lasso (and L1-LR) benchmark of docs/benchmarks.md.
+# bench-lasso.sh — the Lasso (and L1-LR) benchmark (docs/performance.md).
 #
 # For one problem (the correlated synthetic one by default, or --data FILE) it runs
 #   (a) the sequential reference solver        strads-lasso-reference (lasso only)
 #   (b) the embedded engine, 1x1 and 1x2       strads run APP --schedulers S --workers P
-#   (c) daemon clusters on loopback, 1x1, 2x2  deploy/strads-cluster start --port 0, strads submit
-# each in the row layout and, for the configs ending in c, the column layout, all at a tight
-# tolerance, then reads every trace.csv and prints, per configuration, the solve
-# time and updates at which the relative objective gap (F - F*)/F* first drops to <= 1e-3, 1e-6
-# and 1e-9, and the ratio of those times to the reference's.
+#   (c) daemon clusters on loopback, 1x1, 1x2, 2x2
+#                                              deploy/strads-cluster start --port 0, strads submit
+# all at a tight tolerance, then reads every trace.csv and prints, per configuration, the solve
+# time and updates at which the relative objective gap (F - F*)/|F*| first drops to <= 1e-3, 1e-6
+# and 1e-9 (bench/epsilon.py), and the ratio of those times to the reference's.
 #
 #   F*     = the smallest exact objective seen: the reference's trace (exact after every sweep)
 #            and every run's final summary objective (exact: computed at the last full check).
 #   lambda = LAMBDA_FRACTION * lambda_max, lambda_max = max_j |x_j^T y| (from a reference run at
 #            a huge lambda, which stops at beta = 0 and reports it); logistic: max_j |x_j^T y| / 2
-#            (docs/compare/compare_tools.py lambda-max).
+#            (python3 -m bench.compare lambda-max).
 #   Times  = solve time. The reference's trace starts at the start of the solve (loading is
 #            excluded). The engine's trace.csv `seconds` count from job start, which includes
 #            each worker loading its shard; its first row is written at the first optimality
 #            check (at beta = 0, right after loading), so engine solve time = seconds - seconds of
 #            the first row. That first-row time is shown as "start" (load + first check).
 #   Engine trace rows are exact at every full check (every `features` updates) and, in between,
-#   every 2 ms (--trace-every 0.002): in the column layout the exact objective of the
-#   coordinator's replica, in the row layout the workers' latest losses plus the committed
-#   penalty (approximate).
+#   every 2 ms (--trace-every 0.002): the exact objective of the coordinator's replica.
 #
 # Usage: deploy/bench-lasso.sh [options]
-#   --app APP            lasso (default) or logistic; logistic's default problem is docs/compare.md's
+#   --app APP            lasso (default) or logistic; logistic's default problem is compare-tools.sh's
 #                        logistic-synthetic (strads-gen 20000 x 20000, y thresholded at its median)
 #   --data FILE          use this libsvm file instead of generating the synthetic problem
 #   --name NAME          label for the output (default: synthetic or the file's base name)
@@ -42,14 +40,16 @@
 #                        a row after every commit, as the reference writes one every sweep)
 #   --engine-args "ARGS" more options for every engine run, split on spaces (e.g.
 #                        "--chord-size 4096 --candidates 8192"); the reference does not get them
-#   --configs LIST       comma list of ref,emb11,emb12,cl11,cl22 (--layout rows) and their
-#                        column-layout twins emb11c,emb12c,cl11c,cl22c (--layout columns), and
-#                        cl12c (a loopback cluster of 1 scheduler x 2 workers, columns)
-#                        (default: all)
+#   --configs LIST       comma list of ref (the reference), emb11c, emb12c (embedded 1x1, 1x2),
+#                        cl11c, cl12c, cl22c (loopback clusters of S schedulers x P workers)
+#                        (default: ref,emb11c,emb12c,cl11c,cl22c; the c once meant the column
+#                        layout, now the dynamic engine's only one)
 set -euo pipefail
 
 SCRIPT_DIR=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd -- "$SCRIPT_DIR/.." && pwd)
+# The Python harnesses (bench/ at the repository's root).
+pybench() { PYTHONPATH="$REPO${PYTHONPATH:+:$PYTHONPATH}" python3 -m "bench.$1" "${@:2}"; }
 BIN=$REPO/build-bench/bin
 APP=lasso
 DIR=/tmp/strads-bench
@@ -61,7 +61,7 @@ MAX_SECONDS=90
 MAX_UPDATES=0
 TRACE_EVERY=0.002
 ENGINE_ARGS=()
-CONFIGS=ref,emb11,emb12,cl11,cl22,emb11c,emb12c,cl11c,cl22c
+CONFIGS=ref,emb11c,emb12c,cl11c,cl22c
 
 # The synthetic problem (tools/synthetic_lasso.h): 1000 x 100,000, groups of 10 features with
 # correlation 0.9, 2% dense columns sharing their group's row support, 50 true nonzeros.
@@ -103,10 +103,10 @@ if [[ -z $DATA && $APP == logistic ]]; then
   NAME=${NAME:-logistic-synthetic}
   DATA=$DIR/logistic-20000x20000.libsvm
   if [[ ! -s $DATA ]]; then
-    echo "== generating $DATA (docs/compare.md logistic-synthetic)" >&2
+    echo "== generating $DATA (compare-tools.sh's logistic-synthetic)" >&2
     "$BIN/strads-gen" --rows 20000 --features 20000 --density 0.002 --nonzeros 2000 --seed 7 \
       --output "$DIR/gen-20000x20000.libsvm" >&2
-    python3 "$REPO/docs/compare/compare_tools.py" gen-labels "$DIR/gen-20000x20000.libsvm" "$DATA" >&2
+    pybench compare gen-labels "$DIR/gen-20000x20000.libsvm" "$DATA" >&2
   fi
 elif [[ -z $DATA ]]; then
   NAME=${NAME:-synthetic}
@@ -130,7 +130,7 @@ if [[ $APP == lasso ]]; then
   "$BIN/strads-lasso-reference" --data "$DATA" --lambda 1e300 --tolerance 0 --output "$OUT/lambda-max" >&2
   LAMBDA_MAX=$(python3 -c 'import json,sys; print(repr(json.load(open(sys.argv[1]))["lambda_max"]))' "$OUT/lambda-max/summary.json")
 else
-  LAMBDA_MAX=$(python3 "$REPO/docs/compare/compare_tools.py" lambda-max "$APP" "$DATA")
+  LAMBDA_MAX=$(pybench compare lambda-max "$APP" "$DATA")
 fi
 LAMBDA=$(python3 -c 'import sys; print(repr(float(sys.argv[1]) * float(sys.argv[2])))' "$FRACTION" "$LAMBDA_MAX")
 echo "== lambda = $FRACTION * lambda_max = $FRACTION * $LAMBDA_MAX = $LAMBDA" >&2
@@ -152,10 +152,8 @@ run_embedded() { # NAME SCHEDULERS WORKERS [JOB OPTIONS...]
     { echo "bench-lasso.sh: $1 failed, see $OUT/$1.log" >&2; tail -5 "$OUT/$1.log" >&2; }
   tail -1 "$OUT/$1.log" >&2 || true
 }
-has emb11 && run_embedded emb11 1 1 --layout rows
-has emb12 && run_embedded emb12 1 2 --layout rows
-has emb11c && run_embedded emb11c 1 1 --layout columns
-has emb12c && run_embedded emb12c 1 2 --layout columns
+has emb11c && run_embedded emb11c 1 1
+has emb12c && run_embedded emb12c 1 2
 
 CLUSTER_RUN_DIR=""
 stop_cluster() {
@@ -186,7 +184,7 @@ run_cluster() { # NAME SCHEDULERS WORKERS [JOB OPTIONS...]
 }
 
 # Prints "DAEMON CPU_SECONDS" (user + system, since it started) for every local daemon of the
-# cluster: what each role spent, idle heartbeats included (docs/scaling.md's cost model).
+# cluster: what each role spent, idle heartbeats included (the cost model of docs/performance.md).
 daemon_cpu_seconds() {
   local f pid tick
   tick=$(getconf CLK_TCK)
@@ -198,111 +196,9 @@ daemon_cpu_seconds() {
       "/proc/$pid/stat"
   done
 }
-has cl11 && run_cluster cl11 1 1 --layout rows
-has cl22 && run_cluster cl22 2 2 --layout rows
-has cl11c && run_cluster cl11c 1 1 --layout columns
-has cl12c && run_cluster cl12c 1 2 --layout columns
-has cl22c && run_cluster cl22c 2 2 --layout columns
+has cl11c && run_cluster cl11c 1 1
+has cl12c && run_cluster cl12c 1 2
+has cl22c && run_cluster cl22c 2 2
 
 echo "== table ($NAME: $DATA, lambda = $FRACTION lambda_max = $LAMBDA, tolerance $TOL)" >&2
-python3 - "$OUT" "$NAME" "$LAMBDA" "$FRACTION" <<'PY'
-import csv, json, os, sys
-
-out, name, lam, frac = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4]
-configs = [("ref", "(a) reference, sequential"),
-           ("emb11", "(b) embedded 1x1, --layout rows"),
-           ("emb12", "(b) embedded 1x2, --layout rows"),
-           ("cl11", "(c) loopback cluster 1x1, --layout rows"),
-           ("cl22", "(c) loopback cluster 2x2, --layout rows"),
-           ("emb11c", "(b) embedded 1x1, --layout columns"),
-           ("emb12c", "(b) embedded 1x2, --layout columns"),
-           ("cl11c", "(c) loopback cluster 1x1, --layout columns"),
-           ("cl12c", "(c) loopback cluster 1x2, --layout columns"),
-           ("cl22c", "(c) loopback cluster 2x2, --layout columns")]
-runs = {}
-for key, label in configs:
-    d = os.path.join(out, key)
-    if not os.path.exists(os.path.join(d, "trace.csv")):
-        continue
-    with open(os.path.join(d, "trace.csv")) as f:
-        rows = list(csv.DictReader(f))
-    with open(os.path.join(d, "summary.json")) as f:
-        summary = json.load(f)
-    pts = [(float(r["seconds"]), int(r["updates"]), float(r["objective"])) for r in rows]
-    if key == "ref":
-        start = 0.0  # the reference's trace counts from the start of the solve
-        exact = [p[2] for p in pts]
-    else:
-        start = pts[0][0] if pts else 0.0  # first row: after loading, at the first check
-        exact = []
-    runs[key] = (label, pts, summary, start, exact)
-
-cands = []
-for label, pts, summary, start, exact in runs.values():
-    cands.append(summary["objective"])
-    cands.extend(exact)
-fstar = min(cands)
-
-def first(pts, start, eps):
-    for s, u, obj in pts:
-        if (obj - fstar) / abs(fstar) <= eps:
-            return s - start, u
-    return None, None
-
-def fmt_s(x):
-    return "n/r" if x is None else f"{x:.3f}"
-
-def fmt_u(x):
-    return "n/r" if x is None else f"{x:,}"
-
-ref = runs.get("ref")
-ref_t = {}
-if ref:
-    for eps in (1e-3, 1e-6, 1e-9):
-        ref_t[eps] = first(ref[1], ref[3], eps)[0]
-
-print(f"Problem `{name}`: lambda = {frac} x lambda_max = {lam:.10g}; F* = {fstar:.12g}")
-print()
-print("| config | start s | s to 1e-3 | updates to 1e-3 | s to 1e-6 | updates to 1e-6 | "
-      "s to 1e-9 | time ratio 1e-3 | time ratio 1e-6 | time ratio 1e-9 | final gap | rounds/s | "
-      "updates/s | schedulers' share | converged |")
-print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-table = {"fstar": fstar, "configs": {}}
-for key, _ in configs:
-    if key not in runs:
-        continue
-    label, pts, summary, start, _ = runs[key]
-    t3, u3 = first(pts, start, 1e-3)
-    t6, u6 = first(pts, start, 1e-6)
-    t9, _ = first(pts, start, 1e-9)
-    def ratio(t, eps):
-        r = ref_t.get(eps)
-        return "n/r" if t is None or not r else f"{t / r:.1f}x"
-    solve = summary["seconds"] - start
-    rounds = summary.get("rounds")
-    rps = f"{rounds / solve:,.0f}" if rounds and solve > 0 else "-"
-    ups = f"{summary['updates'] / solve:,.0f}" if solve > 0 else "-"
-    gap = (summary["objective"] - fstar) / abs(fstar)
-    # The part of the solve the job waited on its schedulers (a chord, or a check's evaluation):
-    # summary.json's waits (coordinator/wait_ledger.h); engine runs only.
-    waits = summary.get("waits")
-    share = f"{100 * waits['schedulers_share']:.0f} %" if waits else "-"
-    table["configs"][key] = {"label": label, "start_s": start, "s_to_1e-3": t3,
-                             "updates_to_1e-3": u3, "s_to_1e-6": t6, "updates_to_1e-6": u6,
-                             "s_to_1e-9": t9,
-                             "solve_s": solve, "rounds": rounds, "updates": summary["updates"],
-                             "final_gap": gap, "converged": summary["converged"],
-                             "waits": waits}
-    print(f"| {label} | {start:.3f} | {fmt_s(t3)} | {fmt_u(u3)} | {fmt_s(t6)} | {fmt_u(u6)} | "
-          f"{fmt_s(t9)} | {ratio(t3, 1e-3)} | {ratio(t6, 1e-6)} | {ratio(t9, 1e-9)} | {gap:.1e} | "
-          f"{rps} | {ups} | {share} | "
-          f"{'yes' if summary['converged'] else 'no'} |")
-with open(os.path.join(out, "table.json"), "w") as f:
-    json.dump(table, f, indent=1)
-print()
-print("start = engine job time before its first trace row (shard loading + first check at beta=0);"
-      " the reference's load time is excluded and not shown here (see its summary.json"
-      " load_seconds). s = solve seconds, from the first trace row. n/r = not reached."
-      " rounds/s and updates/s over the whole solve. schedulers' share: of the whole solve, the"
-      " time the job waited on a scheduler's chord or a check's evaluation (summary.json waits).")
-PY
+pybench lasso "$OUT" "$NAME" "$LAMBDA" "$FRACTION"

@@ -18,6 +18,9 @@
 #   --density 0.05 --nonzeros 100 --seed 3, lambda 20 (the default problem takes ~8 s here).
 set -euo pipefail
 SCRIPT_DIR=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd -- "$SCRIPT_DIR/.." && pwd)
+# The Python harnesses (bench/ at the repository's root).
+pybench() { PYTHONPATH="$REPO${PYTHONPATH:+:$PYTHONPATH}" python3 -m "bench.$1" "${@:2}"; }
 BIN=$SCRIPT_DIR/../build/bin
 DATA="" LAMBDA=20 REPEAT=3 EVERY=0.05 KILL_AT=3 TOL=1e-9
 while (($#)); do
@@ -47,7 +50,7 @@ eval "$(grep '^export STRADS_COORDINATOR=' <<<"$exports")"
 CLOG=$(ls "$RUN"/logs/coordinator*.log)
 JOB=(lasso --data "$DATA" --lambda "$LAMBDA" --tolerance "$TOL" --workers 2)
 
-field() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d[sys.argv[2]])' "$@"; }
+field() { pybench recovery field "$@"; }
 run() {  # run EVERY_S OUT: one uninterrupted job; prints "seconds objective checkpoints"
   local before after
   before=$(grep -c "checkpoint at" "$CLOG" || true)
@@ -78,25 +81,7 @@ for _ in $(seq 1 200); do
 done
 sleep "$KILL_AT"
 # A busy worker (in the job), and the job's time at the kill.
-read -r wpid killed_at < <("$BIN/strads" status --json | python3 -c '
-import json, sys
-d = json.load(sys.stdin)
-pid = next(m["pid"] for m in d["members"] if m["role"] == "worker" and m["busy"])
-print(pid, next(j["seconds"] for j in d["jobs"] if j["state"] == "RUNNING"))')
+read -r wpid killed_at < <("$BIN/strads" status --json | pybench recovery busy-worker)
 kill -9 "$wpid"
 wait "$sub" || true
-python3 - "$RUN/out-kill/summary.json" "$RUN/out-1-0/summary.json" "$killed_at" <<'EOF'
-import json, sys
-d = json.load(open(sys.argv[1])); ref = json.load(open(sys.argv[2])); killed = float(sys.argv[3])
-print(f"killed at {killed:.2f} s (job time)")
-for r in d["recoveries"]:
-    print(f"cause: {r['cause']}")
-    print(f"detected {r['at_seconds'] - killed:.2f} s after the kill")
-    print(f"lost at {r['at_seconds']:.2f} s (job time), restarted at {r['restarted_at_seconds']:.2f} s: "
-          f"{r['restarted_at_seconds'] - r['at_seconds']:.2f} s to restart; resumed from update "
-          f"{r['resumed_from']}, work redone {r['work_redone']} updates")
-print(f"total {d['seconds']:.2f} s against {ref['seconds']:.2f} s uninterrupted (run 1, no checkpoints); objective "
-      f"{d['objective']!r} against {ref['objective']!r} (relative difference "
-      f"{abs(d['objective'] - ref['objective']) / abs(ref['objective']):.1e}); state {d['state']}, "
-      f"{d['workers']} workers at the end")
-EOF
+pybench recovery report "$RUN/out-kill/summary.json" "$RUN/out-1-0/summary.json" "$killed_at"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # bench-targets.sh — re-measures every target of the dynamic engine's speed issue (issue 9), one
-# after another, with the scripts that measured them in docs/ (each prints its own tables):
+# after another, with the scripts that measured them (each prints its own tables; the figures are
+# in docs/performance.md):
 #
 #   1  Lasso, 1 worker within 1.5x the sequential reference, embedded and as daemons:
 #        bench-lasso.sh on the 1000 x 100,000 synthetic problem and on the diabetes and APT data
@@ -112,7 +113,7 @@ if wants 4; then
   read -r LAMBDA FSTAR < <(synthetic)
   run "$SCRIPT_DIR/study-columns.sh" "$SYN" "$LAMBDA" "$FSTAR" --policies "dynamic random" \
     --sizes "8 64 512 1024 2048" --max-seconds 10 --dir "$DIR/study-columns" --bin-dir "$BIN"
-  # static: uniform candidates through the dependency filter (its rho; docs/study.md)
+  # static: uniform candidates through the dependency filter (its rho)
   run "$SCRIPT_DIR/study-columns.sh" "$SYN" "$LAMBDA" "$FSTAR" --policies static \
     --extra "--rho 0.1" --sizes "8 64 512 1024 2048" --max-seconds 10 \
     --dir "$DIR/study-columns" --bin-dir "$BIN"

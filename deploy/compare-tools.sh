@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # compare-tools.sh — STRADS vs. the standard single-machine solvers, on the same data and the
-# same objective (docs/compare.md).
+# same objective (docs/performance.md).
 #
 # Problems:
 #   logistic  L1-regularised logistic regression, F(w) = sum log(1+exp(-y x^T w)) + lam ||w||_1:
@@ -28,9 +28,9 @@
 #             (binomial: -(1/n) loglik + lambda ||w||_1; gaussian: 1/(2n) RSS + lambda ||w||_1)
 #   strads run logistic|lasso, 1 scheduler x 1 and x 2 workers; strads-lasso-reference (lasso).
 # Each other tool runs at a path of decreasing tolerances; our F is computed from the weights it
-# returns (docs/compare/compare_tools.py). F* = the best F seen over all tools; reported: the
-# fastest solve time at which a tool returned F <= F*(1 + 1e-3) (for strads: the first trace.csv
-# row below it, minus the first row's time = load + start), and wall time incl. loading.
+# returns (bench/compare.py). F* = the best F seen over all tools; reported: the fastest solve
+# time at which a tool returned F <= F*(1 + 1e-3) (bench/epsilon.py; for strads: the first
+# trace.csv row below it, minus the first row's time = load + start), and wall time incl. loading.
 #
 # CPU discipline: before every timed step the script waits until no bench-lasso.sh is running,
 # and runs the step under `flock /tmp/strads-cpu.lock` (times are taken inside the lock).
@@ -58,7 +58,6 @@ set -euo pipefail
 
 SCRIPT_DIR=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd -- "$SCRIPT_DIR/.." && pwd)
-HELPER=$REPO/docs/compare/compare_tools.py
 BIN=$REPO/build/bin
 DIR=/tmp/strads-compare
 PROBLEMS=logistic,breast-cancer,digits,fashion,lasso
@@ -111,6 +110,8 @@ GLMNET_THRESH=1e-4,3e-5,1e-5,3e-6,1e-6,3e-7,1e-7,1e-8,1e-10  # the same, for glm
 HAVE_LIBLINEAR=0 HAVE_LIBLINEAR_LIB=0 HAVE_SKLEARN=0 HAVE_GLMNET=0
 if command -v liblinear-train >/dev/null; then HAVE_LIBLINEAR=1
 else echo "compare-tools.sh: liblinear-train not found (apt-get install liblinear-tools): skipping liblinear" >&2; fi
+# bench/compare.py, run by that python3.
+HELPER=(env "PYTHONPATH=$REPO${PYTHONPATH:+:$PYTHONPATH}" "$PY" -m bench.compare)
 if "$PY" -c 'import liblinearutil' 2>/dev/null; then HAVE_LIBLINEAR_LIB=1
 else echo "compare-tools.sh: python3-liblinear not found (apt-get install python3-liblinear): liblinear timed by its command only" >&2; fi
 if "$PY" -c 'import sklearn, numpy, scipy' 2>/dev/null; then HAVE_SKLEARN=1
@@ -122,7 +123,7 @@ quiet() { # wait for the other benchmark to finish before any timed step
   while pgrep -f bench-lasso.sh >/dev/null; do sleep 10; done
 }
 timed() { quiet; flock "$LOCK" "$@"; }
-helper() { "$PY" "$HELPER" "$@"; }
+helper() { "${HELPER[@]}" "$@"; }
 
 # The output directory of repeat K of configuration NAME.
 repeat_dir() { if (($2 > 1)); then echo "$1.r$2"; else echo "$1"; fi; }
@@ -133,7 +134,7 @@ run_strads() { # RESULTS NAME APP DATA LAMBDA WORKERS
   echo "== $name: strads run $app --data $data --lambda $lam --tolerance 1e-8 --schedulers 1 --workers $p --max-seconds $MAX_SECONDS --trace-every 0.002 (x $REPEATS)" >&2
   for ((k = 1; k <= REPEATS; k++)); do
     out=$(repeat_dir "$res/$name" "$k")
-    timed "$PY" "$HELPER" strads --repeat "$k" "$name" "$out" "$res" -- "$BIN/strads" run "$app" \
+    timed "${HELPER[@]}" strads --repeat "$k" "$name" "$out" "$res" -- "$BIN/strads" run "$app" \
       --data "$data" --lambda "$lam" --tolerance 1e-8 --schedulers 1 --workers "$p" \
       --max-seconds "$MAX_SECONDS" --trace-every 0.002 --output "$out"
   done
@@ -155,7 +156,7 @@ run_strads_daemons() {
   local k out
   for ((k = 1; k <= REPEATS; k++)); do
     out=$(repeat_dir "$res/$name" "$k")
-    STRADS_COORDINATOR=$endpoint timed "$PY" "$HELPER" strads --repeat "$k" "$name" "$out" "$res" \
+    STRADS_COORDINATOR=$endpoint timed "${HELPER[@]}" strads --repeat "$k" "$name" "$out" "$res" \
       -- "$BIN/strads" submit "$app" --data "$data" --lambda "$lam" --tolerance 1e-8 \
       --max-seconds "$MAX_SECONDS" --trace-every 0.002 --wait --output "$out"
   done
@@ -176,29 +177,29 @@ classification() { # NAME DATA [APP: logistic (default) | svm]
   echo "$lam" >"$res/lambda"
   if ((HAVE_LIBLINEAR)); then
     echo "== [$name] liblinear-train -s $([[ $app == svm ]] && echo 5 || echo 6) -c 1/lambda -B -1 -e ..." >&2
-    timed "$PY" "$HELPER" liblinear "$data" "$lam" "$LIBLINEAR_EPS" "$res" --app "$app" \
+    timed "${HELPER[@]}" liblinear "$data" "$lam" "$LIBLINEAR_EPS" "$res" --app "$app" \
       --repeats "$REPEATS"
   fi
   if ((HAVE_LIBLINEAR_LIB)); then
     echo "== [$name] the same through python3-liblinear, timed in the process" >&2
-    timed "$PY" "$HELPER" liblinear-lib "$data" "$lam" "$LIBLINEAR_EPS" "$res" --app "$app" \
+    timed "${HELPER[@]}" liblinear-lib "$data" "$lam" "$LIBLINEAR_EPS" "$res" --app "$app" \
       --repeats "$REPEATS"
   fi
   if ((HAVE_SKLEARN)); then
     if [[ $app == svm ]]; then
       echo "== [$name] sklearn LinearSVC(l1, squared_hinge, dual=False)" >&2
-      timed "$PY" "$HELPER" sklearn linearsvc "$data" "$lam" 0.1,0.01,0.001,0.0001,0.00001,0.000001 "$res" --repeats "$REPEATS"
+      timed "${HELPER[@]}" sklearn linearsvc "$data" "$lam" 0.1,0.01,0.001,0.0001,0.00001,0.000001 "$res" --repeats "$REPEATS"
     else
       echo "== [$name] sklearn LogisticRegression(l1, liblinear)" >&2
-      timed "$PY" "$HELPER" sklearn liblinear "$data" "$lam" "$LIBLINEAR_EPS" "$res" --repeats "$REPEATS"
+      timed "${HELPER[@]}" sklearn liblinear "$data" "$lam" "$LIBLINEAR_EPS" "$res" --repeats "$REPEATS"
       echo "== [$name] sklearn LogisticRegression(l1, saga)" >&2
-      timed "$PY" "$HELPER" sklearn saga "$data" "$lam" 0.01,0.001,0.0001,0.00001 "$res" --max-iter 2000 --max-seconds 60
+      timed "${HELPER[@]}" sklearn saga "$data" "$lam" 0.01,0.001,0.0001,0.00001 "$res" --max-iter 2000 --max-seconds 60
     fi
   fi
   if ((HAVE_GLMNET)) && [[ $app == logistic ]]; then
     helper to-mm "$data" "$res/x.mtx" "$res/y.txt"
     echo "== [$name] glmnet binomial, lambda = lambda / n" >&2
-    timed "$PY" "$HELPER" glmnet binomial "$data" "$res/x.mtx" "$res/y.txt" "$lam" "$GLMNET_THRESH" "$res" --repeats "$REPEATS"
+    timed "${HELPER[@]}" glmnet binomial "$data" "$res/x.mtx" "$res/y.txt" "$lam" "$GLMNET_THRESH" "$res" --repeats "$REPEATS"
   fi
   run_strads "$res" strads-1x1 "$app" "$data" "$lam" 1
   run_strads "$res" strads-1x2 "$app" "$data" "$lam" 2
@@ -220,18 +221,18 @@ regression() { # NAME DATA
   echo "$lam" >"$res/lambda"
   if ((HAVE_SKLEARN)); then
     echo "== [$name] sklearn Lasso" >&2
-    timed "$PY" "$HELPER" sklearn lasso "$data" "$lam" 0.01,0.001,0.0001,0.00001,0.000001,0.0000001 "$res" --repeats "$REPEATS"
+    timed "${HELPER[@]}" sklearn lasso "$data" "$lam" 0.01,0.001,0.0001,0.00001,0.000001,0.0000001 "$res" --repeats "$REPEATS"
   fi
   if ((HAVE_GLMNET)); then
     helper to-mm "$data" "$res/x.mtx" "$res/y.txt"
     echo "== [$name] glmnet gaussian" >&2
-    timed "$PY" "$HELPER" glmnet gaussian "$data" "$res/x.mtx" "$res/y.txt" "$lam" "$GLMNET_THRESH" "$res" --repeats "$REPEATS"
+    timed "${HELPER[@]}" glmnet gaussian "$data" "$res/x.mtx" "$res/y.txt" "$lam" "$GLMNET_THRESH" "$res" --repeats "$REPEATS"
   fi
   echo "== [$name] strads-lasso-reference" >&2
   local k out
   for ((k = 1; k <= REPEATS; k++)); do
     out=$(repeat_dir "$res/strads-lasso-reference" "$k")
-    timed "$PY" "$HELPER" strads --reference --repeat "$k" strads-lasso-reference "$out" "$res" -- \
+    timed "${HELPER[@]}" strads --reference --repeat "$k" strads-lasso-reference "$out" "$res" -- \
       "$BIN/strads-lasso-reference" --data "$data" --lambda "$lam" --tolerance 1e-9 --output "$out"
   done
   run_strads "$res" strads-1x1 lasso "$data" "$lam" 1

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# get-real-data.sh — writes the real data set of the Lasso benchmark (docs/benchmarks.md) as
+# get-real-data.sh — writes the real data set of the Lasso benchmark (docs/performance.md) as
 # libsvm, from a Debian package: the diabetes data of Efron, Hastie, Johnstone & Tibshirani,
 # "Least Angle Regression" (2004), as shipped by python3-sklearn (Debian 12: 1.2.1+dfsg-1) in
 #   /usr/lib/python3/dist-packages/sklearn/datasets/data/diabetes_data_raw.csv.gz  (442 x 10)
@@ -10,7 +10,7 @@
 # 9 squares (all but sex, which is binary) and the 45 pairwise interactions. Every raw variable
 # is centred and scaled to unit L2 norm before the products are formed, and every one of the 64
 # columns is centred and scaled to unit L2 norm again; y (disease progression after one year) is
-# centred. The solvers fit no intercept, hence the centring. Pure python3, no numpy.
+# centred. The solvers fit no intercept, hence the centring. Pure python3 (bench/diabetes.py).
 #
 # If the files are not installed, the .deb is fetched with `apt-get download python3-sklearn`
 # and unpacked with dpkg-deb into a temporary directory (nothing is installed: the package's
@@ -20,6 +20,7 @@
 # Usage: deploy/get-real-data.sh [--dir DIR] [--install]      (default DIR /tmp/strads-bench)
 set -euo pipefail
 
+REPO=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
 DIR=/tmp/strads-bench
 INSTALL=0
 while (($#)); do
@@ -57,37 +58,4 @@ fi
 }
 
 mkdir -p "$DIR"
-python3 - "$SRC" "$DIR/diabetes64.libsvm" <<'PY'
-import gzip, math, sys
-
-src, out = sys.argv[1], sys.argv[2]
-
-def read(name):
-    with gzip.open(f"{src}/{name}", "rt") as f:
-        return [[float(v) for v in line.split()] for line in f if line.strip()]
-
-raw = read("diabetes_data_raw.csv.gz")
-y = [r[0] for r in read("diabetes_target.csv.gz")]
-n = len(raw)
-assert n == 442 and len(y) == n and all(len(r) == 10 for r in raw), "unexpected diabetes shape"
-
-def standardise(col):
-    m = sum(col) / n
-    c = [v - m for v in col]
-    s = math.sqrt(sum(v * v for v in c))
-    return [v / s for v in c]
-
-names = ["age", "sex", "bmi", "bp", "s1", "s2", "s3", "s4", "s5", "s6"]
-base = [standardise([r[k] for r in raw]) for k in range(10)]
-cols = list(base)
-cols += [[v * v for v in base[k]] for k in range(10) if names[k] != "sex"]
-cols += [[a * b for a, b in zip(base[i], base[j])] for i in range(10) for j in range(i + 1, 10)]
-cols = [standardise(c) for c in cols]
-assert len(cols) == 64
-ym = sum(y) / n
-with open(out, "w") as f:
-    for i in range(n):
-        feats = " ".join(f"{j + 1}:{cols[j][i]!r}" for j in range(64) if cols[j][i] != 0.0)
-        f.write(f"{y[i] - ym!r} {feats}\n")
-print(f"wrote {out}: {n} rows x {len(cols)} features")
-PY
+PYTHONPATH="$REPO${PYTHONPATH:+:$PYTHONPATH}" python3 -m bench.diabetes "$SRC" "$DIR/diabetes64.libsvm"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # measure-memory.sh — peak memory and loading time of a loopback daemon cluster on one job
-# (docs/benchmarks.md, "Loading only a member's columns"; issue 9, target 5).
+# (docs/performance.md: the paper's shape; issue 9, target 5).
 #
 # Starts `127.0.0.1 coordinator scheduler=S worker=P` with deploy/strads-cluster, submits a Lasso
 # job on DATA at LAMBDA for a few seconds, then prints each daemon's peak resident memory (VmHWM of

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# study-columns.sh — the scheduling-policy study on the column layout (docs/study.md, "The column
-# layout"): time to 1e-3 of F* for each policy and chord size, embedded, 1 scheduler x 2 workers,
-# the app's default pipeline depth (lasso's columns: 2 since 2026-11-26; pass --extra
-# "--pipeline-depth 1" for the earlier tables), every run under `flock /tmp/strads-cpu.lock`.
+# study-columns.sh — the scheduling-policy study (docs/performance.md, "Scheduling: dynamic
+# against random and static"): time to 1e-3 of F* for each policy and chord size, embedded, 1 scheduler x 2 workers,
+# the app's default pipeline depth (lasso: 2; --extra "--pipeline-depth 1" for depth 1), every
+# run under `flock /tmp/strads-cpu.lock`.
 # A trace row every 2 ms (--trace-every 0.002), so a time to 1e-3 is not rounded up to a check.
 #
 # Usage: deploy/study-columns.sh DATA LAMBDA FSTAR [options]
@@ -14,10 +14,14 @@
 #   --bin-dir DIR         binaries (default build/bin beside deploy/)
 #   --dir DIR             results (default /tmp/strads-study-columns)
 #   --max-seconds S       limit of each run (default 20)
-# Prints one markdown row per run: B, policy, seconds to 1e-3 (n/r: not reached), updates then,
+# Prints one markdown row per run: B, policy, seconds to 1e-3 of F* (bench/epsilon.py; n/r: not
+# reached), updates then,
 # rounds, mean step length and damped rounds of the whole run (summary.json).
 set -euo pipefail
 SCRIPT_DIR=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd -- "$SCRIPT_DIR/.." && pwd)
+# The Python harnesses (bench/ at the repository's root).
+pybench() { PYTHONPATH="$REPO${PYTHONPATH:+:$PYTHONPATH}" python3 -m "bench.$1" "${@:2}"; }
 BIN=$SCRIPT_DIR/../build/bin
 DIR=/tmp/strads-study-columns
 POLICIES="dynamic random cyclic"
@@ -48,17 +52,6 @@ for b in $SIZES; do
     flock /tmp/strads-cpu.lock "$BIN/strads" run lasso --data "$DATA" --lambda "$LAMBDA" \
       --workers 2 --schedule "$policy" --chord-size "$b" --tolerance 1e-6 \
       --max-seconds "$MAX_SECONDS" --trace-every 0.002 --output "$out" $EXTRA > /dev/null 2>&1 || true
-    python3 - "$out" "$policy" "$b" "$FSTAR" <<'PY'
-import csv, json, sys
-out, policy, b, fstar = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
-rows = list(csv.DictReader(open(out + "/trace.csv")))
-summary = json.load(open(out + "/summary.json"))
-t0 = float(rows[0]["seconds"])
-hit = next((r for r in rows if (float(r["objective"]) - fstar) / fstar <= 1e-3), None)
-print("| %s | %s | %s | %s | %s | %.4f | %s |" % (
-    b, policy, "%.3f" % (float(hit["seconds"]) - t0) if hit else "n/r",
-    hit["updates"] if hit else "-", summary.get("rounds"),
-    summary.get("mean_step_length", 1.0), summary.get("damped_rounds")))
-PY
+    pybench columns "$out" "$policy" "$b" "$FSTAR"
   done
 done

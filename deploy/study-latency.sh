@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# study-latency.sh — the dynamic engine against network latency (docs/scaling.md).
+# study-latency.sh — the dynamic engine against network latency (docs/performance.md, "Dynamic
+# engine across a network").
 #
 # This machine's kernel has no netem qdisc, so the latency is injected in the daemons' transport:
 # with STRADS_INJECT_LATENCY_US=L every message a daemon receives is handed to it L µs after it
@@ -18,6 +19,9 @@
 set -euo pipefail
 
 SCRIPT_DIR=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd -- "$SCRIPT_DIR/.." && pwd)
+# The Python harnesses (bench/ at the repository's root).
+pybench() { PYTHONPATH="$REPO${PYTHONPATH:+:$PYTHONPATH}" python3 -m "bench.$1" "${@:2}"; }
 LATENCIES=0,50,250
 CONFIGS=cl11c,cl12c,cl22c
 DIR=/tmp/strads-bench
@@ -44,33 +48,7 @@ for l in "${LAT[@]}"; do
     --configs "ref,$CONFIGS"
 done
 
-python3 - "$DIR" "$NAME" "$LATENCIES" "$CONFIGS" <<'PY'
-import json, os, sys
-
-root, name, lats, configs = sys.argv[1], sys.argv[2], sys.argv[3].split(","), sys.argv[4].split(",")
-print(f"Problem `{name}`; latency injected one way on every message a daemon receives.")
-print()
-print("| one-way latency | config | us/round | rounds/s | updates/s | updates/round "
-      "| s to 1e-3 | vs reference | vs 0 us |")
-print("|---|---|---|---|---|---|---|---|---|")
-base = {}
-for lat in lats:
-    with open(os.path.join(root, f"results-{name}-lat{lat}", "table.json")) as f:
-        table = json.load(f)["configs"]
-    ref = table.get("ref", {}).get("s_to_1e-3")
-    for key in configs:
-        c = table.get(key)
-        if c is None:
-            continue
-        t3 = c["s_to_1e-3"]
-        base.setdefault(key, t3)
-        per_round = c["solve_s"] / c["rounds"] * 1e6 if c["rounds"] else None
-        def ratio(x, y):
-            return "n/r" if x is None or not y else f"{x / y:.1f}x"
-        print(f"| {lat} us | {c['label']} | {per_round:,.0f} | {c['rounds'] / c['solve_s']:,.0f} | "
-              f"{c['updates'] / c['solve_s']:,.0f} | {c['updates'] / c['rounds']:,.0f} | "
-              f"{'n/r' if t3 is None else f'{t3:.3f}'} | {ratio(t3, ref)} | {ratio(t3, base[key])} |")
-PY
+pybench latency table "$DIR" "$NAME" "$LATENCIES" "$CONFIGS"
 
 ((COST_MODEL)) || exit 0
 # 1024 updates a round (the column layout's default chord): 100 and 1000 rounds.
@@ -79,38 +57,4 @@ for rounds in 100 1000; do
   STRADS_INJECT_LATENCY_US=0 "$SCRIPT_DIR/bench-lasso.sh" "${PASS[@]}" --name "$NAME-rounds$rounds" \
     --configs "$CONFIGS" --max-updates $((rounds * 1024)) >/dev/null
 done
-python3 - "$DIR" "$NAME" "$CONFIGS" <<'PY'
-import json, os, sys
-
-root, name, configs = sys.argv[1], sys.argv[2], sys.argv[3].split(",")
-
-def load(tag, key):
-    d = os.path.join(root, f"results-{name}-{tag}")
-    with open(os.path.join(d, "table.json")) as f:
-        c = json.load(f)["configs"][key]
-    cpu = {}
-    with open(os.path.join(d, f"{key}.cpu")) as f:
-        for line in f:
-            daemon, seconds = line.split()
-            role = daemon.split("-")[0]
-            cpu[role] = cpu.get(role, 0.0) + float(seconds)
-    return c, cpu
-
-print()
-print("Where a round goes at no added latency (differences of a 1000-round and a 100-round run;"
-      " CPU summed over the daemons of a role):")
-print()
-print("| config | wall us/round | coordinator CPU us/round | schedulers CPU us/round "
-      "| workers CPU us/round |")
-print("|---|---|---|---|---|")
-for key in configs:
-    try:
-        (s, cs), (l, cl) = load("rounds100", key), load("rounds1000", key)
-    except (OSError, KeyError):
-        continue
-    dr = l["rounds"] - s["rounds"]
-    wall = (l["solve_s"] - s["solve_s"]) / dr * 1e6
-    per = {r: (cl.get(r, 0.0) - cs.get(r, 0.0)) / dr * 1e6 for r in ("coordinator", "scheduler", "worker")}
-    print(f"| {l['label']} | {wall:,.0f} | {per['coordinator']:,.0f} | {per['scheduler']:,.0f} "
-          f"| {per['worker']:,.0f} |")
-PY
+pybench latency cost-model "$DIR" "$NAME" "$CONFIGS"

@@ -1,23 +1,24 @@
 #!/usr/bin/env bash
-# study-schedules.sh — the scheduling-policy study of docs/study.md (the shape of the STRADS
-# paper's Figures 1 and 4 on this engine).
+# study-schedules.sh — the scheduling-policy study (the shape of the STRADS paper's Figures 1
+# and 4 on this engine; its earlier tables: docs/performance.md, "History").
 #
 # For each data set (synthetic: correlated, like the paper's; debian: the APT package lists), for
 # each policy in dynamic random cyclic static and each chord size B in 1 8 32 128 256 it runs
 #   strads run lasso --data F --lambda L --schedule POLICY --chord-size B --candidates 2B
-#     --layout rows --rho 0.1 --pipeline-depth 1 --schedulers 1 --workers 2 --seed 1 --tolerance 1e-9
+#     --rho 0.1 --pipeline-depth 1 --schedulers 1 --workers 2 --seed 1 --tolerance 1e-9
 #     --max-seconds S [--max-updates N]
-# (pipeline depth 1: the parallelism is exactly B, as in the paper), plus the sequential reference
+# (pipeline depth 1: the parallelism is exactly B, as in the paper; the study was first run on the
+# row layout, since removed: its tables are in git history, see docs/performance.md), plus the sequential reference
 # (strads-lasso-reference, tolerance 1e-9), then a scheduler-throughput measurement (dynamic and
 # cyclic at B = 256 with 1 and 2 schedulers x 2 workers, pipeline depth 1 and 2) and finally
-# docs/study/analyze.py (tables) and docs/study/plots.gp (gnuplot PNGs).
+# python3 -m bench.schedules analyze (tables) and bench/schedules.gp (gnuplot PNGs).
 #
 #   lambda = 0.1 * lambda_max (synthetic), 0.02 * lambda_max (debian); lambda_max = max_j |x_j^T y|
 #            from a reference run at lambda = 1e300.
 #   Every timed command runs under `flock /tmp/strads-cpu.lock` after waiting for any
 #   bench-lasso.sh to finish, so two benchmarks never share the 2 cores.
-#   Outputs: raw runs in --dir; traces (trace.csv, downsampled to <= 2000 rows), summaries and
-#   tables in docs/study/.
+#   Outputs: raw runs in --dir; traces (trace.csv, downsampled to <= 2000 rows), summaries,
+#   tables and plots in results/study/ (git ignores results/).
 #
 # Usage: deploy/study-schedules.sh [options]
 #   --dir DIR             data and raw results (default /tmp/strads-study)
@@ -28,15 +29,18 @@
 #   --throughput-seconds S  time limit of each throughput run (default 15)
 #   --throughput-policies LIST  policies of the throughput step (default dynamic,cyclic,random)
 #   --steps LIST          comma list of runs,throughput,analyze (default all)
-#   --docs DIR            where the copied traces, tables and plots go (default docs/study)
+#   --results DIR         where the copied traces, tables and plots go (default results/study
+#                         beside deploy/; --docs is its old name)
 #   --synthetic-args "A"  strads-gen arguments instead of the default problem (for smoke tests)
 set -euo pipefail
 
 SCRIPT_DIR=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd -- "$SCRIPT_DIR/.." && pwd)
+# The Python harnesses (bench/ at the repository's root).
+pybench() { PYTHONPATH="$REPO${PYTHONPATH:+:$PYTHONPATH}" python3 -m "bench.$1" "${@:2}"; }
 BIN=$REPO/build-study/bin
 DIR=/tmp/strads-study
-DOCS=$REPO/docs/study
+DOCS=$REPO/results/study
 DATASETS=synthetic,debian
 MAX_SECONDS=15
 MAX_UPDATES=0
@@ -65,7 +69,7 @@ while (($#)); do
     --throughput-seconds) TP_SECONDS=$2; shift 2 ;;
     --steps) STEPS=$2; shift 2 ;;
     --throughput-policies) TP_POLICIES=$2; shift 2 ;;
-    --docs) DOCS=$2; shift 2 ;;
+    --results | --docs) DOCS=$2; shift 2 ;;
     --synthetic-args) read -ra GEN_ARGS <<<"$2"; SYN_TAG=custom; shift 2 ;;
     -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "study-schedules.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
@@ -96,8 +100,7 @@ data_file() { # DATASET -> path, generated on first use
       f=$DIR/debian-packages.libsvm
       if [[ ! -s $f ]]; then
         # apt-cache fails transiently while another apt/dpkg holds its cache: retry.
-        local i
-        for i in 1 2 3 4 5; do
+        for _ in 1 2 3 4 5; do
           python3 "$SCRIPT_DIR/debian-packages-data.py" --output "$f" >&2 && break
           sleep 5
         done
@@ -114,16 +117,7 @@ jget() { python3 -c 'import json,sys; print(repr(json.load(open(sys.argv[1]))[sy
 
 # Copies trace.csv, keeping at most 2000 rows (first, last and evenly spaced ones between).
 copy_trace() { # SRC DST
-  python3 - "$1" "$2" <<'PY'
-import sys
-lines = open(sys.argv[1]).read().splitlines()
-head, rows = lines[0], lines[1:]
-if len(rows) > 2000:
-    step = len(rows) / 1999
-    keep = sorted({min(len(rows) - 1, round(i * step)) for i in range(2000)})
-    rows = [rows[i] for i in keep]
-open(sys.argv[2], "w").write("\n".join([head] + rows) + "\n")
-PY
+  pybench schedules thin-trace "$1" "$2"
 }
 
 IFS=, read -ra DS_LIST <<<"$DATASETS"
@@ -144,19 +138,13 @@ if has runs "$STEPS"; then
       --output "$out/ref" >"$out/ref.log" 2>&1
     cp "$out/ref/summary.json" "$DOCS/$ds/reference.summary.json"
     copy_trace "$out/ref/trace.csv" "$DOCS/$ds/reference.csv"
-    python3 - "$DOCS/$ds/meta.json" "$ds" "$data" "$frac" "$lmax" "$lambda" "$MAX_SECONDS" \
-      "$MAX_UPDATES" <<'PY'
-import json, sys
-o, ds, data, frac, lmax, lam, ms, mu = sys.argv[1:]
-json.dump({"dataset": ds, "data": data, "lambda_fraction": float(frac), "lambda_max": float(lmax),
-           "lambda": float(lam), "max_seconds": float(ms), "max_updates": int(mu)},
-          open(o, "w"), indent=1)
-PY
+    pybench schedules meta "$DOCS/$ds/meta.json" "$ds" "$data" "$frac" "$lmax" "$lambda" \
+      "$MAX_SECONDS" "$MAX_UPDATES"
     for policy in "${POLICIES[@]}"; do
       for b in "${SIZES[@]}"; do
         name=$policy-B$b
         cmd=("$BIN/strads" run lasso --data "$data" --lambda "$lambda" --schedule "$policy"
-          --chord-size "$b" --candidates $((2 * b)) --layout rows --rho 0.1 --pipeline-depth 1
+          --chord-size "$b" --candidates $((2 * b)) --rho 0.1 --pipeline-depth 1
           --schedulers 1 --workers 2 --seed "$SEED" --tolerance "$TOL"
           --max-seconds "$MAX_SECONDS" --max-updates "$MAX_UPDATES" --output "$out/$name")
         echo "== $ds $name: ${cmd[*]}" >&2
@@ -187,7 +175,7 @@ if has throughput "$STEPS"; then
       for d in 1 2; do
         name=$policy-S$s-D$d
         cmd=("$BIN/strads" run lasso --data "$data" --lambda "$lambda" --schedule "$policy"
-          --chord-size 256 --candidates 512 --layout rows --rho 0.1 --pipeline-depth "$d"
+          --chord-size 256 --candidates 512 --rho 0.1 --pipeline-depth "$d"
           --schedulers "$s" --workers 2 --seed "$SEED" --tolerance "$TOL"
           --max-seconds "$TP_SECONDS" --output "$out/$name")
         echo "== throughput $name: ${cmd[*]}" >&2
@@ -205,7 +193,7 @@ if has throughput "$STEPS"; then
 fi
 
 if has analyze "$STEPS"; then
-  python3 "$REPO/docs/study/analyze.py" "$DOCS"
-  (cd "$DOCS" && gnuplot "$REPO/docs/study/plots.gp")
+  pybench schedules analyze "$DOCS"
+  (cd "$DOCS" && gnuplot "$REPO/bench/schedules.gp")
   echo "== tables: $DOCS/table.md; plots: $DOCS/*.png" >&2
 fi

@@ -47,6 +47,11 @@ class App {
   // The files a successful job writes besides trace.csv and summary.json, for messages such as
   // "results in out/ (coefficients.tsv, ...)".
   virtual std::vector<std::string> OutputFiles() const = 0;
+  // The files of `spec` the app's members read besides --data (and the engine's --labels), e.g.
+  // lda's --vocab; empty ones left out. Members check every input file against their data roots
+  // before a job starts (JobSpecPaths, engine/job_spec.h), so a file option that is not listed
+  // here would escape that check. Default: none.
+  virtual std::vector<std::string> InputFiles(const proto::JobSpec& spec) const { return {}; }
 
   // What `strads predict` does with this app's models (engine/model_predictor.h); nullptr: the
   // app has no predict.

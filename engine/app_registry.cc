@@ -25,18 +25,16 @@ Result<const App*> AppRegistry::Find(const std::string& name) const {
 }
 
 Result<const DynamicApp*> AppRegistry::FindDynamic(const std::string& name) const {
-  auto app = Find(name);
-  if (!app.ok()) return app.status();
-  if (const DynamicApp* dynamic = (*app)->AsDynamic()) return dynamic;
-  return Status::InvalidArgument("app '" + name + "' runs on the " + EngineName((*app)->engine()) +
+  STRADS_ASSIGN_OR_RETURN(auto app, Find(name));
+  if (const DynamicApp* dynamic = (app)->AsDynamic()) return dynamic;
+  return Status::InvalidArgument("app '" + name + "' runs on the " + EngineName((app)->engine()) +
                                  " engine, not the dynamic one");
 }
 
 Result<const StaticApp*> AppRegistry::FindStatic(const std::string& name) const {
-  auto app = Find(name);
-  if (!app.ok()) return app.status();
-  if (const StaticApp* s = (*app)->AsStatic()) return s;
-  return Status::InvalidArgument("app '" + name + "' runs on the " + EngineName((*app)->engine()) +
+  STRADS_ASSIGN_OR_RETURN(auto app, Find(name));
+  if (const StaticApp* s = (app)->AsStatic()) return s;
+  return Status::InvalidArgument("app '" + name + "' runs on the " + EngineName((app)->engine()) +
                                  " engine, not the static one");
 }
 

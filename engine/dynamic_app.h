@@ -1,20 +1,17 @@
 // The plug-in interface of the dynamic (SAP) engine: what an app such as Lasso provides.
 //
-// The engine is generic; an app supplies three primitives (DESIGN.md "App interface"):
-//   worker side  — ShardModel::Push (partial statistics for the parameters of a chord over the
-//                  worker's rows) and ShardModel::Apply (fold committed changes into the rows'
-//                  state, e.g. the residual);
-//   coordinator  — DynamicApp::Pull (new value of a parameter from the summed statistics);
+// The engine is generic and owner-computes: a worker owns full columns of the data and a replica
+// of the app's shared vector over every row (Lasso: the residual; logistic, SVM: the margins).
+// An app supplies:
+//   worker side  — ColumnModel::Update applies the worker's share of a chord sequentially,
+//                  exactly, and returns the new values and the change of the shared vector;
+//                  ColumnModel::ApplyShared adds a round's summed change to the replica;
+//   coordinator  — DynamicApp::Loss and LossSlope over its own replica of the shared vector (the
+//                  objective, and each round's step length), PenaltySlope for the same;
 //   scheduler    — DynamicApp::Violation (optimality of one parameter given its full gradient),
 //                  used by the convergence check and to refresh priorities.
-// That is the row layout (proto::LAYOUT_ROWS). In the column layout (owner-computes,
-// proto::LAYOUT_COLUMNS) a worker owns full columns and a replica of the app's shared vector over
-// all rows (Lasso: the residual), and the update itself runs on the worker: ColumnModel::Update
-// applies the worker's share of a chord sequentially, exactly, and returns the new values and the
-// change of the shared vector; ColumnModel::ApplyShared adds the round's summed change. An app
-// that offers this layout overrides DynamicApp::MakeColumnModel.
-// The objective is the loss (the sum over row shards of ShardModel::Loss(), or the replicated
-// ColumnModel::Loss() once) plus the sum over parameters of DynamicApp::Penalty.
+// The objective is DynamicApp::Loss over the shared vector plus the sum over parameters of
+// DynamicApp::Penalty.
 // Implementations are stateless (DynamicApp) or owned by one worker thread (the models).
 #pragma once
 
@@ -37,10 +34,13 @@
 
 namespace strads {
 
-// What a worker's model answers in either layout: the loss and the gradient.
-class WorkerModel {
+// A worker's full columns and its replica of the shared vector over all rows. Loss() is the whole
+// loss (every replica holds it), current at least as of the last ExactLoss(). The engine does not
+// ask a worker for it: the coordinator sums the loss of its own replica of the shared vector
+// (DynamicApp::Loss), at checks and between them.
+class ColumnModel {
  public:
-  virtual ~WorkerModel() = default;
+  virtual ~ColumnModel() = default;
 
   // The loss term this model holds under every change applied so far.
   virtual double Loss() const = 0;
@@ -48,32 +48,14 @@ class WorkerModel {
   // Recomputes the loss from scratch (removes floating drift of incremental updates).
   virtual double ExactLoss() = 0;
 
-  // out[j - first] = d Loss / d beta_j over the data this model holds, for j in [first, end):
-  // the rows of a row shard, or the owned columns of a column shard (0 for other columns).
+  // out[j - first] = d Loss / d beta_j for j in [first, end): the owned columns' (0 for other
+  // columns).
   virtual void Gradient(uint64_t first, uint64_t end, std::span<double> out) const = 0;
 
   // App-defined sums under the current model (e.g. {"correct": 93, "rows": 100}), reported at
-  // every optimality check and summed over the workers. Default: none.
+  // every optimality check. Default: none.
   virtual void Metrics(std::map<std::string, double>& out) const {}
-};
 
-// Row layout: a worker's row shard and its per-row state.
-class ShardModel : public WorkerModel {
- public:
-  // Appends the app's stats_per_param() numbers for each id, in order. Ids past the shard's
-  // columns are features this shard never sees: their statistics are zero.
-  virtual void Push(std::span<const uint64_t> ids, std::vector<double>& out) const = 0;
-
-  // Applies committed changes new_value - old_value of each id to the per-row state.
-  virtual void Apply(std::span<const uint64_t> ids, std::span<const double> deltas) = 0;
-};
-
-// Column layout: a worker's full columns and its replica of the shared vector over all rows.
-// Loss() is the whole loss (every replica holds it), current at least as of the last ExactLoss().
-// The engine does not ask a column worker for it: the coordinator sums the loss of its own
-// replica of the shared vector (DynamicApp::Loss), at checks and between them.
-class ColumnModel : public WorkerModel {
- public:
   // Updates parameters ids[k] (owned by this worker, current values values[k]) one after another,
   // each by the app's exact coordinate step against the shared vector as changed by the ones
   // before it, in the passes the job's SharePasses rule makes (engine/share_passes.h,
@@ -141,25 +123,10 @@ class DynamicApp : public App {
   proto::Engine engine() const final { return proto::ENGINE_DYNAMIC; }
   const DynamicApp* AsDynamic() const final { return this; }
 
-  // Numbers pushed per parameter (Lasso: 1, x_j^T r; logistic: 2, g_j and h_j).
-  virtual uint32_t stats_per_param() const = 0;
-
-  // Takes ownership of a loaded shard; the model starts at beta = 0.
-  virtual Result<std::unique_ptr<ShardModel>> MakeShard(Dataset shard,
-                                                        const proto::JobSpec& spec) const = 0;
-
-  // Column layout: takes ownership of the owned columns over every row (other columns empty); the
-  // model starts at beta = 0. Default: InvalidArgument (the app has only the row layout).
-  virtual Result<std::unique_ptr<ColumnModel>> MakeColumnModel(Dataset columns,
-                                                               const proto::JobSpec& spec) const {
-    return Status::InvalidArgument(name() + ": --layout columns is not supported");
-  }
-  virtual bool supports_column_layout() const { return false; }
-
-  // New value of a parameter from the statistics summed over all shards, the squared norm of its
-  // column over all rows and its current value.
-  virtual double Pull(std::span<const double> stats, double sq_norm, double value,
-                      const proto::JobSpec& spec) const = 0;
+  // Takes ownership of the owned columns over every row (other columns empty); the model starts
+  // at beta = 0.
+  virtual Result<std::unique_ptr<ColumnModel>> MakeColumnModel(
+      Dataset columns, const proto::JobSpec& spec) const = 0;
 
   // Distance from optimality of one parameter, given the full gradient of the loss.
   virtual double Violation(double gradient, double value, const proto::JobSpec& spec) const = 0;
@@ -182,20 +149,17 @@ class DynamicApp : public App {
   // lim_{t -> 0+} (Penalty(value + t direction) - Penalty(value)) / t.
   virtual double PenaltySlope(double value, double direction, const proto::JobSpec& spec) const = 0;
 
-  // Column layout: the derivative of one row's loss term in its entry `shared` of the shared
-  // vector, given the row's label (as ColumnModel::ExportShared writes them). The coordinator
-  // uses it to choose each round's step length (engine/step_length.h). Default: the app has only
-  // the row layout, and it is never called.
-  virtual double LossSlope(double label, double shared) const { return 0.0; }
+  // The derivative of one row's loss term in its entry `shared` of the shared vector, given the
+  // row's label (as ColumnModel::ExportShared writes them). The coordinator uses it to choose
+  // each round's step length (engine/step_length.h).
+  virtual double LossSlope(double label, double shared) const = 0;
 
-  // Column layout: the loss, the sum over rows of each row's term at its entry of the shared
-  // vector, given the rows' labels (as ColumnModel::ExportShared writes them; the spans have
-  // the same size). The coordinator computes the objective from its replica with it, at checks
-  // and between them, so the workers need not keep the loss current. A batch, not a row at a
-  // time: logistic takes one log per 512 rows. Default: 0 (row layout only; never called).
-  virtual double Loss(std::span<const double> labels, std::span<const double> shared) const {
-    return 0.0;
-  }
+  // The loss, the sum over rows of each row's term at its entry of the shared vector, given the
+  // rows' labels (as ColumnModel::ExportShared writes them; the spans have the same size). The
+  // coordinator computes the objective from its replica with it, at checks and between them, so
+  // the workers need not keep the loss current. A batch, not a row at a time: logistic takes one
+  // log per 512 rows.
+  virtual double Loss(std::span<const double> labels, std::span<const double> shared) const = 0;
 
   // Adds app fields to summary.json from the workers' summed Metrics at the last check (e.g.
   // "training_accuracy"). Default: nothing.

@@ -11,7 +11,7 @@ namespace strads {
 namespace po = boost::program_options;
 
 namespace {
-// Measured (docs/benchmarks.md, 2026-11-26): with 4 passes and chords of 2048 a 1-worker Lasso
+// Measured (docs/performance.md): with 4 passes and chords of 2048 a 1-worker Lasso
 // job reaches 1e-6 of F* in 0.7x the time of 1 pass and chords of 1024 (daemons 0.6x), L1-LR
 // 1e-3 in 0.5x; the second to fourth passes cost cache-warm arithmetic only.
 constexpr uint32_t kDefaultInnerPasses = 4;
@@ -23,24 +23,20 @@ po::options_description DynamicEngineOptions() {
                   "libsvm or mm (default: .mtx/.mm is mm, else libsvm)")(
       "labels", po::value<std::string>()->default_value(""),
       "MatrixMarket only: label file, one label per line")(
-      "layout", po::value<std::string>()->default_value(""),
-      "columns (default; owner-computes: each worker owns full columns and a replica of the "
-      "residual/margins) | rows (row shards, the coordinator pulls every value; slower on every "
-      "problem measured, kept for --dual-pipeline)")(
       "chord-size", po::value<uint32_t>()->default_value(0),
-      "B: at most this many parameters updated in parallel per round (0 = by layout: rows 32, "
-      "columns 2048; logistic and svm in columns up to 4096, fewer on long columns: a worker's "
+      "B: at most this many parameters updated in parallel per round (0 = by app: 2048; "
+      "logistic and svm up to 4096, fewer on long columns: a worker's "
       "share about one round's fixed cost, e.g. 86 on Fashion-MNIST's ~7,300 non-zeros a "
       "column with 2 workers)")(
       "candidates", po::value<uint32_t>()->default_value(0),
       "P': candidates drawn per round (0 = 2 x chord-size; given, it keeps logistic's and "
       "svm's chords at their cap)")(
       "rho", po::value<double>(),
-      "dependency threshold: chord members on different workers have |corr| <= rho (default by "
-      "layout: rows 0.1; columns 0.8 on dense data, at least ~30% non-zero, else 1: no filter, "
-      "every round's combined step is line-searched either way)")(
+      "dependency threshold: chord members on different workers have |corr| <= rho (default 0.8 "
+      "on dense data, at least ~30% non-zero, else 1: no filter; every round's combined step "
+      "is line-searched either way)")(
       "group-rho", po::value<double>()->default_value(kDefaultGroupRho, "0.5"),
-      "columns, 2+ workers: features with |corr| > this go to the same worker (updated exactly, "
+      "2+ workers: features with |corr| > this go to the same worker (updated exactly, "
       "in order) where finding them is cheap (each scheduler walks its range's shared rows at "
       "load time within a budget: sparse or small data); elsewhere, and at 1, each worker owns "
       "contiguous blocks of ids")("eta", po::value<double>()->default_value(1e-6, "1e-6"),
@@ -52,28 +48,24 @@ po::options_description DynamicEngineOptions() {
       "max-updates", po::value<uint64_t>()->default_value(0),
       "stop after this many updates (0 = none)")(
       "pipeline-depth", po::value<uint32_t>()->default_value(0),
-      "D: rounds in flight; 1 = fully synchronous (0 = "
-      "by layout: rows 2, columns 1; lasso's columns 2)")(
+      "D: rounds whose chords are out at once; a worker computes round t only after every "
+      "round before it (0 = by app: 1, lasso 2)")(
       "check-every", po::value<uint64_t>()->default_value(0),
       "updates between full optimality checks (0 = auto: after as many updates as there are "
       "features, or, with the dynamic schedule, sooner once the rounds since the last check "
       "took as long as it did)")(
       "trace-every", po::value<double>()->default_value(1.0, "1"),
-      "seconds between trace.csv rows between checks (columns: the exact objective, from the "
-      "coordinator's replica; rows: the workers' latest losses)")(
+      "seconds between trace.csv rows between checks (the exact objective, from the "
+      "coordinator's replica of the shared vector)")(
       "inner-passes", po::value<uint32_t>()->default_value(0),
-      "columns: at most this many passes a worker makes over its share of a chord in one round "
+      "at most this many passes a worker makes over its share of a chord in one round "
       "(more exact descent, no more messages; a pass is repeated only while the one before "
       "moved a parameter by more than 1/10 of the first pass's largest move, and goes over the "
       "parameters that one moved; 0 = by app: 4, logistic and svm 8, 4 with --exact-shares)")(
       "exact-shares", po::bool_switch(),
-      "columns: exact coordinate steps in every share (logistic and svm otherwise run their "
+      "exact coordinate steps in every share (logistic and svm otherwise run their "
       "shares on the loss's quadratic model with a line search, as newGLMNET: no exp per "
-      "non-zero; and default to chords of 4096)")(
-      "dual-pipeline", po::bool_switch(),
-      "--layout rows, dynamic schedule with D > 1: the more impactful half of every chord waits "
-      "for fresh "
-      "values, the rest is computed ahead");
+      "non-zero; and default to chords of 4096)");
   return d;
 }
 
@@ -81,25 +73,12 @@ Status DynamicSpecFromOptions(const po::variables_map& vm, proto::JobSpec& spec)
   proto::DynamicEngineSpec& d = *spec.mutable_dynamic();
   d.set_data_format(vm["format"].as<std::string>());
   d.set_labels_path(AbsolutePath(vm["labels"].as<std::string>()));
-  d.set_dual_pipeline(vm["dual-pipeline"].as<bool>());
-  std::string layout = vm["layout"].as<std::string>();
-  // Columns by default: 15-25x faster than rows on the README's quickstart job; rows win only
-  // when rows far outnumber features (docs/benchmarks.md).
-  // The dual pipeline exists only in the row layout, so it implies rows.
-  if (layout.empty()) layout = d.dual_pipeline() ? "rows" : "columns";
-  if (layout == "rows") {
-    d.set_layout(proto::LAYOUT_ROWS);
-  } else if (layout == "columns") {
-    d.set_layout(proto::LAYOUT_COLUMNS);
-  } else {
-    return Status::InvalidArgument("--layout must be rows or columns, got '" + layout + "'");
-  }
   const uint32_t chord_size = vm["chord-size"].as<uint32_t>();
-  d.set_chord_size(chord_size ? chord_size : DefaultChordSize(d.layout()));
+  d.set_chord_size(chord_size ? chord_size : kDefaultChordSize);
   const uint32_t candidates = vm["candidates"].as<uint32_t>();
   d.set_candidates(candidates ? candidates : 2 * d.chord_size());
-  d.set_rho(vm.count("rho") ? vm["rho"].as<double>() : DefaultRho(d.layout()));
-  d.set_rho_if_dense(!vm.count("rho") && d.layout() == proto::LAYOUT_COLUMNS);
+  d.set_rho(vm.count("rho") ? vm["rho"].as<double>() : kDefaultDenseRho);
+  d.set_rho_if_dense(!vm.count("rho"));
   d.set_group_rho(vm["group-rho"].as<double>());
   if (!(d.group_rho() > 0 && d.group_rho() <= 1)) {
     return Status::InvalidArgument("--group-rho must be in (0, 1] (1: no grouping)");
@@ -120,7 +99,7 @@ Status DynamicSpecFromOptions(const po::variables_map& vm, proto::JobSpec& spec)
   d.set_tolerance(vm["tolerance"].as<double>());
   d.set_max_updates(vm["max-updates"].as<uint64_t>());
   const uint32_t depth = vm["pipeline-depth"].as<uint32_t>();
-  d.set_pipeline_depth(depth ? depth : DefaultPipelineDepth(d.layout()));
+  d.set_pipeline_depth(depth ? depth : 1);
   d.set_check_every(vm["check-every"].as<uint64_t>());
   const double trace_every = vm["trace-every"].as<double>();
   if (!(trace_every > 0.0) || !std::isfinite(trace_every)) {
@@ -140,18 +119,9 @@ SharePasses SharePassesOf(const proto::DynamicEngineSpec& d, uint32_t workers) {
   return rule;
 }
 
-uint32_t DefaultChordSize(proto::Layout layout) {
-  // Row layout: every update costs a global reduction, so small chords keep the filter cheap.
-  // Column layout: a worker applies its share sequentially (in up to --inner-passes passes), so
-  // a round can carry many updates; 2048 with 4 passes measured best of 1024-4096 x 1-8 on the
-  // Lasso and L1-LR benchmarks (docs/benchmarks.md).
-  return layout == proto::LAYOUT_COLUMNS ? 2048 : 32;
-}
-
-void SetColumnDefaults(const po::variables_map& vm, const ColumnDefaults& defaults,
-                       proto::JobSpec& spec) {
+void SetAppDefaults(const po::variables_map& vm, const AppDefaults& defaults,
+                    proto::JobSpec& spec) {
   proto::DynamicEngineSpec& d = *spec.mutable_dynamic();
-  if (d.layout() != proto::LAYOUT_COLUMNS) return;
   auto given = [&](const char* name) { return vm.count(name) && vm[name].as<uint32_t>() != 0; };
   if (defaults.chord_size && !given("chord-size")) {
     d.set_chord_size(defaults.chord_size);
@@ -166,27 +136,8 @@ void SetColumnDefaults(const po::variables_map& vm, const ColumnDefaults& defaul
   if (defaults.inner_passes && !given("inner-passes")) d.set_inner_passes(defaults.inner_passes);
 }
 
-double DefaultRho(proto::Layout layout) {
-  // Column layout: the coordinator line-searches every round's combined step
-  // (engine/step_length.h), so correlated parameters on different workers cannot make a round
-  // increase the objective. On sparse data the filter then costs more rounds than it saves; on
-  // dense data, where every pair of features shares rows, two workers' steps interfere in every
-  // round, and filtering at 0.8 (by neighbour lists, cheap there) took 1.0-2.6x less time on
-  // every problem measured (docs/benchmarks.md). So the spec says 0.8 with rho_if_dense.
-  return layout == proto::LAYOUT_COLUMNS ? kColumnsDenseRho : 0.1;
-}
-
 bool GroupsFeatures(const proto::DynamicEngineSpec& d, uint32_t workers) {
-  return d.layout() == proto::LAYOUT_COLUMNS && workers > 1 && d.group_rho() > 0 &&
-         d.group_rho() < 1;
-}
-
-uint32_t DefaultPipelineDepth(proto::Layout layout) {
-  // Column layout: 1. There a depth D > 1 only lets chords be requested ahead (a worker always
-  // computes round t with every commit before t applied: its replica must hold its own last
-  // updates); that hides the request's round trip but builds each chord from priorities one more
-  // round old, and measured no better overall (docs/benchmarks.md, 2026-11-24).
-  return layout == proto::LAYOUT_COLUMNS ? 1 : 2;
+  return workers > 1 && d.group_rho() > 0 && d.group_rho() < 1;
 }
 
 Status ValidateDynamicSpec(const proto::JobSpec& spec) {
@@ -223,9 +174,6 @@ Status ValidateDynamicSpec(const proto::JobSpec& spec) {
   }
   if (d.pipeline_depth() < 1 || d.pipeline_depth() > 64) {
     return Status::InvalidArgument("--pipeline-depth must be in [1, 64]");
-  }
-  if (d.layout() == proto::LAYOUT_COLUMNS && d.dual_pipeline()) {
-    return Status::InvalidArgument("--dual-pipeline needs --layout rows");
   }
   return Status::Ok();
 }

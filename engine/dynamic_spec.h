@@ -13,24 +13,24 @@ namespace strads {
 
 class DynamicApp;
 
-// --format, --labels, --layout, --chord-size, --candidates, --rho, --eta, --schedule, --tolerance,
-// --max-updates, --pipeline-depth, --check-every, --trace-every, --inner-passes, --dual-pipeline,
-// with defaults and help.
+// --format, --labels, --chord-size, --candidates, --rho, --group-rho, --eta, --schedule,
+// --tolerance, --max-updates, --pipeline-depth, --check-every, --trace-every, --inner-passes,
+// --exact-shares, with defaults and help.
 boost::program_options::options_description DynamicEngineOptions();
 
 // Sets spec.dynamic() from options parsed with DynamicEngineOptions() (paths made absolute).
-// Without --layout the layout is columns (a spec built directly with LAYOUT_UNSPECIFIED is rows);
-// whether the app has the column layout is checked by ValidateJobSpec (engine/job_spec.h). Errors:
-// InvalidArgument for an unknown --schedule or --layout.
+// Errors: InvalidArgument for an unknown --schedule or a --group-rho out of range.
 Status DynamicSpecFromOptions(const boost::program_options::variables_map& options,
                               proto::JobSpec& spec);
 
-// The chord size when --chord-size is 0: 32 for the row layout, 2048 for the column layout.
-uint32_t DefaultChordSize(proto::Layout layout);
+// The chord size when --chord-size is 0 and the app sets none. A worker applies its share
+// sequentially (in up to --inner-passes passes), so a round can carry many updates; 2048 with 4
+// passes measured best of 1024-4096 x 1-8 on the Lasso and L1-LR benchmarks.
+inline constexpr uint32_t kDefaultChordSize = 2048;
 
-// An app's own defaults for the column layout, where they differ from the layout's (0 = the
-// layout's). Its FromOptions applies them after DynamicSpecFromOptions with SetColumnDefaults.
-struct ColumnDefaults {
+// An app's own defaults, where they differ from the engine's (0 = the engine's). Its FromOptions
+// applies them after DynamicSpecFromOptions with SetAppDefaults.
+struct AppDefaults {
   uint32_t chord_size = 0;  // the candidates follow: 2 x, unless --candidates was given
   // Without --chord-size each scheduler sizes its chords to its partition's columns, at most the
   // chord size (engine/chord_size.h: the margin apps, whose shares descend a quadratic model).
@@ -39,24 +39,25 @@ struct ColumnDefaults {
   uint32_t inner_passes = 0;
 };
 
-// In the column layout, sets each of `defaults` that the user did not give (--chord-size,
-// --pipeline-depth, --inner-passes: absent or 0); chord_size_adapts where neither --chord-size
-// nor --candidates is.
-void SetColumnDefaults(const boost::program_options::variables_map& options,
-                       const ColumnDefaults& defaults, proto::JobSpec& spec);
-// --rho when it is not given: 0.1 for the row layout; for the column layout kColumnsDenseRho,
-// which applies only on dense data (DynamicEngineSpec.rho_if_dense; elsewhere no filter).
-inline constexpr double kColumnsDenseRho = 0.8;
-double DefaultRho(proto::Layout layout);
+// Sets each of `defaults` that the user did not give (--chord-size, --pipeline-depth,
+// --inner-passes: absent or 0); chord_size_adapts where neither --chord-size nor --candidates is.
+void SetAppDefaults(const boost::program_options::variables_map& options,
+                    const AppDefaults& defaults, proto::JobSpec& spec);
+// --rho when it is not given, which applies only on dense data (DynamicEngineSpec.rho_if_dense;
+// elsewhere no filter). The coordinator line-searches every round's combined step
+// (engine/step_length.h), so correlated parameters on different workers cannot make a round
+// increase the objective. On sparse data the filter then costs more rounds than it saves; on
+// dense data, where every pair of features shares rows, two workers' steps interfere in every
+// round, and filtering at 0.8 (by neighbour lists, cheap there) took less time on every problem
+// measured.
+inline constexpr double kDefaultDenseRho = 0.8;
 // --group-rho when it is not given (engine/feature_grouping.h): the synthetic problems' groups
 // are correlated at 0.9, and the pairs that damp a round are the strongly correlated ones.
 inline constexpr double kDefaultGroupRho = 0.5;
-// Whether a column-layout job of `workers` workers groups correlated features (where cheap).
+// Whether a job of `workers` workers groups correlated features (where cheap).
 bool GroupsFeatures(const proto::DynamicEngineSpec& d, uint32_t workers);
-// The pipeline depth when --pipeline-depth is 0: 2 for the row layout, 1 for the column layout.
-uint32_t DefaultPipelineDepth(proto::Layout layout);
 
-// The passes a column-layout worker makes over its share per round: up to d.inner_passes() (set
+// The passes a worker makes over its share per round: up to d.inner_passes() (set
 // from --inner-passes and the app's default; 0 in a spec = 1), repeated while the last one moved
 // some parameter by more than `settle` times the first pass's largest move. `workers` is the
 // job's number of workers (0 = not known): 1 gives kLoneSettle, any other kSettle. With several

@@ -34,12 +34,11 @@ bool MayGroupRange(const proto::DynamicEngineSpec& spec, uint32_t workers, uint6
 
 Result<FeatureGroups> GroupFeatures(const ColumnStore& store, std::span<const uint64_t> weights,
                                     uint32_t workers, double rho, NeighbourLists::Budget budget) {
-  auto lists = NeighbourLists::Build(store, rho, budget);
-  if (!lists.ok()) return lists.status();
+  STRADS_ASSIGN_OR_RETURN(auto lists, NeighbourLists::Build(store, rho, budget));
   const uint64_t n = store.end() - store.first();
   FeatureGroups out;
   out.owners.assign(n, 0);
-  out.pairs = lists->entries() / 2;
+  out.pairs = lists.entries() / 2;
   if (workers <= 1 || n == 0) return out;
 
   // Each connected component in turn, from its least id, breadth first (neighbours in ascending
@@ -55,7 +54,7 @@ Result<FeatureGroups> GroupFeatures(const ColumnStore& store, std::span<const ui
     order.push_back(static_cast<uint32_t>(start));
     while (head < order.size()) {
       const uint32_t a = order[head++];
-      for (const uint32_t b : lists->Of(store.first() + a)) {
+      for (const uint32_t b : lists.Of(store.first() + a)) {
         if (!seen[b]) {
           seen[b] = 1;
           order.push_back(b);
@@ -70,7 +69,7 @@ Result<FeatureGroups> GroupFeatures(const ColumnStore& store, std::span<const ui
     for (uint64_t k = cut[w]; k < cut[w + 1]; ++k) out.owners[order[k]] = w;
   }
   for (uint64_t a = 0; a < n; ++a) {
-    for (const uint32_t b : lists->Of(store.first() + a)) {
+    for (const uint32_t b : lists.Of(store.first() + a)) {
       if (b > a && out.owners[a] != out.owners[b]) ++out.cut_pairs;
     }
   }

@@ -8,7 +8,7 @@
 // overshoot together and the coordinator's line search damps the whole round. Contiguous blocks
 // of ids keep correlated features together only when the file happens to list them side by side:
 // the synthetic 20,000 x 20,000 L1-LR problem (groups of 10 adjacent features) with its columns
-// shuffled took 2.2x the time to 1e-3 and 4.5x to 1e-6 with 2 workers (docs/benchmarks.md).
+// shuffled took 2.2x the time to 1e-3 and 4.5x to 1e-6 with 2 workers (docs/performance.md).
 //
 // How: the range's dependent pairs (|cos| > rho, engine/neighbour_lists.h, by the sparse row walk)
 // form a graph; a breadth-first order over it, component by component, lays it out so that each

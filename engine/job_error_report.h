@@ -37,8 +37,8 @@ class JobErrorReport {
     failed_ = true;
     auto e = MakeEnvelope(sender_, job_id_);
     e.set_epoch(epoch_);
-    e.mutable_ready()->set_error(WireText(what));
-    e.mutable_ready()->set_lost_peer(peer);
+    e.mutable_job_failed()->set_error(WireText(what));
+    e.mutable_job_failed()->set_lost_peer(peer);
     (void)session_.SendToCoordinator(e);
   }
 

@@ -78,9 +78,8 @@ Result<proto::JobSpec> ParseJobSpec(const AppRegistry& apps, const std::string& 
                                     const std::vector<std::string>& args,
                                     const po::options_description& extra,
                                     po::variables_map* extra_values) {
-  auto found = apps.Find(app);
-  if (!found.ok()) return found.status();
-  const App& the_app = **found;
+  STRADS_ASSIGN_OR_RETURN(auto found, apps.Find(app));
+  const App& the_app = *found;
   const auto described = JobOptionsDescription(apps, app);
   po::options_description all;
   all.add(described).add(extra);
@@ -116,17 +115,11 @@ Result<proto::JobSpec> ParseJobSpec(const AppRegistry& apps, const std::string& 
 }
 
 Status ValidateJobSpec(const AppRegistry& apps, const proto::JobSpec& spec) {
-  auto app = apps.Find(spec.app());
-  if (!app.ok()) return app.status();
+  STRADS_ASSIGN_OR_RETURN(auto app, apps.Find(spec.app()));
   if (spec.data_path().empty()) return Status::InvalidArgument("--data is required");
-  STRADS_RETURN_IF_ERROR((*app)->engine() == proto::ENGINE_DYNAMIC ? ValidateDynamicSpec(spec)
-                                                                   : ValidateStaticSpec(spec));
-  STRADS_RETURN_IF_ERROR((*app)->Validate(spec));
-  if (const DynamicApp* dynamic = (*app)->AsDynamic();
-      dynamic && spec.dynamic().layout() == proto::LAYOUT_COLUMNS &&
-      !dynamic->supports_column_layout()) {
-    return Status::InvalidArgument(spec.app() + ": --layout columns is not supported");
-  }
+  STRADS_RETURN_IF_ERROR((app)->engine() == proto::ENGINE_DYNAMIC ? ValidateDynamicSpec(spec)
+                                                                  : ValidateStaticSpec(spec));
+  STRADS_RETURN_IF_ERROR((app)->Validate(spec));
   if (spec.workers() > 4096) return Status::InvalidArgument("--workers must be at most 4096");
   if (!(spec.max_seconds() >= 0)) return Status::InvalidArgument("--max-seconds must be >= 0");
   const auto& recovery = spec.recovery();
@@ -142,12 +135,16 @@ Status ValidateJobSpec(const AppRegistry& apps, const proto::JobSpec& spec) {
   return Status::Ok();
 }
 
-std::vector<std::string> JobSpecPaths(const proto::JobSpec& spec) {
+std::vector<std::string> JobSpecPaths(const AppRegistry& apps, const proto::JobSpec& spec) {
   std::vector<std::string> paths;
-  for (const std::string* p : {&spec.data_path(), &spec.dynamic().labels_path(),
-                               &spec.lda().vocab_path(), &spec.mf().test_path()}) {
-    if (!p->empty()) paths.push_back(*p);
-  }
+  auto add = [&](const std::string& p) {
+    if (!p.empty()) paths.push_back(p);
+  };
+  add(spec.data_path());
+  auto app = apps.Find(spec.app());
+  if (!app.ok()) return paths;
+  if ((*app)->engine() == proto::ENGINE_DYNAMIC) add(spec.dynamic().labels_path());
+  for (const std::string& p : (*app)->InputFiles(spec)) add(p);
   return paths;
 }
 

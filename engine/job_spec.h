@@ -37,8 +37,9 @@ Result<proto::JobSpec> ParseJobSpec(const AppRegistry& apps, const std::string& 
 // app's (App::Validate). InvalidArgument with the first problem found.
 Status ValidateJobSpec(const AppRegistry& apps, const proto::JobSpec& spec);
 
-// Every file a member may read for `spec` (data, labels, vocabulary, test set), the empty ones
-// left out; members check them against their DataRoots (common/data_roots.h) before a job starts.
-std::vector<std::string> JobSpecPaths(const proto::JobSpec& spec);
+// Every file a member may read for `spec`: --data, the dynamic engine's --labels and the app's
+// App::InputFiles (e.g. lda's --vocab), the empty ones left out; members check them against their
+// DataRoots (common/data_roots.h) before a job starts. An unknown app names only --data.
+std::vector<std::string> JobSpecPaths(const AppRegistry& apps, const proto::JobSpec& spec);
 
 }  // namespace strads

@@ -48,7 +48,7 @@ void Member::OnMessage(const proto::Envelope& e, Clock::time_point now) {
 void Member::StartJob(const proto::Envelope& e) {
   const std::string why = "replaced by job " + std::to_string(e.job_id());
   jobs_.End(log_, why);
-  for (const auto& path : JobSpecPaths(e.job_start().spec())) {
+  for (const auto& path : JobSpecPaths(apps_, e.job_start().spec())) {
     if (Status st = session_.identity().data_roots.Check(path); !st.ok()) {
       log_->warn("job {} refused: {}", e.job_id(), st.message());
       JobErrorReport(session_, transport_.id(), e.job_id(), e.job_start().epoch(), log_)

@@ -21,14 +21,12 @@ Result<std::unique_ptr<MemberJob>> MakeMemberJob(const MemberContext& context, u
   const std::string& name = start.spec().app();
   switch (start.engine()) {
     case proto::ENGINE_DYNAMIC: {
-      auto app = context.apps.FindDynamic(name);
-      if (!app.ok()) return app.status();
-      return std::unique_ptr<MemberJob>(std::make_unique<DynamicJob>(context, job_id, start, *app));
+      STRADS_ASSIGN_OR_RETURN(auto app, context.apps.FindDynamic(name));
+      return std::unique_ptr<MemberJob>(std::make_unique<DynamicJob>(context, job_id, start, app));
     }
     case proto::ENGINE_STATIC: {
-      auto app = context.apps.FindStatic(name);
-      if (!app.ok()) return app.status();
-      return std::unique_ptr<MemberJob>(std::make_unique<StaticJob>(context, job_id, start, *app));
+      STRADS_ASSIGN_OR_RETURN(auto app, context.apps.FindStatic(name));
+      return std::unique_ptr<MemberJob>(std::make_unique<StaticJob>(context, job_id, start, app));
     }
     default:
       return Status::InvalidArgument("job " + std::to_string(job_id) + " (app '" + name +

@@ -4,7 +4,7 @@
 // same parameters (with the shared vector as the first pass left it) is more exact descent, as
 // in glmnet's active-set loop — and it costs arithmetic only: no message, no scheduler draw, no
 // commit. A round's fixed cost (messages, the draw, the coordinator's commit: hundreds of µs on
-// loopback, docs/scaling.md) is paid once for up to `max_passes` passes.
+// loopback, docs/performance.md) is paid once for up to `max_passes` passes.
 //
 // Rule: pass 1 visits every parameter of the share; pass p > 1 only while the previous pass
 // moved some parameter by more than `settle` times the largest move of pass 1 (a pass that

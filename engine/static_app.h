@@ -165,6 +165,9 @@ class StaticApp : public App {
   // The headline number for status lines, and its name ("loglik_per_token", "objective").
   virtual double Objective(const std::map<std::string, double>& metrics) const = 0;
   virtual std::string ObjectiveName() const = 0;
+  // What to try when the objective of `spec`'s job is no longer finite, for the job's error
+  // (e.g. mf sgd: "try a smaller --learning-rate"); empty: nothing to suggest. Default: empty.
+  virtual std::string DivergenceAdvice(const proto::JobSpec& spec) const { return ""; }
   // What a work unit is, plural, for progress lines ("tokens", "ratings").
   virtual std::string WorkUnit() const = 0;
   // Builds the result files (besides trace.csv, subrounds.csv and summary.json, which the engine

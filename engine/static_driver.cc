@@ -21,14 +21,12 @@ Result<StaticLocalResult> RunStaticLocally(const StaticApp& app, const proto::Jo
   std::vector<std::unique_ptr<StaticShard>> shards;
   std::vector<std::unique_ptr<StaticHome>> homes;
   for (uint32_t w = 0; w < P; ++w) {
-    auto shard = app.LoadShard(spec, w, P, B);
-    if (!shard.ok()) return shard.status();
-    shards.push_back(std::move(shard).value());
+    STRADS_ASSIGN_OR_RETURN(auto shard, app.LoadShard(spec, w, P, B));
+    shards.push_back(std::move(shard));
   }
   for (uint32_t s = 0; s < S; ++s) {
-    auto home = app.LoadHome(spec, s, S, P, B);
-    if (!home.ok()) return home.status();
-    homes.push_back(std::move(home).value());
+    STRADS_ASSIGN_OR_RETURN(auto home, app.LoadHome(spec, s, S, P, B));
+    homes.push_back(std::move(home));
   }
   std::vector<StaticShard*> shard_ptrs;
   std::vector<StaticHome*> home_ptrs;
@@ -70,9 +68,8 @@ Result<StaticLocalResult> RunStaticLocally(const StaticApp& app, const proto::Jo
       StaticStep step{iteration, pass, 0, pass + 1 == passes};
       std::vector<std::optional<StaticBlock>> blocks(B);
       for (uint32_t b = 0; b < B; ++b) {
-        auto block = homes[b % S]->TakeBlock(b, step);
-        if (!block.ok()) return block.status();
-        blocks[b] = std::move(block).value();
+        STRADS_ASSIGN_OR_RETURN(auto block, homes[b % S]->TakeBlock(b, step));
+        blocks[b] = std::move(block);
       }
       for (uint32_t r = 0; r < plan.sub_rounds(); ++r) {
         step.sub_round = r;
@@ -81,9 +78,8 @@ Result<StaticLocalResult> RunStaticLocally(const StaticApp& app, const proto::Jo
         for (uint32_t w = 0; w < P; ++w) {
           StaticBlock& block = *blocks[plan.Block(r, w)];
           std::fill(delta.begin(), delta.end(), 0.0);
-          auto work = shards[w]->Process(step, aggregates, block, delta);
-          if (!work.ok()) return work.status();
-          if (!step.evaluation) result.work += *work;
+          STRADS_ASSIGN_OR_RETURN(auto work, shards[w]->Process(step, aggregates, block, delta));
+          if (!step.evaluation) result.work += work;
           for (uint32_t a = 0; a < A; ++a) next[a] += delta[a];
           held.push_back(&block);
         }
@@ -112,9 +108,8 @@ Result<StaticLocalResult> RunStaticLocally(const StaticApp& app, const proto::Jo
   std::vector<proto::OutputPiece> pieces;
   for (auto& shard : shards) shard->Output(pieces);
   for (auto& home : homes) home->Output(pieces);
-  auto files = app.Assemble(spec, pieces);
-  if (!files.ok()) return files.status();
-  result.files = std::move(files).value();
+  STRADS_ASSIGN_OR_RETURN(auto files, app.Assemble(spec, pieces));
+  result.files = std::move(files);
   result.aggregates = std::move(aggregates);
   return result;
 }

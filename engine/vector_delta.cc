@@ -8,7 +8,7 @@ namespace strads {
 DeltaAccumulator::DeltaAccumulator(uint64_t size) : sum_(size, 0.0), touched_flag_(size, 0) {}
 
 Status DeltaAccumulator::Add(const proto::VectorDelta& delta) {
-  if (Status st = CheckDelta(delta, size()); !st.ok()) return st;
+  STRADS_RETURN_IF_ERROR(CheckDelta(delta, size()));
   if (delta.dense()) {
     // Every entry: no flags to set (the coordinator sums the workers' dense changes each round).
     all_touched_ = true;

@@ -1,10 +1,9 @@
-// Changes of the column layout's shared vector (Lasso: the residual; logistic, SVM: the margins).
+// Changes of the dynamic engine's shared vector (Lasso: the residual; logistic, SVM: the margins).
 //
-// In the column layout (proto::LAYOUT_COLUMNS) every worker holds a replica of one vector over
-// all rows. A worker's share of a chord changes it on some rows; the coordinator sums the
-// workers' changes and every worker adds the sum to its replica. DeltaAccumulator collects such a
-// change (or a sum of them) and writes it as a proto::VectorDelta, sparse or dense, whichever is
-// smaller; ForEachEntry reads one back.
+// Every worker holds a replica of one vector over all rows. A worker's share of a chord changes it
+// on some rows; the coordinator sums the workers' changes and every worker adds the sum to its
+// replica. DeltaAccumulator collects such a change (or a sum of them) and writes it as a
+// proto::VectorDelta, sparse or dense, whichever is smaller; ForEachEntry reads one back.
 // Thread-compatibility: a DeltaAccumulator is used by one thread.
 #pragma once
 

@@ -111,7 +111,7 @@ std::vector<uint64_t> ChordBuilder::Build() {
       std::uniform_int_distribution<size_t> pick(0, n - 1);
       std::vector<uint64_t> drawn;
       // Drawn ones are marked in flying_ meanwhile (a linear search of `drawn` per try cost
-      // O(B^2) a round, ~1 ms at B = 1024, and slowed the random baseline of docs/study.md).
+      // O(B^2) a round, ~1 ms at B = 1024, and slowed the random baseline of docs/performance.md).
       for (size_t tries = 0; drawn.size() < want && tries < 4 * want + 16; ++tries) {
         size_t local = pick(rng_);
         if (Eligible(local)) {

@@ -45,10 +45,9 @@ struct ChordPolicy {
   // a chord is computed only after every earlier commit is applied, so nothing is stale.
   bool check_in_flight = true;
   // Without a filter (rho >= 1), the dynamic schedule's chord lists its parameters in index
-  // order instead of priority order: in the column layout (which has no dual pipeline to split a
-  // chord by priority) the workers, the only readers of the order there, pass over their columns
-  // in memory order, and the scheduler sorts no (priority, tie) records, only ids after a draw of
-  // several passes (a one-pass draw is in index order already).
+  // order instead of priority order: the workers, the only readers of the order, pass over their
+  // columns in memory order, and the scheduler sorts no (priority, tie) records, only ids after a
+  // draw of several passes (a one-pass draw is in index order already).
   bool index_order = false;
 };
 
@@ -73,7 +72,7 @@ class ChordBuilder {
   // chord holds much of the partition (chords as large as the partition, e.g. Fashion-MNIST's
   // 784 features in chords of ~460 after the filter) it takes what the last one left: rounds
   // alternated between ~460 and ~30 parameters, the small ones the filter's leftovers. The
-  // scheduler then builds the chord on request, after that commit (docs/benchmarks.md).
+  // scheduler then builds the chord on request, after that commit (docs/performance.md).
   static constexpr size_t kAheadInFlightShare = 4;
   bool AheadDrawsWhole() const { return in_flight_ * kAheadInFlightShare <= priority_.size(); }
 

@@ -28,27 +28,18 @@ DynamicSchedulerJob::DynamicSchedulerJob(const MemberContext& context, uint64_t 
       app_(app),
       worker_ids_(start.worker_ids().begin(), start.worker_ids().end()) {
   ConnectPeers(start.worker_ids(), start.worker_endpoints());
-  if (spec_.dynamic().layout() == proto::LAYOUT_COLUMNS) {
-    log_->info("job {}: waiting for the workers' column counts (scheduler {}/{})", id_, rank_,
-               num_schedulers_);
-    return;
-  }
-  log_->info("job {}: loading {} (scheduler {}/{})", id_, spec_.data_path(), rank_,
+  log_->info("job {}: waiting for the workers' column counts (scheduler {}/{})", id_, rank_,
              num_schedulers_);
-  load_.Start(LoadPartition, spec_, rank_, num_schedulers_, num_workers_, std::nullopt);
 }
 
 void DynamicSchedulerJob::HandleColumnCounts(const proto::Envelope& e) {
   const proto::ColumnCounts& c = e.column_counts();
-  if (spec_.dynamic().layout() != proto::LAYOUT_COLUMNS || load_.running() || builder_) {
-    return LogUnexpected(e);
-  }
+  if (load_.running() || builder_) return LogUnexpected(e);
   if (c.counts_size() == 0) return errors_.Report("the workers counted no column");
   log_->info("job {}: loading {} from the workers' counts of {} columns (scheduler {}/{})", id_,
              spec_.data_path(), c.counts_size(), rank_, num_schedulers_);
   load_.Start(LoadPartition, spec_, rank_, num_schedulers_, num_workers_,
-              std::optional<CountedColumns>(
-                  CountedColumns{{c.counts().begin(), c.counts().end()}, c.rows()}));
+              CountedColumns{{c.counts().begin(), c.counts().end()}, c.rows()});
 }
 
 DynamicSchedulerJob::~DynamicSchedulerJob() = default;
@@ -100,7 +91,7 @@ void DynamicSchedulerJob::OnMessage(const proto::Envelope& e) {
 
 namespace {
 
-// Why the column layout's default filter (rho_if_dense) does not run on a partition of `rows` x
+// Why the default filter (rho_if_dense) does not run on a partition of `rows` x
 // `cols` with `nonzeros` entries, or empty if it does: it runs only where its lists are cheap
 // (dense data), and only where this scheduler can hold the partition's columns (loaded, then
 // normalised: ~28 bytes an entry) and the dense matrices in a quarter of the memory available.
@@ -125,37 +116,24 @@ std::string DefaultFilterRefusal(uint64_t rows, uint64_t cols, uint64_t nonzeros
 
 Result<DynamicSchedulerJob::Partition> DynamicSchedulerJob::LoadPartition(
     const proto::JobSpec& spec, uint32_t rank, uint32_t parts, uint32_t workers,
-    std::optional<CountedColumns> given) {
+    CountedColumns given) {
   try {
-    // The columns' entry counts give the partition (the same on every member): in the column
-    // layout the workers' (`given`), in the row layout from this scheduler's own pass. The columns
-    // themselves are needed only by the dependency filter (rho < 1) and the grouping; without
-    // them a scheduler needs their squared norms alone: in the row layout its counting pass
-    // gathers them, in the column layout the workers, who hold the columns, send them with the
-    // first check's gradient (so it never reads the file). Only a filtering or grouping scheduler
-    // holds columns: those of its partition.
+    // The columns' entry counts (the workers', summed) give the partition, the same on every
+    // member. The columns themselves are needed only by the dependency filter (rho < 1) and the
+    // grouping; without them a scheduler needs their squared norms alone, which the workers, who
+    // hold the columns, send with the first check's gradient (so it never reads the file). Only a
+    // filtering or grouping scheduler holds columns: those of its partition.
     DataSource source{spec.data_path(), spec.dynamic().data_format(), spec.dynamic().labels_path()};
     const proto::DynamicEngineSpec& d = spec.dynamic();
-    const bool columns = d.layout() == proto::LAYOUT_COLUMNS;
     // The filter runs only in the dynamic and static schedules, and checks nothing for one worker
     // at depth 1 (one group, nothing in flight).
     // (An unset schedule is dynamic.)
     const bool schedule_filters =
         d.schedule() != proto::SCHEDULE_RANDOM && d.schedule() != proto::SCHEDULE_CYCLIC;
-    const bool filter_bites = !(columns && workers == 1 && d.pipeline_depth() <= 1);
+    const bool filter_bites = !(workers == 1 && d.pipeline_depth() <= 1);
     bool filtered = d.rho() < 1.0 && schedule_filters && filter_bites;
-    std::vector<double> sq_norms;
-    uint64_t rows = 0;
-    std::vector<uint64_t> weights;
-    if (given) {
-      weights = std::move(given->entries);
-      rows = given->rows;
-    } else {
-      auto counts = CountColumnEntries(source, AvailableMemoryBytes(),
-                                       columns || filtered ? nullptr : &sq_norms, &rows);
-      if (!counts.ok()) return counts.status();
-      weights = std::move(counts).value();
-    }
+    std::vector<uint64_t> weights = std::move(given.entries);
+    uint64_t rows = given.rows;
     auto starts = PartitionByWeight(weights, parts);
     const uint64_t first = starts[rank], end = starts[rank + 1];
     uint64_t nonzeros = 0;
@@ -166,18 +144,17 @@ Result<DynamicSchedulerJob::Partition> DynamicSchedulerJob::LoadPartition(
       filtered = p.neighbours_note.empty();
     }
     p.filtered = filtered;
-    const bool norms_from_workers = !filtered && columns;
+    const bool norms_from_workers = !filtered;
     // This range's columns: for the dependency filter, and for grouping the features.
-    const bool groups = columns && MayGroupRange(d, workers, rows, weights, {first, end});
+    const bool groups = MayGroupRange(d, workers, rows, weights, {first, end});
     std::optional<Dataset> range_columns;
     if (filtered || groups) {
       const ColumnRange mine[] = {{first, end}};
       auto data = LoadColumns(source, mine, weights, rows);
-      if (!data.ok() && given) return WithWorkersCounts(data.status());
-      if (!data.ok()) return data.status();
+      if (!data.ok()) return WithWorkersCounts(data.status());
       // The workers' counts are of their copies of the file: this one must be the same shape.
-      if (given && (static_cast<uint64_t>(data->x.cols()) != weights.size() ||
-                    static_cast<uint64_t>(data->x.rows()) != rows)) {
+      if (static_cast<uint64_t>(data->x.cols()) != weights.size() ||
+          static_cast<uint64_t>(data->x.rows()) != rows) {
         return Status::InvalidArgument(
             fmt::format("{}: {} rows x {} columns here, but the workers counted {} x {} in their "
                         "copies of the file",
@@ -189,24 +166,17 @@ Result<DynamicSchedulerJob::Partition> DynamicSchedulerJob::LoadPartition(
     std::unique_ptr<ColumnStore> store;
     if (filtered) {
       store = std::make_unique<ColumnStore>(range_columns->x, first, end);
-    } else if (norms_from_workers) {
+    } else {
       store = std::make_unique<ColumnStore>(first, end, static_cast<int64_t>(rows),
                                             std::vector<double>(end - first, 0.0));
-    } else {
-      store = std::make_unique<ColumnStore>(
-          first, end, static_cast<int64_t>(rows),
-          std::vector<double>(sq_norms.begin() + static_cast<std::ptrdiff_t>(first),
-                              sq_norms.begin() + static_cast<std::ptrdiff_t>(end)));
     }
     p.norms_pending = norms_from_workers;
-    if (columns) {
-      // The workers derive the same blocks from the counts (worker/dynamic_worker_job.h); a
-      // grouping of this range is this scheduler's alone, and reaches them through its Ready and
-      // the coordinator's Begin (engine/feature_grouping.h).
-      p.owners = ColumnOwners(weights, parts, workers);
-      if (groups) {
-        p.owners_note = GroupRange(range_columns->x, weights, d.group_rho(), rank, p.owners);
-      }
+    // The workers derive the same blocks from the counts (worker/dynamic_worker_job.h); a grouping
+    // of this range is this scheduler's alone, and reaches them through its Ready and the
+    // coordinator's Begin (engine/feature_grouping.h).
+    p.owners = ColumnOwners(weights, parts, workers);
+    if (groups) {
+      p.owners_note = GroupRange(range_columns->x, weights, d.group_rho(), rank, p.owners);
     }
     if (filtered) {
       const auto start = std::chrono::steady_clock::now();
@@ -248,10 +218,9 @@ void DynamicSchedulerJob::FinishLoading(Result<Partition> loaded) {
   ChordPolicy policy;
   policy.schedule = spec_.dynamic().schedule();
   const proto::DynamicEngineSpec& d = spec_.dynamic();
-  const bool columns = d.layout() == proto::LAYOUT_COLUMNS;
   policy.chord_size = d.chord_size();
   policy.candidates = std::max(d.candidates(), d.chord_size());
-  if (columns && d.chord_size_adapts()) {
+  if (d.chord_size_adapts()) {
     policy.chord_size =
         AdaptedChordSize(d.chord_size(), {.nonzeros = p.nonzeros,
                                           .columns = p.end - p.first,
@@ -271,9 +240,9 @@ void DynamicSchedulerJob::FinishLoading(Result<Partition> loaded) {
   policy.eta = d.eta();
   policy.seed = spec_.seed() * 1000003 + rank_;
   policy.check_in_flight = d.pipeline_depth() > 1;
-  policy.index_order = columns;  // (--dual-pipeline is for the row layout only)
+  policy.index_order = true;
   builder_ = std::make_unique<ChordBuilder>(*p.store, policy);
-  if (p.filtered && columns) {
+  if (p.filtered) {
     // The parameters of one worker form one group of the dependency filter (its updates of them
     // are sequential, exact); without a filter (rho 1) groups are never consulted.
     std::vector<uint32_t> group(p.end - p.first);
@@ -293,7 +262,7 @@ void DynamicSchedulerJob::FinishLoading(Result<Partition> loaded) {
   ready->set_nonzeros(p.nonzeros);
   ready->set_chord_size(policy.chord_size);
   ready->set_candidates(policy.candidates);
-  if (columns && p.owners.grouped(rank_)) {
+  if (p.owners.grouped(rank_)) {
     // The workers loaded the whole range and keep their columns once Begin brings these.
     ready->mutable_owners()->set_grouped(true);
     const std::vector<uint32_t>& owners = p.owners.GroupOf(rank_);
@@ -364,28 +333,15 @@ DynamicSchedulerJob::ChordMessages DynamicSchedulerJob::MakeChord(
   chord->set_scheduler_rank(rank_);
   chord->set_exhausted(ids.empty() && builder_->in_flight() == 0);
   chord->mutable_ids()->Assign(ids.begin(), ids.end());
-  // Dual pipeline: the more impactful half (chords are in priority order) waits for every
-  // earlier commit. Set after the ids: it was computed from an empty chord, so it was always 0
-  // and the dual pipeline did nothing (found 2026-11-26; docs/benchmarks.md's dual-pipeline
-  // figures of 2026-11-22 predate the bug).
-  if (spec_.dynamic().dual_pipeline()) {
-    chord->set_fresh_count(static_cast<uint32_t>((ids.size() + 1) / 2));
-  }
-  // The squared norms are for the row layout's pull at the coordinator; in the column layout
-  // nobody reads them (a worker holds its columns), so the chord does not carry them.
-  const bool pull = spec_.dynamic().layout() != proto::LAYOUT_COLUMNS;
   chord->mutable_values()->Reserve(static_cast<int>(ids.size()));
-  for (uint64_t j : ids) {
-    chord->add_values(values_[j - first]);
-    if (pull) chord->add_sq_norms(part_.store->SquaredNorm(j));
-  }
+  for (uint64_t j : ids) chord->add_values(values_[j - first]);
   const ColumnOwners& owners = part_.owners;
   if (owners.workers() != worker_ids_.size() || worker_ids_.size() < 2 ||
       owners.schedulers() <= rank_) {
     return m;  // every worker gets the whole chord
   }
-  // Column layout: each worker gets the parameters it owns and no others, so a round's chord
-  // bytes are O(B), not O(B x P) (docs/scaling.md). A worker with none still gets its (empty)
+  // Each worker gets the parameters it owns and no others, so a round's chord
+  // bytes are O(B), not O(B x P) (docs/performance.md). A worker with none still gets its (empty)
   // share: the coordinator waits for every worker's partials.
   proto::Envelope header = m.whole;  // the chord's fields without its parameters
   header.mutable_chord()->clear_ids();
@@ -401,7 +357,7 @@ DynamicSchedulerJob::ChordMessages DynamicSchedulerJob::MakeChord(
     const uint64_t j = all.ids(k);
     proto::Chord& c = *m.shares[owners.WorkerIn(rank_, j)].mutable_chord();
     c.add_ids(j);
-    c.add_values(all.values(k));  // a column chord carries no squared norms
+    c.add_values(all.values(k));
   }
   return m;
 }

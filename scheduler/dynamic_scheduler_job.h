@@ -3,27 +3,24 @@
 // with t mod S == its rank.
 //
 // It derives the partition [first, end) from the column weights (the same deterministic
-// PartitionByWeight on every scheduler) on a background thread and answers Ready. The weights come
-// from its own counting pass over the file in the row layout (from its construction), and from
-// the workers' in the column layout (ColumnCounts, summed by the coordinator; the load starts
-// when they arrive). With the dependency filter (rho < 1) it keeps its own columns; without it,
-// their squared norms only: summed by its counting pass in the row layout, sent by the workers
-// with the first check's gradient slices in the column layout (where, without the filter or a
-// grouping, it never reads the file). Then:
-//  - ChordRequest(t): the next chord from the ChordBuilder, with the parameters' current values
-//    (and, in the row layout, their squared column norms), to the workers and the coordinator;
+// PartitionByWeight on every scheduler) on a background thread and answers Ready. The weights are
+// the workers' counts of the file's columns (ColumnCounts, summed by the coordinator; the load
+// starts when they arrive). With the dependency filter (rho < 1) it keeps its own columns;
+// without it, their squared norms only, sent by the workers with the first check's gradient
+// slices (where, without the filter or a grouping, it never reads the file). Then:
+//  - ChordRequest(t): the next chord from the ChordBuilder, with the parameters' current values,
+//    to the workers (each its own parameters) and the coordinator;
 //  - Commit(t): new values, and the priorities of the committed parameters; a commit that
 //    requests_chord is then answered as a ChordRequest for its chord_round;
 //  - GradientSlice x P and CheckRequest: the optimality check of its partition (CheckReport to
 //    the coordinator), which also refreshes every priority; a check request that requests_chord
 //    is then answered as a ChordRequest for its chord_round, right after the report;
 //  - ModelRequest: its nonzero parameters.
-// In the column layout (owner-computes) the workers own blocks of its range
-// (NestedPartitionByWeight), or groups of correlated features where those are cheap to find
-// (engine/feature_grouping.h: it groups its range while it loads, and its Ready carries the
-// owners to the workers through the coordinator), and the dependency filter separates only
-// parameters of different workers: one worker's share of a chord is updated sequentially,
-// exactly.
+// The workers own blocks of its range (NestedPartitionByWeight), or groups of correlated
+// features where those are cheap to find (engine/feature_grouping.h: it groups its range while it
+// loads, and its Ready carries the owners to the workers through the coordinator), and the
+// dependency filter separates only parameters of different workers: one worker's share of a
+// chord is updated sequentially, exactly.
 // Failures of its part go to the coordinator through a JobErrorReport.
 // Thread-compatibility: used by the scheduler's event loop only.
 #pragma once
@@ -75,30 +72,30 @@ class DynamicSchedulerJob final : public MemberJob {
     // The dependency filter's neighbour lists at the job's rho, when they fit their budget
     // (engine/neighbour_lists.h); `neighbours_note` says what was built, or why not, for the log.
     std::unique_ptr<NeighbourLists> neighbours;
-    // Whether the dependency filter runs (rho < 1 where it can keep anything out; by default in
-    // the column layout, only on dense data).
+    // Whether the dependency filter runs (rho < 1 where it can keep anything out; by default
+    // only on dense data).
     bool filtered = false;
     std::string neighbours_note;
-    // Column layout: the worker of each parameter (engine/column_owners.h): the chord's
+    // The worker of each parameter (engine/column_owners.h): the chord's
     // routing, and the dependency filter's groups (one a worker); `owners_note` says whether
     // this range was grouped, for the log.
     ColumnOwners owners;
     std::string owners_note;
-    // The store's squared norms come with the first check's gradient slices (column layout
-    // without a dependency filter: the workers hold the columns).
+    // The store's squared norms come with the first check's gradient slices (without a
+    // dependency filter: the workers hold the columns).
     bool norms_pending = false;
   };
 
-  // Derives partition `rank` of `parts` from the columns' entry counts: the workers' in the column
-  // layout, else from its own counting pass over the file; reads the partition's columns where
-  // the filter or the grouping needs them (background thread).
+  // Derives partition `rank` of `parts` from the columns' entry counts (the workers', summed);
+  // reads the partition's columns where the filter or the grouping needs them (background
+  // thread).
   static Result<Partition> LoadPartition(const proto::JobSpec& spec, uint32_t rank, uint32_t parts,
-                                         uint32_t workers, std::optional<CountedColumns> given);
-  // Column layout: starts the load from the workers' counts, summed by the coordinator.
+                                         uint32_t workers, CountedColumns given);
+  // Starts the load from the workers' counts, summed by the coordinator.
   void HandleColumnCounts(const proto::Envelope& e);
   void FinishLoading(Result<Partition> loaded);
   // A chord's messages: the whole chord (the coordinator's, and every worker's where `shares` is
-  // empty) and, in the column layout, each worker's share; without their round and min_applied,
+  // empty) and each worker's share; without their round and min_applied,
   // which SendChord stamps.
   struct ChordMessages {
     proto::Envelope whole;

@@ -16,16 +16,15 @@ class NamedDynamicStub final : public testing::AppStub<DynamicApp> {
  public:
   explicit NamedDynamicStub(std::string name) : name_(std::move(name)) {}
   std::string name() const override { return name_; }
-  uint32_t stats_per_param() const override { return 1; }
-  Result<std::unique_ptr<ShardModel>> MakeShard(Dataset, const proto::JobSpec&) const override {
+  Result<std::unique_ptr<ColumnModel>> MakeColumnModel(Dataset,
+                                                       const proto::JobSpec&) const override {
     return Status::Internal("not in this test");
-  }
-  double Pull(std::span<const double>, double, double value, const proto::JobSpec&) const override {
-    return value;
   }
   double Violation(double, double, const proto::JobSpec&) const override { return 0; }
   double Penalty(double, const proto::JobSpec&) const override { return 0; }
   double PenaltySlope(double, double, const proto::JobSpec&) const override { return 0; }
+  double LossSlope(double, double) const override { return 0; }
+  double Loss(std::span<const double>, std::span<const double>) const override { return 0; }
 
  private:
   std::string name_;
@@ -110,7 +109,6 @@ TEST_CASE("A job's options are the common ones, its engine's and its app's: no o
   CHECK(lasso->has_lasso());
   CHECK(lasso->has_dynamic());
   CHECK(lasso->lasso().lambda() == 0.5);
-  CHECK(lasso->dynamic().layout() == proto::LAYOUT_COLUMNS);  // the default
   CHECK(lasso->dynamic().chord_size() == 2048);
   CHECK(lasso->dynamic().inner_passes() == 4);
   CHECK(lasso->dynamic().candidates() == 4096);   // 0 = 2 x chord size
@@ -156,7 +154,6 @@ TEST_CASE("A job's options are the common ones, its engine's and its app's: no o
   CHECK(passes_of("logistic", {"--exact-shares", "--inner-passes", "2"}) == 2);
   CHECK(passes_of("svm", {}) == 8);
   CHECK(passes_of("svm", {"--exact-shares"}) == 4);
-  CHECK(passes_of("svm", {"--layout", "rows"}) == 4);
   CHECK(passes_of("lasso", {"--inner-passes", "0"}) == 4);
   // The rule a worker's model gets: a lone worker's passes settle 100x tighter.
   {
@@ -190,30 +187,21 @@ TEST_CASE("A job's options are the common ones, its engine's and its app's: no o
   REQUIRE(svm.ok());
   CHECK(svm->dynamic().chord_size() == 4096);
   CHECK(svm->dynamic().chord_size_adapts());
-  auto svm_rows = ParseJobSpec(apps, "svm", {"--data", data, "--lambda", "0.5", "--layout", "rows"},
-                               {}, nullptr);
-  REQUIRE(svm_rows.ok());
-  CHECK(svm_rows->dynamic().chord_size() == 32);  // the rows layout keeps its own default
-  CHECK_FALSE(svm_rows->dynamic().chord_size_adapts());
 
-  auto rows = ParseJobSpec(apps, "lasso", {"--data", data, "--lambda", "0.5", "--layout", "rows"},
-                           {}, nullptr);
-  REQUIRE(rows.ok());
-  CHECK(rows->dynamic().layout() == proto::LAYOUT_ROWS);
-  CHECK(rows->dynamic().chord_size() == 32);
-  CHECK(rows->dynamic().candidates() == 64);
-  CHECK(rows->dynamic().pipeline_depth() == 2);
-  CHECK(rows->dynamic().rho() == 0.1);
-  CHECK_FALSE(rows->dynamic().rho_if_dense());
   auto rho =
       ParseJobSpec(apps, "lasso", {"--data", data, "--lambda", "0.5", "--rho", "0.3"}, {}, nullptr);
   REQUIRE(rho.ok());
   CHECK(rho->dynamic().rho() == 0.3);
   CHECK_FALSE(rho->dynamic().rho_if_dense());  // a given rho applies everywhere
-  auto dual = ParseJobSpec(apps, "lasso", {"--data", data, "--lambda", "0.5", "--dual-pipeline"},
-                           {}, nullptr);
-  REQUIRE(dual.ok());
-  CHECK(dual->dynamic().layout() == proto::LAYOUT_ROWS);  // the dual pipeline has only rows
+  // The row layout's flags are gone, not ignored.
+  for (const std::vector<std::string>& gone : {std::vector<std::string>{"--layout", "rows"},
+                                               std::vector<std::string>{"--dual-pipeline"}}) {
+    std::vector<std::string> args{"--data", data, "--lambda", "0.5"};
+    args.insert(args.end(), gone.begin(), gone.end());
+    auto refused = ParseJobSpec(apps, "lasso", args, {}, nullptr);
+    REQUIRE_FALSE(refused.ok());
+    CHECK_THAT(refused.status().message(), Catch::Contains(gone[0]));
+  }
 
   auto topics =
       ParseJobSpec(apps, "lasso", {"--data", data, "--lambda", "1", "--topics", "3"}, {}, nullptr);

@@ -143,17 +143,13 @@ inline std::string SubmitError(EmbeddedCluster& cluster, const proto::JobSpec& s
   return reply.ok() ? "" : reply.status().message();
 }
 
-// The cluster shapes, layouts and passes a share of the oracle tests (engine at depth 1 = the
-// sequential reference's optimum): {schedulers, workers, layout, inner passes}.
+// The cluster shapes and passes a share of the oracle tests (engine at depth 1 = the sequential
+// reference's optimum): {schedulers, workers, inner passes}.
 struct OracleConfig {
   uint32_t schedulers, workers;
-  proto::Layout layout;
   uint32_t passes;
 };
-inline constexpr OracleConfig kOracleConfigs[] = {
-    {1, 1, proto::LAYOUT_ROWS, 1},    {2, 2, proto::LAYOUT_ROWS, 1},
-    {1, 1, proto::LAYOUT_COLUMNS, 1}, {2, 2, proto::LAYOUT_COLUMNS, 1},
-    {1, 1, proto::LAYOUT_COLUMNS, 4}, {2, 2, proto::LAYOUT_COLUMNS, 4}};
+inline constexpr OracleConfig kOracleConfigs[] = {{1, 1, 1}, {2, 2, 1}, {1, 1, 4}, {2, 2, 4}};
 
 inline double RelDiff(double a, double b) {
   return std::abs(a - b) / std::max(std::abs(b), 1e-300);

@@ -221,8 +221,8 @@ wait_state() {
   fail "job $id is '$st' after $secs s, expected one of: $*"
 }
 
-# A job that runs until --max-seconds unless stopped: no optimality check before then (the column
-# layout reaches a 1e-15 tolerance on this problem within a second).
+# A job that runs until --max-seconds unless stopped: no optimality check before then (the engine
+# reaches a 1e-15 tolerance on this problem within a second).
 LONG_JOB=(--tolerance 1e-15 --check-every 1000000000000 --max-seconds 30)
 
 # ---------------------------------------------------------------------------------------------
@@ -836,13 +836,13 @@ case_curve_refuses_strangers() {
 import json, sys
 print([m["id"] for m in json.loads(sys.argv[1])["members"] if m["role"] == "worker"][0])' "$OUT")
   timeout 30 "$fake" --coordinator "$EP" "${client[@]}" --id fake@evil --sender "$worker" \
-    ready "$id" >/dev/null || fail "the fake could not send from its own connection"
-  timeout 30 "$fake" --coordinator "$EP" "${client[@]}" --id "$worker" ready "$id" >/dev/null ||
+    fail "$id" >/dev/null || fail "the fake could not send from its own connection"
+  timeout 30 "$fake" --coordinator "$EP" "${client[@]}" --id "$worker" fail "$id" >/dev/null ||
     fail "the fake could not send with the worker's id"
   sleep 1
-  [[ $(job_field "$id" state) == RUNNING ]] || fail "a spoofed Ready changed job $id"
-  grep -q "refused a message: ready declares sender '$worker' but its connection is 'fake@evil'" \
-    "$RUN"/logs/coordinator-*.log || fail "the coordinator did not log the spoofed Ready"
+  [[ $(job_field "$id" state) == RUNNING ]] || fail "a spoofed JobFailed changed job $id"
+  grep -q "refused a message: job_failed declares sender '$worker' but its connection is 'fake@evil'" \
+    "$RUN"/logs/coordinator-*.log || fail "the coordinator did not log the spoofed JobFailed"
 
   # The daemons are all up and nobody else joined.
   cli status --json

@@ -1,6 +1,6 @@
 // Unit tests of the column layout's pieces, without sockets: the vector change and its wire
 // form, column selection, the grouped dependency filter, the Lasso and margin column models against
-// sequential coordinate descent, and the spec's validation.
+// sequential coordinate descent.
 #include <algorithm>
 #include <map>
 #include <memory>
@@ -12,7 +12,6 @@
 #include <Eigen/Dense>
 #include <catch2/catch.hpp>
 
-#include "apps/builtin_apps.h"
 #include "apps/lasso/lasso_app.h"
 #include "apps/lasso/lasso_update.h"
 #include "apps/logistic/logistic_app.h"
@@ -20,7 +19,6 @@
 #include "apps/margin_model.h"
 #include "common/column_selection.h"
 #include "engine/dependency_filter.h"
-#include "engine/job_spec.h"
 #include "engine/share_passes.h"
 #include "engine/shared_replica.h"
 #include "engine/vector_delta.h"
@@ -398,40 +396,6 @@ TEST_CASE("LassoColumnModel with --inner-passes repeats its share as cyclic desc
     model.ApplyShared(d);
     CHECK(model.ExactLoss() == Approx(0.5 * r.squaredNorm()).epsilon(1e-12));
   }
-}
-
-// Logistic regression as an app that has only the row layout.
-class RowsOnlyApp : public LogisticApp {
- public:
-  std::string name() const override { return "rows-only"; }
-  bool supports_column_layout() const override { return false; }
-};
-
-TEST_CASE("the column layout is refused for apps without it and with the dual pipeline",
-          "[columns]") {
-  AppRegistry apps = BuiltinApps();
-  REQUIRE(apps.Add(std::make_unique<RowsOnlyApp>()).ok());
-  proto::JobSpec spec;
-  spec.set_app("lasso");
-  spec.set_data_path("/nonexistent.svm");
-  spec.mutable_lasso()->set_lambda(1.0);
-  auto* d = spec.mutable_dynamic();
-  d->set_chord_size(1024);
-  d->set_candidates(2048);
-  d->set_tolerance(1e-6);
-  d->set_pipeline_depth(1);
-  d->set_layout(proto::LAYOUT_COLUMNS);
-  CHECK(ValidateJobSpec(apps, spec).ok());
-  d->set_dual_pipeline(true);
-  CHECK_FALSE(ValidateJobSpec(apps, spec).ok());
-  d->set_dual_pipeline(false);
-  spec.set_app("logistic");
-  spec.mutable_logistic()->set_lambda(1.0);
-  CHECK(ValidateJobSpec(apps, spec).ok());
-  spec.set_app("rows-only");
-  const Status refused = ValidateJobSpec(apps, spec);
-  CHECK_FALSE(refused.ok());
-  CHECK(refused.message().find("--layout columns") != std::string::npos);
 }
 
 TEST_CASE(

@@ -594,8 +594,7 @@ TEST_CASE("Coordinator: a recovering job can be cancelled, and nothing starts it
 }
 
 TEST_CASE(
-    "Coordinator: restarted under a running job, it resumes it as the next epoch from the "
-    "checkpoint in the work dir, and a checkpoint write cut short leaves the previous one in use",
+    "Coordinator: restarted under a running job, it resumes it from the last whole checkpoint",
     "[coordinator][recovery][journal]") {
   testing::TempDir dir;
   CoordinatorFixture f(WithWorkDir(dir.Path("work")));
@@ -626,7 +625,7 @@ TEST_CASE(
   CHECK(job.recoveries(0).checkpoint_round() == 1234);
   f.h_.ClearInboxes();
   f.RegisterAll();
-  // Row layout: the members load, then round 0 restores the checkpoint's values.
+  // The members load, then round 0 restores the checkpoint's values.
   CHECK(f.Job(id).state() == proto::JOB_LOADING);
   CHECK(f.Job(id).epoch() == 1);
   auto ready = [&](const std::string& from, bool scheduler) {
@@ -637,6 +636,11 @@ TEST_CASE(
       e.mutable_ready()->set_end_param(10);
     } else {
       e.mutable_ready()->set_num_rows(5);
+      // The starting replica (the coordinator keeps its own from worker rank 0's).
+      for (int i = 0; i < 5; ++i) {
+        e.mutable_ready()->mutable_shared()->add_labels(1.0);
+        e.mutable_ready()->mutable_shared()->add_values(1.0);
+      }
     }
     f.Send(from, e);
   };
@@ -645,9 +649,9 @@ TEST_CASE(
   ready("worker-1", false);
   bool restored = false;
   for (const auto& e : f.h_.Inbox("worker-1")) {
-    if (e.has_commit() && e.round() == 0) {
-      restored = e.commit().ids_size() == 1 && e.commit().ids(0) == 3 &&
-                 e.commit().deltas(0) == 0.5 && e.epoch() == 1;
+    if (e.has_restore() && e.round() == 0) {
+      restored = e.restore().ids_size() == 1 && e.restore().ids(0) == 3 &&
+                 e.restore().values(0) == 0.5 && e.epoch() == 1;
     }
   }
   CHECK(restored);
@@ -664,8 +668,8 @@ TEST_CASE(
   const uint64_t id = f.Submit(RecoverableSpec(2, 0)).submit_reply().job_id();
   f.h_.ClearInboxes();
   auto report = MakeEnvelope("worker-0", id);
-  report.mutable_ready()->set_error("cannot send block 1 to worker-1: timed out");
-  report.mutable_ready()->set_lost_peer("worker-1");
+  report.mutable_job_failed()->set_error("cannot send block 1 to worker-1: timed out");
+  report.mutable_job_failed()->set_lost_peer("worker-1");
   f.Send("worker-0", report);
   auto job = f.Job(id);
   CHECK(job.state() == proto::JOB_LOADING);  // recovered at once (--recovery-wait 0)
@@ -681,7 +685,7 @@ TEST_CASE(
   g.RegisterAll();
   const uint64_t bad = g.Submit(RecoverableSpec(2, 0)).submit_reply().job_id();
   auto error = MakeEnvelope("worker-0", bad);
-  error.mutable_ready()->set_error("x.svm:3: bad label");
+  error.mutable_job_failed()->set_error("x.svm:3: bad label");
   g.Send("worker-0", error);
   CHECK(g.Job(bad).state() == proto::JOB_FAILED);
   CHECK(g.Job(bad).recoveries_size() == 0);

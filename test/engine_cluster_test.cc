@@ -153,11 +153,10 @@ void WriteTwins(const std::string& path, int copies = 2) {
   REQUIRE(out.good());
 }
 
-// The column layout on `path` without a dependency filter, chords of every parameter.
+// Lasso on `path` without a dependency filter, chords of every parameter.
 proto::JobSpec UnfilteredColumnsSpec(const std::string& path, double lambda) {
   auto spec = LassoSpec(lambda);
   spec.set_data_path(path);
-  spec.mutable_dynamic()->set_layout(proto::LAYOUT_COLUMNS);
   spec.mutable_dynamic()->set_rho(1.0);  // no filter
   spec.mutable_dynamic()->set_chord_size(1024);
   spec.mutable_dynamic()->set_candidates(2048);
@@ -167,25 +166,8 @@ proto::JobSpec UnfilteredColumnsSpec(const std::string& path, double lambda) {
 
 }  // namespace
 
-TEST_CASE("engine at pipeline depth 1 reaches the reference optimum within 1e-6 relative",
-          "[cluster]") {
-  const double lambda = 0.05 * LambdaMax();
-  const double reference = ReferenceObjective(lambda);
-  for (auto [schedulers, workers] : {std::pair{1u, 1u}, std::pair{2u, 2u}, std::pair{1u, 3u}}) {
-    CAPTURE(schedulers, workers);
-    EmbeddedCluster cluster(schedulers, workers, FastOptions());
-    auto job = RunJob(cluster, LassoSpec(lambda), "test-client");
-    REQUIRE(job.info.state() == proto::JOB_SUCCEEDED);
-    CHECK(job.info.converged());
-    CHECK(std::abs(job.info.objective() - reference) / reference < 1e-6);
-    CHECK_FALSE(job.coefficients.empty());
-  }
-}
-
-TEST_CASE(
-    "the column layout at pipeline depth 1 reaches the reference optimum within 1e-6 relative, "
-    "with 1 and 4 passes a share",
-    "[cluster][columns]") {
+TEST_CASE("engine at depth 1 reaches the reference optimum within 1e-6 relative, 1 and 4 passes",
+          "[cluster][columns]") {
   const double lambda = 0.05 * LambdaMax();
   const double reference = ReferenceObjective(lambda);
   for (auto [schedulers, workers] : {std::pair{1u, 1u}, std::pair{2u, 2u}, std::pair{1u, 3u}}) {
@@ -194,7 +176,6 @@ TEST_CASE(
       CAPTURE(schedulers, workers, chord_size, passes);
       EmbeddedCluster cluster(schedulers, workers, FastOptions());
       auto spec = LassoSpec(lambda);
-      spec.mutable_dynamic()->set_layout(proto::LAYOUT_COLUMNS);
       spec.mutable_dynamic()->set_chord_size(chord_size);
       spec.mutable_dynamic()->set_candidates(2 * chord_size);
       spec.mutable_dynamic()->set_inner_passes(passes);
@@ -207,17 +188,15 @@ TEST_CASE(
   }
 }
 
-TEST_CASE("the column layout converges pipelined (depth 2, 4) with every policy",
-          "[cluster][columns]") {
+TEST_CASE("engine converges pipelined (depth 2, 4, 8) with every policy", "[cluster][columns]") {
   const double lambda = 0.05 * LambdaMax();
   const double reference = ReferenceObjective(lambda);
-  for (uint32_t depth : {2u, 4u})
+  for (uint32_t depth : {2u, 4u, 8u})
     for (auto schedule : {proto::SCHEDULE_DYNAMIC, proto::SCHEDULE_RANDOM, proto::SCHEDULE_CYCLIC,
                           proto::SCHEDULE_STATIC}) {
       CAPTURE(depth, schedule);
       EmbeddedCluster cluster(2, 2, FastOptions());
       auto spec = LassoSpec(lambda);
-      spec.mutable_dynamic()->set_layout(proto::LAYOUT_COLUMNS);
       spec.mutable_dynamic()->set_pipeline_depth(depth);
       spec.mutable_dynamic()->set_schedule(schedule);
       auto job = RunJob(cluster, spec, "test-client");
@@ -228,8 +207,8 @@ TEST_CASE("the column layout converges pipelined (depth 2, 4) with every policy"
 }
 
 TEST_CASE(
-    "the column layout without a dependency filter converges when every parameter has a twin on "
-    "the other worker: the combined step is line-searched",
+    "without a dependency filter, twins on the other worker converge: the combined step is "
+    "line-searched",
     "[cluster][columns]") {
   // Columns j and j + K are equal; worker 0 owns [0, K), worker 1 [K, 2K) (equal weights). Each
   // worker's share is exact, and the two together make the same correction twice: without the
@@ -280,8 +259,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "the column layout's default filter on dense data (neighbour lists at rho 0.8) reaches the "
-    "reference optimum, at depth 1 and 2, with 1 and 2 schedulers, in whole steps",
+    "the default filter on dense data (rho 0.8) reaches the optimum at depth 1 and 2 in whole "
+    "steps",
     "[cluster][columns]") {
   // The data are dense (DenseWayFits), so each scheduler builds lists and never puts two copies
   // of a column on different workers in one chord (copies on one worker are updated in turn,
@@ -300,9 +279,8 @@ TEST_CASE(
       EmbeddedCluster cluster(schedulers, 2, FastOptions());
       auto spec = LassoSpec(lambda);
       spec.set_data_path(path);
-      spec.mutable_dynamic()->set_layout(proto::LAYOUT_COLUMNS);
       // As DynamicSpecFromOptions sets them without --rho, and with --rho 1.
-      spec.mutable_dynamic()->set_rho(by_default ? kColumnsDenseRho : 1.0);
+      spec.mutable_dynamic()->set_rho(by_default ? kDefaultDenseRho : 1.0);
       spec.mutable_dynamic()->set_rho_if_dense(by_default);
       spec.mutable_dynamic()->set_chord_size(1024);
       spec.mutable_dynamic()->set_candidates(2048);
@@ -320,26 +298,6 @@ TEST_CASE(
     CAPTURE(updates[0], updates[1]);
     CHECK(updates[0] <= updates[1]);
   }
-}
-
-TEST_CASE("pipelined engine (depth 2, 4, 8) converges to the same optimum on correlated data",
-          "[cluster]") {
-  const double lambda = 0.05 * LambdaMax();
-  const double reference = ReferenceObjective(lambda);
-  for (uint32_t depth : {2u, 4u, 8u})
-    for (uint64_t seed : {1u, 2u, 3u}) {
-      CAPTURE(depth, seed);
-      EmbeddedCluster cluster(2, 2, FastOptions());
-      auto spec = LassoSpec(lambda);
-      spec.mutable_dynamic()->set_pipeline_depth(depth);
-      spec.set_seed(seed);
-      spec.mutable_dynamic()->set_dual_pipeline(
-          seed == 3);  // one seed of each depth with the dual pipeline
-      auto job = RunJob(cluster, spec, "test-client");
-      REQUIRE(job.info.state() == proto::JOB_SUCCEEDED);
-      CHECK(job.info.converged());
-      CHECK(std::abs(job.info.objective() - reference) / reference < 1e-6);
-    }
 }
 
 TEST_CASE("every scheduling policy converges to the optimum on a well-conditioned problem",
@@ -431,10 +389,12 @@ TEST_CASE("invalid specs are refused at submit with a clear message", "[cluster]
 
 TEST_CASE("a worker that dies mid-job fails the job naming it, the next job runs",
           "[cluster][faults]") {
-  // Worker 1 dies right after sending the partials of its 20th round: mid-job, every run alike.
+  // Worker 1 dies right after sending its share of its 20th round: mid-job, every run alike.
   EmbeddedCluster cluster(1, 3, FastOptions(), "warn",
                           [](const std::string& id, FaultInjectingTransport& t) {
-                            if (id == "worker-1") t.KillAt(SendsOf(proto::Envelope::kPartials), 20);
+                            if (id == "worker-1") {
+                              t.KillAt(SendsOf(proto::Envelope::kColumnPartials), 20);
+                            }
                           });
   auto spec = LassoSpec(0.001 * LambdaMax());
   spec.mutable_dynamic()->set_check_every(
@@ -450,30 +410,25 @@ TEST_CASE("a worker that dies mid-job fails the job naming it, the next job runs
 }
 
 TEST_CASE(
-    "a worker or scheduler killed mid-job: the job recovers on the members left and reaches the "
-    "reference optimum within 1e-6 relative (rows, and columns with features grouped)",
+    "a worker or scheduler killed mid-job: the job recovers without it, to the optimum within 1e-6",
     "[cluster][faults][recovery]") {
   const double lambda = 0.05 * LambdaMax();
   const double reference = ReferenceObjective(lambda);
   struct Case {
     const char* victim;
     proto::Envelope::BodyCase kind;  // killed right after its n-th message of this kind
-    proto::Layout layout;
   };
-  for (const Case& c : {Case{"worker-1", proto::Envelope::kColumnPartials, proto::LAYOUT_COLUMNS},
-                        Case{"worker-1", proto::Envelope::kPartials, proto::LAYOUT_ROWS},
-                        Case{"scheduler-1", proto::Envelope::kChord, proto::LAYOUT_COLUMNS}}) {
-    CAPTURE(c.victim, c.layout);
+  for (const Case& c : {Case{"worker-1", proto::Envelope::kColumnPartials},
+                        Case{"scheduler-1", proto::Envelope::kChord}}) {
+    CAPTURE(c.victim);
     EmbeddedCluster cluster(2, 3, FastOptions(), "error",
                             [&](const std::string& id, FaultInjectingTransport& t) {
                               if (id == c.victim) t.KillAt(SendsOf(c.kind), 30);
                             });
     auto spec = LassoSpec(lambda);
-    spec.mutable_dynamic()->set_layout(c.layout);
-    // Columns: each epoch's schedulers group their ranges anew, for the workers left, and the
+    // Each epoch's schedulers group their ranges anew, for the workers left, and the
     // checkpoint's values go to their new owners.
-    const bool columns = c.layout == proto::LAYOUT_COLUMNS;
-    if (columns) spec.mutable_dynamic()->set_group_rho(kDefaultGroupRho);
+    spec.mutable_dynamic()->set_group_rho(kDefaultGroupRho);
     spec.mutable_recovery()->set_max_recoveries(2);
     spec.mutable_recovery()->set_recovery_wait_s(0);  // no replacement comes: re-plan at once
     auto job = RunJob(cluster, spec, "test-client");
@@ -486,17 +441,16 @@ TEST_CASE(
     CHECK(job.info.recoveries(0).checkpoint_round() > 0);  // resumed, not started over
     CHECK(job.info.epoch() == 1);
     CHECK(job.info.workers() + job.info.schedulers() == 4);  // re-planned without the victim
-    if (columns) {
-      CHECK(job.summary.at("engine").at("grouped_ranges").get<uint32_t>() == job.info.schedulers());
-    }
+    CHECK(job.summary.at("engine").at("grouped_ranges").get<uint32_t>() == job.info.schedulers());
   }
 }
 
 TEST_CASE("cancel mid-job ends it as CANCELLED and frees the members", "[cluster][faults]") {
-  // Worker 0's partials are held: the job stops mid-job at its first round, every run alike.
+  // Worker 0's shares are held: the job stops mid-job at its first round, every run alike.
   EmbeddedCluster cluster(1, 2, FastOptions(), "warn",
                           [](const std::string& id, FaultInjectingTransport& t) {
-                            if (id == "worker-0") t.Delay(SendsOf(proto::Envelope::kPartials));
+                            if (id == "worker-0")
+                              t.Delay(SendsOf(proto::Envelope::kColumnPartials));
                           });
   FaultInjectingTransport& worker0 = *cluster.faults("worker-0");
   auto spec = LassoSpec(0.001 * LambdaMax());
@@ -514,7 +468,7 @@ TEST_CASE("cancel mid-job ends it as CANCELLED and frees the members", "[cluster
   INFO(DescribeJob(job.info));
   CHECK(job.info.state() == proto::JOB_CANCELLED);
   worker0.ClearRules();
-  worker0.Release();  // the held partials are of the cancelled job: the coordinator ignores them
+  worker0.Release();  // the held shares are of the cancelled job: the coordinator ignores them
   auto next = RunJob(cluster, LassoSpec(0.1 * LambdaMax()), "client-b");
   CHECK(next.info.state() == proto::JOB_SUCCEEDED);
 }

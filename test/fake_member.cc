@@ -1,11 +1,11 @@
 // strads_fake_member: an attacker posing as a cluster member, for test/cluster_test.sh (curve_*).
 //
 //   strads_fake_member --coordinator EP [--client-key FILE --cluster-key FILE] --id ID
-//                      [--sender NAME] register|ready JOB_ID
+//                      [--sender NAME] register|fail JOB_ID
 //
 // Connects to the coordinator with routing id ID (with CURVE when given keys: e.g. an authorised
 // client's key, which is not the cluster's) and sends one message whose `sender` field is NAME
-// (default ID): `register` a worker, or a `ready` carrying an error for job JOB_ID (what a real
+// (default ID): `register` a worker, or a `fail` (a JobFailed) for job JOB_ID (what a real
 // member sends when it cannot load its shard, which fails the job). Prints the handshake's fate
 // and every reply within a second. Exit 0 when sent, 3 when the handshake was refused (nothing
 // could be sent), 2 on a bad command line.
@@ -46,9 +46,9 @@ int main(int argc, char** argv) {
     else
       job = std::stoull(a);
   }
-  if (coordinator.empty() || id.empty() || (action != "register" && action != "ready")) {
+  if (coordinator.empty() || id.empty() || (action != "register" && action != "fail")) {
     std::cerr << "usage: strads_fake_member --coordinator EP [--client-key F --cluster-key F] "
-                 "--id ID [--sender NAME] register|ready JOB_ID\n";
+                 "--id ID [--sender NAME] register|fail JOB_ID\n";
     return 2;
   }
   if (sender.empty()) sender = id;
@@ -82,7 +82,7 @@ int main(int argc, char** argv) {
     r->set_pid(static_cast<uint32_t>(getpid()));
     r->set_endpoint("tcp://127.0.0.1:9");
   } else {
-    e.mutable_ready()->set_error("spoofed by a fake member");
+    e.mutable_job_failed()->set_error("spoofed by a fake member");
   }
   if (Status st = transport.Send(kCoordinatorId, e); !st.ok()) {
     std::cerr << st.message() << "\n";

@@ -29,11 +29,11 @@ using strads::testing::TempDir;
 // True when protobuf accepts `text` in a string field on the receiving side.
 bool SurvivesTheWire(const std::string& text) {
   auto e = MakeEnvelope("worker-0", 1);
-  e.mutable_ready()->set_error(text);
+  e.mutable_job_failed()->set_error(text);
   std::string bytes;
   if (!e.SerializeToString(&bytes)) return false;
   proto::Envelope back;
-  return back.ParseFromString(bytes) && back.ready().error() == text;
+  return back.ParseFromString(bytes) && back.job_failed().error() == text;
 }
 
 // Every byte value, and the classic broken sequences.
@@ -153,9 +153,8 @@ TEST_CASE(
   const Status rows = CheckIndexable("x.svm", kMaxIndex + 1, 10, 10);
   CHECK(rows.code() == StatusCode::kInvalidArgument);
   CHECK(rows.message() ==
-        "x.svm: 2147483648 rows for one member, more than the 2147483647 one can index; the row "
-        "layout (--layout rows) splits the rows over the workers, the column layout gives each "
-        "worker every row");
+        "x.svm: 2147483648 rows for one member, more than the 2147483647 one can index; each "
+        "worker holds every row, so the file must have fewer");
   CHECK(CheckIndexable("x.svm", 10, uint64_t{1} << 32, 10).message() ==
         "x.svm: 4294967296 columns for one member, more than the 2147483647 one can index; "
         "renumber the features");

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The column layout on real, strongly correlated data (the diabetes data of the LARS paper, 442 x 64
-# with every pairwise interaction, deploy/get-real-data.sh): with 2 workers it must reach the same
-# optimum as the sequential reference at a 1e-9 tolerance. Without the step-length floor of
+# The dynamic engine on real, strongly correlated data (the diabetes data of the LARS paper, 442 x
+# 64 with every pairwise interaction, deploy/get-real-data.sh): with 2 workers it must reach the
+# same optimum as the sequential reference at a 1e-9 tolerance. Without the step-length floor of
 # DynamicJob::CommitColumns it stalled at a relative violation of 1.5e-9 (steps of ~1e-4).
 # Usage: test/real_data_test.sh BIN_DIR        (exit 77 = skipped: no python3-sklearn data)
 set -euo pipefail

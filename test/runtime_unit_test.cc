@@ -12,6 +12,7 @@
 
 #include "apps/builtin_apps.h"
 #include "common/background_load.h"
+#include "common/data_loader.h"
 #include "common/event_loop.h"
 #include "common/inproc_transport.h"
 #include "common/protocol.h"
@@ -77,9 +78,9 @@ TEST_CASE("a background load is fresh only while it runs and is younger than kFr
 
 TEST_CASE("an envelope survives serialisation with its bulk arrays", "[protocol]") {
   auto e = MakeEnvelope("worker-1", 42, 7);
-  auto* p = e.mutable_partials();
-  for (int i = 0; i < 1000; ++i) p->add_sums(i * 0.5);
-  p->set_loss(3.25);
+  auto* p = e.mutable_column_partials();
+  for (int i = 0; i < 1000; ++i) p->add_values(i * 0.5);
+  p->set_applied_through(3);
   std::string bytes;
   REQUIRE(e.SerializeToString(&bytes));
   CHECK(bytes.size() < 1000 * 8 + 64);  // packed: about 8 bytes a number
@@ -89,9 +90,10 @@ TEST_CASE("an envelope survives serialisation with its bulk arrays", "[protocol]
   CHECK(back.job_id() == 42);
   CHECK(back.round() == 7);
   CHECK(back.sender() == "worker-1");
-  REQUIRE(back.partials().sums_size() == 1000);
-  CHECK(back.partials().sums(999) == 499.5);
-  CHECK(BodyName(back) == "partials");
+  REQUIRE(back.column_partials().values_size() == 1000);
+  CHECK(back.column_partials().values(999) == 499.5);
+  CHECK(back.column_partials().applied_through() == 3);
+  CHECK(BodyName(back) == "column_partials");
 }
 
 TEST_CASE("a message of another protocol version is refused with both versions named",
@@ -241,8 +243,8 @@ TEST_CASE("ZeroMQ send to an endpoint nobody listens on fails within the send ti
   CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(3));
 }
 
-// The pipeline bound and the dual pipeline are tested on DynamicWorkerJob itself
-// (test/member_job_test.cc); here the worker as a whole, as the coordinator sees it.
+// The order of a worker's rounds is tested on DynamicWorkerJob itself (test/member_job_test.cc);
+// here the worker as a whole, as the coordinator sees it.
 
 namespace {
 
@@ -255,12 +257,25 @@ struct WorkerBench {
   Worker worker{transport, MemberIdentity{}, apps, MakeLogger("worker", "test", "off")};
 
   void Deliver(const proto::Envelope& e) { worker.OnMessage(e, Clock::now()); }
-  // The next Ready the coordinator receives (ticking the worker meanwhile), or nullopt.
-  std::optional<proto::Ready> AwaitReady() {
+  // Sends job `job` the whole file's column counts of `data`, as the coordinator does once the
+  // workers have counted their parts (a worker loads its columns only then).
+  void DeliverCounts(uint64_t job, const std::string& data, uint32_t epoch = 0) {
+    uint64_t rows = 0;
+    auto counts = CountColumnEntries(DataSource{data, "", ""}, uint64_t{1} << 30, nullptr, &rows);
+    REQUIRE(counts.ok());
+    auto e = MakeEnvelope("coordinator", job, 0);
+    e.set_epoch(epoch);
+    e.mutable_column_counts()->set_rows(rows);
+    e.mutable_column_counts()->mutable_counts()->Assign(counts->begin(), counts->end());
+    Deliver(e);
+  }
+  // The next Ready or JobFailed the coordinator receives (ticking the worker meanwhile), or
+  // nullopt.
+  std::optional<proto::Envelope> AwaitAnswer() {
     for (int i = 0; i < 500; ++i) {
       worker.OnTick(Clock::now());
       auto e = coordinator.Receive(milliseconds(10));
-      if (e && e->body_case() == proto::Envelope::kReady) return e->ready();
+      if (e && (e->has_ready() || e->has_job_failed())) return e;
     }
     return std::nullopt;
   }
@@ -276,9 +291,19 @@ proto::Envelope JobStartEnvelope(uint64_t job, const std::string& app, proto::En
   return start;
 }
 
+// Shared update `round` of job `job`: entry 1 of tiny.svm's 4-row replica moved by 0.5.
+proto::Envelope SharedUpdateEnvelope(uint64_t job, uint64_t round) {
+  auto e = MakeEnvelope("coordinator", job, round);
+  auto* change = e.mutable_shared_update()->mutable_change();
+  change->set_size(4);
+  change->add_indices(1);
+  change->add_values(0.5);
+  return e;
+}
+
 }  // namespace
 
-TEST_CASE("a commit out of round order is refused, not applied, and reported", "[worker]") {
+TEST_CASE("a shared update out of round order is refused, not applied, and reported", "[worker]") {
   testing::TempDir dir;
   const auto data = dir.Write("tiny.svm", "1 1:1 2:0.5\n2 2:1 3:1\n-1 1:2\n0.5 3:-1\n");
   WorkerBench bench;
@@ -288,20 +313,17 @@ TEST_CASE("a commit out of round order is refused, not applied, and reported", "
   CHECK(bench.worker.job() == nullptr);
 
   bench.Deliver(JobStartEnvelope(1, "lasso", proto::ENGINE_DYNAMIC, data));
-  auto ready = bench.AwaitReady();
+  bench.DeliverCounts(1, data);
+  auto ready = bench.AwaitAnswer();
   REQUIRE(ready);
-  REQUIRE(ready->error().empty());
+  REQUIRE(ready->has_ready());
   auto* job = dynamic_cast<DynamicWorkerJob*>(bench.worker.job());
   REQUIRE(job != nullptr);
 
-  auto commit = MakeEnvelope("coordinator", 1, 3);  // round 0 is expected
-  commit.mutable_commit()->add_ids(1);
-  commit.mutable_commit()->add_values(0.5);
-  commit.mutable_commit()->add_deltas(0.5);
-  bench.Deliver(commit);
-  auto refused = bench.AwaitReady();
+  bench.Deliver(SharedUpdateEnvelope(1, 3));  // round 0 is expected
+  auto refused = bench.AwaitAnswer();
   REQUIRE(refused);
-  CHECK_THAT(refused->error(), Catch::Contains("commit of round 3"));
+  CHECK_THAT(refused->job_failed().error(), Catch::Contains("shared_update of round 3"));
   CHECK(job->applied_rounds() == 0);
 }
 
@@ -310,22 +332,21 @@ TEST_CASE("a JobStart a member cannot build (unknown engine, unknown app) is the
   WorkerBench bench;
   SECTION("no engine named") {
     bench.Deliver(JobStartEnvelope(2, "lasso", proto::ENGINE_UNSPECIFIED, "unused"));
-    auto ready = bench.AwaitReady();
-    REQUIRE(ready);
-    CHECK_THAT(ready->error(), Catch::Contains("engine"));
+    auto failed = bench.AwaitAnswer();
+    REQUIRE(failed);
+    CHECK_THAT(failed->job_failed().error(), Catch::Contains("engine"));
   }
   SECTION("an app of the other engine") {
     bench.Deliver(JobStartEnvelope(2, "lda", proto::ENGINE_DYNAMIC, "unused"));
-    auto ready = bench.AwaitReady();
-    REQUIRE(ready);
-    CHECK_THAT(ready->error(), Catch::Contains("lda"));
+    auto failed = bench.AwaitAnswer();
+    REQUIRE(failed);
+    CHECK_THAT(failed->job_failed().error(), Catch::Contains("lda"));
   }
   CHECK(bench.worker.job() == nullptr);
 }
 
 TEST_CASE(
-    "a worker stamps its job's epoch on its messages and refuses messages of another epoch "
-    "(fencing), and a JobStart of the next epoch replaces the job",
+    "a worker stamps and fences its job epoch, and a JobStart of the next epoch replaces the job",
     "[worker][recovery]") {
   testing::TempDir dir;
   const auto data = dir.Write("tiny.svm", "1 1:1 2:0.5\n2 2:1 3:1\n-1 1:2\n0.5 3:-1\n");
@@ -334,6 +355,7 @@ TEST_CASE(
   start.set_epoch(3);
   start.mutable_job_start()->set_epoch(3);
   bench.Deliver(start);
+  bench.DeliverCounts(1, data, 3);
   std::optional<proto::Envelope> ready;
   for (int i = 0; i < 500 && !ready; ++i) {
     bench.worker.OnTick(Clock::now());
@@ -346,12 +368,9 @@ TEST_CASE(
   auto* job = dynamic_cast<DynamicWorkerJob*>(bench.worker.job());
   REQUIRE(job != nullptr);
 
-  // A commit of epoch 2 (an earlier run of the job) is neither applied nor an error.
-  auto stale = MakeEnvelope("coordinator", 1, 0);
+  // A shared update of epoch 2 (an earlier run of the job) is neither applied nor an error.
+  auto stale = SharedUpdateEnvelope(1, 0);
   stale.set_epoch(2);
-  stale.mutable_commit()->add_ids(1);
-  stale.mutable_commit()->add_values(0.5);
-  stale.mutable_commit()->add_deltas(0.5);
   bench.Deliver(stale);
   auto stale_end = MakeEnvelope("coordinator", 1);
   stale_end.set_epoch(2);

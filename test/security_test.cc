@@ -116,7 +116,7 @@ TEST_CASE("CheckSender: the sender must be the connection, a client key sends on
           "[security][sender]") {
   proto::Envelope e;
   e.set_sender("worker@h:1");
-  e.mutable_ready()->set_error("spoofed");
+  e.mutable_job_failed()->set_error("spoofed");
   CHECK(CheckSender(e, "worker@h:1", "").ok());
   CHECK(CheckSender(e, "worker@h:1", kMemberUserId).ok());
   const Status other = CheckSender(e, "worker@evil", kMemberUserId);

@@ -4,7 +4,7 @@
 //                     of the solve: data loading is excluded)
 //   DIR/summary.json  objective, updates, sweeps, seconds (solve only), converged, violation,
 //                     lambda_max, load_seconds, rows, features, nonzeros, lambda, tolerance, data
-// It is the baseline of the Lasso benchmark (deploy/bench-lasso.sh, docs/benchmarks.md).
+// It is the baseline of the Lasso benchmark (deploy/bench-lasso.sh, docs/performance.md).
 #include <chrono>
 #include <cstdint>
 #include <filesystem>

@@ -14,8 +14,8 @@
 // With --builder it times the scheduler's whole round instead (scheduler/chord_builder.h): the
 // chord (ChordBuilder::Next: pending weights, the draw, the selection by priority, the ids in
 // index order, the in-flight marks) and the commit of each of its parameters (OnCommit), over a
-// partition of `--size` parameters as the column layout's scheduler builds them by default (no
-// dependency filter, rho = 1; index order, no dual pipeline). With
+// partition of `--size` parameters as the scheduler builds them by default (no dependency filter,
+// rho = 1; index order). With
 // --after-check as well, every round follows an optimality check, as where the coordinator checks
 // after each round (small problems): every parameter gets a new priority (OnCheckAll, which also
 // rebuilds the sum tree, timed inside Next before f9b6b8c: compare the two figures' sum across

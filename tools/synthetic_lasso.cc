@@ -269,11 +269,10 @@ Result<SyntheticLassoProblem> GenerateSyntheticLasso(const SyntheticLassoOptions
 }
 
 Status WriteLibsvmFile(const Dataset& data, const std::string& path) {
-  Result<File> file = OpenForWriting(path);
-  if (!file.ok()) return file.status();
+  STRADS_ASSIGN_OR_RETURN(File file, OpenForWriting(path));
   try {
     const Eigen::SparseMatrix<double, Eigen::RowMajor, int64_t> rows = data.x;
-    BufferedWriter out(file->get());
+    BufferedWriter out(file.get());
     for (int64_t i = 0; i < rows.outerSize(); ++i) {
       out.Append(data.y[i]);
       for (decltype(rows)::InnerIterator it(rows, i); it; ++it) {
@@ -289,14 +288,13 @@ Status WriteLibsvmFile(const Dataset& data, const std::string& path) {
   } catch (const std::bad_alloc&) {
     return Status::Internal(path + ": out of memory while writing");
   }
-  if (std::fclose(file->release()) != 0) return Status::IoError(path + ": close failed");
+  if (std::fclose(file.release()) != 0) return Status::IoError(path + ": close failed");
   return Status::Ok();
 }
 
 Status WriteTruthFile(const SyntheticLassoProblem& problem, const std::string& path) {
-  Result<File> file = OpenForWriting(path);
-  if (!file.ok()) return file.status();
-  BufferedWriter out(file->get());
+  STRADS_ASSIGN_OR_RETURN(File file, OpenForWriting(path));
+  BufferedWriter out(file.get());
   for (const auto& [j, beta] : problem.beta_true) {
     out.Append(static_cast<uint64_t>(j + 1));
     out.Append('\t');
@@ -304,14 +302,13 @@ Status WriteTruthFile(const SyntheticLassoProblem& problem, const std::string& p
     out.Append('\n');
   }
   if (!out.Finish()) return Status::IoError(path + ": write failed");
-  if (std::fclose(file->release()) != 0) return Status::IoError(path + ": close failed");
+  if (std::fclose(file.release()) != 0) return Status::IoError(path + ": close failed");
   return Status::Ok();
 }
 
 Status WriteSyntheticLasso(const SyntheticLassoOptions& options, const std::string& path) {
-  Result<SyntheticLassoProblem> problem = GenerateSyntheticLasso(options);
-  if (!problem.ok()) return problem.status();
-  return WriteLibsvmFile(problem->data, path);
+  STRADS_ASSIGN_OR_RETURN(SyntheticLassoProblem problem, GenerateSyntheticLasso(options));
+  return WriteLibsvmFile(problem.data, path);
 }
 
 }  // namespace strads

@@ -144,8 +144,7 @@ Status ValidateSyntheticRatingsOptions(const SyntheticRatingsOptions& o) {
 Result<SyntheticRatings> GenerateSyntheticRatings(const SyntheticRatingsOptions& o) {
   STRADS_RETURN_IF_ERROR(ValidateSyntheticRatingsOptions(o));
   try {
-    Result<std::vector<Cell>> cells = DrawCells(o);
-    if (!cells.ok()) return cells.status();
+    STRADS_ASSIGN_OR_RETURN(std::vector<Cell> cells, DrawCells(o));
 
     // The planted model, row-major: factor entries for row i are w[i * k .. i * k + k).
     std::mt19937_64 model_rng = MakeRng(o.seed, kModelStream);
@@ -166,7 +165,7 @@ Result<SyntheticRatings> GenerateSyntheticRatings(const SyntheticRatingsOptions&
     SyntheticRatings out;
     out.rows = o.rows;
     out.cols = o.cols;
-    for (const Cell& c : *cells) {
+    for (const Cell& c : cells) {
       double a = 0;
       for (uint32_t t = 0; t < o.rank; ++t) {
         a += w[uint64_t{c.row} * o.rank + t] * h[uint64_t{c.col} * o.rank + t];

@@ -5,7 +5,7 @@
 // Both ways run in one process over the same kind of sockets (a DEALER sending to a ROUTER on
 // tcp loopback), one message in flight at a time, as in a round:
 //   protobuf  the envelope serialized into one frame, which ZeroMQ copies; polled for, received
-//             and parsed on arrival (the transport before 2026-11-26, without its sender check);
+//             and parsed on arrival (an earlier transport, without its sender check);
 //   raw       ZmqTransport::SendOwned: the arrays leave in place; ZmqTransport::Receive.
 // The envelopes are built before the clock starts; each way is timed over `--messages` messages
 // at each size, the two ways alternating in blocks, and the median block is printed as

@@ -14,41 +14,13 @@
 #include "engine/feature_grouping.h"
 
 namespace strads {
-namespace {
-
-Result<Dataset> LoadShard(const proto::JobSpec& spec, uint32_t rank, uint32_t parts) {
-  DataSource source{spec.data_path(), spec.dynamic().data_format(), spec.dynamic().labels_path()};
-  auto total = CountRows(source);
-  if (!total.ok()) return total.status();
-  if (*total < parts) {
-    return Status::InvalidArgument(spec.data_path() + ": " + std::to_string(*total) +
-                                   " rows cannot be split over " + std::to_string(parts) +
-                                   " workers");
-  }
-  try {
-    return LoadDataset(source, ShardRows(*total, rank, parts));
-  } catch (const std::exception& e) {
-    return Status::Internal(spec.data_path() + ": cannot load the shard: " + e.what());
-  }
-}
-
-}  // namespace
-
-Result<DynamicWorkerJob::Loaded> DynamicWorkerJob::LoadRows(const proto::JobSpec& spec,
-                                                            uint32_t rank, uint32_t workers) {
-  auto shard = LoadShard(spec, rank, workers);
-  if (!shard.ok()) return shard.status();
-  return Loaded{std::move(shard).value(), {}, {}};
-}
-
 Result<CountedColumns> DynamicWorkerJob::Count(const proto::JobSpec& spec, uint32_t rank,
                                                uint32_t workers) {
   try {
     DataSource source{spec.data_path(), spec.dynamic().data_format(), spec.dynamic().labels_path()};
     CountedColumns out;
-    auto counts = CountColumnEntriesPart(source, rank, workers, &out.rows);
-    if (!counts.ok()) return counts.status();
-    out.entries = std::move(counts).value();
+    STRADS_ASSIGN_OR_RETURN(auto counts, CountColumnEntriesPart(source, rank, workers, &out.rows));
+    out.entries = std::move(counts);
     return out;
   } catch (const std::exception& e) {
     return Status::Internal(spec.data_path() + ": cannot count the columns: " + e.what());
@@ -96,12 +68,8 @@ DynamicWorkerJob::DynamicWorkerJob(const MemberContext& context, uint64_t job_id
       num_workers_(start.num_workers()),
       app_(app) {
   ConnectPeers(start.scheduler_ids(), start.scheduler_endpoints());
-  log_->info("job {}: loading {} {}/{} of {}", id_, columns() ? "columns" : "shard", rank_,
-             num_workers_, spec_.data_path());
-  if (columns())
-    count_.Start(Count, spec_, rank_, num_workers_);
-  else
-    load_.Start(LoadRows, spec_, rank_, num_workers_);
+  log_->info("job {}: loading columns {}/{} of {}", id_, rank_, num_workers_, spec_.data_path());
+  count_.Start(Count, spec_, rank_, num_workers_);
 }
 
 DynamicWorkerJob::~DynamicWorkerJob() = default;
@@ -132,7 +100,7 @@ void DynamicWorkerJob::FinishCounting(Result<CountedColumns> counted) {
 
 void DynamicWorkerJob::HandleColumnCounts(const proto::Envelope& e) {
   const proto::ColumnCounts& c = e.column_counts();
-  if (!columns() || totals_ || load_.running() || state_) return LogUnexpected(e);
+  if (totals_ || load_.running() || columns_) return LogUnexpected(e);
   totals_ = CountedColumns{{c.counts().begin(), c.counts().end()}, c.rows()};
   MaybeLoadColumns();
 }
@@ -147,7 +115,7 @@ void DynamicWorkerJob::FinishLoading(Result<Loaded> loaded) {
   auto reply = JobEnvelope();
   auto* ready = reply.mutable_ready();
   Dataset& shard = loaded->data;
-  if (columns() && !loaded->whole_ranges.empty()) {
+  if (!loaded->whole_ranges.empty()) {
     // Ranges a scheduler may group are held whole until Begin; the model starts on this worker's
     // blocks (what it keeps where no range is grouped): at the start every replica is the same
     // whatever the columns. (Moves and swaps: Eigen's sparse matrices copy on assignment.)
@@ -155,52 +123,41 @@ void DynamicWorkerJob::FinishLoading(Result<Loaded> loaded) {
     whole_ranges_ = std::move(loaded->whole_ranges);
     whole_ = std::make_unique<Dataset>(std::move(shard));
     shard = KeepColumns(*whole_, owners_.Mask(rank_));
+  } else {
+    owners_ = std::move(loaded->owners);
   }
   ready->set_num_rows(static_cast<uint64_t>(shard.x.rows()));
   ready->set_num_features(static_cast<uint64_t>(shard.x.cols()));
   ready->set_nonzeros(static_cast<uint64_t>(shard.x.nonZeros()));
-  if (columns()) {
-    if (!whole_) owners_ = std::move(loaded->owners);
-    // A scheduler without a filter has no columns and needs their norms; one with a filter
-    // ignores them. Whether a scheduler filters is its own decision (rho_if_dense: by its
-    // partition's density), so the norms always go, once.
-    norms_unsent_ = true;
-    auto model = app_->MakeColumnModel(std::move(shard), ModelSpec());
-    if (!model.ok()) return errors_.Report(model.status().message());
-    columns_ = std::move(model).value();
-    change_ = std::make_unique<DeltaAccumulator>(columns_->shared_size());
-    state_ = columns_.get();
-    // The coordinator keeps a replica too, for the step length; every replica starts the same.
-    if (rank_ == 0) columns_->ExportShared(*ready->mutable_shared());
-  } else {
-    auto model = app_->MakeShard(std::move(shard), spec_);
-    if (!model.ok()) return errors_.Report(model.status().message());
-    model_ = std::move(model).value();
-    state_ = model_.get();
-  }
-  // Column layout: every replica holds the whole loss; rank 0 reports it for all.
-  const bool reports_loss = !columns() || rank_ == 0;
-  ready->set_loss(reports_loss ? state_->Loss() : 0.0);
-  log_->info("job {}: {} loaded ({} rows, {} nonzeros)", id_, columns() ? "columns" : "shard",
-             ready->num_rows(), ready->nonzeros());
+  // A scheduler without a filter has no columns and needs their norms; one with a filter ignores
+  // them. Whether a scheduler filters is its own decision (rho_if_dense: by its partition's
+  // density), so the norms always go, once.
+  norms_unsent_ = true;
+  auto model = app_->MakeColumnModel(std::move(shard), ModelSpec());
+  if (!model.ok()) return errors_.Report(model.status().message());
+  columns_ = std::move(model).value();
+  change_ = std::make_unique<DeltaAccumulator>(columns_->shared_size());
+  // The coordinator keeps a replica too (the objective, the step length); every replica starts
+  // the same.
+  if (rank_ == 0) columns_->ExportShared(*ready->mutable_shared());
+  log_->info("job {}: columns loaded ({} rows, {} nonzeros)", id_, ready->num_rows(),
+             ready->nonzeros());
   (void)session_.SendToCoordinator(reply);
 }
 
 void DynamicWorkerJob::OnMessage(const proto::Envelope& e) {
   if (errors_.failed()) return;
   if (e.body_case() == proto::Envelope::kColumnCounts) return HandleColumnCounts(e);
-  if (!state_) {
-    log_->debug("job {}: dropping {} (the shard is not loaded)", id_, BodyName(e));
+  if (!columns_) {
+    log_->debug("job {}: dropping {} (the columns are not loaded)", id_, BodyName(e));
     return;
   }
   switch (e.body_case()) {
     case proto::Envelope::kBegin:
       return HandleBegin(e);
     case proto::Envelope::kChord:
-      pending_[e.round()].chord = e.chord();
+      pending_[e.round()] = e.chord();
       return ComputeEligibleChords();
-    case proto::Envelope::kCommit:
-      return HandleCommit(e);
     case proto::Envelope::kSharedUpdate:
       return HandleSharedUpdate(e);
     case proto::Envelope::kRestore:
@@ -244,12 +201,9 @@ Status DynamicWorkerJob::AdoptGroupings(const proto::Begin& begin) {
     Dataset mine = KeepColumns(*whole, mask);
     whole.reset();
     const auto nonzeros = static_cast<uint64_t>(mine.x.nonZeros());
-    state_ = nullptr;
     columns_.reset();
-    auto model = app_->MakeColumnModel(std::move(mine), ModelSpec());
-    if (!model.ok()) return model.status();
-    columns_ = std::move(model).value();
-    state_ = columns_.get();
+    STRADS_ASSIGN_OR_RETURN(auto model, app_->MakeColumnModel(std::move(mine), ModelSpec()));
+    columns_ = std::move(model);
     log_->info(
         "job {}: {} of {} parameter ranges grouped by their schedulers: {} columns ({} "
         "nonzeros) are this worker's",
@@ -261,13 +215,11 @@ Status DynamicWorkerJob::AdoptGroupings(const proto::Begin& begin) {
 void DynamicWorkerJob::HandleBegin(const proto::Envelope& e) {
   const auto& begin = e.begin();
   partition_starts_.assign(begin.partition_starts().begin(), begin.partition_starts().end());
-  if (columns()) {
-    // The schedulers' ranges must be those this worker's columns follow.
-    if (partition_starts_ != owners_.scheduler_starts()) {
-      return errors_.Report("the schedulers' parameter ranges disagree with the columns");
-    }
-    if (Status st = AdoptGroupings(begin); !st.ok()) return errors_.Report(st.message());
+  // The schedulers' ranges must be those this worker's columns follow.
+  if (partition_starts_ != owners_.scheduler_starts()) {
+    return errors_.Report("the schedulers' parameter ranges disagree with the columns");
   }
+  if (Status st = AdoptGroupings(begin); !st.ok()) return errors_.Report(st.message());
   scheduler_ids_.assign(begin.scheduler_ids().begin(), begin.scheduler_ids().end());
   for (int s = 0; s < begin.scheduler_ids_size() && s < begin.scheduler_endpoints_size(); ++s) {
     if (Status st = transport_.Connect(begin.scheduler_ids(s), begin.scheduler_endpoints(s));
@@ -278,55 +230,16 @@ void DynamicWorkerJob::HandleBegin(const proto::Envelope& e) {
 }
 
 void DynamicWorkerJob::ComputeEligibleChords() {
-  // Column layout: a worker's share is exact coordinate descent against its replica, so round t
-  // always waits for every commit before it; a depth D > 1 only lets the chords come ahead
-  // (requested while earlier rounds run, which hides the request's round trip).
-  const uint64_t depth = columns_ ? 1 : std::max<uint32_t>(1, spec_.dynamic().pipeline_depth());
+  // A share is exact coordinate descent against the replica, so round t always waits for every
+  // shared update before it; a depth D > 1 only lets the chords come ahead (requested while
+  // earlier rounds run, which hides the request's round trip).
   for (auto it = pending_.begin(); it != pending_.end();) {
     const uint64_t t = it->first;
-    const proto::Chord& chord = it->second.chord;
-    // Round t may run once every commit of rounds <= t - D is applied, i.e. t < applied + D,
-    // and every commit the chord's values reflect.
-    if (t >= applied_ + depth || applied_ < chord.min_applied()) return;
-    if (columns_) {
-      ComputeColumnShare(t, chord);
-      it = pending_.erase(it);
-      continue;
-    }
-    const std::span<const uint64_t> ids(chord.ids().data(), chord.ids().size());
-    const size_t fresh = std::min<size_t>(chord.fresh_count(), ids.size());
-    if (fresh == 0) {
-      std::vector<double> sums;
-      model_->Push(ids, sums);
-      SendPartials(t, sums);
-      it = pending_.erase(it);
-      continue;
-    }
-    // Dual pipeline: the tail now, the fresh head once every earlier commit is applied.
-    if (!it->second.tail) {
-      it->second.tail.emplace();
-      model_->Push(ids.subspan(fresh), *it->second.tail);
-    }
-    if (applied_ < t) {
-      ++it;
-      continue;
-    }
-    std::vector<double> sums;
-    model_->Push(ids.first(fresh), sums);
-    sums.insert(sums.end(), it->second.tail->begin(), it->second.tail->end());
-    SendPartials(t, sums);
+    // And every commit the chord's values reflect.
+    if (t > applied_ || applied_ < it->second.min_applied()) return;
+    ComputeColumnShare(t, it->second);
     it = pending_.erase(it);
   }
-}
-
-void DynamicWorkerJob::SendPartials(uint64_t round, const std::vector<double>& sums) {
-  auto e = JobEnvelope(round);
-  auto* partials = e.mutable_partials();
-  partials->mutable_sums()->Assign(sums.begin(), sums.end());
-  partials->set_stats_per_param(app_->stats_per_param());
-  partials->set_loss(model_->Loss());
-  partials->set_applied_through(applied_);
-  (void)session_.SendToCoordinator(std::move(e));
 }
 
 void DynamicWorkerJob::ComputeColumnShare(uint64_t round, const proto::Chord& chord) {
@@ -359,7 +272,6 @@ void DynamicWorkerJob::ComputeColumnShare(uint64_t round, const proto::Chord& ch
 }
 
 void DynamicWorkerJob::HandleRestore(const proto::Envelope& e) {
-  if (!columns_) return LogUnexpected(e);
   const auto& restore = e.restore();
   if (e.round() != 0 || applied_ != 0 || restore.ids_size() != restore.values_size()) {
     return errors_.Report("malformed restore of round " + std::to_string(e.round()));
@@ -392,7 +304,6 @@ bool DynamicWorkerJob::InOrder(const proto::Envelope& e) {
 }
 
 void DynamicWorkerJob::HandleSharedUpdate(const proto::Envelope& e) {
-  if (!columns_) return LogUnexpected(e);
   if (!InOrder(e)) return;
   const auto& change = e.shared_update().change();
   if (Status st = CheckDelta(change, columns_->shared_size()); !st.ok()) {
@@ -400,19 +311,6 @@ void DynamicWorkerJob::HandleSharedUpdate(const proto::Envelope& e) {
                           st.message());
   }
   columns_->ApplyShared(change);
-  ++applied_;
-  ComputeEligibleChords();
-}
-
-void DynamicWorkerJob::HandleCommit(const proto::Envelope& e) {
-  if (!model_) return LogUnexpected(e);
-  if (!InOrder(e)) return;
-  const auto& commit = e.commit();
-  if (commit.deltas_size() != commit.ids_size()) {
-    return errors_.Report("malformed commit of round " + std::to_string(e.round()));
-  }
-  model_->Apply(std::span(commit.ids().data(), commit.ids().size()),
-                std::span(commit.deltas().data(), commit.deltas().size()));
   ++applied_;
   ComputeEligibleChords();
 }
@@ -428,16 +326,13 @@ void DynamicWorkerJob::HandleCheck(const proto::Envelope& e) {
   const auto& starts = partition_starts_;
   std::vector<double> slice;
   for (size_t s = 0; s + 1 < starts.size(); ++s) {
-    // Column layout: only the span of the partition that holds this worker's parameters (its
-    // gradient, and its columns' norms, are 0 elsewhere).
-    uint64_t first = starts[s], end = starts[s + 1];
-    if (columns()) {
-      const ColumnRange span = owners_.SpanOf(static_cast<uint32_t>(s), rank_);
-      first = std::clamp<uint64_t>(span.begin, starts[s], starts[s + 1]);
-      end = std::clamp<uint64_t>(span.end, first, starts[s + 1]);
-    }
+    // Only the span of the partition that holds this worker's parameters (its gradient, and its
+    // columns' norms, are 0 elsewhere).
+    const ColumnRange span = owners_.SpanOf(static_cast<uint32_t>(s), rank_);
+    const uint64_t first = std::clamp<uint64_t>(span.begin, starts[s], starts[s + 1]);
+    const uint64_t end = std::clamp<uint64_t>(span.end, first, starts[s + 1]);
     slice.assign(end - first, 0.0);
-    state_->Gradient(first, end, slice);
+    columns_->Gradient(first, end, slice);
     auto g = JobEnvelope(e.round());
     g.mutable_gradient_slice()->set_worker_rank(rank_);
     g.mutable_gradient_slice()->set_first(first - starts[s]);
@@ -455,12 +350,11 @@ void DynamicWorkerJob::HandleCheck(const proto::Envelope& e) {
   norms_unsent_ = false;  // sent
   auto loss = JobEnvelope(e.round());
   loss.mutable_loss_report();
-  // Column layout: every replica holds the whole loss and metrics; the coordinator sums the loss
-  // on its own replica, and rank 0 reports the metrics for all.
-  if (columns() && rank_ != 0) return (void)session_.SendToCoordinator(loss);
-  if (!columns()) loss.mutable_loss_report()->set_loss(state_->ExactLoss());
+  // Every replica holds the whole loss and metrics; the coordinator sums the loss on its own
+  // replica, and rank 0 reports the metrics for all.
+  if (rank_ != 0) return (void)session_.SendToCoordinator(loss);
   std::map<std::string, double> metrics;
-  state_->Metrics(metrics);
+  columns_->Metrics(metrics);
   for (const auto& [name, value] : metrics)
     (*loss.mutable_loss_report()->mutable_metrics())[name] = value;
   (void)session_.SendToCoordinator(loss);

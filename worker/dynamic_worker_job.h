@@ -1,32 +1,24 @@
 // DynamicWorkerJob: a worker's part of a dynamic-engine job (lasso, logistic, svm).
 //
-// In the row layout it holds one row shard of the data and the app's per-row state (e.g. the
-// residual):
-//  - from its construction it loads only its shard (rows ShardRows(total, rank, P)) on a
-//    background thread, so heartbeats continue during a long load, and answers Ready;
-//  - on Chord(t) it pushes the app's partial statistics for the chord to the coordinator, but only
-//    once it has applied every commit of rounds <= t - D (D = pipeline depth): no read is staler
-//    than D - 1 rounds. With the dual pipeline the chord's tail is pushed as soon as the bound
-//    allows, its fresh head (ids[:fresh_count]) only once every earlier commit is applied;
-//  - on Commit(t) it applies the changes (commits arrive in round order; one out of order is
-//    refused and reported) and releases chords that became eligible;
-//  - on CheckRequest it sends its gradient slice to each scheduler and its exact loss to the
-//    coordinator.
-// In the column layout (owner-computes) it holds the full columns of the features it owns and a
-// replica of the shared vector over every row. The features are cut by NestedPartitionByWeight
-// (S schedulers x P workers, by non-zeros): it owns block `rank` of every scheduler's range, so
-// every chord gives it work. A range whose scheduler may group its correlated features
-// (engine/feature_grouping.h) it loads whole; Begin then brings the scheduler's grouping, and it
-// keeps its own columns of it. On Chord(t), under the same staleness bound, it updates the chord
-// ids it owns sequentially (ColumnModel::Update) and sends ColumnPartials (new values, change of
-// the shared vector); on SharedUpdate(t), in round order, it adds the summed change to its
-// replica. Its gradient slices hold its own features (0 elsewhere); only rank 0 reports the
-// replicated loss, so the coordinator's sum over workers is still the loss. Its load runs in two
-// background steps: a pass that counts every column's entries in its part of the file (a libsvm
-// file is cut into P byte ranges, CountColumnEntriesPart), then one that keeps its columns.
-// Between them it sends its part's counts (ColumnCounts) to the coordinator, which sums the P
-// parts and sends the whole file's counts to every scheduler and worker: the file is counted
-// once, by the workers together, and no scheduler counts it.
+// Owner-computes: it holds the full columns of the features it owns and a replica of the shared
+// vector over every row (Lasso: the residual; logistic, SVM: the margins). The features are cut
+// by NestedPartitionByWeight (S schedulers x P workers, by non-zeros): it owns block `rank` of
+// every scheduler's range, so every chord gives it work. A range whose scheduler may group its
+// correlated features (engine/feature_grouping.h) it loads whole; Begin then brings the
+// scheduler's grouping, and it keeps its own columns of it.
+//  - Its load runs in two background steps, so heartbeats continue: a pass that counts every
+//    column's entries in its part of the file (a libsvm file is cut into P byte ranges,
+//    CountColumnEntriesPart), then one that keeps its columns. Between them it sends its part's
+//    counts (ColumnCounts) to the coordinator, which sums the P parts and sends the whole file's
+//    counts to every scheduler and worker: the file is counted once, by the workers together.
+//    Then it answers Ready (rank 0 with the starting replica, for the coordinator's own).
+//  - On Chord(t), once it has applied every shared update of the rounds before t, it updates the
+//    chord ids it owns sequentially (ColumnModel::Update) and sends ColumnPartials (new values,
+//    change of the shared vector); a pipeline depth D > 1 only lets chords arrive ahead.
+//  - On SharedUpdate(t), in round order, it adds the summed change to its replica.
+//  - On CheckRequest it sends each scheduler the gradient slice of the features it owns (0
+//    elsewhere); rank 0 reports the metrics of the replica to the coordinator, the others an
+//    empty report.
 // Failures of its part go to the coordinator through a JobErrorReport.
 // Thread-compatibility: used by the worker's event loop only.
 #pragma once
@@ -65,28 +57,21 @@ class DynamicWorkerJob final : public MemberJob {
   // and first check took ~60 or ~100 ms on loopback, from one tick to the next).
   bool Polling() const override { return count_.fresh() || load_.fresh(); }
 
-  // Test hooks: the number of rounds whose commits are applied, and of chords still waiting.
+  // Test hooks: the number of rounds whose shared updates are applied, and of chords waiting.
   uint64_t applied_rounds() const { return applied_; }
   size_t pending_chords() const { return pending_.size(); }
 
  private:
-  // What the background load produces: the data, and in the column layout the owners of the
-  // features (engine/column_owners.h) as blocks, and the scheduler ranges it holds whole because
-  // their schedulers may group them (engine/feature_grouping.h).
+  // What the background load produces: the data, the owners of the features
+  // (engine/column_owners.h) as blocks, and the scheduler ranges it holds whole because their
+  // schedulers may group them (engine/feature_grouping.h).
   struct Loaded {
     Dataset data;
     ColumnOwners owners;
     std::vector<uint32_t> whole_ranges;
   };
-  struct Pending {
-    proto::Chord chord;
-    std::optional<std::vector<double>> tail;  // dual pipeline: stats of ids[fresh_count:]
-  };
-
-  // Row layout: the shard.
-  static Result<Loaded> LoadRows(const proto::JobSpec& spec, uint32_t rank, uint32_t workers);
-  // Column layout: the counting pass over part `rank` of the file, then (with the whole file's
-  // counts) the pass that keeps this worker's columns.
+  // The counting pass over part `rank` of the file, then (with the whole file's counts) the pass
+  // that keeps this worker's columns.
   static Result<CountedColumns> Count(const proto::JobSpec& spec, uint32_t rank, uint32_t workers);
   static Result<Loaded> LoadColumns(const proto::JobSpec& spec, uint32_t rank, uint32_t schedulers,
                                     uint32_t workers, const CountedColumns& counted);
@@ -96,23 +81,20 @@ class DynamicWorkerJob final : public MemberJob {
   void HandleColumnCounts(const proto::Envelope& e);
   void MaybeLoadColumns();
   void FinishLoading(Result<Loaded> loaded);
-  bool columns() const { return spec_.dynamic().layout() == proto::LAYOUT_COLUMNS; }
   // The spec a column model is made from: the job's with its number of workers filled in (the
   // share's passes depend on it, SharePassesOf).
   proto::JobSpec ModelSpec() const;
   void HandleBegin(const proto::Envelope& e);
-  // Column layout: takes the groupings Begin carries (Ready.owners of each scheduler) and, if
+  // Takes the groupings Begin carries (Ready.owners of each scheduler) and, if
   // any, restarts the model on this worker's columns of the ranges held whole.
   Status AdoptGroupings(const proto::Begin& begin);
-  void HandleCommit(const proto::Envelope& e);
   void HandleCheck(const proto::Envelope& e);
-  // Pushes every waiting chord the staleness bound allows, in round order.
+  // Computes the share of every waiting chord whose earlier rounds are applied, in round order.
   void ComputeEligibleChords();
-  void SendPartials(uint64_t round, const std::vector<double>& sums);
-  // Column layout: updates the chord's ids this worker owns and sends ColumnPartials.
+  // Updates the chord's ids this worker owns and sends ColumnPartials.
   void ComputeColumnShare(uint64_t round, const proto::Chord& chord);
   void HandleSharedUpdate(const proto::Envelope& e);
-  // Column layout, a resumed job's round 0: the change of the shared vector that the
+  // A resumed job's round 0: the change of the shared vector that the
   // checkpointed values of its parameters make (the replica changes with SharedUpdate(0)).
   void HandleRestore(const proto::Envelope& e);
   // Refuses a commit or shared update that is not the next round's.
@@ -123,26 +105,24 @@ class DynamicWorkerJob final : public MemberJob {
   uint32_t num_schedulers_;
   uint32_t num_workers_;
   const DynamicApp* app_;
-  std::unique_ptr<ShardModel> model_;     // row layout
-  std::unique_ptr<ColumnModel> columns_;  // column layout
-  WorkerModel* state_ = nullptr;          // whichever of the two is loaded
-  ColumnOwners owners_;                   // column layout: see Loaded
-  // Column layout, from loading until Begin: the columns of the ranges held whole (with this
+  std::unique_ptr<ColumnModel> columns_;  // null until loaded
+  ColumnOwners owners_;                   // see Loaded
+  // From loading until Begin: the columns of the ranges held whole (with this
   // worker's blocks of the others), and which ranges those are.
   std::unique_ptr<Dataset> whole_;
   std::vector<uint32_t> whole_ranges_;
-  // Column layout without the dependency filter (rho 1): the schedulers parse no value of the
-  // file, so the first check's gradient slices carry the owned columns' squared norms.
+  // Until the first check's gradient slices carry them: the owned columns' squared norms (a
+  // scheduler without the dependency filter parses no value of the file).
   bool norms_unsent_ = false;
-  std::unique_ptr<DeltaAccumulator> change_;  // column layout: scratch for one share
+  std::unique_ptr<DeltaAccumulator> change_;  // scratch for one share
   std::vector<uint64_t> partition_starts_;
   std::vector<std::string> scheduler_ids_;
-  uint64_t applied_ = 0;                  // commits of rounds < applied_ are applied
-  std::map<uint64_t, Pending> pending_;   // chords waiting for the staleness bound
-  bool counted_ = false;                  // column layout: its part's counts are sent
-  std::optional<CountedColumns> totals_;  // column layout: the whole file's, until the load starts
+  uint64_t applied_ = 0;                      // shared updates of rounds < applied_ are applied
+  std::map<uint64_t, proto::Chord> pending_;  // chords waiting for the rounds before them
+  bool counted_ = false;                      // its part's counts are sent
+  std::optional<CountedColumns> totals_;      // the whole file's, until the load starts
   // Last members: destroyed (waited for) first.
-  BackgroundLoad<CountedColumns> count_;  // column layout, the first step
+  BackgroundLoad<CountedColumns> count_;  // the first step
   BackgroundLoad<Loaded> load_;
 };
 

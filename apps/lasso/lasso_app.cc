@@ -12,10 +12,8 @@
 namespace strads {
 namespace {
 
-// The residual r = y - X beta over the rows of `data`, its loss 1/2 ||r||^2 and the gradient,
-// shared by both layouts' models.
-template <typename Model>
-class LassoResidualModel : public Model {
+// The residual r = y - X beta over the rows of `data`, its loss 1/2 ||r||^2 and the gradient.
+class LassoResidualModel : public ColumnModel {
  public:
   explicit LassoResidualModel(Dataset data) : data_(std::move(data)), residual_(data_.y) {
     loss_ = 0.5 * residual_.squaredNorm();
@@ -56,30 +54,10 @@ class LassoResidualModel : public Model {
   double loss_ = 0.0;
 };
 
-// Row layout: the residual over the shard's rows; pushes x_j^T r.
-class LassoShard : public LassoResidualModel<ShardModel> {
- public:
-  using LassoResidualModel::LassoResidualModel;
-
-  void Push(std::span<const uint64_t> ids, std::vector<double>& out) const override {
-    for (uint64_t j : ids) out.push_back(Holds(j) ? Dot(j) : 0.0);
-  }
-
-  void Apply(std::span<const uint64_t> ids, std::span<const double> deltas) override {
-    for (size_t k = 0; k < ids.size(); ++k) {
-      if (!Holds(ids[k]) || deltas[k] == 0.0) continue;
-      const double d = deltas[k];
-      for (SparseColMatrix::InnerIterator it(data_.x, static_cast<int64_t>(ids[k])); it; ++it) {
-        SetResidual(it.index(), residual_[it.index()] - it.value() * d);
-      }
-    }
-  }
-};
-
-// Column layout: full owned columns and the residual over every row. A share of a chord is exact
+// A worker's full owned columns and the residual over every row. A share of a chord is exact
 // cyclic coordinate descent on the replica, in up to --inner-passes passes; an undo log of the rows
 // it touched then restores the replica bit for bit and gives the change.
-class LassoColumnModel : public LassoResidualModel<ColumnModel> {
+class LassoColumnModel : public LassoResidualModel {
  public:
   LassoColumnModel(Dataset columns, double lambda, SharePasses passes)
       : LassoResidualModel(std::move(columns)),
@@ -183,8 +161,8 @@ Status LassoApp::FromOptions(const boost::program_options::variables_map& option
   spec.mutable_lasso()->set_penalty(flags->penalty);
   // Chords requested a round ahead: with shares of several passes, depth 2 reached 1e-3 and 1e-6
   // of F* 10-25 % sooner than depth 1, embedded and as daemons, 1 and 2 workers (logistic's
-  // 1e-6 came later; docs/benchmarks.md, 2026-11-26).
-  SetColumnDefaults(options, {.pipeline_depth = 2}, spec);
+  // 1e-6 came later; docs/performance.md).
+  SetAppDefaults(options, {.pipeline_depth = 2}, spec);
   return Status::Ok();
 }
 
@@ -203,20 +181,10 @@ Status LassoApp::Validate(const proto::JobSpec& spec) const {
   return Status::Ok();
 }
 
-Result<std::unique_ptr<ShardModel>> LassoApp::MakeShard(Dataset shard,
-                                                        const proto::JobSpec& spec) const {
-  return std::unique_ptr<ShardModel>(std::make_unique<LassoShard>(std::move(shard)));
-}
-
 Result<std::unique_ptr<ColumnModel>> LassoApp::MakeColumnModel(Dataset columns,
                                                                const proto::JobSpec& spec) const {
   return std::unique_ptr<ColumnModel>(std::make_unique<LassoColumnModel>(
       std::move(columns), spec.lasso().lambda(), SharePassesOf(spec.dynamic(), spec.workers())));
-}
-
-double LassoApp::Pull(std::span<const double> stats, double sq_norm, double value,
-                      const proto::JobSpec& spec) const {
-  return lasso::CoordinateUpdate(stats[0], sq_norm, value, spec.lasso().lambda());
 }
 
 double LassoApp::Violation(double gradient, double value, const proto::JobSpec& spec) const {

@@ -1,10 +1,8 @@
 // Lasso as a dynamic-engine app: F(beta) = 1/2 ||y - X beta||^2 + lambda ||beta||_1.
 //
-// Worker state is the residual r = y - X beta over the shard's rows; the statistic pushed for a
-// parameter j is x_j^T r (one number), and the coordinator's pull is the exact coordinate
-// minimiser (lasso_update.h). In the column layout the worker holds the residual over every row
-// and runs that minimiser itself on the columns it owns. No hidden scaling or intercept: the data
-// is used as loaded.
+// A worker holds the residual r = y - X beta over every row and runs the exact coordinate
+// minimiser (lasso_update.h) on the columns it owns. No hidden scaling or intercept: the data is
+// used as loaded.
 #pragma once
 
 #include "apps/linear_model_predictor.h"
@@ -21,15 +19,9 @@ class LassoApp : public DynamicApp {
                      proto::JobSpec& spec) const override;
   std::vector<std::string> OutputFiles() const override;
   const ModelPredictor* predictor() const override { return &predictor_; }
-  uint32_t stats_per_param() const override { return 1; }
   Status Validate(const proto::JobSpec& spec) const override;
-  Result<std::unique_ptr<ShardModel>> MakeShard(Dataset shard,
-                                                const proto::JobSpec& spec) const override;
   Result<std::unique_ptr<ColumnModel>> MakeColumnModel(Dataset columns,
                                                        const proto::JobSpec& spec) const override;
-  bool supports_column_layout() const override { return true; }
-  double Pull(std::span<const double> stats, double sq_norm, double value,
-              const proto::JobSpec& spec) const override;
   double Violation(double gradient, double value, const proto::JobSpec& spec) const override;
   double Penalty(double value, const proto::JobSpec& spec) const override;
   CheckSums EvaluateCheck(std::span<double> gradients, std::span<const double> values,

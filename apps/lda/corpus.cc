@@ -72,9 +72,8 @@ Corpus Assemble(uint64_t docs, uint64_t words, const std::vector<Entry>& entries
 }  // namespace
 
 Result<Corpus> LoadUciBagOfWords(const std::string& docword_path) {
-  Result<LineReader> opened = LineReader::Open(docword_path);
-  if (!opened.ok()) return opened.status();
-  LineReader& r = *opened;
+  STRADS_ASSIGN_OR_RETURN(LineReader opened, LineReader::Open(docword_path));
+  LineReader& r = opened;
   constexpr uint64_t kMax32 = std::numeric_limits<uint32_t>::max();
   uint64_t docs = 0, words = 0, nnz = 0;
   STRADS_RETURN_IF_ERROR(ReadHeaderValue(&r, "D", kMax32, &docs));
@@ -135,9 +134,8 @@ Result<Corpus> LoadUciBagOfWords(const std::string& docword_path) {
 }
 
 Result<std::vector<std::string>> LoadVocab(const std::string& vocab_path, uint64_t expected_words) {
-  Result<LineReader> opened = LineReader::Open(vocab_path);
-  if (!opened.ok()) return opened.status();
-  LineReader& r = *opened;
+  STRADS_ASSIGN_OR_RETURN(LineReader opened, LineReader::Open(vocab_path));
+  LineReader& r = opened;
   std::vector<std::string> vocab;
   std::string_view line;
   while (r.Next(&line)) {

@@ -137,6 +137,10 @@ Status LdaApp::FromOptions(const boost::program_options::variables_map& vm,
   return Status::Ok();
 }
 
+std::vector<std::string> LdaApp::InputFiles(const proto::JobSpec& spec) const {
+  return {spec.lda().vocab_path()};  // --vocab; JobSpecPaths leaves it out when empty
+}
+
 std::vector<std::string> LdaApp::OutputFiles() const {
   return {"doc_topic.mtx", "word_topic.mtx", "topics.txt"};
 }
@@ -181,9 +185,8 @@ Result<std::unique_ptr<StaticShard>> LdaApp::LoadShard(const proto::JobSpec& spe
     return Status::InvalidArgument(
         fmt::format("lda: shard {} of {} workers, {} blocks", rank, workers, blocks));
   }
-  Result<StaticLayout> layout = LoadStaticLayout(spec, workers, blocks);
-  if (!layout.ok()) return layout.status();
-  return std::unique_ptr<StaticShard>(std::make_unique<LdaShard>(spec, *layout, rank));
+  STRADS_ASSIGN_OR_RETURN(StaticLayout layout, LoadStaticLayout(spec, workers, blocks));
+  return std::unique_ptr<StaticShard>(std::make_unique<LdaShard>(spec, layout, rank));
 }
 
 Result<std::unique_ptr<StaticHome>> LdaApp::LoadHome(const proto::JobSpec& spec, uint32_t rank,
@@ -195,17 +198,15 @@ Result<std::unique_ptr<StaticHome>> LdaApp::LoadHome(const proto::JobSpec& spec,
         fmt::format("lda: home {} of {} schedulers, {} blocks", rank, schedulers, blocks));
   }
   // The shards' cut is irrelevant to a home; one shard keeps the layout cheap.
-  Result<StaticLayout> layout = LoadStaticLayout(spec, 1, blocks);
-  if (!layout.ok()) return layout.status();
+  STRADS_ASSIGN_OR_RETURN(StaticLayout layout, LoadStaticLayout(spec, 1, blocks));
   std::vector<std::string> vocab;
   if (!spec.lda().vocab_path().empty()) {
-    Result<std::vector<std::string>> loaded =
-        LoadVocab(spec.lda().vocab_path(), layout->corpus.words);
-    if (!loaded.ok()) return loaded.status();
-    vocab = std::move(loaded).value();
+    STRADS_ASSIGN_OR_RETURN(std::vector<std::string> loaded,
+                            LoadVocab(spec.lda().vocab_path(), layout.corpus.words));
+    vocab = std::move(loaded);
   }
   return std::unique_ptr<StaticHome>(
-      std::make_unique<LdaHome>(spec, *layout, rank, schedulers, std::move(vocab)));
+      std::make_unique<LdaHome>(spec, layout, rank, schedulers, std::move(vocab)));
 }
 
 std::string LdaApp::TraceHeader() const { return "seconds,iteration,tokens,loglik_per_token"; }
@@ -232,17 +233,15 @@ Result<std::vector<proto::ResultFile>> LdaApp::Assemble(
   const uint32_t topics = spec.lda().topics();
   std::vector<proto::ResultFile> files;
   for (const char* name : {"doc_topic", "word_topic"}) {
-    auto table = GatherTable(pieces, name, topics);
-    if (!table.ok()) return table.status();
+    STRADS_ASSIGN_OR_RETURN(auto table, GatherTable(pieces, name, topics));
     proto::ResultFile& file = files.emplace_back();
     file.set_name(std::string(name) + ".mtx");
-    file.set_content(FormatTopicMtx(table->size(), topics, *table));
+    file.set_content(FormatTopicMtx(table.size(), topics, table));
   }
-  Result<std::string> text = AssembleTopics(pieces, topics);
-  if (!text.ok()) return text.status();
+  STRADS_ASSIGN_OR_RETURN(std::string text, AssembleTopics(pieces, topics));
   proto::ResultFile& file = files.emplace_back();
   file.set_name("topics.txt");
-  file.set_content(std::move(text).value());
+  file.set_content(std::move(text));
   return files;
 }
 

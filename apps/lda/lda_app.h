@@ -18,6 +18,7 @@ class LdaApp final : public StaticApp {
   Status FromOptions(const boost::program_options::variables_map& options,
                      proto::JobSpec& spec) const override;
   std::vector<std::string> OutputFiles() const override;
+  std::vector<std::string> InputFiles(const proto::JobSpec& spec) const override;
   Status Validate(const proto::JobSpec& spec) const override;
   uint32_t NumAggregates(const proto::JobSpec& spec) const override;
   // Topic assignments by shard, word-topic rows by home (lda_static.h).

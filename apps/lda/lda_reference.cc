@@ -264,10 +264,9 @@ class OutFile {
 };
 
 Status WriteText(const std::string& path, const std::string& text) {
-  Result<OutFile> out = OutFile::Open(path);
-  if (!out.ok()) return out.status();
-  std::fwrite(text.data(), 1, text.size(), out->get());
-  return out->Close();
+  STRADS_ASSIGN_OR_RETURN(OutFile out, OutFile::Open(path));
+  std::fwrite(text.data(), 1, text.size(), out.get());
+  return out.Close();
 }
 
 }  // namespace

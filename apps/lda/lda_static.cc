@@ -53,10 +53,9 @@ Result<StaticLayout> LoadStaticLayout(const proto::JobSpec& spec, uint32_t worke
   const Result<Balance> balance = ParseBalance(
       spec.static_engine().balance().empty() ? "work" : spec.static_engine().balance());
   if (!balance.ok()) return Status::InvalidArgument("--balance: " + balance.status().message());
-  Result<Corpus> corpus = LoadUciBagOfWords(spec.data_path());
-  if (!corpus.ok()) return corpus.status();
+  STRADS_ASSIGN_OR_RETURN(Corpus corpus, LoadUciBagOfWords(spec.data_path()));
   StaticLayout layout;
-  layout.corpus = std::move(corpus).value();
+  layout.corpus = std::move(corpus);
   const Corpus& c = layout.corpus;
   std::vector<uint64_t> work(c.docs);
   for (uint64_t d = 0; d < c.docs; ++d) work[d] = c.doc_begin[d + 1] - c.doc_begin[d] + 1;

@@ -25,14 +25,14 @@ Status LogisticApp::FromOptions(const boost::program_options::variables_map& opt
   spec.mutable_logistic()->set_penalty(flags->penalty);
   // A share on the quadratic model costs two multiply-adds per non-zero, no exp: chords of 4096
   // reached 1e-3 and 1e-6 of F* in half the time of 2048 on the L1-LR benchmark, 1 and 2
-  // workers (docs/benchmarks.md, 2026-11-26). Up to 8 passes a share: with the passes after the
+  // workers (docs/performance.md). Up to 8 passes a share: with the passes after the
   // first going over the parameters that moved, 8 reached 1e-6 sooner than 4 on dense
   // Fashion-MNIST (0.66 s against 1.03) and as soon on the sparse L1-LR problem, where 1e-3 came
-  // a little later (docs/benchmarks.md, "Active passes"). 4096 is a cap: on long columns the
+  // a little later (docs/performance.md, "Active passes"). 4096 is a cap: on long columns the
   // schedulers size chords to the data (engine/chord_size.h).
   if (!spec.dynamic().exact_shares()) {
-    SetColumnDefaults(options, {.chord_size = 4096, .chord_size_adapts = true, .inner_passes = 8},
-                      spec);
+    SetAppDefaults(options, {.chord_size = 4096, .chord_size_adapts = true, .inner_passes = 8},
+                   spec);
   }
   return Status::Ok();
 }
@@ -54,11 +54,6 @@ Status LogisticApp::Validate(const proto::JobSpec& spec) const {
   return Status::Ok();
 }
 
-Result<std::unique_ptr<ShardModel>> LogisticApp::MakeShard(Dataset shard,
-                                                           const proto::JobSpec& spec) const {
-  return margin::MakeMarginShard<logistic::LogisticLoss>(std::move(shard));
-}
-
 Result<std::unique_ptr<ColumnModel>> LogisticApp::MakeColumnModel(
     Dataset columns, const proto::JobSpec& spec) const {
   const double lambda = spec.logistic().lambda();
@@ -77,11 +72,6 @@ Result<std::unique_ptr<ColumnModel>> LogisticApp::MakeColumnModel(
         return logistic::CoordinateUpdate(g, h, sq_norm, w, lambda);
       },
       SharePassesOf(spec.dynamic(), spec.workers()), std::move(quadratic));
-}
-
-double LogisticApp::Pull(std::span<const double> stats, double sq_norm, double value,
-                         const proto::JobSpec& spec) const {
-  return logistic::CoordinateUpdate(stats[0], stats[1], sq_norm, value, spec.logistic().lambda());
 }
 
 double LogisticApp::Violation(double gradient, double value, const proto::JobSpec& spec) const {

@@ -1,12 +1,10 @@
 // L1-regularised logistic regression as a dynamic-engine app:
 //   F(w) = sum_i log(1 + exp(-y_i x_i^T w)) + lambda ||w||_1,  labels +/-1 (0/1 mapped 0 -> -1).
 //
-// Worker state (apps/margin_model.h): the margins m = X w over the shard's rows and each row's
-// loss derivatives. Push returns two numbers per parameter, the partial gradient g_j and the
-// curvature h_j = sum_i x_ij^2 sigma(m_i) sigma(-m_i) over the shard; the coordinator's Pull is
-// the newGLMNET soft-thresholded Newton step with the descent safeguard of logistic_update.h.
-// In the column layout the worker holds the margins over every row and runs that step itself on
-// the columns it owns (margin::MarginColumnModel).
+// Worker state (apps/margin_model.h): the margins m = X w over every row. A coordinate step takes
+// the gradient g_j and the curvature h_j = sum_i x_ij^2 sigma(m_i) sigma(-m_i) of a column: the
+// newGLMNET soft-thresholded Newton step with the descent safeguard of logistic_update.h
+// (margin::MarginColumnModel).
 // Violation and Penalty are the L1 ones (as Lasso). Metrics: "correct", "rows" and the label
 // counts; summary.json gets "training_accuracy" and "label_mapping".
 // No intercept: add a constant feature to the data for one. Options: --penalty l1 only (anything
@@ -28,15 +26,9 @@ class LogisticApp : public DynamicApp {
                      proto::JobSpec& spec) const override;
   std::vector<std::string> OutputFiles() const override;
   const ModelPredictor* predictor() const override { return &predictor_; }
-  uint32_t stats_per_param() const override { return 2; }
   Status Validate(const proto::JobSpec& spec) const override;
-  Result<std::unique_ptr<ShardModel>> MakeShard(Dataset shard,
-                                                const proto::JobSpec& spec) const override;
   Result<std::unique_ptr<ColumnModel>> MakeColumnModel(Dataset columns,
                                                        const proto::JobSpec& spec) const override;
-  bool supports_column_layout() const override { return true; }
-  double Pull(std::span<const double> stats, double sq_norm, double value,
-              const proto::JobSpec& spec) const override;
   double Violation(double gradient, double value, const proto::JobSpec& spec) const override;
   double Penalty(double value, const proto::JobSpec& spec) const override;
   CheckSums EvaluateCheck(std::span<double> gradients, std::span<const double> values,

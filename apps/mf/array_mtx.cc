@@ -54,9 +54,8 @@ Result<Eigen::MatrixXd> ReadArrayMtx(const std::string& path) {
   try {
     MatrixMarketReader::Options options;
     options.format = MatrixMarketFormat::kArray;
-    Result<MatrixMarketReader> opened = MatrixMarketReader::Open(path, options);
-    if (!opened.ok()) return opened.status();
-    MatrixMarketReader& reader = opened.value();
+    STRADS_ASSIGN_OR_RETURN(MatrixMarketReader opened, MatrixMarketReader::Open(path, options));
+    MatrixMarketReader& reader = opened;
     std::vector<double> values;
     double v;
     while (reader.NextValue(&v)) values.push_back(v);

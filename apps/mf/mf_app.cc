@@ -187,9 +187,8 @@ Status CheckBlock(const StaticBlock& block, const StaticStep& step, const Params
 }
 
 Result<Ratings> LoadTrain(const proto::JobSpec& spec) {
-  Result<Ratings> train = LoadRatings(spec.data_path());
-  if (!train.ok()) return train.status();
-  if (train->nnz() == 0) return Status::InvalidArgument(spec.data_path() + ": no ratings");
+  STRADS_ASSIGN_OR_RETURN(Ratings train, LoadRatings(spec.data_path()));
+  if (train.nnz() == 0) return Status::InvalidArgument(spec.data_path() + ": no ratings");
   return train;
 }
 
@@ -719,6 +718,10 @@ Status MfApp::FromOptions(const boost::program_options::variables_map& vm,
   return Status::Ok();
 }
 
+std::vector<std::string> MfApp::InputFiles(const proto::JobSpec& spec) const {
+  return {spec.mf().test_path()};  // --test; JobSpecPaths leaves it out when empty
+}
+
 std::vector<std::string> MfApp::OutputFiles() const { return {"W.mtx", "H.mtx"}; }
 
 Status MfApp::Validate(const proto::JobSpec& spec) const {
@@ -735,24 +738,21 @@ uint32_t MfApp::PassesPerIteration(const proto::JobSpec& spec) const {
 
 Result<std::unique_ptr<StaticShard>> MfApp::LoadShard(const proto::JobSpec& spec, uint32_t rank,
                                                       uint32_t workers, uint32_t blocks) const {
-  Result<Params> p = ParseParams(spec);
-  if (!p.ok()) return p.status();
+  STRADS_ASSIGN_OR_RETURN(Params p, ParseParams(spec));
   if (workers == 0 || rank >= workers || blocks == 0) {
     return Status::InvalidArgument(
         fmt::format("mf: shard {} of {} workers with {} blocks", rank, workers, blocks));
   }
   try {
-    Result<Ratings> train = LoadTrain(spec);
-    if (!train.ok()) return train.status();
+    STRADS_ASSIGN_OR_RETURN(Ratings train, LoadTrain(spec));
     std::optional<Ratings> test;
     if (!spec.mf().test_path().empty()) {
-      Result<Ratings> loaded = LoadRatingsLike(spec.mf().test_path(), *train);
-      if (!loaded.ok()) return loaded.status();
-      test = std::move(loaded).value();
+      STRADS_ASSIGN_OR_RETURN(Ratings loaded, LoadRatingsLike(spec.mf().test_path(), train));
+      test = std::move(loaded);
     }
-    Layout layout = MakeLayout(*train, workers, blocks, p->balance);
+    Layout layout = MakeLayout(train, workers, blocks, p.balance);
     return std::unique_ptr<StaticShard>(
-        std::make_unique<MfShard>(*p, *train, test ? &*test : nullptr, std::move(layout), rank));
+        std::make_unique<MfShard>(p, train, test ? &*test : nullptr, std::move(layout), rank));
   } catch (const std::bad_alloc&) {
     return Status::Internal("mf: out of memory loading shard " + std::to_string(rank));
   }
@@ -761,18 +761,16 @@ Result<std::unique_ptr<StaticShard>> MfApp::LoadShard(const proto::JobSpec& spec
 Result<std::unique_ptr<StaticHome>> MfApp::LoadHome(const proto::JobSpec& spec, uint32_t rank,
                                                     uint32_t schedulers, uint32_t workers,
                                                     uint32_t blocks) const {
-  Result<Params> p = ParseParams(spec);
-  if (!p.ok()) return p.status();
+  STRADS_ASSIGN_OR_RETURN(Params p, ParseParams(spec));
   if (schedulers == 0 || rank >= schedulers || workers == 0 || blocks == 0) {
     return Status::InvalidArgument(
         fmt::format("mf: home {} of {} schedulers with {} blocks", rank, schedulers, blocks));
   }
   try {
-    Result<Ratings> train = LoadTrain(spec);
-    if (!train.ok()) return train.status();
-    Layout layout = MakeLayout(*train, workers, blocks, p->balance);
+    STRADS_ASSIGN_OR_RETURN(Ratings train, LoadTrain(spec));
+    Layout layout = MakeLayout(train, workers, blocks, p.balance);
     return std::unique_ptr<StaticHome>(
-        std::make_unique<MfHome>(*p, std::move(layout), rank, schedulers));
+        std::make_unique<MfHome>(p, std::move(layout), rank, schedulers));
   } catch (const std::bad_alloc&) {
     return Status::Internal("mf: out of memory loading home " + std::to_string(rank));
   }
@@ -796,6 +794,10 @@ double MfApp::Objective(const std::map<std::string, double>& metrics) const {
 
 std::string MfApp::ObjectiveName() const { return "objective"; }
 
+std::string MfApp::DivergenceAdvice(const proto::JobSpec& spec) const {
+  return spec.mf().algorithm() == "sgd" ? "try a smaller --learning-rate" : "";
+}
+
 Result<std::vector<proto::ResultFile>> MfApp::Assemble(
     const proto::JobSpec& spec, const std::vector<proto::OutputPiece>& pieces) const {
   if (spec.mf().rank() == 0) return Status::InvalidArgument("mf: --rank must be >= 1");
@@ -806,11 +808,10 @@ Result<std::vector<proto::ResultFile>> MfApp::Assemble(
   }
   std::vector<proto::ResultFile> files;
   for (const char* name : {"W", "H"}) {
-    Result<Eigen::MatrixXd> m = Join(pieces, name, spec.mf().rank());
-    if (!m.ok()) return m.status();
+    STRADS_ASSIGN_OR_RETURN(Eigen::MatrixXd m, Join(pieces, name, spec.mf().rank()));
     proto::ResultFile& file = files.emplace_back();
     file.set_name(std::string(name) + ".mtx");
-    file.set_content(FormatArrayMtx(*m));
+    file.set_content(FormatArrayMtx(m));
   }
   return files;
 }

@@ -16,6 +16,7 @@ class MfApp final : public StaticApp {
   Status FromOptions(const boost::program_options::variables_map& options,
                      proto::JobSpec& spec) const override;
   std::vector<std::string> OutputFiles() const override;
+  std::vector<std::string> InputFiles(const proto::JobSpec& spec) const override;
   const ModelPredictor* predictor() const override { return &predictor_; }
   Status Validate(const proto::JobSpec& spec) const override;
   uint32_t NumAggregates(const proto::JobSpec& spec) const override;
@@ -32,6 +33,7 @@ class MfApp final : public StaticApp {
                        const std::map<std::string, double>& metrics) const override;
   double Objective(const std::map<std::string, double>& metrics) const override;
   std::string ObjectiveName() const override;
+  std::string DivergenceAdvice(const proto::JobSpec& spec) const override;
   std::string WorkUnit() const override { return "ratings"; }
   Result<std::vector<proto::ResultFile>> Assemble(
       const proto::JobSpec& spec, const std::vector<proto::OutputPiece>& pieces) const override;

@@ -30,17 +30,15 @@ Result<Eigen::MatrixXd> ReadFactor(const std::string& dir, const std::string& na
 Result<FactorModel> LoadFactorModel(const std::string& dir) {
   STRADS_RETURN_IF_ERROR(CheckModelDir(dir));
   FactorModel model;
-  Result<Eigen::MatrixXd> w = ReadFactor(dir, "W.mtx");
-  if (!w.ok()) return w.status();
-  Result<Eigen::MatrixXd> h = ReadFactor(dir, "H.mtx");
-  if (!h.ok()) return h.status();
-  if (w->cols() != h->cols()) {
+  STRADS_ASSIGN_OR_RETURN(Eigen::MatrixXd w, ReadFactor(dir, "W.mtx"));
+  STRADS_ASSIGN_OR_RETURN(Eigen::MatrixXd h, ReadFactor(dir, "H.mtx"));
+  if (w.cols() != h.cols()) {
     return Status::InvalidArgument(
         fmt::format("{}: W.mtx has {} columns but H.mtx has {} (both are the rank k)", dir,
-                    w->cols(), h->cols()));
+                    w.cols(), h.cols()));
   }
-  model.W = std::move(*w);
-  model.H = std::move(*h);
+  model.W = std::move(w);
+  model.H = std::move(h);
   return model;
 }
 
@@ -48,9 +46,8 @@ Result<RatingPredictions> PredictRatings(const FactorModel& model, const std::st
   MatrixMarketReader::Options options;
   options.entry_name = "a rating";
   options.whole_entry_errors = true;
-  Result<MatrixMarketReader> reader = MatrixMarketReader::Open(path, options);
-  if (!reader.ok()) return reader.status();
-  if (reader->header().field == MatrixMarketHeader::Field::kPattern) {
+  STRADS_ASSIGN_OR_RETURN(MatrixMarketReader reader, MatrixMarketReader::Open(path, options));
+  if (reader.header().field == MatrixMarketHeader::Field::kPattern) {
     return LineError(path, 1, "a 'pattern' matrix has no rating values (need real or integer)");
   }
   const auto rows = static_cast<uint64_t>(model.W.rows());
@@ -59,9 +56,9 @@ Result<RatingPredictions> PredictRatings(const FactorModel& model, const std::st
   double sq = 0.0;
   uint64_t i, j;
   double v;
-  while (reader->Next(&i, &j, &v)) {
+  while (reader.Next(&i, &j, &v)) {
     if (i > rows || j > cols) {
-      return LineError(path, reader->line_number(),
+      return LineError(path, reader.line_number(),
                        fmt::format("entry ({}, {}) is outside the model's {} rows x {} columns", i,
                                    j, rows, cols));
     }
@@ -70,7 +67,7 @@ Result<RatingPredictions> PredictRatings(const FactorModel& model, const std::st
     sq += (v - predicted) * (v - predicted);
     p.values.push_back(predicted);
   }
-  STRADS_RETURN_IF_ERROR(reader->status());
+  STRADS_RETURN_IF_ERROR(reader.status());
   if (p.values.empty()) return Status::InvalidArgument(path + ": no ratings");
   p.rmse = std::sqrt(sq / static_cast<double>(p.values.size()));
   return p;
@@ -94,9 +91,8 @@ std::string MfPredictor::Help() const {
 }
 
 Status MfPredictor::CheckUsage(const PredictRequest& request) const {
-  Result<DataFormat> format = ResolveFormat(request.data);
-  if (!format.ok()) return format.status();
-  if (*format != DataFormat::kMatrixMarket) {
+  STRADS_ASSIGN_OR_RETURN(DataFormat format, ResolveFormat(request.data));
+  if (format != DataFormat::kMatrixMarket) {
     return Status::InvalidArgument(
         "an mf model predicts MatrixMarket coordinate ratings (--format mm)");
   }
@@ -107,14 +103,12 @@ Status MfPredictor::CheckUsage(const PredictRequest& request) const {
 }
 
 Result<std::string> MfPredictor::Run(const PredictRequest& request) const {
-  Result<FactorModel> model = LoadFactorModel(request.model_dir);
-  if (!model.ok()) return model.status();
-  Result<RatingPredictions> predictions = PredictRatings(*model, request.data.path);
-  if (!predictions.ok()) return predictions.status();
+  STRADS_ASSIGN_OR_RETURN(FactorModel model, LoadFactorModel(request.model_dir));
+  STRADS_ASSIGN_OR_RETURN(RatingPredictions predictions, PredictRatings(model, request.data.path));
   if (!request.output.empty()) {
-    STRADS_RETURN_IF_ERROR(WriteRatingPredictions(*predictions, request.output));
+    STRADS_RETURN_IF_ERROR(WriteRatingPredictions(predictions, request.output));
   }
-  return DescribeRatingPredictions(*predictions);
+  return DescribeRatingPredictions(predictions);
 }
 
 }  // namespace strads::mf

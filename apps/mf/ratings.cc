@@ -125,9 +125,8 @@ Result<Ratings> Build(uint64_t rows, uint64_t cols, std::vector<uint32_t> row,
 // Reads `path`; when `like` is set its dimensions must match.
 Result<Ratings> Load(const std::string& path, EmptyLines empty, const Ratings* like) {
   try {
-    Result<MatrixMarketReader> opened = MatrixMarketReader::Open(path);
-    if (!opened.ok()) return opened.status();
-    MatrixMarketReader& reader = opened.value();
+    STRADS_ASSIGN_OR_RETURN(MatrixMarketReader opened, MatrixMarketReader::Open(path));
+    MatrixMarketReader& reader = opened;
     const MatrixMarketHeader& h = reader.header();
     if (h.field == MatrixMarketHeader::Field::kPattern) {
       return LineError(path, 1, "a 'pattern' matrix has no rating values (need real or integer)");

@@ -34,11 +34,11 @@ Status SvmApp::FromOptions(const boost::program_options::variables_map& options,
   spec.mutable_svm()->set_penalty(flags->penalty);
   spec.mutable_svm()->set_loss(flags->loss);
   // Shares on the quadratic model, as logistic's: chords of 4096 reached 1e-3 and 1e-6 of F*
-  // sooner than 2048 on a sparse 20,000 x 20,000 problem (docs/benchmarks.md, 2026-11-26); up to
+  // sooner than 2048 on a sparse 20,000 x 20,000 problem (docs/performance.md); up to
   // 8 passes a share, as logistic's; 4096 a cap, as logistic's (engine/chord_size.h).
   if (!spec.dynamic().exact_shares()) {
-    SetColumnDefaults(options, {.chord_size = 4096, .chord_size_adapts = true, .inner_passes = 8},
-                      spec);
+    SetAppDefaults(options, {.chord_size = 4096, .chord_size_adapts = true, .inner_passes = 8},
+                   spec);
   }
   return Status::Ok();
 }
@@ -66,11 +66,6 @@ Status SvmApp::Validate(const proto::JobSpec& spec) const {
   return Status::Ok();
 }
 
-Result<std::unique_ptr<ShardModel>> SvmApp::MakeShard(Dataset shard,
-                                                      const proto::JobSpec& spec) const {
-  return margin::MakeMarginShard<svm::SquaredHingeLoss>(std::move(shard));
-}
-
 Result<std::unique_ptr<ColumnModel>> SvmApp::MakeColumnModel(Dataset columns,
                                                              const proto::JobSpec& spec) const {
   const double lambda = spec.svm().lambda();
@@ -91,12 +86,6 @@ Result<std::unique_ptr<ColumnModel>> SvmApp::MakeColumnModel(Dataset columns,
         return svm::CoordinateUpdate(g, h, sq_norm, w, lambda, penalty);
       },
       SharePassesOf(spec.dynamic(), spec.workers()), std::move(quadratic));
-}
-
-double SvmApp::Pull(std::span<const double> stats, double sq_norm, double value,
-                    const proto::JobSpec& spec) const {
-  return svm::CoordinateUpdate(stats[0], stats[1], sq_norm, value, spec.svm().lambda(),
-                               PenaltyOf(spec));
 }
 
 double SvmApp::Violation(double gradient, double value, const proto::JobSpec& spec) const {

@@ -3,12 +3,11 @@
 //   F(w) = sum_i max(0, 1 - y_i x_i^T w)^2 + lambda/2 ||w||^2    (--penalty l2),
 // labels +/-1 (0/1 mapped 0 -> -1), no intercept.
 //
-// Worker state (apps/margin_model.h): the margins m = X w over the shard's rows. Push returns two
-// numbers per parameter, g_j = sum_{active i} -2 y_i x_ij (1 - y_i m_i) and the generalised
-// second derivative h_j = sum_{active i} 2 x_ij^2 (Chang, Hsieh and Lin 2008); Pull is the
-// (soft-thresholded for l1) generalised Newton step with the descent safeguard of svm_update.h.
-// In the column layout the worker holds the margins over every row and runs that step itself on
-// the columns it owns (margin::MarginColumnModel).
+// Worker state (apps/margin_model.h): the margins m = X w over every row. A coordinate step takes
+// g_j = sum_{active i} -2 y_i x_ij (1 - y_i m_i) and the generalised second derivative
+// h_j = sum_{active i} 2 x_ij^2 (Chang, Hsieh and Lin 2008) over the worker's columns: the
+// (soft-thresholded for l1) generalised Newton step with the descent safeguard of svm_update.h
+// (margin::MarginColumnModel).
 // Options: --loss squared-hinge (the default; --loss hinge is refused: the primal coordinate
 // Newton method needs a differentiable loss), --penalty l1|l2. Metrics and summary.json fields as
 // the logistic app ("training_accuracy", "label_mapping").
@@ -29,15 +28,9 @@ class SvmApp : public DynamicApp {
                      proto::JobSpec& spec) const override;
   std::vector<std::string> OutputFiles() const override;
   const ModelPredictor* predictor() const override { return &predictor_; }
-  uint32_t stats_per_param() const override { return 2; }
   Status Validate(const proto::JobSpec& spec) const override;
-  Result<std::unique_ptr<ShardModel>> MakeShard(Dataset shard,
-                                                const proto::JobSpec& spec) const override;
   Result<std::unique_ptr<ColumnModel>> MakeColumnModel(Dataset columns,
                                                        const proto::JobSpec& spec) const override;
-  bool supports_column_layout() const override { return true; }
-  double Pull(std::span<const double> stats, double sq_norm, double value,
-              const proto::JobSpec& spec) const override;
   double Violation(double gradient, double value, const proto::JobSpec& spec) const override;
   double Penalty(double value, const proto::JobSpec& spec) const override;
   CheckSums EvaluateCheck(std::span<double> gradients, std::span<const double> values,

@@ -11,7 +11,7 @@ def option_args(options):
 
     ``max_seconds=5`` becomes ``--max-seconds 5`` (underscores become dashes, a trailing one is
     dropped, so ``lambda_=0.5`` is ``--lambda 0.5``); ``True`` is a bare flag
-    (``dual_pipeline=True``), ``None`` and ``False`` leave the option out. Floats are written in
+    (``exact_shares=True``), ``None`` and ``False`` leave the option out. Floats are written in
     their shortest exact form, so the job sees exactly the Python value.
     """
     args = []

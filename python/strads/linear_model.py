@@ -18,7 +18,7 @@ def _max_updates(max_iter, n_features):
 def _check_every(random_state, n_features):
     """The job's --check-every: with a random_state a check every n_features updates, so that the
     fit is reproducible; without, the engine's default (0), whose checks come sooner on large data
-    at points that depend on timing (docs/benchmarks.md)."""
+    at points that depend on timing (coordinator/check_pacer.h)."""
     return 0 if random_state is None else n_features
 
 
@@ -55,9 +55,9 @@ class Lasso(JobParamsMixin, RegressorMixin, BaseEstimator):
         checks, sooner on large data at points that depend on timing, so two fits may end at
         different points that each meet ``tol`` (with correlated features, different
         coefficients of the same objective).
-    layout, schedule : str or None
-        The engine's ``--layout`` (columns | rows) and ``--schedule`` (dynamic | random | cyclic
-        | static); None: the CLI's defaults.
+    schedule : str or None
+        The engine's ``--schedule`` (dynamic | random | cyclic | static); None: the CLI's
+        default.
 """ + RUN_PARAMETERS + """
     Attributes
     ----------
@@ -71,14 +71,13 @@ class Lasso(JobParamsMixin, RegressorMixin, BaseEstimator):
     """
 
     def __init__(self, alpha=1.0, *, fit_intercept=True, max_iter=1000, tol=1e-6,
-                 random_state=None, layout=None, schedule=None, n_workers=2, n_schedulers=1,
+                 random_state=None, schedule=None, n_workers=2, n_schedulers=1,
                  coordinator=None, max_seconds=0.0, verbose=True, tmp_dir=None):
         self.alpha = alpha
         self.fit_intercept = fit_intercept
         self.max_iter = max_iter
         self.tol = tol
         self.random_state = random_state
-        self.layout = layout
         self.schedule = schedule
         self.n_workers = n_workers
         self.n_schedulers = n_schedulers
@@ -100,7 +99,7 @@ class Lasso(JobParamsMixin, RegressorMixin, BaseEstimator):
                       lambda_=float(n_samples * self.alpha), tolerance=float(self.tol),
                       max_updates=_max_updates(self.max_iter, n_features),
                       check_every=_check_every(self.random_state, n_features),
-                      seed=self.random_state, layout=self.layout, schedule=self.schedule,
+                      seed=self.random_state, schedule=self.schedule,
                       **self._run_kwargs())
         self.coef_ = job.coefficients(n_features)
         self.intercept_ = float(y_offset - X_offset @ self.coef_) if self.fit_intercept else 0.0

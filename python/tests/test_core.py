@@ -26,10 +26,10 @@ def test_run_returns_the_jobs_info_and_files(libsvm_file):
 
 def test_options_are_the_clis_flags(libsvm_file):
     flags = _core.parse_job_spec("lasso", strads._jobs.option_args(
-        {"data": libsvm_file, "lambda_": 0.1, "max_seconds": 2.5, "dual_pipeline": True,
-         "layout": None}))
+        {"data": libsvm_file, "lambda_": 0.1, "max_seconds": 2.5, "exact_shares": True,
+         "format": None}))
     assert flags["lambda"] == "0.1" and flags["max-seconds"] == "2.5"
-    assert flags["dual-pipeline"] == "true" and flags["layout"] == ""  # None: left out
+    assert flags["exact-shares"] == "true" and flags["format"] == ""  # None: left out
 
 
 @pytest.mark.parametrize("app, options, cli_args", [

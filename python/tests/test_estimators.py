@@ -122,7 +122,7 @@ def test_a_fitted_model_pickles(regression_data, classification_data, make):
 
 @pytest.mark.parametrize("model, message", [
     (strads.Lasso(alpha=-1.0), "--lambda"),
-    (strads.Lasso(layout="diagonal"), "--layout"),
+    (strads.Lasso(schedule="diagonal"), "--schedule"),
     (strads.LogisticRegression(penalty="l2"), "penalty"),
     (strads.LinearSVC(loss="hinge"), "hinge"),
 ])
