@@ -55,10 +55,16 @@ std::string DynamicJob::Waiting() const {
         }
         break;
       }
-      [[fallthrough]];
-    case Phase::kChecking:
       missing(schedulers_, 0);
       missing(workers_, schedulers_.size());
+      break;
+    case Phase::kChecking:
+      for (size_t s = 0; s < schedulers_.size(); ++s) {
+        if (!tally_.answered_scheduler(s)) who.push_back(schedulers_[s].id);
+      }
+      for (size_t w = 0; w < workers_.size(); ++w) {
+        if (!tally_.answered_worker(w)) who.push_back(workers_[w].id);
+      }
       break;
     case Phase::kModel:
       missing(schedulers_, 0);
@@ -144,7 +150,7 @@ WaitLedger::Wait DynamicJob::WaitState() const {
   if (done() || !start_checked_) return Wait::kNone;
   switch (phase_) {
     case Phase::kChecking:
-      return loss_reports_ < workers_.size() ? Wait::kCheckWorkers : Wait::kCheckSchedulers;
+      return tally_.workers_done() ? Wait::kCheckSchedulers : Wait::kCheckWorkers;
     case Phase::kRunning: {
       if (next_commit_ == next_issue_) return Wait::kOther;
       // Rounds commit in order: the oldest one out decides. Without its chord the job waits on
@@ -596,11 +602,6 @@ void DynamicJob::MaybeStartCheck(Clock::time_point now) {
   }
   phase_ = Phase::kChecking;
   check_wanted_ = false;
-  loss_reports_ = check_reports_ = 0;
-  check_loss_ = check_penalty_ = check_violation_ = check_gradient_ = 0;
-  check_nonzeros_ = 0;
-  check_metrics_.clear();
-  std::fill(seen_.begin(), seen_.end(), 0);
   auto e = Out(next_commit_);
   e.mutable_check_request();
   Broadcast(workers_, e, now);
@@ -625,44 +626,32 @@ void DynamicJob::MaybeStartCheck(Clock::time_point now) {
   // The loss is that of the shared vector, which this replica holds bit for bit as every worker
   // does (the margin apps sum it with the function a worker's ExactLoss uses; Lasso's sum may
   // differ from a worker's in the last bits). Summed here while the workers compute their
-  // gradients, it is off their path.
-  check_loss_ = replica_.Loss(*app_);
+  // gradients, it is off their path. (No answer can come before this returns.)
+  tally_.Begin(workers_.size(), schedulers_.size(), replica_.Loss(*app_));
 }
 
 void DynamicJob::HandleLossReport(const proto::Envelope& e, Clock::time_point now) {
   const int rank = Rank(e.sender(), proto::ROLE_WORKER);
   if (phase_ != Phase::kChecking || rank < 0 || e.round() != next_commit_) return;
-  if (seen_[schedulers_.size() + rank]) return;
-  seen_[schedulers_.size() + rank] = 1;
+  if (!tally_.AddWorker(static_cast<size_t>(rank), e.loss_report())) return;
   last_progress_ = now;
-  for (const auto& [name, value] : e.loss_report().metrics()) check_metrics_[name] += value;
-  ++loss_reports_;
   FinishCheck(now);
 }
 
 void DynamicJob::HandleCheckReport(const proto::Envelope& e, Clock::time_point now) {
-  const auto& r = e.check_report();
   const int rank = Rank(e.sender(), proto::ROLE_SCHEDULER);
-  if (phase_ != Phase::kChecking || rank < 0 || e.round() != next_commit_ || seen_[rank]) return;
-  seen_[rank] = 1;
+  if (phase_ != Phase::kChecking || rank < 0 || e.round() != next_commit_) return;
+  if (!tally_.AddScheduler(static_cast<size_t>(rank), e.check_report())) return;
   last_progress_ = now;
-  check_penalty_ += r.penalty();
-  check_violation_ = std::max(check_violation_, r.max_violation());
-  check_gradient_ = std::max(check_gradient_, r.max_abs_gradient());
-  check_nonzeros_ += r.nonzeros();
-  ++check_reports_;
   FinishCheck(now);
 }
 
 void DynamicJob::FinishCheck(Clock::time_point now) {
-  if (phase_ != Phase::kChecking || loss_reports_ < workers_.size() ||
-      check_reports_ < schedulers_.size()) {
-    return;
-  }
-  if (!lambda_max_) lambda_max_ = check_gradient_;  // the first check is at beta = 0
-  penalty_ = check_penalty_;
-  objective_ = check_loss_ + check_penalty_;
-  violation_ = *lambda_max_ > 0 ? check_violation_ / *lambda_max_ : 0.0;
+  if (phase_ != Phase::kChecking || !tally_.complete()) return;
+  if (!lambda_max_) lambda_max_ = tally_.max_abs_gradient();  // the first check is at beta = 0
+  penalty_ = tally_.penalty();
+  objective_ = tally_.objective();
+  violation_ = *lambda_max_ > 0 ? tally_.max_violation() / *lambda_max_ : 0.0;
   converged_ = violation_ <= spec_.dynamic().tolerance();
   // The first check of a run holds the members' start (Begin: models, groupings), many times a
   // check's time, and with its time as the measure the first rounds ran on the first check's
@@ -684,7 +673,7 @@ void DynamicJob::FinishCheck(Clock::time_point now) {
   log_->log(loud ? spdlog::level::info : spdlog::level::debug,
             "job {}: check after {} updates: objective {:.10g}, violation {:.3g}, {} nonzeros "
             "({:.3g} ms)",
-            id_, updates_, objective_, violation_, check_nonzeros_,
+            id_, updates_, objective_, violation_, tally_.nonzeros(),
             1e3 * pacer_.last_check_seconds());
   if (written) {
     AddTraceRow(last_row_at_, objective_);
@@ -786,7 +775,7 @@ void DynamicJob::Trace(Clock::time_point now, bool force) {
   // row, the same loss, came one check later (the workers' gradients and the schedulers'
   // evaluation); FinishCheck keeps this row's time and gives it the check's objective.
   if (!force && phase_ == Phase::kChecking && start_checked_) {
-    return AddTraceRow(now, check_loss_ + penalty_);
+    return AddTraceRow(now, tally_.loss() + penalty_);
   }
   const double every = spec_.dynamic().trace_every_s() > 0 ? spec_.dynamic().trace_every_s() : 1.0;
   if (!force && now - last_row_at_ < std::chrono::duration<double>(every)) return;
@@ -877,7 +866,7 @@ std::vector<proto::ResultFile> DynamicJob::ResultFiles() const {
   summary["schedulers"] = schedulers_.size();
   summary["workers"] = workers_.size();
   summary["data"] = spec_.data_path();
-  app_->Summarize(check_metrics_, summary);
+  app_->Summarize(tally_.metrics(), summary);
   // The settings the job ran with, the app's and the engine's defaults resolved (the flags below
   // say 0 for "by default").
   const proto::DynamicEngineSpec& d = spec_.dynamic();

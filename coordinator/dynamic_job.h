@@ -58,6 +58,7 @@
 #include "common/logging.h"
 #include "common/transport.h"
 #include "coordinator/check_pacer.h"
+#include "coordinator/check_tally.h"
 #include "coordinator/engine_job.h"
 #include "coordinator/trace_log.h"
 #include "coordinator/wait_ledger.h"
@@ -164,7 +165,8 @@ class DynamicJob final : public EngineJob {
 
   const DynamicApp* app_;
   const Stopwatch stopwatch_;
-  std::vector<char> seen_;  // per member in the current phase: schedulers, then workers
+  std::vector<char> seen_;  // per member while loading and collecting the model: schedulers, then
+                            // workers (a check's answers are the tally's)
   Phase phase_ = Phase::kLoading;
   bool start_checked_ = false;  // the run's first check (which holds the start) is done
   // While loading: the workers' counts of their parts of the file, summed, and
@@ -200,17 +202,13 @@ class DynamicJob final : public EngineJob {
   std::optional<DeltaAccumulator> sum_;  // a round's summed change (scratch)
 
   // Checks.
-  uint32_t loss_reports_ = 0;
-  uint32_t check_reports_ = 0;
-  double check_loss_ = 0, check_penalty_ = 0, check_violation_ = 0, check_gradient_ = 0;
-  uint64_t check_nonzeros_ = 0;
+  CheckTally tally_;  // the answers to the check running, or the last one's
   uint64_t checks_ = 0;
   uint64_t updates_at_previous_check_ = UINT64_MAX;
   // By scheduler rank: it sent an exhausted chord (nothing to schedule) since the last check
   // that found the updates grown. A check without progress fails the job only once every
   // scheduler said so.
   std::vector<uint8_t> exhausted_;
-  std::map<std::string, double> check_metrics_;  // summed over workers, last check
   std::optional<double> lambda_max_;
   double violation_ = -1;  // relative, last check
   bool converged_ = false;
