@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/protocol.h"
+#include "coordinator/dynamic_result.h"
 #include "coordinator/share_merge.h"
 #include "engine/dynamic_spec.h"
 #include "engine/step_length.h"
@@ -837,11 +838,7 @@ std::vector<proto::ResultFile> DynamicJob::ResultFiles() const {
       if (committed_[j] != 0) model.emplace_back(j, committed_[j]);
     }
   }
-  std::string coefficients;
-  for (const auto& [j, value] : model) {
-    coefficients += fmt::format("{}\t{:.17g}\n", j + 1, value);  // ids as in the input: 1-based
-  }
-  add("coefficients.tsv", std::move(coefficients));
+  add("coefficients.tsv", CoefficientsTsv(model));
   add("trace.csv", trace_.Text());
 
   nlohmann::ordered_json summary;
@@ -869,27 +866,15 @@ std::vector<proto::ResultFile> DynamicJob::ResultFiles() const {
   app_->Summarize(tally_.metrics(), summary);
   // The settings the job ran with, the app's and the engine's defaults resolved (the flags below
   // say 0 for "by default").
-  const proto::DynamicEngineSpec& d = spec_.dynamic();
-  nlohmann::ordered_json engine;
-  // The largest chord and draw of a scheduler (each its own, where chords adapt to partitions;
-  // the spec's until they are ready, or from a scheduler that does not report them).
-  engine["chord_size"] = chord_size_ ? chord_size_ : d.chord_size();
-  engine["candidates"] = candidates_ ? candidates_ : d.candidates();
-  if (d.chord_size_adapts()) engine["chord_size_cap"] = d.chord_size();
-  engine["pipeline_depth"] = d.pipeline_depth();
-  engine["rho"] = d.rho();
-  // By default the filter runs only where a scheduler's partition is dense (its log says whether
-  // it did).
-  if (d.rho_if_dense()) engine["rho_applies_to"] = "dense partitions only";
-  engine["inner_passes"] = SharePassesOf(d, static_cast<uint32_t>(workers_.size())).max_passes;
-  // Whether correlated features went to one worker: where the spec asks and it was cheap.
-  engine["group_rho"] = d.group_rho();
-  engine["grouped_ranges"] = grouped_ranges_;
-  // How checks were paced (coordinator/check_pacer.h): "auto" depends on timing.
-  engine["check_every"] =
-      pacer_.timed() ? nlohmann::ordered_json("auto") : nlohmann::ordered_json(pacer_.every());
-  engine["checks"] = checks_;
-  summary["engine"] = std::move(engine);
+  DynamicRunSettings run;
+  run.chord_size = chord_size_;
+  run.candidates = candidates_;
+  run.inner_passes =
+      SharePassesOf(spec_.dynamic(), static_cast<uint32_t>(workers_.size())).max_passes;
+  run.grouped_ranges = grouped_ranges_;
+  if (!pacer_.timed()) run.check_every = pacer_.every();
+  run.checks = checks_;
+  summary["engine"] = DynamicEngineJson(spec_.dynamic(), run);
   summary["flags"] = FlagsJson();
   add("summary.json",
       summary.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
