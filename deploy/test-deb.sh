@@ -51,6 +51,16 @@ trap cleanup EXIT
 fail() { echo "test-deb.sh: FAIL: $*" >&2; exit 1; }
 step() { echo "test-deb.sh: $*"; }
 
+# Every tool this test runs, with its Debian package: a missing one fails the test (it is never
+# skipped), so that a machine without it, and an install-deps.sh that forgets it, are caught.
+tools=(dpkg-deb:dpkg dpkg-query:dpkg readelf:binutils ldd:libc-bin)
+# cpack's DEB generator runs file (to find the ELF files), strip and dpkg-shlibdeps.
+[[ -n $deb ]] || tools+=(cpack:cmake file:file strip:binutils dpkg-shlibdeps:dpkg-dev)
+for t in "${tools[@]}"; do
+  command -v "${t%%:*}" >/dev/null 2>&1 ||
+    fail "${t%%:*} is not installed (Debian package ${t#*:}; deploy/install-deps.sh installs it)"
+done
+
 if [[ -z $deb ]]; then
   [[ -f $build_dir/CPackConfig.cmake ]] || fail "$build_dir is not a configured build tree"
   step "cpack from $build_dir"
