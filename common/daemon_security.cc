@@ -13,7 +13,7 @@ void AddSecurityOptions(boost::program_options::options_description& desc, Secur
   namespace po = boost::program_options;
   desc.add_options()(
       "cluster-key", po::value(&options->cluster_key),
-      "the cluster's CURVE key pair (deploy/strads-cluster keygen: RUN_DIR/keys/cluster.key); "
+      "the cluster's CURVE key pair (strads-cluster keygen: RUN_DIR/keys/cluster.key); "
       "every socket then uses CURVE")(
       "insecure", po::bool_switch(&options->insecure),
       "allow binding to a non-loopback address without --cluster-key (anyone who can reach the "
@@ -60,7 +60,7 @@ Status CheckKeysRequired(const std::string& bind_host, const SecurityOptions& op
   }
   return Status::FailedPrecondition(fmt::format(
       "refusing to bind {} without keys: anyone who can reach it could submit jobs, read results "
-      "and shut the cluster down. Make keys with `deploy/strads-cluster keygen` and pass "
+      "and shut the cluster down. Make keys with `strads-cluster keygen` and pass "
       "--cluster-key, bind to 127.0.0.1, or pass --insecure",
       bind_host == "*" ? std::string("every interface (*)") : bind_host));
 }

@@ -183,6 +183,22 @@ TEST_CASE("Coordinator: a second job waits in FIFO order for the running one", "
   CHECK(f.Job(second).state() == proto::JOB_LOADING);
 }
 
+TEST_CASE("Coordinator: cancel of a job that has ended changes nothing and says it had ended",
+          "[coordinator]") {
+  CoordinatorFixture f;
+  f.RegisterAll();
+  const uint64_t id = f.Submit(ValidSpec()).submit_reply().job_id();
+  auto cancel = MakeEnvelope("client", id);
+  cancel.mutable_cancel();
+  const auto first = f.Call(cancel).cancel_reply();
+  CHECK(first.state() == proto::JOB_CANCELLED);
+  CHECK_FALSE(first.had_ended());
+  const auto again = f.Call(cancel).cancel_reply();
+  CHECK(again.state() == proto::JOB_CANCELLED);
+  CHECK(again.had_ended());
+  CHECK(f.Job(id).state() == proto::JOB_CANCELLED);
+}
+
 TEST_CASE("Coordinator: a member silent past the heartbeat timeout fails its job, naming it",
           "[coordinator][faults]") {
   CoordinatorFixture f;
@@ -227,7 +243,7 @@ TEST_CASE(
   const auto job = f.Job(id);
   CHECK(job.state() == proto::JOB_FAILED);
   CHECK_THAT(job.error(), Catch::Contains("available workers: worker-0") &&
-                              Catch::Contains("1 worker(s) never registered"));
+                              Catch::Contains("1 worker never registered"));
 }
 
 TEST_CASE("Coordinator: cancel ends a running job, tells its members, and frees them",
@@ -326,11 +342,11 @@ TEST_CASE(
   auto many_workers = ValidSpec();
   many_workers.set_workers(99);
   CHECK_THAT(f.Submit(many_workers).error().message(),
-             Catch::Contains("--workers 99 can never be met: the cluster has 2 worker(s)"));
+             Catch::Contains("--workers 99 can never be met: the cluster has 2 workers"));
   auto many_schedulers = ValidSpec();
   many_schedulers.set_schedulers(2);
   CHECK_THAT(f.Submit(many_schedulers).error().message(),
-             Catch::Contains("--schedulers 2 can never be met: the cluster has 1 scheduler(s)"));
+             Catch::Contains("--schedulers 2 can never be met: the cluster has 1 scheduler ("));
   CHECK(f.Status().jobs_size() == 0);  // nothing queued
   auto exact = ValidSpec();
   exact.set_workers(2);

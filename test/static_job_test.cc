@@ -321,7 +321,7 @@ TEST_CASE(
     cp.add_aggregates(6);
     for (int i = 0; i < 3; ++i) {
       auto* piece = cp.add_pieces();
-      piece->set_name("p" + std::to_string(i));
+      piece->set_name(fmt::format("p{}", i));
       piece->set_text(std::string(20 << 20, 'x'));
     }
     Incarnation inc;
