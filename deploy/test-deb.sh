@@ -20,7 +20,9 @@
 #      unpacked strads-cluster starts a loopback cluster (1 scheduler, 1 worker: daemons from
 #      ROOT/usr/bin), `strads submit --wait` solves it there, and the cluster stops.
 # Every ELF file and every package of the host must match the target (Debian 12, same arch).
-# Exit 0 = pass, 1 = fail. CTest runs it as test `package_deb` (label `package`).
+# Exit 0 = pass, 1 = fail, also when a tool it runs is not installed (never a skip, so that CI
+# catches a package deploy/install-deps.sh lacks). CTest runs it as test `package_deb` (label
+# `package`).
 set -euo pipefail
 
 REPO=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd -P)
@@ -30,7 +32,7 @@ while (($#)); do
   case $1 in
     --build-dir) build_dir=${2:?--build-dir needs a value}; shift 2 ;;
     --deb) deb=${2:?--deb needs a value}; shift 2 ;;
-    -h | --help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "test-deb.sh: unknown argument: $1" >&2; exit 2 ;;
   esac
 done
