@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "common/counted_noun.h"
+
 namespace strads {
 
 void AddSecurityOptions(boost::program_options::options_description& desc, SecurityOptions* options,
@@ -91,7 +93,8 @@ Result<DaemonSecurity> SetUpDaemonSecurity(zmq::context_t& context, const Securi
   STRADS_ASSIGN_OR_RETURN(auto zap, ZapHandler::Start(context, std::move(trust), log));
   security.zap = std::move(zap);
   security.curve = CurveIdentity{pair, pair.public_key};
-  log->info("CURVE on: cluster key {}, {} authorised client key(s)", options.cluster_key, clients);
+  log->info("CURVE on: cluster key {}, {}", options.cluster_key,
+            CountedNoun(clients, "authorised client key"));
   return security;
 }
 
