@@ -57,6 +57,10 @@ std::string DescribeJob(const proto::JobInfo& j) {
     if (!j.error().empty()) s += ": " + j.error();
     return s;
   }
+  // A job that ended before its first update (a file it could not load): its error alone.
+  if (j.updates() == 0 && !j.error().empty()) {
+    return fmt::format("job {} {} {}: {}", j.job_id(), j.app(), JobStateName(j.state()), j.error());
+  }
   std::string s =
       fmt::format("job {} {} {}: round {}, {} updates, objective {:.10g}", j.job_id(), j.app(),
                   JobStateName(j.state()), j.round(), j.updates(), j.objective());
@@ -79,9 +83,9 @@ int ExitCodeFor(const proto::JobInfo& info) {
   }
 }
 
-Result<proto::JobInfo> Client::Wait(uint64_t job_id, const std::atomic<bool>& interrupt,
-                                    bool quiet) {
-  const bool tty = isatty(STDERR_FILENO);
+Result<proto::JobInfo> Client::Wait(uint64_t job_id, const std::atomic<bool>& interrupt, bool quiet,
+                                    bool whole_lines) {
+  const bool tty = !whole_lines && isatty(STDERR_FILENO);
   auto print = [&](const proto::JobInfo& j) {
     if (quiet) return;
     if (!tty) {

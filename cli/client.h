@@ -19,7 +19,8 @@ enum ExitCode : int {
   kExitOk = 0,
   kExitJobFailed = 1,
   kExitUsage = 2,
-  kExitUnreachable = 3,  // no coordinator, or it refused this client's key (or lack of one)
+  kExitUnreachable = 3,   // no coordinator, or it refused this client's key (or lack of one)
+  kExitNotCancelled = 4,  // `strads cancel` of a job that had already ended
   kExitCancelled = 5,
   kExitInterrupted = 130,
 };
@@ -37,9 +38,12 @@ class Client {
   Result<proto::Envelope> Call(proto::Envelope request, bool to_status = false);
 
   // Waits until job `job_id` ends, printing a progress line to stderr (round, objective,
-  // updates/s). Returns the final JobInfo, Unavailable if the coordinator stops answering, or
-  // Cancelled if `interrupt` became true.
-  Result<proto::JobInfo> Wait(uint64_t job_id, const std::atomic<bool>& interrupt, bool quiet);
+  // updates/s), unless `quiet`: on a terminal one line redrawn in place, else (or with
+  // `whole_lines`, for when other lines, such as log lines, share stderr) a line every 5 s.
+  // Returns the final JobInfo, Unavailable if the coordinator stops answering, or Cancelled if
+  // `interrupt` became true.
+  Result<proto::JobInfo> Wait(uint64_t job_id, const std::atomic<bool>& interrupt, bool quiet,
+                              bool whole_lines = false);
 
   // Follows job `job_id` on the progress stream until it ends, calling `on_update` on this thread
   // with its latest JobInfo at least every 200 ms while it runs (`on_update` may set `interrupt`).

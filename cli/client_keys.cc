@@ -25,7 +25,7 @@ Result<std::optional<CurveIdentity>> LoadClientKeys(const ClientKeyPaths& paths)
   if (!cluster.ok()) {
     return Status::InvalidArgument(cluster.status().message() +
                                    " (the cluster's public key, needed with a client key; "
-                                   "deploy/strads-cluster keygen writes it)");
+                                   "strads-cluster keygen writes it)");
   }
   return std::optional<CurveIdentity>(CurveIdentity{*own, cluster->public_key});
 }

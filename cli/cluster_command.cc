@@ -26,6 +26,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// After a usage error: where the usage is, not the usage itself.
+constexpr const char* kSeeHelp = "(see strads-cluster --help)\n";
+
 // One NUL-terminated field of the plan.
 void Field(const std::string& s) { std::cout << s << '\0'; }
 
@@ -92,8 +95,7 @@ std::optional<Parsed> Parse(const std::vector<std::string>& args, const ClusterE
                             bool for_plan, int* exit_code) {
   auto options = ParseLauncherOptions(args, env.default_run_dir);
   if (!options.ok()) {
-    std::cerr << "strads-cluster: " << options.status().message() << "\n"
-              << LauncherUsage(env.default_run_dir);
+    std::cerr << "strads-cluster: " << options.status().message() << "\n" << kSeeHelp;
     *exit_code = kExitUsage;
     return std::nullopt;
   }
@@ -120,8 +122,7 @@ std::optional<Parsed> Parse(const std::vector<std::string>& args, const ClusterE
   } else if (fs::is_directory(o.bin_dir, ec)) {
     o.bin_dir = fs::canonical(o.bin_dir, ec).string();
   } else if (real_start && for_plan) {
-    std::cerr << "strads-cluster: --bin-dir '" << o.bin_dir << "' is not a directory\n"
-              << LauncherUsage(env.default_run_dir);
+    std::cerr << "strads-cluster: --bin-dir '" << o.bin_dir << "' is not a directory\n" << kSeeHelp;
     *exit_code = kExitUsage;
     return std::nullopt;
   }
@@ -264,9 +265,8 @@ int ClusterCommand(const std::vector<std::string>& args, const ClusterEnvironmen
   if (action == "plan") return Plan(rest, env);
   if (action == "wait") return WaitForRegistration(rest, env, ask_status);
   if (action == "keygen") return KeygenCommand(rest, env);
-  std::cerr
-      << "strads: cluster needs plan, wait or keygen (deploy/strads-cluster is the command for "
-         "users; see its --help)\n";
+  std::cerr << "strads: cluster needs plan, wait or keygen (strads-cluster is the command for "
+               "users; see its --help)\n";
   return kExitUsage;
 }
 

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "cli/shell_words.h"
+#include "common/counted_noun.h"
 #include "common/protocol.h"
 
 namespace strads {
@@ -173,18 +174,18 @@ std::string ClusterPlan::DryRun(const std::string& cli) const {
     return fmt::format("{} > {}\n", ShellJoin(d.command), ShellQuote(d.pid_file));
   };
   std::string out = fmt::format(
-      "# strads-cluster start: 1 coordinator, {} schedulers, {} workers; run dir {}\n"
+      "# strads-cluster start: 1 coordinator, {}, {}; run dir {}\n"
       "# {} = first line of {}, written by the coordinator once bound\n",
-      schedulers(), workers(), ShellQuote(run), kEndpointPlaceholder, ShellQuote(endpoint_file()));
+      CountedNoun(schedulers(), "scheduler"), CountedNoun(workers(), "worker"), ShellQuote(run),
+      kEndpointPlaceholder, ShellQuote(endpoint_file()));
   out += ShellJoin({"mkdir", "-p", run + "/logs", run + "/pids", run + "/coordinator"}) + "\n";
   out += ShellJoin({"rm", "-f", endpoint_file()}) + "\n";
   out += launch(coordinator_);
   out += fmt::format("# wait up to {} s for {}\n", options_.timeout_s, ShellQuote(endpoint_file()));
   for (const auto& m : Members(kEndpointPlaceholder)) out += launch(m);
   out += fmt::format(
-      "# wait until the coordinator lists {} schedulers and {} workers, each from its host (up to "
-      "{} s)\n",
-      schedulers(), workers(), options_.timeout_s);
+      "# wait until the coordinator lists {} and {}, each from its host (up to {} s)\n",
+      CountedNoun(schedulers(), "scheduler"), CountedNoun(workers(), "worker"), options_.timeout_s);
   std::vector<std::string> wait = {cli};
   if (!options_.cluster_key.empty()) {
     wait.insert(wait.end(),

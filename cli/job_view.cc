@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -44,11 +45,18 @@ std::string ObjectiveName(const proto::JobInfo& j) {
 
 std::string HeaderFor(const std::string& name, const std::string& fallback) {
   if (name.empty()) return fallback;
-  std::string header = name;
-  for (size_t at; (at = header.find("_per_")) != std::string::npos;) header.replace(at, 5, "/");
-  std::transform(header.begin(), header.end(), header.begin(), [](unsigned char c) {
-    return c == '_' ? '-' : static_cast<char>(std::toupper(c));
-  });
+  // One pass: "_per_" becomes "/", another "_" a "-", letters upper case.
+  constexpr std::string_view kPer = "_per_";
+  std::string header;
+  for (size_t i = 0; i < name.size();) {
+    if (name.compare(i, kPer.size(), kPer) == 0) {
+      header += '/';
+      i += kPer.size();
+    } else {
+      const auto c = static_cast<unsigned char>(name[i++]);
+      header += c == '_' ? '-' : static_cast<char>(std::toupper(c));
+    }
+  }
   return header;
 }
 

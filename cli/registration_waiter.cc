@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "common/counted_noun.h"
 #include "common/protocol.h"
 
 namespace strads {
@@ -33,9 +34,11 @@ std::string RegistrationWaiter::Counts(const proto::StatusReply& reply) const {
     for (const auto& [key, count] : expected_) n += key.first == role ? count : 0;
     return n;
   };
-  return fmt::format("{}/{} schedulers and {}/{} workers",
-                     Listed(reply, proto::ROLE_SCHEDULER, nullptr), expected(proto::ROLE_SCHEDULER),
-                     Listed(reply, proto::ROLE_WORKER, nullptr), expected(proto::ROLE_WORKER));
+  // "0/1 scheduler and 1/2 workers": the noun agrees with the number expected.
+  return fmt::format("{}/{} and {}/{}", Listed(reply, proto::ROLE_SCHEDULER, nullptr),
+                     CountedNoun(expected(proto::ROLE_SCHEDULER), "scheduler"),
+                     Listed(reply, proto::ROLE_WORKER, nullptr),
+                     CountedNoun(expected(proto::ROLE_WORKER), "worker"));
 }
 
 std::vector<std::string> RegistrationWaiter::Shortfalls(const proto::StatusReply& reply) const {

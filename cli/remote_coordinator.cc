@@ -25,7 +25,7 @@ Result<std::unique_ptr<RemoteCoordinator>> ConnectCoordinator(
       return Status::FailedPrecondition(
           "the coordinator at " + endpoint +
           " refused this client's key: its public key is not in the cluster's "
-          "authorized_clients (deploy/strads-cluster keygen adds it)");
+          "authorized_clients (strads-cluster keygen adds it)");
     case ProbeResult::kKeysMismatch:
       return Status::FailedPrecondition(
           curve ? "the coordinator at " + endpoint +
@@ -43,6 +43,18 @@ Result<std::unique_ptr<RemoteCoordinator>> ConnectCoordinator(
   r->client =
       std::make_unique<Client>(*r->transport, kCoordinatorId, "coordinator-status", timeout);
   return r;
+}
+
+std::string UnreachableMessage(const Status& st, const std::string& endpoint,
+                               const std::string& choose_address) {
+  if (st.code() == StatusCode::kFailedPrecondition) return st.message();
+  const std::string what = st.message().find(endpoint) != std::string::npos
+                               ? st.message()
+                               : fmt::format("{} (coordinator {})", st.message(), endpoint);
+  return fmt::format(
+      "{}\n  start a cluster: strads-cluster start --hostfile FILE (it prints the address)\n"
+      "  or name a running one: {}",
+      what, choose_address);
 }
 
 Status ConnectStatus(RemoteCoordinator& r) {

@@ -34,6 +34,14 @@ Result<std::unique_ptr<RemoteCoordinator>> ConnectCoordinator(
     const std::string& endpoint, double timeout_s,
     const std::optional<CurveIdentity>& curve = std::nullopt);
 
+// What a client says when it cannot reach the coordinator at `endpoint` (the CLI's exit code 3,
+// strads.Client's ConnectionError): `st`'s message, naming the endpoint, then a line on how to
+// start a cluster (`strads-cluster start --hostfile FILE`) and one on how to name a running one,
+// `choose_address` (the CLI's --coordinator and STRADS_COORDINATOR). A refused key
+// (FailedPrecondition) is not about a missing cluster: its message comes alone.
+std::string UnreachableMessage(const Status& st, const std::string& endpoint,
+                               const std::string& choose_address);
+
 // Asks the control socket where the status socket is, and connects to it (needed before
 // Client::Wait/Follow and requests with to_status). Unavailable when nobody answers.
 Status ConnectStatus(RemoteCoordinator& r);

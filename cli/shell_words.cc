@@ -19,7 +19,10 @@ std::string ShellQuote(std::string_view word) {
 
 std::string ShellJoin(const std::vector<std::string>& words) {
   std::string out;
-  for (const auto& w : words) out += (out.empty() ? "" : " ") + ShellQuote(w);
+  for (const auto& w : words) {
+    if (!out.empty()) out += ' ';
+    out += ShellQuote(w);
+  }
   return out;
 }
 

@@ -8,6 +8,7 @@
 #include "cli/fitted_line.h"
 #include "cli/job_view.h"
 #include "cli/text_table.h"
+#include "common/counted_noun.h"
 #include "common/protocol.h"
 
 namespace strads {
@@ -49,8 +50,8 @@ std::string RenderJobs(const proto::StatusReply& status, size_t width) {
 }
 
 std::string RenderStatus(const proto::StatusReply& status, size_t width) {
-  std::string out = CutToWidth(fmt::format("coordinator up {:.0f} s, {} member(s)",
-                                           status.uptime_s(), status.members_size()),
+  std::string out = CutToWidth(fmt::format("coordinator up {:.0f} s, {}", status.uptime_s(),
+                                           CountedNoun(status.members_size(), "member")),
                                width);
   out += "\n";
   using Align = TextTable::Align;

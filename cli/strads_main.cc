@@ -40,7 +40,7 @@ commands:
                      members and jobs of the cluster (a table per engine, fitted to the
                      terminal; --json: README "Progress and status" lists the fields)
   jobs               the job tables of `status`
-  cancel JOB_ID      cancel a queued or running job
+  cancel JOB_ID      cancel a queued or running job (exit 4 if it had already ended)
   result JOB_ID --output DIR
                      fetch a finished job's result files (a cancelled job's partial ones,
                      summary.json: "partial": true)
@@ -48,8 +48,8 @@ commands:
   predict --model DIR --data FILE [--format libsvm|mm] [--labels FILE] [--output FILE]
                      apply a job's model to a data set and print its metric (RMSE or
                      accuracy); `strads predict --help` says what each app's model takes
-  cluster plan|wait  the logic of deploy/strads-cluster (hostfile, start plan, waiting for
-                     registration); run deploy/strads-cluster --help
+  cluster plan|wait  the logic of strads-cluster (hostfile, start plan, waiting for
+                     registration); run strads-cluster --help
 
 global options:
   --coordinator ENDPOINT   control endpoint (default: $STRADS_COORDINATOR or tcp://127.0.0.1:7700)
@@ -59,7 +59,8 @@ global options:
   --cluster-key FILE       the cluster's public key (default ~/.config/strads/cluster.pub)
 
 exit codes: 0 ok, 1 job failed, 2 usage error (or an unreadable key file), 3 coordinator
-            unreachable (or it refused this client's key), 5 job cancelled
+            unreachable (or it refused this client's key), 4 nothing to cancel (the job had
+            already ended), 5 job cancelled
 )";
 
 // kUsage, then the apps with their engines and one line each.
@@ -97,17 +98,11 @@ int Usage(const std::string& message) {
 }
 
 int Unreachable(const Status& st, const std::string& endpoint) {
-  if (st.code() == StatusCode::kFailedPrecondition) {  // the handshake refused our keys
-    std::cerr << "strads: " << st.message() << "\n";
-    return kExitUnreachable;
-  }
-  constexpr const char* kHint = "is the cluster up? see `deploy/strads-cluster status`";
-  if (st.message().find(endpoint) != std::string::npos) {
-    std::cerr << "strads: " << st.message() << "; " << kHint << "\n";
-  } else {
-    std::cerr << "strads: " << st.message() << " (coordinator " << endpoint << "; " << kHint
-              << ")\n";
-  }
+  std::cerr << "strads: "
+            << UnreachableMessage(
+                   st, endpoint,
+                   "--coordinator tcp://HOST:PORT or STRADS_COORDINATOR=tcp://HOST:PORT")
+            << "\n";
   return kExitUnreachable;
 }
 
@@ -132,8 +127,9 @@ po::options_description SubmitExtras(bool embedded) {
       "help,h", "show the options");
   if (!embedded) d.add_options()("wait", "wait for the job, showing progress");
   if (embedded) {
-    d.add_options()("log-level", po::value<std::string>()->default_value("warn"),
-                    "log level of the embedded cluster's members (trace..off)");
+    d.add_options()("log-level", po::value<std::string>()->default_value("off"),
+                    "log lines of the embedded cluster's members on stderr (trace..off; by "
+                    "default none: strads prints the job's progress and its error itself)");
   }
   return d;
 }
@@ -171,7 +167,9 @@ int RunOrSubmit(const AppRegistry& apps, bool embedded, const std::vector<std::s
     auto reply = client.Call(req);
     if (!reply.ok()) return Usage(reply.status().message());
     const uint64_t id = reply->submit_reply().job_id();
-    auto info = client.Wait(id, g_interrupt, quiet);
+    // With log lines on stderr, progress comes as whole lines, so that none is glued to another.
+    const bool whole_lines = extra["log-level"].as<std::string>() != "off";
+    auto info = client.Wait(id, g_interrupt, quiet, whole_lines);
     if (!info.ok()) {
       std::cerr << "strads: " << info.status().message() << "\n";
       return info.status().code() == StatusCode::kCancelled ? kExitInterrupted : kExitJobFailed;
@@ -298,7 +296,13 @@ int JobCommand(const std::string& command, const std::vector<std::string>& args,
       std::cerr << "strads: " << reply.status().message() << "\n";
       return kExitUsage;
     }
-    std::cout << "job " << *id << ": " << JobStateName(reply->cancel_reply().state()) << "\n";
+    const auto& cancelled = reply->cancel_reply();
+    if (cancelled.had_ended()) {
+      std::cerr << "strads: job " << *id << " had already ended ("
+                << JobStateName(cancelled.state()) << "): nothing was cancelled\n";
+      return kExitNotCancelled;
+    }
+    std::cout << "job " << *id << ": " << JobStateName(cancelled.state()) << "\n";
     return kExitOk;
   }
   std::vector<std::string> files;

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "common/counted_noun.h"
+
 namespace strads {
 
 void AddSecurityOptions(boost::program_options::options_description& desc, SecurityOptions* options,
@@ -13,7 +15,7 @@ void AddSecurityOptions(boost::program_options::options_description& desc, Secur
   namespace po = boost::program_options;
   desc.add_options()(
       "cluster-key", po::value(&options->cluster_key),
-      "the cluster's CURVE key pair (deploy/strads-cluster keygen: RUN_DIR/keys/cluster.key); "
+      "the cluster's CURVE key pair (strads-cluster keygen: RUN_DIR/keys/cluster.key); "
       "every socket then uses CURVE")(
       "insecure", po::bool_switch(&options->insecure),
       "allow binding to a non-loopback address without --cluster-key (anyone who can reach the "
@@ -60,7 +62,7 @@ Status CheckKeysRequired(const std::string& bind_host, const SecurityOptions& op
   }
   return Status::FailedPrecondition(fmt::format(
       "refusing to bind {} without keys: anyone who can reach it could submit jobs, read results "
-      "and shut the cluster down. Make keys with `deploy/strads-cluster keygen` and pass "
+      "and shut the cluster down. Make keys with `strads-cluster keygen` and pass "
       "--cluster-key, bind to 127.0.0.1, or pass --insecure",
       bind_host == "*" ? std::string("every interface (*)") : bind_host));
 }
@@ -91,7 +93,8 @@ Result<DaemonSecurity> SetUpDaemonSecurity(zmq::context_t& context, const Securi
   STRADS_ASSIGN_OR_RETURN(auto zap, ZapHandler::Start(context, std::move(trust), log));
   security.zap = std::move(zap);
   security.curve = CurveIdentity{pair, pair.public_key};
-  log->info("CURVE on: cluster key {}, {} authorised client key(s)", options.cluster_key, clients);
+  log->info("CURVE on: cluster key {}, {}", options.cluster_key,
+            CountedNoun(clients, "authorised client key"));
   return security;
 }
 

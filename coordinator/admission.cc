@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "common/counted_noun.h"
+
 namespace strads {
 
 Admission Admit(const AdmissionInput& in) {
@@ -48,17 +50,17 @@ std::string AdmissionFailure(const AdmissionInput& in, const Admission& admissio
     return v.empty() ? std::string("none") : fmt::format("{}", fmt::join(v, ", "));
   };
   std::string cause = fmt::format(
-      "could not start within {:.0f} s: needs {} scheduler(s) and {} worker(s); available "
-      "schedulers: {}; available workers: {}",
-      in.register_timeout_s, admission.schedulers, admission.workers, names(scheduler_names),
-      names(worker_names));
+      "could not start within {:.0f} s: needs {} and {}; available schedulers: {}; available "
+      "workers: {}",
+      in.register_timeout_s, CountedNoun(admission.schedulers, "scheduler"),
+      CountedNoun(admission.workers, "worker"), names(scheduler_names), names(worker_names));
   if (in.available_schedulers < admission.schedulers) {
-    cause += fmt::format("; {} scheduler(s) never registered",
-                         admission.schedulers - in.available_schedulers);
+    cause += fmt::format("; {} never registered",
+                         CountedNoun(admission.schedulers - in.available_schedulers, "scheduler"));
   }
   if (in.available_workers < admission.workers) {
-    cause +=
-        fmt::format("; {} worker(s) never registered", admission.workers - in.available_workers);
+    cause += fmt::format("; {} never registered",
+                         CountedNoun(admission.workers - in.available_workers, "worker"));
   }
   return cause;
 }

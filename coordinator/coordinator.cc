@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "common/counted_noun.h"
 #include "common/protocol.h"
 #include "common/wire_text.h"
 #include "coordinator/admission.h"
@@ -110,10 +111,11 @@ void Coordinator::Recover(Clock::time_point now) {
   // Interrupted jobs go first, in the order they were submitted.
   queue_.insert(queue_.begin(), resumed.begin(), resumed.end());
   log_->info(
-      "journal {}: recovered {} job(s): {} finished, {} queued again, {} to resume, {} failed as "
+      "journal {}: recovered {}: {} finished, {} queued again, {} to resume, {} failed as "
       "they were running; next job id {}",
-      (std::filesystem::path(options_.work_dir) / "journal").string(), jobs_.size(), finished,
-      requeued, resumed.size(), interrupted, next_job_id_);
+      (std::filesystem::path(options_.work_dir) / "journal").string(),
+      CountedNoun(jobs_.size(), "job"), finished, requeued, resumed.size(), interrupted,
+      next_job_id_);
 }
 
 Status Coordinator::Persist(JobRecord& record, Clock::time_point now) {
@@ -244,6 +246,7 @@ void Coordinator::HandleCancel(const proto::Envelope& e, Clock::time_point now) 
   auto it = jobs_.find(e.job_id());
   if (it == jobs_.end()) return ReplyError(e, fmt::format("no job {}", e.job_id()));
   JobRecord& record = it->second;
+  const bool had_ended = IsFinal(record.info.state());
   if (running_ && running_id_ == e.job_id()) {
     running_->Cancel(now);
     CollectFinishedJob(now);
@@ -259,6 +262,7 @@ void Coordinator::HandleCancel(const proto::Envelope& e, Clock::time_point now) 
              JobStateName(record.info.state()));
   auto reply = MakeEnvelope(transport_.id(), e.job_id());
   reply.mutable_cancel_reply()->set_state(record.info.state());
+  reply.mutable_cancel_reply()->set_had_ended(had_ended);
   Reply(e, std::move(reply));
   Publish(now, true, e.job_id());
 }
@@ -307,9 +311,9 @@ Status Coordinator::CheckCapacity(const proto::JobSpec& spec) const {
     // With nothing registered or announced the cluster's size is unknown: the job waits.
     if (size == 0 || g.asked <= size) continue;
     return Status::InvalidArgument(
-        fmt::format("{} {} can never be met: the cluster has {} {}(s) ({} registered, {} "
-                    "announced by the launcher)",
-                    g.flag, g.asked, size, g.noun, g.registered, g.announced));
+        fmt::format("{} {} can never be met: the cluster has {} ({} registered, {} announced "
+                    "by the launcher)",
+                    g.flag, g.asked, CountedNoun(size, g.noun), g.registered, g.announced));
   }
   return Status::Ok();
 }
@@ -417,11 +421,10 @@ Coordinator::HeadOutcome Coordinator::StartHead(Clock::time_point now) {
     return HeadOutcome::kNext;
   }
   if (admission.replanned) {
-    log_->warn(
-        "job {}: no replacement within {:.0f} s; re-planned over {} scheduler(s) and {} "
-        "worker(s) (had {} and {})",
-        id, in.recovery_wait_s, admission.schedulers, admission.workers,
-        std::max<uint32_t>(1, in.last_schedulers), std::max<uint32_t>(1, in.last_workers));
+    log_->warn("job {}: no replacement within {:.0f} s; re-planned over {} and {} (had {} and {})",
+               id, in.recovery_wait_s, CountedNoun(admission.schedulers, "scheduler"),
+               CountedNoun(admission.workers, "worker"), std::max<uint32_t>(1, in.last_schedulers),
+               std::max<uint32_t>(1, in.last_workers));
   }
   if (schedulers.size() >= options_.expect_schedulers && workers.size() >= options_.expect_workers)
     seen_full_cluster_ = true;

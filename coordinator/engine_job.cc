@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "common/counted_noun.h"
 #include "common/protocol.h"
 #include "common/wire_text.h"
 #include "coordinator/status_json.h"
@@ -77,8 +78,8 @@ void EngineJob::Broadcast(const std::vector<JobMember>& to, const proto::Envelop
 }
 
 void EngineJob::Start(Clock::time_point now) {
-  log_->info("job {}: starting {} on {} scheduler(s) and {} worker(s){}", id_, spec_.app(),
-             schedulers_.size(), workers_.size(),
+  log_->info("job {}: starting {} on {} and {}{}", id_, spec_.app(),
+             CountedNoun(schedulers_.size(), "scheduler"), CountedNoun(workers_.size(), "worker"),
              incarnation_.epoch > 0 ? fmt::format(" (epoch {}{})", incarnation_.epoch,
                                                   incarnation_.resume ? ", from a checkpoint" : "")
                                     : "");

@@ -20,7 +20,9 @@
 #      unpacked strads-cluster starts a loopback cluster (1 scheduler, 1 worker: daemons from
 #      ROOT/usr/bin), `strads submit --wait` solves it there, and the cluster stops.
 # Every ELF file and every package of the host must match the target (Debian 12, same arch).
-# Exit 0 = pass, 1 = fail. CTest runs it as test `package_deb` (label `package`).
+# Exit 0 = pass, 1 = fail, also when a tool it runs is not installed (never a skip, so that CI
+# catches a package deploy/install-deps.sh lacks). CTest runs it as test `package_deb` (label
+# `package`).
 set -euo pipefail
 
 REPO=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd -P)
@@ -30,7 +32,7 @@ while (($#)); do
   case $1 in
     --build-dir) build_dir=${2:?--build-dir needs a value}; shift 2 ;;
     --deb) deb=${2:?--deb needs a value}; shift 2 ;;
-    -h | --help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "test-deb.sh: unknown argument: $1" >&2; exit 2 ;;
   esac
 done
@@ -50,6 +52,16 @@ cleanup() {
 trap cleanup EXIT
 fail() { echo "test-deb.sh: FAIL: $*" >&2; exit 1; }
 step() { echo "test-deb.sh: $*"; }
+
+# Every tool this test runs, with its Debian package: a missing one fails the test (it is never
+# skipped), so that a machine without it, and an install-deps.sh that forgets it, are caught.
+tools=(dpkg-deb:dpkg dpkg-query:dpkg readelf:binutils ldd:libc-bin)
+# cpack's DEB generator runs file (to find the ELF files), strip and dpkg-shlibdeps.
+[[ -n $deb ]] || tools+=(cpack:cmake file:file strip:binutils dpkg-shlibdeps:dpkg-dev)
+for t in "${tools[@]}"; do
+  command -v "${t%%:*}" >/dev/null 2>&1 ||
+    fail "${t%%:*} is not installed (Debian package ${t#*:}; deploy/install-deps.sh installs it)"
+done
 
 if [[ -z $deb ]]; then
   [[ -f $build_dir/CPackConfig.cmake ]] || fail "$build_dir is not a configured build tree"

@@ -132,12 +132,8 @@ proto::JobInfo FollowJob(Client& client, uint64_t id, const py::object& progress
 }
 
 [[noreturn]] void ThrowUnreachable(const Status& st, const std::string& endpoint) {
-  // The CLI's message for exit code 3 (cli/strads_main.cc, Unreachable).
-  constexpr const char* kHint = "is the cluster up? see `deploy/strads-cluster status`";
-  const std::string message =
-      st.message().find(endpoint) != std::string::npos
-          ? fmt::format("{}; {}", st.message(), kHint)
-          : fmt::format("{} (coordinator {}; {})", st.message(), endpoint, kHint);
+  const std::string message = UnreachableMessage(
+      st, endpoint, "strads.Client(\"tcp://HOST:PORT\"), an estimator's coordinator=");
   PyErr_SetString(PyExc_ConnectionError, message.c_str());
   throw py::error_already_set();
 }
@@ -388,7 +384,7 @@ PYBIND11_MODULE(_core, m) {
       "Parses and validates CLI-style job options (ValueError with the CLI's message); returns "
       "the flags as recorded.");
   m.def("run", &Run, py::arg("app"), py::arg("args"), py::arg("schedulers") = 1,
-        py::arg("workers") = 2, py::arg("progress") = py::none(), py::arg("log_level") = "warn",
+        py::arg("workers") = 2, py::arg("progress") = py::none(), py::arg("log_level") = "off",
         py::arg("timeout_s") = 5.0,
         "Runs a job on an embedded cluster; returns {'info': dict, 'files': {name: bytes}}.");
   py::class_<RemoteClient>(m, "RemoteClient")

@@ -78,8 +78,7 @@ TEST_CASE("CheckPacer: a check done without being wanted is not measured", "[pac
 }
 
 TEST_CASE(
-    "CheckPacer auto: a check that held the start gives no measure, and the next comes after the "
-    "first committed update, which --check-every N ignores",
+    "CheckPacer auto: the check at the start is not measured, the next follows the first commit",
     "[pacer]") {
   const Clock::time_point t0{};
   CheckPacer pacer(0, 1000, true);

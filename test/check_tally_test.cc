@@ -22,7 +22,7 @@ proto::LossReport Metrics(double correct, double rows) {
   return r;
 }
 
-TEST_CASE("CheckTally: complete once every worker and scheduler answered; sums and maxima",
+TEST_CASE("CheckTally: complete once every worker and scheduler answered, with sums and maxima",
           "[check_tally]") {
   CheckTally t;
   t.Begin(/*workers=*/2, /*schedulers=*/2, /*loss=*/10);
@@ -42,7 +42,7 @@ TEST_CASE("CheckTally: complete once every worker and scheduler answered; sums a
   CHECK(t.metrics() == std::map<std::string, double>{{"correct", 8}, {"rows", 10}});
 }
 
-TEST_CASE("CheckTally: a repeated or unknown rank counts nothing; Begin starts over",
+TEST_CASE("CheckTally: a repeated or unknown rank counts nothing, and Begin starts over",
           "[check_tally]") {
   CheckTally t;
   t.Begin(1, 1, 0);

@@ -133,8 +133,8 @@ TEST_CASE("ChordBuilder: a prepared chord is in flight until dispatched or dropp
 }
 
 TEST_CASE(
-    "ChordBuilder: a chord built ahead draws from the whole partition only while at most a quarter "
-    "of it is in flight",
+    "ChordBuilder: a chord ahead draws from the whole partition while at most a quarter is in "
+    "flight",
     "[chord_builder][pipeline]") {
   // 16 parameters; the filter keeps one of each of the 8 pairs, so chords of 4 and 5 are full.
   Fixture quarter(Policy(4, 16));
@@ -168,8 +168,7 @@ TEST_CASE("ChordBuilder: commits and checks set priorities, and sampling follows
 }
 
 TEST_CASE(
-    "ChordBuilder: among candidates of equal priority the chord takes a random part, not "
-    "the lowest indices",
+    "ChordBuilder: among equal priorities the chord takes a random part, not the lowest indices",
     "[chord_builder][priority]") {
   // 1000 independent parameters, all at priority eta: the draw gives 2B candidates spread over
   // the partition in index order, and a chord of B keeps half of them. Kept by index, every chord
@@ -225,10 +224,8 @@ TEST_CASE(
   CHECK(builder.Next() == expected);
 }
 
-TEST_CASE(
-    "ChordBuilder: OnCheckAll sets the priorities and weights OnCheck of every parameter would, "
-    "in flight or not",
-    "[chord_builder][priority]") {
+TEST_CASE("ChordBuilder: OnCheckAll sets what OnCheck of every parameter would, in flight or not",
+          "[chord_builder][priority]") {
   constexpr int64_t kColumns = 500;
   SparseColMatrix x(kColumns, kColumns);  // column j: one entry in row j, norm (j % 5) / 2
   for (int64_t j = 0; j < kColumns; ++j) {
@@ -320,10 +317,8 @@ TEST_CASE("ChordBuilder: with index_order the chord is the same B parameters, as
   }
 }
 
-TEST_CASE(
-    "ChordBuilder: without a filter, chords built without commits take every parameter once: "
-    "the candidates left out go back to the draw",
-    "[chord_builder][pipeline]") {
+TEST_CASE("ChordBuilder: without a filter or commits, chords take every parameter once",
+          "[chord_builder][pipeline]") {
   // 1,000 parameters, chords of 50 from 600 candidates, heavy priorities on a few (so the draws
   // take several passes and zero their first passes' candidates): the 20 chords built before any
   // commit hold every parameter exactly once, and a 21st is empty. A candidate left out of its
@@ -354,8 +349,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "ChordBuilder: without a filter a parameter in flight is never drawn again, and a "
-    "dropped chord's parameters are",
+    "ChordBuilder: unfiltered, a parameter in flight is not drawn again until its chord is dropped",
     "[chord_builder][pipeline]") {
   // rho 1: nothing but the sampler's zero weight keeps a parameter in flight out of the next
   // chord (its weight is set by the next draw's flush).

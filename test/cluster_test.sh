@@ -276,6 +276,13 @@ assert roles.count("scheduler") == 2 and roles.count("worker") == 2, roles
     cmp -s "$TMP/out1/$f" "$TMP/out2/$f" || fail "strads result: $f differs from the --wait copy"
   done
 
+  # Cancelling a job that has ended changes nothing, and says so (exit 4).
+  cli cancel 1
+  assert_rc 4
+  assert_out_has "job 1 had already ended (SUCCEEDED): nothing was cancelled"
+  cli jobs
+  grep -Eq '^ *1 +lasso +SUCCEEDED' <<<"$OUT" || fail "strads cancel changed the ended job 1"
+
   set +e
   OUT=$(timeout 30 bash "$LAUNCHER" status --run-dir "$RUN" --bin-dir "$BIN" 2>&1)
   RC=$?
@@ -312,8 +319,10 @@ case_bad_input_keeps_daemons_up() {
   stop_cluster
 }
 
-# Nothing listens at the endpoint: the refused connection is reported as such at once. The
-# --timeout is long on purpose: a CLI that waited for it would say "no answer within", not this.
+# Nothing listens at the endpoint: the refused connection is reported as such at once, with how
+# to start a cluster and how to name one (no path of the build tree: the message is the same from
+# the package). The --timeout is long on purpose: a CLI that waited for it would say "no answer
+# within", not this.
 case_unreachable_coordinator() {
   set +e
   OUT=$(timeout 90 "$STRADS" --coordinator tcp://127.0.0.1:1 --timeout 60 status 2>&1)
@@ -321,6 +330,9 @@ case_unreachable_coordinator() {
   set -e
   assert_rc 3
   assert_out_has "no coordinator at tcp://127.0.0.1:1 (connection refused"
+  assert_out_has "start a cluster: strads-cluster start --hostfile FILE"
+  assert_out_has "--coordinator tcp://HOST:PORT or STRADS_COORDINATOR=tcp://HOST:PORT"
+  [[ $OUT != *deploy/* ]] || fail "the message names a path of the source tree: $OUT"
 }
 
 case_worker_death_fails_job_and_next_runs() {
@@ -744,7 +756,7 @@ case_impossible_request_exit_2() {
   timed_cli "--workers 99 on 2 workers" submit lasso --data "$TMP/small.svm" --lambda 0.1 \
     --workers 99 --wait
   assert_rc 2
-  assert_out_has "--workers 99 can never be met: the cluster has 2 worker(s)"
+  assert_out_has "--workers 99 can never be met: the cluster has 2 workers"
   cli submit lasso --data "$TMP/small.svm" --lambda 0.1 --schedulers 3
   assert_rc 2
   assert_out_has "--schedulers 3 can never be met"

@@ -88,8 +88,7 @@ TEST_CASE("JobTrace: samples a job from its first running snapshot, each state o
 }
 
 TEST_CASE(
-    "JobTrace: a static job's objective is null before its first evaluation, per-worker "
-    "sub-round seconds are kept",
+    "JobTrace: a static job has a null objective until evaluated and keeps per-worker seconds",
     "[dashboard]") {
   JobTrace trace;
   trace.Add(Lda(proto::JOB_RUNNING, 0, 0, {}));
@@ -201,10 +200,8 @@ TEST_CASE("DashboardApi: a job's trace names its engine, objective and work unit
   CHECK(lda["worker_seconds"] == json({json({0.5, 0.25}), json({0.5, 0.5})}));
 }
 
-TEST_CASE(
-    "Dashboard: /api/status is the document of 'strads status --json', published by the "
-    "coordinator's event loop",
-    "[dashboard]") {
+TEST_CASE("Dashboard: /api/status is 'strads status --json', published by the coordinator's loop",
+          "[dashboard]") {
   testing::ActorHarness h(kCoordinatorId, {"worker-0", "scheduler-0", "client"});
   const AppRegistry apps = BuiltinApps();
   CoordinatorOptions options;

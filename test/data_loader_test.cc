@@ -687,10 +687,8 @@ TEST_CASE("data: CountColumnEntries counts the entries of every column as a full
   }
 }
 
-TEST_CASE(
-    "data: a file cut at any byte offsets is read by range readers, every line once, and the "
-    "parts' column counts add up to the whole file's",
-    "[data]") {
+TEST_CASE("data: range readers over any byte cuts read every line once, and column counts add up",
+          "[data]") {
   TempDir dir;
   // A comment, a blank line, CRLF, an empty data row, and a last line without a terminator.
   const std::string text =

@@ -102,8 +102,7 @@ TEST_CASE("an error quotes at most 16 bytes of the offending token, never the li
 }
 
 TEST_CASE(
-    "a feature id far beyond the memory of the host is refused before allocating, with "
-    "what it needs and what there is",
+    "a feature id beyond the host's memory is refused before allocating, saying what it needs",
     "[hostile]") {
   TempDir dir;
   const std::string path = dir.Write("huge.svm", "1 1:1 2147483647:1\n-1 2:1\n");

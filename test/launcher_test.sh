@@ -197,9 +197,11 @@ case_rejects_missing_hostfile() {
   run start --hostfile "no such hosts.txt" --dry-run --run-dir "$RUN"
   assert_rc 2
   assert_err_has "no such hosts.txt: no such hostfile"
+  # The error and where help is: two lines, not the whole usage.
   run start --run-dir "$RUN"
   assert_rc 2
-  assert_err_has "start needs --hostfile"
+  [[ $ERR == "strads-cluster: start needs --hostfile FILE"$'\n'"(see strads-cluster --help)" ]] ||
+    fail "expected the error and a pointer to --help, got: $ERR"
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -309,7 +311,8 @@ case_rejects_unknown_flag() {
   run start --hostfile hosts.txt --dry-run --bogus
   assert_rc 2
   assert_err_has "unknown option '--bogus'"
-  assert_err_has "Usage:"
+  assert_err_has "(see strads-cluster --help)"
+  assert_err_lacks "Usage:"
   run start --hostfile hosts.txt --dry-run --port 70000
   assert_rc 2
   assert_err_has "bad --port"
@@ -322,7 +325,8 @@ case_rejects_unknown_command() {
   run reboot --run-dir "$RUN"
   assert_rc 2
   assert_err_has "unknown command 'reboot'"
-  assert_err_has "Usage:"
+  assert_err_has "(see strads-cluster --help)"
+  assert_err_lacks "Usage:"
   run --run-dir "$RUN"
   assert_rc 2
   assert_err_has "no command"
@@ -390,7 +394,7 @@ case_start_status_stop_with_stub_daemons() {
   assert_out_has "coordinator"
   assert_out_has "alive"
   assert_out_has "$RUN/logs/worker-localhost-0.log"
-  assert_out_has "4 member(s)"
+  assert_out_has "4 members"
 
   run start --hostfile hosts.txt --run-dir "$RUN" --bin-dir "$BIN" --port 7811 --timeout 15
   assert_rc 1
@@ -458,7 +462,7 @@ case_start_reports_unregistered_daemons() {
   hostfile hosts.txt '127.0.0.1 coordinator scheduler worker=2'
   STUB_HIDE=worker run start --hostfile hosts.txt --run-dir "$RUN" --bin-dir "$BIN" --port 0 --timeout 2
   assert_rc 1
-  assert_err_has "1/1 schedulers and 0/2 workers"
+  assert_err_has "1/1 scheduler and 0/2 workers"
   assert_err_has "not registered: 2 of 2 workers on 127.0.0.1"
   assert_err_has "stub coordinator up"
   run stop --run-dir "$RUN" --bin-dir "$BIN"

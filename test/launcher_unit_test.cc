@@ -10,6 +10,7 @@
 #include "cli/local_host.h"
 #include "cli/registration_waiter.h"
 #include "cli/shell_words.h"
+#include "common/counted_noun.h"
 
 using namespace strads;
 
@@ -226,6 +227,18 @@ TEST_CASE("with keys, data roots and --insecure the plan passes them to the daem
                              "/r/keys/cluster.key --coordinator"));
 }
 
+TEST_CASE("the dry run counts schedulers and workers with nouns that agree", "[plan]") {
+  const LocalHost local({});
+  const auto o = Options({"start", "--hostfile", "h", "--run-dir", "/r"});
+  const ClusterPlan one(Parse("127.0.0.1 coordinator scheduler worker\n"), o, local, "/w", true);
+  CHECK_THAT(one.DryRun("strads"), Catch::Contains("1 coordinator, 1 scheduler, 1 worker;") &&
+                                       Catch::Contains("lists 1 scheduler and 1 worker,"));
+  const ClusterPlan two(Parse("127.0.0.1 coordinator scheduler=2 worker=3\n"), o, local, "/w",
+                        true);
+  CHECK_THAT(two.DryRun("strads"), Catch::Contains("1 coordinator, 2 schedulers, 3 workers;"));
+  CHECK(CountedNoun(0, "job") == "0 jobs");
+}
+
 TEST_CASE("a restart pins the coordinator to the ports recorded in the endpoint file", "[plan]") {
   testing::TempDir dir;
   const std::string recorded =
@@ -324,7 +337,7 @@ TEST_CASE("registration: a member from the wrong host does not count", "[waiter]
   const auto out = t.Waiter(kTwoWorkers).Wait(ask, NoneExited(), std::chrono::seconds(2));
   CHECK(out.status.code() == StatusCode::kDeadlineExceeded);
   CHECK(out.status.message() ==
-        "after 2 s the coordinator lists 1/1 schedulers and 2/2 workers; not registered: 1 of 2 "
+        "after 2 s the coordinator lists 1/1 scheduler and 2/2 workers; not registered: 1 of 2 "
         "workers on b");
   CHECK(out.missing == std::vector<std::string>{"worker"});
   CHECK(t.now - RegistrationWaiter::Clock::time_point{} >= std::chrono::seconds(2));

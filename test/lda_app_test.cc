@@ -97,8 +97,7 @@ TEST_CASE("lda_app: every sub-round leaves doc-topic, word-topic and topic total
 }
 
 TEST_CASE(
-    "lda_app: the invariant check fails on a word-topic row that disagrees with the tokens, and "
-    "Process refuses to sample from it",
+    "lda_app: a word-topic row that disagrees with the tokens fails the check and is not sampled",
     "[lda_app]") {
   TempDir dir;
   const auto docs = PlantedDocs(2, 3, 10, 30, 20);
@@ -339,8 +338,8 @@ StaticLocalOptions::Resume CheckpointOf(const proto::JobSpec& spec, uint32_t wor
 }
 
 TEST_CASE(
-    "lda_app: a run resumed from its checkpoint with the same P equals the uninterrupted run, and "
-    "with other P and S keeps every count invariant",
+    "lda_app: resuming equals the uninterrupted run at the same P and keeps counts at other P and "
+    "S",
     "[lda_app][recovery]") {
   TempDir dir;
   const auto docs = PlantedDocs(3, 4, 12, 70, 25);
@@ -394,10 +393,8 @@ TEST_CASE(
   }
 }
 
-TEST_CASE(
-    "lda_app: a restored shard or home holds exactly the saved state, and a checkpoint that "
-    "misses or garbles a part is refused",
-    "[lda_app][recovery]") {
+TEST_CASE("lda_app: a restore gives exactly the saved state and refuses a missing or garbled part",
+          "[lda_app][recovery]") {
   TempDir dir;
   const LdaApp app;
   const auto docs = PlantedDocs(8, 3, 9, 40, 15);
@@ -514,8 +511,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "lda_app: a checkpoint in small pieces keeps every piece within its size, and each member "
-    "keeps only the pieces it needs and restores from them",
+    "lda_app: a checkpoint in bounded pieces restores each member from only the pieces it needs",
     "[lda_app][recovery]") {
   TempDir dir;
   const LdaApp app;

@@ -158,8 +158,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "logistic engine with chords sized to long columns reaches the reference optimum, and "
-    "summary.json says the size drawn and the cap",
+    "logistic with chords sized to long columns reaches the optimum, summary.json names the size",
     "[logistic][cluster][columns]") {
   // 80,000 dense rows x 6 features, 8 passes, 1 worker: ceil(2.5e6 / (8 x 80,000)) = 4 of the 6
   // features a chord (engine/chord_size.h), where the spec's cap is 4096.

@@ -254,8 +254,7 @@ TEST_CASE("PrioritySampler TakeSystematic on a deep tree draws exactly what a li
 }
 
 TEST_CASE(
-    "PrioritySampler TakeSystematic with dense points (a scan of the leaves) draws what a "
-    "linear scan does",
+    "PrioritySampler TakeSystematic with dense points (a leaf scan) draws what a linear scan does",
     "[priority_sampler]") {
   // 20,000 leaves and 8,192 points, a chord's candidates after a check on the 20,000-feature
   // L1-LR problem: the first pass has a point for every 8 leaves or more, so FindSorted scans the
@@ -319,10 +318,8 @@ TEST_CASE("PrioritySampler TakeSystematic returns every positive index when aske
   CHECK(PrioritySampler(0, 1.0).TakeSystematic(3, rng, before).empty());
 }
 
-TEST_CASE(
-    "PrioritySampler SetMany on a deep tree builds the same tree as the Sets, sparse batches and "
-    "dense ones",
-    "[priority_sampler]") {
+TEST_CASE("PrioritySampler SetMany on a deep tree equals the Sets, for sparse and dense batches",
+          "[priority_sampler]") {
   // 100,000 leaves, 6 levels: a batch of 10 to 300 ids is sparse (fewer than one change for every
   // 8 parents) on the lower levels, where SetMany lists the parents without marks and sums a
   // parent once per changed child, and dense on the upper ones; the ids are unsorted and some
@@ -361,10 +358,8 @@ TEST_CASE(
   same();
 }
 
-TEST_CASE(
-    "PrioritySampler DrawSystematic of one pass is in ascending index order, by the tree walk and "
-    "by the scan of the leaves",
-    "[priority_sampler]") {
+TEST_CASE("PrioritySampler DrawSystematic gives ascending indices, by tree walk and by leaf scan",
+          "[priority_sampler]") {
   // Weights in [0.5, 1) over 100,000 leaves: no index holds two of k <= 20,000 points, so the
   // draw takes one pass (ChordBuilder takes such a draw's order as the chord's index order).
   // 1,000 points are found by the tree walk, 20,000 (one for every 5 leaves) by the scan.

@@ -107,8 +107,7 @@ TEST_CASE("a message of another protocol version is refused with both versions n
 }
 
 TEST_CASE(
-    "the event loop answers a message of another protocol version with an error and "
-    "survives an actor that throws",
+    "the event loop answers another protocol version with an error and survives a throwing actor",
     "[protocol]") {
   struct Thrower : Actor {
     int messages = 0;

@@ -165,8 +165,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "StaticJob: no SubRoundStart r + 1 before all P SubRoundDone of r, it carries the "
-    "all-reduced aggregates",
+    "StaticJob: SubRoundStart r + 1 waits for all P SubRoundDone of r and carries the all-reduce",
     "[static_job][barrier]") {
   StaticJobFixture f;
   f.LoadEveryone();
@@ -227,8 +226,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "StaticJob: evaluation passes run in iteration 0, every eval_every iterations and the "
-    "last, then the model is assembled",
+    "StaticJob: evaluation at iteration 0, every eval_every and the last, then model assembly",
     "[static_job][passes]") {
   StaticJobFixture f(/*iterations=*/3, /*eval_every=*/2);
   f.LoadEveryone();
@@ -287,10 +285,8 @@ TEST_CASE("StaticJob: a cancelled job's results are its trace, sub-rounds and su
              Catch::Contains("\"partial\": true") && Catch::Contains("\"state\": \"CANCELLED\""));
 }
 
-TEST_CASE(
-    "StaticJob: a member's reply in several messages counts once its last has come, and a large "
-    "checkpoint is restored in several messages of bounded size",
-    "[static_job][recovery]") {
+TEST_CASE("StaticJob: multi-part replies count once complete, checkpoints restore in bounded parts",
+          "[static_job][recovery]") {
   SECTION("the model, in two messages from worker-0") {
     StaticJobFixture f(/*iterations=*/1, /*eval_every=*/1);
     f.LoadEveryone();
@@ -321,7 +317,7 @@ TEST_CASE(
     cp.add_aggregates(6);
     for (int i = 0; i < 3; ++i) {
       auto* piece = cp.add_pieces();
-      piece->set_name("p" + std::to_string(i));
+      piece->set_name(fmt::format("p{}", i));
       piece->set_text(std::string(20 << 20, 'x'));
     }
     Incarnation inc;

@@ -286,8 +286,7 @@ TEST_CASE("synthetic lasso: out-of-range options are InvalidArgument", "[synthet
 }
 
 TEST_CASE(
-    "synthetic lasso: --shuffle permutes the columns and beta_true's ids alike, keeping y and "
-    "each column",
+    "synthetic lasso: --shuffle permutes columns and truth ids alike, keeping y and every column",
     "[synthetic]") {
   SyntheticLassoOptions o;
   o.rows = 50;
