@@ -311,10 +311,8 @@ TEST_CASE("DynamicJob: at depth D, D chord requests are in flight, round-robin o
   CHECK(f.Requested("scheduler-0") == std::vector<uint64_t>{4});
 }
 
-TEST_CASE(
-    "DynamicJob: checks paced by time: after the first check one round a scheduler goes out, "
-    "whatever the depth, and the check after them comes without a round to drain",
-    "[dynamic_job][pipeline][pacer]") {
+TEST_CASE("DynamicJob: paced by time, one round a scheduler follows the first check, then a check",
+          "[dynamic_job][pipeline][pacer]") {
   DynamicJobFixture f(/*depth=*/3, /*check_every=*/0);  // 0: the time rule; 2 schedulers
   f.LoadEveryone();
   CHECK(f.Requested("scheduler-0") == std::vector<uint64_t>{0});  // with the first check
@@ -334,10 +332,8 @@ TEST_CASE(
   CHECK(f.Requested("scheduler-1") == std::vector<uint64_t>{3});
 }
 
-TEST_CASE(
-    "DynamicJob: a chord request for the scheduler of the last commit rides on that commit, "
-    "after it, and the others' go alone",
-    "[dynamic_job][pipeline]") {
+TEST_CASE("DynamicJob: a chord request rides on its scheduler's last commit; the others go alone",
+          "[dynamic_job][pipeline]") {
   DynamicJobFixture f(/*depth=*/3);
   f.LoadEveryone();
   f.AnswerCheck(5, 0, 0);
@@ -362,8 +358,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "DynamicJob: rounds commit strictly in order: the summed change to every worker, the commit "
-    "to the chord's scheduler",
+    "DynamicJob: rounds commit in order: the summed change to the workers, the commit to the "
+    "scheduler",
     "[dynamic_job][pipeline]") {
   DynamicJobFixture f(3);
   f.StartRunning();
@@ -525,8 +521,8 @@ TEST_CASE("DynamicJob: after check_every updates the pipeline drains and a check
 }
 
 TEST_CASE(
-    "DynamicJob: the round asked for with a check may come in before the check ends: it is "
-    "committed after it, and dropped if the check ends the job",
+    "DynamicJob: a round in before its check ends is committed after it, or dropped if the job "
+    "ends",
     "[dynamic_job][check]") {
   for (const bool converged : {false, true}) {
     DYNAMIC_SECTION("the check converges: " << converged) {
@@ -569,8 +565,8 @@ TEST_CASE("DynamicJob: a check at a limit asks for no round, since the model fol
 }
 
 TEST_CASE(
-    "DynamicJob: an exhausted chord of the round asked for with a check, in before the check's "
-    "end, asks for the next check once that round is committed",
+    "DynamicJob: an exhausted chord that came during a check asks for the next check once "
+    "committed",
     "[dynamic_job][check]") {
   DynamicJobFixture f(/*depth=*/1, /*check_every=*/1);
   f.StartRunning();
@@ -590,8 +586,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "DynamicJob: at depth 1 a first scheduler with nothing to schedule is not the end - the job "
-    "fails for no progress only once every scheduler said it has nothing",
+    "DynamicJob: the job fails for no progress only once every scheduler has had nothing to "
+    "schedule",
     "[dynamic_job][check]") {
   DynamicJobFixture f(/*depth=*/1);
   f.StartRunning();
@@ -629,8 +625,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "DynamicJob: by default a check also comes once the rounds took as long as the last check, "
-    "and with --check-every N or a schedule without priorities never by time",
+    "DynamicJob: a check comes once rounds took as long as the last, unless --check-every or no "
+    "priorities",
     "[dynamic_job][check]") {
   struct Case {
     uint64_t every;
@@ -692,10 +688,8 @@ size_t Lines(const std::string& text) { return size_t(std::count(text.begin(), t
 
 }  // namespace
 
-TEST_CASE(
-    "DynamicJob: trace.csv has one row per state: no timed row while the first check runs, and "
-    "the final row replaces the last check's",
-    "[dynamic_job][trace]") {
+TEST_CASE("DynamicJob: trace.csv has one row per state, none while the first check runs",
+          "[dynamic_job][trace]") {
   DynamicJobFixture f;
   f.LoadEveryone();  // the first check is running
   f.h_.Advance(2);
@@ -715,10 +709,8 @@ TEST_CASE(
              Catch::Contains("\"partial\": false"));
 }
 
-TEST_CASE(
-    "DynamicJob: a timed trace row comes only for a new state, so no row is stamped later than "
-    "its state came",
-    "[dynamic_job][trace]") {
+TEST_CASE("DynamicJob: a timed trace row comes only for a new state, never stamped later than it",
+          "[dynamic_job][trace]") {
   DynamicJobFixture f(/*depth=*/2);
   f.StartRunning();  // the first check's row, at 0 updates
   f.h_.Advance(2);   // past --trace-every (1 s by default)
@@ -759,8 +751,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "DynamicJob: summary.json says what the solve waited for: the schedulers' chords, the "
-    "workers' shares, and each side of a check",
+    "DynamicJob: summary.json's waits split the solve into chords, shares and each side of a check",
     "[dynamic_job][waits]") {
   DynamicJobFixture f(/*depth=*/1, /*check_every=*/2);
   f.StartRunning();  // the solve starts at the end of the first check
@@ -803,8 +794,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "DynamicJob: every member's JobStart lists the schedulers and workers with their endpoints, "
-    "by rank, so workers connect to the schedulers while they load",
+    "DynamicJob: every JobStart lists the members' endpoints by rank, so workers connect while "
+    "loading",
     "[dynamic_job]") {
   DynamicJobFixture f;
   f.job_->Start(f.h_.now());
@@ -856,8 +847,8 @@ std::vector<std::pair<uint64_t, double>> Pairs(const google::protobuf::RepeatedF
 }
 
 TEST_CASE(
-    "DynamicJob: a checkpoint holds the committed values, lambda_max and the updates, none before "
-    "the first check",
+    "DynamicJob: a checkpoint holds the committed values, lambda_max and updates, none before a "
+    "check",
     "[dynamic_job][recovery]") {
   DynamicJobFixture f(1);
   f.LoadEveryone();
@@ -876,8 +867,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "DynamicJob: a resumed run restores the checkpoint as round 0, then checks at round 1 against "
-    "the checkpoint's lambda_max",
+    "DynamicJob: a resumed run restores the checkpoint as round 0 and checks against its "
+    "lambda_max",
     "[dynamic_job][recovery]") {
   Incarnation incarnation;
   incarnation.epoch = 2;
@@ -1004,9 +995,7 @@ TEST_CASE("DynamicJob: messages of another epoch are refused, counted and never 
 }
 
 TEST_CASE(
-    "DynamicJob: the chord is the merge of the workers' shares in chord order, and "
-    "a "
-    "share out of order fails the job",
+    "DynamicJob: the commit merges the shares in chord order; a share out of order fails the job",
     "[dynamic_job]") {
   const bool in_order = GENERATE(true, false);
   CAPTURE(in_order);
@@ -1041,8 +1030,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "DynamicJob: the workers' compute times move the part of a round the "
-    "coordinator counted as waiting on its chord over to the workers, never more than it counted",
+    "DynamicJob: the workers' compute times move a round's chord wait to them, never more than "
+    "counted",
     "[dynamic_job][waits]") {
   const double compute = GENERATE(0.0, 0.002, 0.010);
   CAPTURE(compute);
@@ -1095,8 +1084,8 @@ TEST_CASE("DynamicJob: a check's loss is that of the coordinator's replica of th
 }
 
 TEST_CASE(
-    "DynamicJob: a round a check follows has its trace row at its commit's time, "
-    "and the check gives that row its objective",
+    "DynamicJob: a round a check follows keeps its commit's time in trace.csv, with the check's "
+    "objective",
     "[dynamic_job][trace]") {
   DynamicJobFixture f(1, /*check_every=*/1, Incarnation{});
   f.StartRunning();      // the first check's row: loss 1, penalty 0
@@ -1127,8 +1116,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "DynamicJob: the workers' counts of their parts are summed and sent once to "
-    "every member, counts from a scheduler fail the job, and a load without them names the workers",
+    "DynamicJob: the workers' column counts are summed and sent once; a scheduler's fail the job",
     "[dynamic_job]") {
   auto counts = [](uint64_t rows, const std::vector<uint64_t>& entries) {
     auto e = MakeEnvelope("");
