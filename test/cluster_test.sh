@@ -453,7 +453,7 @@ EOF
 case_dashboard_in_browser() {
   local chrome url
   chrome=$(command -v chromium || command -v chromium-browser || true)
-  [[ -n $chrome ]] || { echo "SKIP: chromium is not installed (deploy/install-deps.sh)" >&2; exit 77; }
+  [[ -n $chrome ]] || fail "chromium is not installed (deploy/install-deps.sh installs it)"
   gen_data "$TMP/small.svm" 300 400 3
   START_ARGS=(--http-port 0)
   start_cluster "127.0.0.1 coordinator scheduler=1 worker=2"

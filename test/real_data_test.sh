@@ -3,14 +3,15 @@
 # 64 with every pairwise interaction, deploy/get-real-data.sh): with 2 workers it must reach the
 # same optimum as the sequential reference at a 1e-9 tolerance. Without the step-length floor of
 # DynamicJob::CommitColumns it stalled at a relative violation of 1.5e-9 (steps of ~1e-4).
-# Usage: test/real_data_test.sh BIN_DIR        (exit 77 = skipped: no python3-sklearn data)
+# Usage: test/real_data_test.sh BIN_DIR        (fails without python3-sklearn data)
 set -euo pipefail
 BIN=$1
 DIR=$(mktemp -d)
 trap 'rm -rf "$DIR"' EXIT
 if ! "$(dirname "$0")/../deploy/get-real-data.sh" --dir "$DIR" > "$DIR/get.log" 2>&1; then
   cat "$DIR/get.log" >&2
-  exit 77
+  echo "FAIL: no diabetes data (python3-sklearn; deploy/install-deps.sh installs it)" >&2
+  exit 1
 fi
 DATA=$DIR/diabetes64.libsvm
 LAMBDA=94.94352604  # 0.1 lambda_max

@@ -8,7 +8,7 @@ import scipy.sparse as sp
 
 import strads
 
-sklearn = pytest.importorskip("sklearn")
+import sklearn  # python3-sklearn (deploy/install-deps.sh): without it the suite fails
 from sklearn import linear_model, svm  # noqa: E402
 from sklearn.base import clone  # noqa: E402
 
