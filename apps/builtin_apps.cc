@@ -3,11 +3,11 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "apps/lasso/lasso_app.h"
 #include "apps/lda/lda_app.h"
-#include "apps/logistic/logistic_app.h"
+#include "apps/linear/lasso_app.h"
+#include "apps/linear/logistic_app.h"
+#include "apps/linear/svm_app.h"
 #include "apps/mf/mf_app.h"
-#include "apps/svm/svm_app.h"
 
 namespace strads {
 namespace {

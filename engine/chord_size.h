@@ -5,9 +5,9 @@
 // the shares and its line search, the commit (about a millisecond on a loopback cluster here,
 // docs/performance.md). A chord must carry enough work to pay for it. Beyond that, a larger chord
 // costs the margin apps convergence: a worker descends a quadratic model of the loss built at the
-// round's start (apps/margin_model.h), and the more a round moves the margins, the further its
-// later steps are from where that model is accurate; the priorities the chord was drawn from also
-// go stale while it runs. On dense data, where one column is thousands of non-zeros, the apps'
+// round's start (apps/linear/margin_model.h), and the more a round moves the margins, the further
+// its later steps are from where that model is accurate; the priorities the chord was drawn from
+// also go stale while it runs. On dense data, where one column is thousands of non-zeros, the apps'
 // default of 4,096 is every feature of a few hundred in one round: on Fashion-MNIST (12,000 x 785,
 // 61 % non-zero) chords of 48-256 reached 1e-6 of the optimum 1.7-2.1x sooner than the default
 // with one worker; with two, 64 2.2x sooner and 48-128 1.2-1.4x (docs/performance.md). Lasso's

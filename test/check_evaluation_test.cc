@@ -6,9 +6,9 @@
 #include <random>
 #include <vector>
 
-#include "apps/lasso/lasso_app.h"
-#include "apps/logistic/logistic_app.h"
-#include "apps/svm/svm_app.h"
+#include "apps/linear/lasso_app.h"
+#include "apps/linear/logistic_app.h"
+#include "apps/linear/svm_app.h"
 
 namespace strads {
 namespace {

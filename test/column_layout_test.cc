@@ -12,11 +12,11 @@
 #include <Eigen/Dense>
 #include <catch2/catch.hpp>
 
-#include "apps/lasso/lasso_app.h"
-#include "apps/lasso/lasso_update.h"
-#include "apps/logistic/logistic_app.h"
-#include "apps/logistic/logistic_update.h"
-#include "apps/margin_model.h"
+#include "apps/linear/lasso_app.h"
+#include "apps/linear/lasso_update.h"
+#include "apps/linear/logistic_app.h"
+#include "apps/linear/logistic_update.h"
+#include "apps/linear/margin_model.h"
 #include "common/column_selection.h"
 #include "engine/dependency_filter.h"
 #include "engine/share_passes.h"

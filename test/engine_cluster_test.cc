@@ -11,7 +11,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "apps/lasso/lasso_reference.h"
+#include "apps/linear/lasso_reference.h"
 #include "cli/client.h"
 #include "cli/embedded_cluster.h"
 #include "common/data_loader.h"

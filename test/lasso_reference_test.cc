@@ -1,4 +1,4 @@
-#include "apps/lasso/lasso_reference.h"
+#include "apps/linear/lasso_reference.h"
 
 #include <cmath>
 #include <limits>

@@ -10,9 +10,9 @@
 #include <catch2/catch.hpp>
 
 #include "apps/builtin_apps.h"
-#include "apps/logistic/log_of_product.h"
-#include "apps/logistic/logistic_reference.h"
-#include "apps/logistic/logistic_update.h"
+#include "apps/linear/log_of_product.h"
+#include "apps/linear/logistic_reference.h"
+#include "apps/linear/logistic_update.h"
 #include "engine/job_spec.h"
 #include "test/binary_test_util.h"
 

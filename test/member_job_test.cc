@@ -15,7 +15,7 @@
 #include <catch2/catch.hpp>
 
 #include "app_stub.h"
-#include "apps/lasso/lasso_app.h"
+#include "apps/linear/lasso_app.h"
 #include "common/column_selection.h"
 #include "common/data_loader.h"
 #include "common/inproc_transport.h"

@@ -1,6 +1,6 @@
-// `strads predict` (cli/predict_command.h, apps/linear_model_predictor.h, apps/mf/mf_predictor.h):
-// a Lasso round trip through an embedded cluster, accuracy on hand-written classification models,
-// the label conventions, and the errors a user can cause.
+// `strads predict` (cli/predict_command.h, apps/linear/linear_model_predictor.h,
+// apps/mf/mf_predictor.h): a Lasso round trip through an embedded cluster, accuracy on hand-written
+// classification models, the label conventions, and the errors a user can cause.
 #include <atomic>
 #include <cmath>
 #include <filesystem>
@@ -12,7 +12,7 @@
 #include <catch2/catch.hpp>
 
 #include "apps/builtin_apps.h"
-#include "apps/linear_model_predictor.h"
+#include "apps/linear/linear_model_predictor.h"
 #include "apps/mf/array_mtx.h"
 #include "apps/mf/mf_app.h"
 #include "apps/mf/mf_predictor.h"

@@ -4,8 +4,8 @@
 
 #include <catch2/catch.hpp>
 
-#include "apps/lasso/lasso_app.h"
-#include "apps/logistic/logistic_app.h"
+#include "apps/linear/lasso_app.h"
+#include "apps/linear/logistic_app.h"
 #include "engine/shared_replica.h"
 #include "engine/step_length.h"
 

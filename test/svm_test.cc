@@ -6,7 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include "apps/builtin_apps.h"
-#include "apps/svm/svm_reference.h"
+#include "apps/linear/svm_reference.h"
 #include "engine/job_spec.h"
 #include "test/binary_test_util.h"
 

@@ -1,5 +1,5 @@
 // strads-lasso-reference: runs the sequential reference Lasso solver
-// (strads::lasso::SolveLassoReference, apps/lasso/lasso_reference.h) on a data file and writes
+// (strads::lasso::SolveLassoReference, apps/linear/lasso_reference.h) on a data file and writes
 //   DIR/trace.csv     `seconds,updates,objective`, one row per full sweep (seconds since the start
 //                     of the solve: data loading is excluded)
 //   DIR/summary.json  objective, updates, sweeps, seconds (solve only), converged, violation,
@@ -15,7 +15,7 @@
 #include <fmt/format.h>
 #include <boost/program_options.hpp>
 
-#include "apps/lasso/lasso_reference.h"
+#include "apps/linear/lasso_reference.h"
 #include "common/data_loader.h"
 #include "common/option_default.h"
 #include "tools/tool_flags.h"

@@ -1,9 +1,9 @@
-#include "apps/logistic/logistic_reference.h"
+#include "apps/linear/logistic_reference.h"
 
 #include <cmath>
 
-#include "apps/lasso/lasso_update.h"
-#include "apps/logistic/logistic_update.h"
+#include "apps/linear/lasso_update.h"
+#include "apps/linear/logistic_update.h"
 
 namespace strads::logistic {
 namespace {

@@ -6,7 +6,7 @@
 //   F(w) = sum_i max(0, 1 - y_i x_i^T w)^2 + lambda/2 ||w||^2      (penalty l2).
 // Algorithm: primal cyclic coordinate descent of Chang, Hsieh and Lin (2008): a generalised
 // Newton direction (soft-thresholded for l1) and a backtracking line search with sufficient
-// decrease, with active-set passes (apps/margin_reference.h).
+// decrease, with active-set passes (apps/linear/margin_reference.h).
 // Convergence criterion, as the engine's: lambda_max = max_j |2 sum_i y_i x_ij| (the gradient at
 // w = 0); converged iff max_j dist(0, d_j F) <= tolerance * lambda_max from exact margins, where
 // dist is the L1 subdifferential distance (l1) or |g_j + lambda w_j| (l2).
@@ -16,8 +16,8 @@
 
 #include <functional>
 
-#include "apps/margin_reference.h"
-#include "apps/svm/svm_update.h"
+#include "apps/linear/margin_reference.h"
+#include "apps/linear/svm_update.h"
 
 namespace strads::svm {
 

@@ -33,8 +33,8 @@
 
 #include <Eigen/Dense>
 
-#include "apps/active_set_sweeps.h"
-#include "apps/margin_model.h"
+#include "apps/linear/active_set_sweeps.h"
+#include "apps/linear/margin_model.h"
 #include "common/dataset.h"
 #include "common/status.h"
 

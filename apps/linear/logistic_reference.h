@@ -4,16 +4,17 @@
 // Objective, on the data exactly as loaded (labels +/-1, or 0/1 mapped 0 -> -1; no intercept):
 //   F(w) = sum_i log(1 + exp(-y_i x_i^T w)) + lambda ||w||_1.
 // Algorithm: cyclic coordinate descent with the newGLMNET one-dimensional Newton step, soft
-// threshold and a backtracking line search, with active-set passes (apps/margin_reference.h).
-// Convergence criterion, as the engine's: lambda_max = max_j |sum_i y_i x_ij| / 2 (the gradient
-// at w = 0); converged iff max_j dist(0, d_j F) <= tolerance * lambda_max, from exact margins.
+// threshold and a backtracking line search, with active-set passes
+// (apps/linear/margin_reference.h). Convergence criterion, as the engine's: lambda_max = max_j
+// |sum_i y_i x_ij| / 2 (the gradient at w = 0); converged iff max_j dist(0, d_j F) <= tolerance *
+// lambda_max, from exact margins.
 //
 // Thread-safety: reentrant; the Dataset is only read.
 #pragma once
 
 #include <functional>
 
-#include "apps/margin_reference.h"
+#include "apps/linear/margin_reference.h"
 
 namespace strads::logistic {
 

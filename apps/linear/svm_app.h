@@ -1,25 +1,27 @@
-// L1-regularised logistic regression as a dynamic-engine app:
-//   F(w) = sum_i log(1 + exp(-y_i x_i^T w)) + lambda ||w||_1,  labels +/-1 (0/1 mapped 0 -> -1).
+// Linear SVM (squared hinge loss, l1 or l2 penalty) as a dynamic-engine app:
+//   F(w) = sum_i max(0, 1 - y_i x_i^T w)^2 + lambda ||w||_1      (--penalty l1, the default)
+//   F(w) = sum_i max(0, 1 - y_i x_i^T w)^2 + lambda/2 ||w||^2    (--penalty l2),
+// labels +/-1 (0/1 mapped 0 -> -1), no intercept.
 //
-// Worker state (apps/margin_model.h): the margins m = X w over every row. A coordinate step takes
-// the gradient g_j and the curvature h_j = sum_i x_ij^2 sigma(m_i) sigma(-m_i) of a column: the
-// newGLMNET soft-thresholded Newton step with the descent safeguard of logistic_update.h
+// Worker state (apps/linear/margin_model.h): the margins m = X w over every row. A coordinate step
+// takes g_j = sum_{active i} -2 y_i x_ij (1 - y_i m_i) and the generalised second derivative h_j =
+// sum_{active i} 2 x_ij^2 (Chang, Hsieh and Lin 2008) over the worker's columns: the
+// (soft-thresholded for l1) generalised Newton step with the descent safeguard of svm_update.h
 // (margin::MarginColumnModel).
-// Violation and Penalty are the L1 ones (as Lasso). Metrics: "correct", "rows" and the label
-// counts; summary.json gets "training_accuracy" and "label_mapping".
-// No intercept: add a constant feature to the data for one. Options: --penalty l1 only (anything
-// else is refused); --loss is refused (the loss is logistic).
+// Options: --loss squared-hinge (the default; --loss hinge is refused: the primal coordinate
+// Newton method needs a differentiable loss), --penalty l1|l2. Metrics and summary.json fields as
+// the logistic app ("training_accuracy", "label_mapping").
 // Stateless; thread-safe.
 #pragma once
 
-#include "apps/linear_model_predictor.h"
+#include "apps/linear/linear_model_predictor.h"
 #include "engine/dynamic_app.h"
 
 namespace strads {
 
-class LogisticApp : public DynamicApp {
+class SvmApp : public DynamicApp {
  public:
-  std::string name() const override { return "logistic"; }
+  std::string name() const override { return "svm"; }
   std::string summary() const override;
   boost::program_options::options_description Options() const override;
   Status FromOptions(const boost::program_options::variables_map& options,
@@ -40,7 +42,7 @@ class LogisticApp : public DynamicApp {
                  nlohmann::ordered_json& summary) const override;
 
  private:
-  LinearModelPredictor predictor_{LinearModelKind::kProbabilisticClassifier};
+  LinearModelPredictor predictor_{LinearModelKind::kClassifier};
 };
 
 }  // namespace strads

@@ -1,10 +1,10 @@
-#include "apps/lasso/lasso_app.h"
+#include "apps/linear/lasso_app.h"
 
 #include <cmath>
 
-#include "apps/l1_check.h"
-#include "apps/lasso/lasso_update.h"
-#include "apps/linear_model_options.h"
+#include "apps/linear/l1_check.h"
+#include "apps/linear/lasso_update.h"
+#include "apps/linear/linear_model_options.h"
 #include "common/huge_pages.h"
 #include "engine/dynamic_spec.h"
 #include "engine/share_passes.h"

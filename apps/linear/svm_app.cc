@@ -1,10 +1,10 @@
-#include "apps/svm/svm_app.h"
+#include "apps/linear/svm_app.h"
 
 #include <cmath>
 
-#include "apps/linear_model_options.h"
-#include "apps/margin_model.h"
-#include "apps/svm/svm_update.h"
+#include "apps/linear/linear_model_options.h"
+#include "apps/linear/margin_model.h"
+#include "apps/linear/svm_update.h"
 #include "engine/dynamic_spec.h"
 
 namespace strads {

@@ -1,6 +1,6 @@
 // Linear SVM with the squared hinge loss (primal coordinate descent of Chang, Hsieh and Lin 2008):
-// the per-row loss and the coordinate updates, shared by the engine (apps/svm/svm_app.cc) and the
-// sequential reference.
+// the per-row loss and the coordinate updates, shared by the engine (apps/linear/svm_app.cc) and
+// the sequential reference.
 //
 // Objective (data as loaded, labels y_i in {-1, +1}, no intercept):
 //   F(w) = sum_i max(0, 1 - y_i m_i)^2 + P(w),   m_i = x_i^T w,
@@ -29,8 +29,8 @@
 #include <cmath>
 #include <string>
 
-#include "apps/lasso/lasso_update.h"
-#include "apps/margin_model.h"
+#include "apps/linear/lasso_update.h"
+#include "apps/linear/margin_model.h"
 
 namespace strads::svm {
 

@@ -1,12 +1,12 @@
-#include "apps/logistic/logistic_app.h"
+#include "apps/linear/logistic_app.h"
 
 #include <cmath>
 
-#include "apps/l1_check.h"
-#include "apps/lasso/lasso_update.h"
-#include "apps/linear_model_options.h"
-#include "apps/logistic/logistic_update.h"
-#include "apps/margin_model.h"
+#include "apps/linear/l1_check.h"
+#include "apps/linear/lasso_update.h"
+#include "apps/linear/linear_model_options.h"
+#include "apps/linear/logistic_update.h"
+#include "apps/linear/margin_model.h"
 #include "engine/dynamic_spec.h"
 
 namespace strads {

@@ -1,8 +1,8 @@
-#include "apps/svm/svm_reference.h"
+#include "apps/linear/svm_reference.h"
 
 #include <cmath>
 
-#include "apps/lasso/lasso_update.h"
+#include "apps/linear/lasso_update.h"
 
 namespace strads::svm {
 namespace {

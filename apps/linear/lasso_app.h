@@ -5,7 +5,7 @@
 // used as loaded.
 #pragma once
 
-#include "apps/linear_model_predictor.h"
+#include "apps/linear/linear_model_predictor.h"
 #include "engine/dynamic_app.h"
 
 namespace strads {

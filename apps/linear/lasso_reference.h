@@ -5,7 +5,7 @@
 //   F(beta) = 1/2 ||y - X beta||^2 + lambda ||beta||_1.
 //
 // Algorithm: cyclic coordinate descent that maintains the residual r = y - X beta and updates one
-// coefficient at a time with strads::lasso::CoordinateUpdate (apps/lasso/lasso_update.h). To be
+// coefficient at a time with strads::lasso::CoordinateUpdate (apps/linear/lasso_update.h). To be
 // fast it alternates a full sweep over all features with "active" passes over the current
 // non-zeros only, which it repeats until they have settled; only full sweeps count as sweeps.
 //

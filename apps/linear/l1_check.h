@@ -5,7 +5,7 @@
 #include <cmath>
 #include <span>
 
-#include "apps/lasso/lasso_update.h"
+#include "apps/linear/lasso_update.h"
 #include "engine/dynamic_app.h"
 
 namespace strads {

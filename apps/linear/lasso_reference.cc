@@ -1,4 +1,4 @@
-#include "apps/lasso/lasso_reference.h"
+#include "apps/linear/lasso_reference.h"
 
 #include <algorithm>
 #include <chrono>
@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "apps/active_set_sweeps.h"
-#include "apps/lasso/lasso_update.h"
+#include "apps/linear/active_set_sweeps.h"
+#include "apps/linear/lasso_update.h"
 
 namespace strads::lasso {
 namespace {

@@ -1,4 +1,4 @@
-#include "apps/linear_model_options.h"
+#include "apps/linear/linear_model_options.h"
 
 namespace strads {
 

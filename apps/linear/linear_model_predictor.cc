@@ -1,4 +1,4 @@
-#include "apps/linear_model_predictor.h"
+#include "apps/linear/linear_model_predictor.h"
 
 #include <algorithm>
 #include <cmath>
