@@ -14,7 +14,8 @@ namespace strads {
 // 5: ColumnCounts (members load from the workers' summed counts instead of counting the file).
 // 6: CheckRequest.requests_chord (a scheduler that ignored it would stall the job).
 // 7: the dynamic engine's row layout removed (no Partials, no layout in the spec); a member's
-// failure is a JobFailed, no longer a Ready with an error.
+// failure is a JobFailed, no longer a Ready with an error; one JobSpec.linear (LinearModelSpec)
+// for the linear models instead of JobSpec.lasso, .logistic and .svm.
 inline constexpr uint32_t kProtocolVersion = 7;
 
 // Default control port of the coordinator; the status socket is the next port.

@@ -106,9 +106,9 @@ TEST_CASE("A job's options are the common ones, its engine's and its app's: no o
 
   auto lasso = ParseJobSpec(apps, "lasso", {"--data", data, "--lambda", "0.5"}, {}, nullptr);
   REQUIRE(lasso.ok());
-  CHECK(lasso->has_lasso());
+  CHECK(lasso->has_linear());
   CHECK(lasso->has_dynamic());
-  CHECK(lasso->lasso().lambda() == 0.5);
+  CHECK(lasso->linear().lambda() == 0.5);
   CHECK(lasso->dynamic().chord_size() == 2048);
   CHECK(lasso->dynamic().inner_passes() == 4);
   CHECK(lasso->dynamic().candidates() == 4096);   // 0 = 2 x chord size
@@ -238,7 +238,7 @@ TEST_CASE("A spec is validated against its app and its engine, whoever built it"
   proto::JobSpec spec;
   spec.set_app("lasso");
   spec.set_data_path("/data/x.svm");
-  spec.mutable_lasso()->set_lambda(1);
+  spec.mutable_linear()->set_lambda(1);
   // No engine message: the coordinator refuses it rather than run with zeros.
   CHECK_THAT(ValidateJobSpec(apps, spec).message(),
              Catch::Contains("has no dynamic-engine parameters"));

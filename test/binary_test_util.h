@@ -1,5 +1,5 @@
-// Helpers of the binary-classification app tests (logistic_test.cc, svm_test.cc): a small
-// separable-ish libsvm problem with gaps in the feature ids, an in-process job runner (the
+// Helpers of the binary-classification app tests (logistic_test.cc, svm_test.cc): a
+// small separable-ish libsvm problem with gaps in the feature ids, an in-process job runner (the
 // pattern of engine_cluster_test.cc) and an independent gradient for KKT checks.
 // Not thread-safe (tests are single-threaded); every helper REQUIREs on failure.
 #pragma once
@@ -94,13 +94,7 @@ inline proto::JobSpec BaseSpec(const std::string& app, const std::string& path, 
   proto::JobSpec s;
   s.set_app(app);
   s.set_data_path(path);
-  if (app == "logistic") {
-    s.mutable_logistic()->set_lambda(lambda);
-  } else if (app == "svm") {
-    s.mutable_svm()->set_lambda(lambda);
-  } else {
-    s.mutable_lasso()->set_lambda(lambda);
-  }
+  s.mutable_linear()->set_lambda(lambda);
   s.mutable_dynamic()->set_chord_size(8);
   s.mutable_dynamic()->set_candidates(16);
   s.mutable_dynamic()->set_rho(0.1);
@@ -153,6 +147,25 @@ inline constexpr OracleConfig kOracleConfigs[] = {{1, 1, 1}, {2, 2, 1}, {1, 1, 4
 
 inline double RelDiff(double a, double b) {
   return std::abs(a - b) / std::max(std::abs(b), 1e-300);
+}
+
+// The oracle test of a binary-classification app: `spec` (its app, data, lambda and penalty) run
+// by the engine on every kOracleConfigs shape and number of passes succeeds, converged, within
+// 1e-6 of the reference's objective and at its training accuracy, labels ±1.
+inline void CheckEngineReachesReference(const proto::JobSpec& spec, double ref_objective,
+                                        double ref_training_accuracy) {
+  for (const auto& [schedulers, workers, passes] : kOracleConfigs) {
+    CAPTURE(schedulers, workers, passes);
+    EmbeddedCluster cluster(schedulers, workers, FastOptions());
+    proto::JobSpec run = spec;
+    run.mutable_dynamic()->set_inner_passes(passes);
+    auto job = RunJob(cluster, run);
+    REQUIRE(job.info.state() == proto::JOB_SUCCEEDED);
+    CHECK(job.info.converged());
+    CHECK(RelDiff(job.info.objective(), ref_objective) < 1e-6);
+    CHECK(job.summary["training_accuracy"].get<double>() == Approx(ref_training_accuracy));
+    CHECK(job.summary["label_mapping"] == "±1");
+  }
 }
 
 }  // namespace strads::testing

@@ -6,9 +6,10 @@
 #include <random>
 #include <vector>
 
-#include "apps/linear/lasso_app.h"
-#include "apps/linear/logistic_app.h"
-#include "apps/linear/svm_app.h"
+#include "apps/linear/lasso_loss.h"
+#include "apps/linear/linear_model_app.h"
+#include "apps/linear/logistic_loss.h"
+#include "apps/linear/svm_loss.h"
 
 namespace strads {
 namespace {
@@ -49,9 +50,9 @@ void CheckMatchesPerParameter(const DynamicApp& app, const proto::JobSpec& spec,
 }
 
 TEST_CASE("EvaluateCheck: Lasso's, by hand", "[check_evaluation]") {
-  LassoApp app;
+  LinearModelApp app(std::make_unique<LassoLoss>());
   proto::JobSpec spec;
-  spec.mutable_lasso()->set_lambda(1);
+  spec.mutable_linear()->set_lambda(1);
   // The gradient here is x_j^T r's negative (the loss gradient): violation at beta = 0 is
   // max(0, |g| - lambda), at beta > 0 |g + lambda|.
   std::vector<double> gradients = {3, -0.5, -2}, values = {0, 0, 1};
@@ -67,21 +68,21 @@ TEST_CASE("EvaluateCheck: every app's override is its per-parameter Violation an
           "[check_evaluation]") {
   proto::JobSpec spec;
   SECTION("lasso") {
-    spec.mutable_lasso()->set_lambda(0.7);
-    CheckMatchesPerParameter(LassoApp(), spec, 0.7);
+    spec.mutable_linear()->set_lambda(0.7);
+    CheckMatchesPerParameter(LinearModelApp(std::make_unique<LassoLoss>()), spec, 0.7);
   }
   SECTION("logistic") {
-    spec.mutable_logistic()->set_lambda(1.3);
-    CheckMatchesPerParameter(LogisticApp(), spec, 1.3);
+    spec.mutable_linear()->set_lambda(1.3);
+    CheckMatchesPerParameter(LinearModelApp(std::make_unique<LogisticLoss>()), spec, 1.3);
   }
   SECTION("svm, l1") {
-    spec.mutable_svm()->set_lambda(0.4);
-    CheckMatchesPerParameter(SvmApp(), spec, 0.4);
+    spec.mutable_linear()->set_lambda(0.4);
+    CheckMatchesPerParameter(LinearModelApp(std::make_unique<SvmLoss>()), spec, 0.4);
   }
   SECTION("svm, l2") {
-    spec.mutable_svm()->set_lambda(0.4);
-    spec.mutable_svm()->set_penalty("l2");
-    CheckMatchesPerParameter(SvmApp(), spec, 0.4);
+    spec.mutable_linear()->set_lambda(0.4);
+    spec.mutable_linear()->set_penalty("l2");
+    CheckMatchesPerParameter(LinearModelApp(std::make_unique<SvmLoss>()), spec, 0.4);
   }
 }
 

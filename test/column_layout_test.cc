@@ -12,9 +12,10 @@
 #include <Eigen/Dense>
 #include <catch2/catch.hpp>
 
-#include "apps/linear/lasso_app.h"
+#include "apps/linear/lasso_loss.h"
 #include "apps/linear/lasso_update.h"
-#include "apps/linear/logistic_app.h"
+#include "apps/linear/linear_model_app.h"
+#include "apps/linear/logistic_loss.h"
 #include "apps/linear/logistic_update.h"
 #include "apps/linear/margin_model.h"
 #include "common/column_selection.h"
@@ -253,8 +254,8 @@ TEST_CASE("LassoColumnModel::Update is sequential coordinate descent and leaves 
           "[columns]") {
   const Dataset data = SmallProblem();
   proto::JobSpec spec;
-  spec.mutable_lasso()->set_lambda(0.5);
-  const auto owned = ColumnModelOf(LassoApp(), data, spec);
+  spec.mutable_linear()->set_lambda(0.5);
+  const auto owned = ColumnModelOf(LinearModelApp(std::make_unique<LassoLoss>()), data, spec);
   ColumnModel& model = *owned;
   const double loss_before = model.Loss();
 
@@ -358,9 +359,9 @@ TEST_CASE("LassoColumnModel with --inner-passes repeats its share as cyclic desc
   for (uint32_t passes : {1u, 2u, 6u}) {
     CAPTURE(passes);
     proto::JobSpec spec;
-    spec.mutable_lasso()->set_lambda(lambda);
+    spec.mutable_linear()->set_lambda(lambda);
     spec.mutable_dynamic()->set_inner_passes(passes);
-    const auto owned = ColumnModelOf(LassoApp(), data, spec);
+    const auto owned = ColumnModelOf(LinearModelApp(std::make_unique<LassoLoss>()), data, spec);
     ColumnModel& model = *owned;
     const double loss_before = model.Loss();
 
@@ -405,7 +406,7 @@ TEST_CASE(
   Dataset data = SmallProblem();
   for (int i = 0; i < 40; ++i) data.y[i] = data.y[i] > 0 ? 1.0 : -1.0;
   const double lambda = 0.5;
-  LogisticApp app;  // for the coordinator's replica below
+  LinearModelApp app(std::make_unique<LogisticLoss>());  // for the coordinator's replica below
   // The exact path (the app's own model runs its shares on the quadratic model, tested below).
   margin::MarginColumnModel<logistic::LogisticLoss> model(
       data, margin::LabelCounts{}, [lambda](double g, double h, double sq_norm, double w) {
@@ -493,9 +494,9 @@ TEST_CASE(
   for (int i = 0; i < 40; ++i) data.y[i] = data.y[i] > 0 ? 1.0 : -1.0;
   const double lambda = 0.5;
   proto::JobSpec spec;
-  spec.mutable_logistic()->set_lambda(lambda);
+  spec.mutable_linear()->set_lambda(lambda);
   spec.mutable_dynamic()->set_inner_passes(3);
-  const auto owned = ColumnModelOf(LogisticApp(), data, spec);
+  const auto owned = ColumnModelOf(LinearModelApp(std::make_unique<LogisticLoss>()), data, spec);
   ColumnModel& model = *owned;
   const double loss_before = model.Loss();
 

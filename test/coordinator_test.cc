@@ -25,7 +25,7 @@ proto::JobSpec ValidSpec() {
   proto::JobSpec s;
   s.set_app("lasso");
   s.set_data_path("/data/never-read.svm");
-  s.mutable_lasso()->set_lambda(0.1);
+  s.mutable_linear()->set_lambda(0.1);
   s.mutable_dynamic()->set_chord_size(4);
   s.mutable_dynamic()->set_candidates(8);
   s.mutable_dynamic()->set_tolerance(1e-6);

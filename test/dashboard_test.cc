@@ -224,7 +224,7 @@ TEST_CASE("Dashboard: /api/status is 'strads status --json', published by the co
   auto submit = MakeEnvelope("client");
   submit.mutable_submit()->mutable_spec()->set_app("lasso");
   submit.mutable_submit()->mutable_spec()->set_data_path("/never/read.svm");
-  submit.mutable_submit()->mutable_spec()->mutable_lasso()->set_lambda(0.1);
+  submit.mutable_submit()->mutable_spec()->mutable_linear()->set_lambda(0.1);
   auto* dynamic = submit.mutable_submit()->mutable_spec()->mutable_dynamic();
   dynamic->set_chord_size(4);
   dynamic->set_candidates(8);

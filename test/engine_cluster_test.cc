@@ -52,7 +52,7 @@ proto::JobSpec LassoSpec(double lambda) {
   proto::JobSpec s;
   s.set_app("lasso");
   s.set_data_path(ProblemPath());
-  s.mutable_lasso()->set_lambda(lambda);
+  s.mutable_linear()->set_lambda(lambda);
   s.mutable_dynamic()->set_chord_size(16);
   s.mutable_dynamic()->set_candidates(32);
   s.mutable_dynamic()->set_rho(0.1);

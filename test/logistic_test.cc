@@ -143,18 +143,8 @@ TEST_CASE(
   const Dataset d = Load(path);
   const double lambda = 0.05 * LambdaMax(d);
   const auto ref = Reference(d, lambda);
-  for (const auto& [schedulers, workers, passes] : kOracleConfigs) {
-    CAPTURE(schedulers, workers, passes);
-    EmbeddedCluster cluster(schedulers, workers, FastOptions());
-    auto spec = BaseSpec("logistic", path, lambda);
-    spec.mutable_dynamic()->set_inner_passes(passes);
-    auto job = RunJob(cluster, spec);
-    REQUIRE(job.info.state() == proto::JOB_SUCCEEDED);
-    CHECK(job.info.converged());
-    CHECK(RelDiff(job.info.objective(), ref.objective) < 1e-6);
-    CHECK(job.summary["training_accuracy"].get<double>() == Approx(ref.training_accuracy));
-    CHECK(job.summary["label_mapping"] == "±1");
-  }
+  CheckEngineReachesReference(BaseSpec("logistic", path, lambda), ref.objective,
+                              ref.training_accuracy);
 }
 
 TEST_CASE(
@@ -240,7 +230,7 @@ TEST_CASE("logistic: negative lambda and --penalty l2 are refused at submit",
   CHECK_THAT(SubmitError(cluster, BaseSpec("logistic", path, -1.0)),
              Catch::Contains("logistic: --lambda must be a finite number >= 0"));
   auto l2 = BaseSpec("logistic", path, 1.0);
-  l2.mutable_logistic()->set_penalty("l2");
+  l2.mutable_linear()->set_penalty("l2");
   CHECK_THAT(SubmitError(cluster, l2), Catch::Contains("only --penalty l1"));
   auto cli =
       ParseJobSpec(BuiltinApps(), "logistic", {"--data", path, "--lambda", "-0.5"}, {}, nullptr);

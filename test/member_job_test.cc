@@ -15,7 +15,8 @@
 #include <catch2/catch.hpp>
 
 #include "app_stub.h"
-#include "apps/linear/lasso_app.h"
+#include "apps/linear/lasso_loss.h"
+#include "apps/linear/linear_model_app.h"
 #include "common/column_selection.h"
 #include "common/data_loader.h"
 #include "common/inproc_transport.h"
@@ -443,8 +444,8 @@ TEST_CASE(
   SECTION("dynamic worker: while it counts, not while it waits for the totals, while it loads") {
     UseColumns(worker, TinyData(dir), 6, 0);
     worker.start.mutable_spec()->set_app("lasso");
-    worker.start.mutable_spec()->mutable_lasso()->set_lambda(0.01);
-    const LassoApp lasso;
+    worker.start.mutable_spec()->mutable_linear()->set_lambda(0.01);
+    const LinearModelApp lasso(std::make_unique<LassoLoss>());
     DynamicWorkerJob job(worker.context(), kJob, worker.start, &lasso);
     CHECK(job.Polling());
     bool counted = false;
@@ -942,7 +943,7 @@ TEST_CASE(
   testing::TempDir dir;
   const std::string data = TinyData(dir);
   const std::vector<uint64_t> entries{2, 2, 2, 2, 1, 1};  // tiny.svm's columns
-  const LassoApp lasso;
+  const LinearModelApp lasso(std::make_unique<LassoLoss>());
   std::vector<uint64_t> sum;
   uint64_t rows = 0;
   for (uint32_t rank : {0u, 1u}) {
@@ -951,7 +952,7 @@ TEST_CASE(
     UseColumns(bench, data, 6, 0);
     bench.start.set_rank(rank);
     bench.start.mutable_spec()->set_app("lasso");
-    bench.start.mutable_spec()->mutable_lasso()->set_lambda(0.01);
+    bench.start.mutable_spec()->mutable_linear()->set_lambda(0.01);
     DynamicWorkerJob job(bench.context(), kJob, bench.start, &lasso);
     std::vector<proto::Envelope> counts;
     bool ready = false;
@@ -1279,11 +1280,11 @@ TEST_CASE(
     "[member_job][grouping]") {
   testing::TempDir dir;
   const std::string data = TinyData(dir);
-  const LassoApp lasso;
+  const LinearModelApp lasso(std::make_unique<LassoLoss>());
   auto use_spec = [&](Bench& bench, double group_rho) {
     UseColumns(bench, data, 8, 16);
     bench.start.mutable_spec()->set_app("lasso");
-    bench.start.mutable_spec()->mutable_lasso()->set_lambda(0.01);
+    bench.start.mutable_spec()->mutable_linear()->set_lambda(0.01);
     bench.start.mutable_spec()->mutable_dynamic()->set_group_rho(group_rho);
   };
   proto::RangeOwners owners;

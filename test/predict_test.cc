@@ -117,7 +117,7 @@ TEST_CASE("predict: lasso round trip through an embedded job matches the job's o
   proto::JobSpec spec;
   spec.set_app("lasso");
   spec.set_data_path(problem.path.string());
-  spec.mutable_lasso()->set_lambda(lambda);
+  spec.mutable_linear()->set_lambda(lambda);
   spec.mutable_dynamic()->set_chord_size(8);
   spec.mutable_dynamic()->set_candidates(16);
   spec.mutable_dynamic()->set_rho(0.1);

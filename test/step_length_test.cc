@@ -4,8 +4,9 @@
 
 #include <catch2/catch.hpp>
 
-#include "apps/linear/lasso_app.h"
-#include "apps/linear/logistic_app.h"
+#include "apps/linear/lasso_loss.h"
+#include "apps/linear/linear_model_app.h"
+#include "apps/linear/logistic_loss.h"
 #include "engine/shared_replica.h"
 #include "engine/step_length.h"
 
@@ -83,13 +84,13 @@ TEST_CASE("SharedReplica's loss slope is the derivative of the app's loss along 
   REQUIRE(replica.Reset(rows, 3).ok());
 
   SECTION("lasso: d/da of sum (r + a c)^2 / 2 = sum (r + a c) c") {
-    LassoApp lasso;
+    LinearModelApp lasso(std::make_unique<LassoLoss>());
     const double a = 0.3;
     CHECK(replica.LossSlope(change, a, lasso) ==
           Approx((1.0 + a * 0.5) * 0.5 + (-1.0 + a * -2.0) * -2.0));
   }
   SECTION("logistic: matches a central difference of sum log(1 + exp(-y m))") {
-    LogisticApp logistic;
+    LinearModelApp logistic(std::make_unique<LogisticLoss>());
     auto loss = [&](double a) {
       return std::log1p(std::exp(-(1.0 + a * 0.5))) + std::log1p(std::exp(-(-1.0 - a * 2.0)));
     };
@@ -98,7 +99,7 @@ TEST_CASE("SharedReplica's loss slope is the derivative of the app's loss along 
           Approx((loss(a + h) - loss(a - h)) / (2 * h)).epsilon(1e-6));
   }
   SECTION("Apply adds the change, as every worker's ApplyShared does") {
-    LassoApp lasso;
+    LinearModelApp lasso(std::make_unique<LassoLoss>());
     replica.Apply(change);
     // The slope at 0 after applying equals the slope at 1 before.
     SharedReplica before;

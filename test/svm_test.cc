@@ -37,7 +37,7 @@ svm::SvmReferenceResult Reference(const Dataset& d, double lambda, svm::Penalty 
 
 proto::JobSpec Spec(const std::string& path, double lambda, const std::string& penalty) {
   auto s = BaseSpec("svm", path, lambda);
-  s.mutable_svm()->set_penalty(penalty);
+  s.mutable_linear()->set_penalty(penalty);
   return s;
 }
 
@@ -94,18 +94,9 @@ TEST_CASE(
        {std::pair{svm::Penalty::kL1, 0.05 * lmax}, std::pair{svm::Penalty::kL2, 1.0}}) {
     const bool l2 = penalty == svm::Penalty::kL2;
     const auto ref = Reference(d, lambda, penalty);
-    for (const auto& [schedulers, workers, passes] : kOracleConfigs) {
-      CAPTURE(l2, schedulers, workers, passes);
-      EmbeddedCluster cluster(schedulers, workers, FastOptions());
-      auto spec = Spec(path, lambda, l2 ? "l2" : "l1");
-      spec.mutable_dynamic()->set_inner_passes(passes);
-      auto job = RunJob(cluster, spec);
-      REQUIRE(job.info.state() == proto::JOB_SUCCEEDED);
-      CHECK(job.info.converged());
-      CHECK(RelDiff(job.info.objective(), ref.objective) < 1e-6);
-      CHECK(job.summary["training_accuracy"].get<double>() == Approx(ref.training_accuracy));
-      CHECK(job.summary["label_mapping"] == "±1");
-    }
+    CAPTURE(l2);
+    CheckEngineReachesReference(Spec(path, lambda, l2 ? "l2" : "l1"), ref.objective,
+                                ref.training_accuracy);
   }
 }
 
@@ -141,7 +132,7 @@ TEST_CASE("svm: negative lambda and --loss hinge and unknown penalties are refus
   CHECK_THAT(SubmitError(cluster, Spec(path, -1.0, "l1")),
              Catch::Contains("svm: --lambda must be a finite number >= 0"));
   auto hinge = Spec(path, 1.0, "l1");
-  hinge.mutable_svm()->set_loss("hinge");
+  hinge.mutable_linear()->set_loss("hinge");
   CHECK(SubmitError(cluster, hinge) ==
         "svm: --loss hinge is not supported; use --loss squared-hinge");
   CHECK_THAT(SubmitError(cluster, Spec(path, 1.0, "l3")), Catch::Contains("l1 or l2"));
@@ -153,8 +144,8 @@ TEST_CASE("svm: negative lambda and --loss hinge and unknown penalties are refus
   auto ok = ParseJobSpec(BuiltinApps(), "svm", {"--data", path, "--lambda", "1", "--penalty", "l2"},
                          {}, nullptr);
   REQUIRE(ok.ok());
-  CHECK(ok->svm().penalty() == "l2");
-  CHECK(ok->svm().loss().empty());
+  CHECK(ok->linear().penalty() == "l2");
+  CHECK(ok->linear().loss().empty());
   auto lasso = ParseJobSpec(BuiltinApps(), "lasso",
                             {"--data", path, "--lambda", "1", "--penalty", "l2"}, {}, nullptr);
   REQUIRE_FALSE(lasso.ok());

@@ -1,6 +1,6 @@
-// The job options of the linear models on the dynamic engine (lasso, logistic, svm): --lambda
-// (required), --penalty and, where the app has a choice of loss, --loss. Each app keeps its own
-// message (LassoSpec, LogisticSpec, SvmSpec); this is only the flag parsing they share.
+// The job options of the linear models on the dynamic engine (LinearModelApp: lasso, logistic,
+// svm, ...): --lambda (required), --penalty and, where the loss has a choice, --loss; the app puts
+// them into JobSpec.linear (LinearModelSpec).
 #pragma once
 
 #include <string>

@@ -1,5 +1,5 @@
 // L1-regularised logistic regression: the per-row loss and the coordinate update, shared by the
-// engine (apps/linear/logistic_app.cc) and the sequential reference.
+// engine (apps/linear/logistic_loss.h) and the sequential reference.
 //
 // Objective (data as loaded, labels y_i in {-1, +1}, no intercept):
 //   F(w) = sum_i log(1 + exp(-y_i m_i)) + lambda ||w||_1,   m_i = x_i^T w.

@@ -6,8 +6,9 @@
 // policy provides `static RowTerms Eval(double y, double m)`: l, dl/dm and d2l/dm2 (a generalised
 // second derivative where l is not twice differentiable); `Derivatives(y, m)`, the same without l
 // (the column layout's sequential updates need only the derivatives; logistic's l costs a log1p);
-// and a class `ChangeSum`, the sum over rows of the loss's change from m0 to m1 given the terms at
-// m0 (the line search of a share on the quadratic model). MarginRows keeps, per row, the margin
+// `Slope(y, m)`, dl/dm alone; and optionally a class `ChangeSum`, the sum over rows of the loss's
+// change from m0 to m1 given the terms at m0 (the line search of a share on the quadratic model;
+// without one, both ends by Eval: ChangeSumOf). MarginRows keeps, per row, the margin
 // and those three numbers. MarginColumnModel computes g_j = sum_i x_ij dl_i and
 // h_j = sum_i x_ij^2 d2l_i over a full column from its replica and runs the app's CoordinateStep,
 // one owned parameter after another.
@@ -64,6 +65,32 @@ double SumOfLosses(std::span<const double> labels, std::span<const double> margi
     return sum;
   }
 }
+
+// The change sum_i l(y_i, m1_i) - l(y_i, m0_i) of rows added one at a time, both ends by Eval
+// (for a loss as cheap as the squared hinge).
+template <class RowLoss>
+class EvalChangeSum {
+ public:
+  void Add(double y, double m0, const RowTerms&, double m1) {
+    sum_ += RowLoss::Eval(y, m1).loss - RowLoss::Eval(y, m0).loss;
+  }
+  double Total() const { return sum_; }
+
+ private:
+  double sum_ = 0.0;
+};
+
+// RowLoss::ChangeSum where the loss has one (logistic: an exp a row and a log per 512 rows a
+// try), else EvalChangeSum.
+template <class RowLoss>
+struct ChangeSumOf {
+  using type = EvalChangeSum<RowLoss>;
+};
+template <class RowLoss>
+requires requires { typename RowLoss::ChangeSum; }
+struct ChangeSumOf<RowLoss> {
+  using type = typename RowLoss::ChangeSum;
+};
 
 struct LabelCounts {
   uint64_t zeros = 0;       // rows labelled 0 (mapped to -1)
@@ -405,7 +432,7 @@ class MarginColumnModel : public MarginRows<RowLoss> {
     double t = 1.0;
     bool accepted = false;
     for (int tries = 0; decrease < 0.0 && tries <= kHalvings && !accepted; ++tries) {
-      typename RowLoss::ChangeSum loss_change;
+      typename ChangeSumOf<RowLoss>::type loss_change;
       for (size_t i : rows_) {
         const auto row = static_cast<int64_t>(i);
         const double m = this->margin_[row];

@@ -1,5 +1,5 @@
 // Linear SVM with the squared hinge loss (primal coordinate descent of Chang, Hsieh and Lin 2008):
-// the per-row loss and the coordinate updates, shared by the engine (apps/linear/svm_app.cc) and
+// the per-row loss and the coordinate updates, shared by the engine (apps/linear/svm_loss.h) and
 // the sequential reference.
 //
 // Objective (data as loaded, labels y_i in {-1, +1}, no intercept):
@@ -29,12 +29,12 @@
 #include <cmath>
 #include <string>
 
-#include "apps/linear/lasso_update.h"
+#include "apps/linear/linear_penalty.h"
 #include "apps/linear/margin_model.h"
 
 namespace strads::svm {
 
-enum class Penalty { kL1, kL2 };
+using Penalty = PenaltyKind;
 
 struct SquaredHingeLoss {
   // dl/dm alone.
@@ -55,56 +55,24 @@ struct SquaredHingeLoss {
     }
     return r;
   }
-
-  // The change sum_i l(y_i, m1_i) - l(y_i, m0_i) of rows added one at a time (the margin models'
-  // line search; see LogisticLoss::ChangeSum). l is cheap: both ends are evaluated.
-  class ChangeSum {
-   public:
-    void Add(double y, double m0, const margin::RowTerms&, double m1) {
-      sum_ += Eval(y, m1).loss - Eval(y, m0).loss;
-    }
-    double Total() const { return sum_; }
-
-   private:
-    double sum_ = 0.0;
-  };
 };
 
 // New w_j from the summed g and h, sq_norm = ||x_j||^2 and the current w_j (see above).
 // An all-zero column stays at 0.
-inline double CoordinateUpdate(double g, double h, double sq_norm, double w, double lambda,
-                               Penalty penalty) {
+inline double CoordinateUpdate(double g, double h, double sq_norm, double w,
+                               const LinearPenalty& penalty) {
   if (sq_norm <= 0.0) return 0.0;
-  const double H = std::max(h, sq_norm);
-  if (penalty == Penalty::kL2) return (H * w - g) / (H + lambda);
-  return lasso::SoftThreshold(H * w - g, lambda) / H;
+  return penalty.Step(g, std::max(h, sq_norm), w);
 }
 
 // The minimiser of the quadratic model (the round's active rows, frozen) along coordinate j: the
 // generalised Newton step without the safeguard (the share's line search checks the true
 // objective, margin::QuadraticShare). h is floored at 1e-12 (1 + ||x_j||^2); an all-zero column
 // stays at 0.
-inline double ModelUpdate(double g, double h, double sq_norm, double w, double lambda,
-                          Penalty penalty) {
+inline double ModelUpdate(double g, double h, double sq_norm, double w,
+                          const LinearPenalty& penalty) {
   if (sq_norm <= 0.0) return 0.0;
-  const double H = std::max(h, 1e-12 * (1.0 + sq_norm));
-  if (penalty == Penalty::kL2) return (H * w - g) / (H + lambda);
-  return lasso::SoftThreshold(H * w - g, lambda) / H;
-}
-
-// Distance from 0 to the subdifferential of F in w_j, given the loss gradient.
-inline double Violation(double gradient, double w, double lambda, Penalty penalty) {
-  if (penalty == Penalty::kL2) return std::abs(gradient + lambda * w);
-  return lasso::Violation(-gradient, w, lambda);
-}
-
-inline double PenaltyTerm(double w, double lambda, Penalty penalty) {
-  return penalty == Penalty::kL2 ? 0.5 * lambda * w * w : lambda * std::abs(w);
-}
-
-// The right derivative of PenaltyTerm at w in the direction d.
-inline double PenaltySlope(double w, double d, double lambda, Penalty penalty) {
-  return penalty == Penalty::kL2 ? lambda * w * d : lasso::L1Slope(w, d, lambda);
+  return penalty.Step(g, std::max(h, 1e-12 * (1.0 + sq_norm)), w);
 }
 
 }  // namespace strads::svm

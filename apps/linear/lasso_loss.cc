@@ -1,10 +1,8 @@
-#include "apps/linear/lasso_app.h"
+#include "apps/linear/lasso_loss.h"
 
 #include <cmath>
 
-#include "apps/linear/l1_check.h"
 #include "apps/linear/lasso_update.h"
-#include "apps/linear/linear_model_options.h"
 #include "common/huge_pages.h"
 #include "engine/dynamic_spec.h"
 #include "engine/share_passes.h"
@@ -130,7 +128,7 @@ class LassoColumnModel : public LassoResidualModel {
 
   double SquaredNorm(uint64_t j) const override { return Holds(j) ? sq_norm_[j] : 0.0; }
 
-  // The residual; the labels are y (LassoApp::LossSlope does not need them).
+  // The residual; the labels are y (LassoLoss::LossSlope does not need them).
   void ExportShared(proto::SharedRows& out) const override {
     out.mutable_labels()->Assign(data_.y.data(), data_.y.data() + data_.y.size());
     out.mutable_values()->Assign(residual_.data(), residual_.data() + residual_.size());
@@ -147,68 +145,24 @@ class LassoColumnModel : public LassoResidualModel {
 
 }  // namespace
 
-std::string LassoApp::summary() const { return "least squares + lambda ||beta||_1 (Lasso)"; }
-
-boost::program_options::options_description LassoApp::Options() const {
-  return LinearModelOptions("lasso", "l1 only");
+// Chords requested a round ahead: with shares of several passes, depth 2 reached 1e-3 and 1e-6
+// of F* 10-25 % sooner than depth 1, embedded and as daemons, 1 and 2 workers (logistic's
+// 1e-6 came later; docs/performance.md).
+std::optional<AppDefaults> LassoLoss::EngineDefaults(const proto::JobSpec&) const {
+  return AppDefaults{.pipeline_depth = 2};
 }
 
-Status LassoApp::FromOptions(const boost::program_options::variables_map& options,
-                             proto::JobSpec& spec) const {
-  auto flags = LinearModelFromOptions(options);
-  if (!flags.ok()) return flags.status();
-  spec.mutable_lasso()->set_lambda(flags->lambda);
-  spec.mutable_lasso()->set_penalty(flags->penalty);
-  // Chords requested a round ahead: with shares of several passes, depth 2 reached 1e-3 and 1e-6
-  // of F* 10-25 % sooner than depth 1, embedded and as daemons, 1 and 2 workers (logistic's
-  // 1e-6 came later; docs/performance.md).
-  SetAppDefaults(options, {.pipeline_depth = 2}, spec);
-  return Status::Ok();
-}
-
-std::vector<std::string> LassoApp::OutputFiles() const { return {"coefficients.tsv"}; }
-
-Status LassoApp::Validate(const proto::JobSpec& spec) const {
-  if (!spec.has_lasso()) return Status::InvalidArgument("lasso: the spec has no lasso parameters");
-  if (!(spec.lasso().lambda() >= 0.0) || !std::isfinite(spec.lasso().lambda())) {
-    return Status::InvalidArgument("lasso: --lambda must be a finite number >= 0, got " +
-                                   std::to_string(spec.lasso().lambda()));
-  }
-  if (!spec.lasso().penalty().empty() && spec.lasso().penalty() != "l1") {
-    return Status::InvalidArgument("lasso: only --penalty l1 is supported, got '" +
-                                   spec.lasso().penalty() + "'");
-  }
-  return Status::Ok();
-}
-
-Result<std::unique_ptr<ColumnModel>> LassoApp::MakeColumnModel(Dataset columns,
-                                                               const proto::JobSpec& spec) const {
+Result<std::unique_ptr<ColumnModel>> LassoLoss::MakeColumnModel(Dataset columns,
+                                                                const LinearPenalty& penalty,
+                                                                const proto::JobSpec& spec) const {
   return std::unique_ptr<ColumnModel>(std::make_unique<LassoColumnModel>(
-      std::move(columns), spec.lasso().lambda(), SharePassesOf(spec.dynamic(), spec.workers())));
-}
-
-double LassoApp::Violation(double gradient, double value, const proto::JobSpec& spec) const {
-  // lasso::Violation takes g = x_j^T r, which is minus the loss gradient.
-  return lasso::Violation(-gradient, value, spec.lasso().lambda());
-}
-
-double LassoApp::Penalty(double value, const proto::JobSpec& spec) const {
-  return spec.lasso().lambda() * std::abs(value);
-}
-
-CheckSums LassoApp::EvaluateCheck(std::span<double> gradients, std::span<const double> values,
-                                  const proto::JobSpec& spec) const {
-  return EvaluateL1Check(gradients, values, spec.lasso().lambda());
-}
-
-double LassoApp::PenaltySlope(double value, double direction, const proto::JobSpec& spec) const {
-  return lasso::L1Slope(value, direction, spec.lasso().lambda());
+      std::move(columns), penalty.lambda, SharePassesOf(spec.dynamic(), spec.workers())));
 }
 
 // The loss term of a row is r^2 / 2 in its residual r.
-double LassoApp::LossSlope(double, double residual) const { return residual; }
+double LassoLoss::LossSlope(double, double residual) const { return residual; }
 
-double LassoApp::Loss(std::span<const double>, std::span<const double> residual) const {
+double LassoLoss::Loss(std::span<const double>, std::span<const double> residual) const {
   double loss = 0.0;
   for (double r : residual) loss += 0.5 * r * r;
   return loss;

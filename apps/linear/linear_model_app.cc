@@ -1,0 +1,100 @@
+#include "apps/linear/linear_model_app.h"
+
+#include <cmath>
+#include <utility>
+
+#include "apps/linear/linear_model_options.h"
+#include "engine/dynamic_spec.h"
+
+namespace strads {
+
+LinearPenalty PenaltyOf(const proto::LinearModelSpec& spec) {
+  return {spec.lambda(), spec.penalty() == "l2" ? PenaltyKind::kL2 : PenaltyKind::kL1};
+}
+
+LinearModelApp::LinearModelApp(std::unique_ptr<const LinearLoss> loss)
+    : loss_(std::move(loss)), predictor_(loss_->predictor_kind()) {}
+
+boost::program_options::options_description LinearModelApp::Options() const {
+  return LinearModelOptions(name(), loss_->accepts_l2() ? "l1 (default) | l2" : "l1 only",
+                            loss_->loss_help());
+}
+
+Status LinearModelApp::FromOptions(const boost::program_options::variables_map& options,
+                                   proto::JobSpec& spec) const {
+  STRADS_ASSIGN_OR_RETURN(const LinearModelFlags flags, LinearModelFromOptions(options));
+  proto::LinearModelSpec& linear = *spec.mutable_linear();
+  linear.set_lambda(flags.lambda);
+  linear.set_penalty(flags.penalty);
+  linear.set_loss(flags.loss);
+  if (auto defaults = loss_->EngineDefaults(spec)) SetAppDefaults(options, *defaults, spec);
+  return Status::Ok();
+}
+
+Status LinearModelApp::Validate(const proto::JobSpec& spec) const {
+  const std::string app = name();
+  if (!spec.has_linear()) {
+    return Status::InvalidArgument(app + ": the spec has no linear-model parameters");
+  }
+  const proto::LinearModelSpec& linear = spec.linear();
+  if (!(linear.lambda() >= 0.0) || !std::isfinite(linear.lambda())) {
+    return Status::InvalidArgument(app + ": --lambda must be a finite number >= 0, got " +
+                                   std::to_string(linear.lambda()));
+  }
+  if (!linear.loss().empty()) STRADS_RETURN_IF_ERROR(loss_->CheckLoss(linear.loss()));
+  const std::string& penalty = linear.penalty();
+  if (penalty.empty() || penalty == "l1" || (penalty == "l2" && loss_->accepts_l2())) {
+    return Status::Ok();
+  }
+  if (loss_->accepts_l2()) {
+    return Status::InvalidArgument(app + ": --penalty must be l1 or l2, got '" + penalty + "'");
+  }
+  return Status::InvalidArgument(app + ": only --penalty l1 is supported, got '" + penalty + "'");
+}
+
+Result<std::unique_ptr<ColumnModel>> LinearModelApp::MakeColumnModel(
+    Dataset columns, const proto::JobSpec& spec) const {
+  return loss_->MakeColumnModel(std::move(columns), PenaltyOf(spec.linear()), spec);
+}
+
+double LinearModelApp::Violation(double gradient, double value, const proto::JobSpec& spec) const {
+  return PenaltyOf(spec.linear()).Violation(gradient, value);
+}
+
+double LinearModelApp::Penalty(double value, const proto::JobSpec& spec) const {
+  return PenaltyOf(spec.linear()).Term(value);
+}
+
+CheckSums LinearModelApp::EvaluateCheck(std::span<double> gradients, std::span<const double> values,
+                                        const proto::JobSpec& spec) const {
+  // The arithmetic inlined per penalty, the spec read once (see DynamicApp::EvaluateCheck).
+  const double lambda = spec.linear().lambda();
+  if (PenaltyOf(spec.linear()).kind == PenaltyKind::kL2) {
+    return EvaluateCheckWith(
+        gradients, values, [lambda](double g, double w) { return std::abs(g + lambda * w); },
+        [lambda](double w) { return 0.5 * lambda * w * w; });
+  }
+  return EvaluateCheckWith(
+      gradients, values, [lambda](double g, double w) { return lasso::Violation(-g, w, lambda); },
+      [lambda](double w) { return lambda * std::abs(w); });
+}
+
+double LinearModelApp::PenaltySlope(double value, double direction,
+                                    const proto::JobSpec& spec) const {
+  return PenaltyOf(spec.linear()).Slope(value, direction);
+}
+
+double LinearModelApp::LossSlope(double label, double shared) const {
+  return loss_->LossSlope(label, shared);
+}
+
+double LinearModelApp::Loss(std::span<const double> labels, std::span<const double> shared) const {
+  return loss_->Loss(labels, shared);
+}
+
+void LinearModelApp::Summarize(const std::map<std::string, double>& metrics,
+                               nlohmann::ordered_json& summary) const {
+  loss_->Summarize(metrics, summary);
+}
+
+}  // namespace strads
