@@ -34,7 +34,7 @@ Status LinearModelApp::FromOptions(const boost::program_options::variables_map& 
 Status LinearModelApp::Validate(const proto::JobSpec& spec) const {
   const std::string app = name();
   if (!spec.has_linear()) {
-    return Status::InvalidArgument(app + ": the spec has no linear-model parameters");
+    return Status::InvalidArgument(app + ": the spec has no " + app + " parameters");
   }
   const proto::LinearModelSpec& linear = spec.linear();
   if (!(linear.lambda() >= 0.0) || !std::isfinite(linear.lambda())) {
