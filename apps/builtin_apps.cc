@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "apps/lda/lda_app.h"
+#include "apps/linear/huber_loss.h"
 #include "apps/linear/lasso_loss.h"
 #include "apps/linear/linear_model_app.h"
 #include "apps/linear/logistic_loss.h"
@@ -29,6 +30,7 @@ AppRegistry BuiltinApps() {
   Register(apps, LinearModel<LassoLoss>());
   Register(apps, LinearModel<LogisticLoss>());
   Register(apps, LinearModel<SvmLoss>());
+  Register(apps, LinearModel<HuberLoss>());
   Register(apps, std::make_unique<lda::LdaApp>());
   Register(apps, std::make_unique<mf::MfApp>());
   return apps;

@@ -49,7 +49,7 @@ class Impostor final : public App {
 TEST_CASE("AppRegistry finds apps by name and engine, and names the known apps otherwise",
           "[registry]") {
   const AppRegistry apps = BuiltinApps();
-  CHECK(apps.Names() == "lasso, logistic, svm, lda, mf");
+  CHECK(apps.Names() == "lasso, logistic, svm, huber, lda, mf");
   REQUIRE(apps.Find("lda").ok());
   CHECK(apps.Find("lda").value()->engine() == proto::ENGINE_STATIC);
   CHECK(apps.FindDynamic("lasso").ok());
@@ -58,7 +58,7 @@ TEST_CASE("AppRegistry finds apps by name and engine, and names the known apps o
   auto unknown = apps.Find("als");
   REQUIRE_FALSE(unknown.ok());
   CHECK(unknown.status().message() ==
-        "unknown app 'als' (known apps: lasso, logistic, svm, lda, mf)");
+        "unknown app 'als' (known apps: lasso, logistic, svm, huber, lda, mf)");
   auto wrong_engine = apps.FindDynamic("lda");
   REQUIRE_FALSE(wrong_engine.ok());
   CHECK(wrong_engine.status().message() ==
