@@ -1,4 +1,4 @@
-// Helpers of the binary-classification app tests (logistic_test.cc, svm_test.cc, huber_test.cc): a
+// Helpers of the binary-classification app tests (logistic_test.cc, svm_test.cc): a
 // small separable-ish libsvm problem with gaps in the feature ids, an in-process job runner (the
 // pattern of engine_cluster_test.cc) and an independent gradient for KKT checks.
 // Not thread-safe (tests are single-threaded); every helper REQUIREs on failure.
