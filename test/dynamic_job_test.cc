@@ -332,7 +332,7 @@ TEST_CASE("DynamicJob: paced by time, one round a scheduler follows the first ch
   CHECK(f.Requested("scheduler-1") == std::vector<uint64_t>{3});
 }
 
-TEST_CASE("DynamicJob: a chord request rides on its scheduler's last commit; the others go alone",
+TEST_CASE("DynamicJob: a chord request rides on its scheduler's last commit, the others go alone",
           "[dynamic_job][pipeline]") {
   DynamicJobFixture f(/*depth=*/3);
   f.LoadEveryone();
@@ -994,9 +994,8 @@ TEST_CASE("DynamicJob: messages of another epoch are refused, counted and never 
   CHECK(files.state() == proto::JOB_RUNNING);
 }
 
-TEST_CASE(
-    "DynamicJob: the commit merges the shares in chord order; a share out of order fails the job",
-    "[dynamic_job]") {
+TEST_CASE("DynamicJob: the commit merges the shares in chord order, and a share out of order fails",
+          "[dynamic_job]") {
   const bool in_order = GENERATE(true, false);
   CAPTURE(in_order);
   DynamicJobFixture f(1, 1000, Incarnation{});
@@ -1116,7 +1115,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "DynamicJob: the workers' column counts are summed and sent once; a scheduler's fail the job",
+    "DynamicJob: the workers' column counts are summed and sent once, a scheduler's fail the job",
     "[dynamic_job]") {
   auto counts = [](uint64_t rows, const std::vector<uint64_t>& entries) {
     auto e = MakeEnvelope("");
