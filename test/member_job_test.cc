@@ -397,10 +397,8 @@ class ConnectRecorder : public Transport {
 
 }  // namespace
 
-TEST_CASE(
-    "worker jobs connect to the schedulers their JobStart lists when they start, while they load, "
-    "not at Begin",
-    "[member_job]") {
+TEST_CASE("worker jobs connect to their JobStart's schedulers while they load, not at Begin",
+          "[member_job]") {
   testing::TempDir dir;
   Bench bench("worker-0", 2, 1);
   bench.start.mutable_spec()->set_data_path(TinyData(dir));
@@ -580,8 +578,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "dynamic scheduler job: once a share cannot be sent the job has failed, and the other "
-    "workers get nothing more",
+    "dynamic scheduler job: a share it cannot send fails the job, and the other workers get "
+    "nothing",
     "[member_job][dynamic_scheduler]") {
   testing::TempDir dir;
   Bench bench("scheduler-0", 1, 3);
@@ -644,8 +642,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "dynamic scheduler job: where the spec lets chords adapt, long columns get smaller chords "
-    "(a worker's share about a round's fixed cost), and Ready says the size drawn",
+    "dynamic scheduler job: adapting chords are smaller on long columns, and Ready says the size "
+    "drawn",
     "[member_job][dynamic_scheduler]") {
   // 100,000 dense rows x 8 features, 8 passes, 1 worker: ceil(2.5e6 / (8 x 100,000)) = 4 of the
   // cap of 8 (engine/chord_size.h). Without the spec's consent the cap is the size.
@@ -677,8 +675,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "dynamic scheduler job: a check that asks for a chord reports, then sends that round's chord: "
-    "the one a ChordRequest after the report gets",
+    "dynamic scheduler job: a check asking for a chord reports, then sends the chord a request "
+    "would get",
     "[member_job][dynamic_scheduler]") {
   testing::TempDir dir;
   const std::string data = TinyData(dir);
@@ -729,10 +727,8 @@ TEST_CASE(
   CHECK(got[1][1].chord().SerializeAsString() == got[0][1].chord().SerializeAsString());
 }
 
-TEST_CASE(
-    "dynamic scheduler job: the next chord is built ahead unless the last interval between checks "
-    "says a check comes first",
-    "[member_job][dynamic_scheduler]") {
+TEST_CASE("dynamic scheduler job: the next chord is built ahead unless a check comes first",
+          "[member_job][dynamic_scheduler]") {
   testing::TempDir dir;
   Bench bench("scheduler-0", 1, 1);
   UseColumns(bench, TinyData(dir), 1, 0);
@@ -845,8 +841,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "dynamic scheduler job: a commit that asks for the next chord gets the one built ahead, and "
-    "the chord after it is built on the commit",
+    "dynamic scheduler job: a commit asking for a chord gets the one built ahead, the next built "
+    "on it",
     "[member_job][dynamic_scheduler]") {
   // Chords of 1 of the 6 parameters: little enough in flight for a chord built ahead
   // (ChordBuilder::AheadDrawsWhole).
@@ -878,8 +874,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "dynamic scheduler job: where a chord holds more than a quarter of the partition, the next is "
-    "not built ahead, and the chord a commit asks for may hold the committed parameters",
+    "dynamic scheduler job: no chord is built ahead while over a quarter of the partition is in "
+    "flight",
     "[member_job][dynamic_scheduler]") {
   // Chords of 2 of the 6 parameters, every one at priority 25 after the first check.
   CheckedColumnScheduler f(2, 4);
@@ -896,8 +892,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "dynamic scheduler job: with no chord built ahead, a commit that asks for one is applied first "
-    "and its chord carries the committed values",
+    "dynamic scheduler job: with no chord ahead, a commit is applied before the chord it asks for",
     "[member_job][dynamic_scheduler]") {
   // Chords of 6, the whole partition: round 0's chord puts every parameter in flight, so no
   // chord is built ahead (it could hold nothing), and round 1's is built once round 0's commit
@@ -916,8 +911,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "dynamic scheduler job: a commit with a parameter outside the partition is refused before the "
-    "chord it asks for goes out",
+    "dynamic scheduler job: a commit outside the partition is refused before its chord goes out",
     "[member_job][dynamic_scheduler]") {
   CheckedColumnScheduler f(1, 2);
   REQUIRE(f.job->chord_prepared());  // a chord is ready for round 1
@@ -937,8 +931,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "column layout: each worker counts its part of the file and loads once the whole file's "
-    "counts come, and a scheduler loads from them without reading the file",
+    "column layout: workers count their parts, load on the summed counts, schedulers never read "
+    "the file",
     "[member_job][dynamic_scheduler][dynamic_worker]") {
   testing::TempDir dir;
   const std::string data = TinyData(dir);
@@ -994,8 +988,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "column layout: a scheduler that reads its columns refuses a file of another shape than "
-    "the workers counted",
+    "column layout: a scheduler reading its columns refuses a file of another shape than counted",
     "[member_job][dynamic_scheduler]") {
   testing::TempDir dir;
   Bench bench("scheduler-0", 1, 2);
@@ -1013,8 +1006,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "dynamic scheduler job: in the column layout the squared norms come with the first check, "
-    "and a first slice without them is the job's error",
+    "dynamic scheduler job: squared norms come with the first check, a first slice without them "
+    "fails",
     "[member_job][dynamic_scheduler]") {
   testing::TempDir dir;
   for (bool with_norms : {true, false}) {
@@ -1115,8 +1108,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "dynamic scheduler job: gradient slices of workers' blocks add at their offsets, one past the "
-    "partition is reported",
+    "dynamic scheduler job: gradient slices add at their offsets, one past the partition is "
+    "reported",
     "[member_job][dynamic_scheduler]") {
   testing::TempDir dir;
   Bench bench("scheduler-0", 1, 2);
@@ -1143,10 +1136,8 @@ TEST_CASE(
   CHECK_THAT(errors[0].job_failed().error(), Catch::Contains("partition has"));
 }
 
-TEST_CASE(
-    "static worker job: works on its block only with both the barrier and the block, then "
-    "forwards it to the plan's next holder",
-    "[member_job][static_worker]") {
+TEST_CASE("static worker job: works once it has the barrier and the block, then forwards the block",
+          "[member_job][static_worker]") {
   Bench bench("worker-0", 1, 2);
   bench.start.mutable_spec()->mutable_static_engine()->set_blocks_per_worker(1);
   StaticWorkerJob job(bench.context(), kJob, bench.start, &kStaticApp);
@@ -1224,8 +1215,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "static worker job: its state goes out in messages of bounded size, and a checkpoint that "
-    "comes in several messages is restored once, after the last, from the pieces it keeps",
+    "static worker job: state goes out in bounded messages, a split checkpoint is restored at its "
+    "end",
     "[member_job][static_worker][recovery]") {
   Bench bench("worker-0", 1, 2);
   const CheckpointingApp app;
@@ -1274,9 +1265,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "a grouping scheduler's Ready carries its owners, and a worker keeps the columns Begin gives "
-    "it "
-    "and refuses owners it cannot take",
+    "a grouping scheduler's Ready carries its owners, and a worker keeps its columns or refuses "
+    "them",
     "[member_job][grouping]") {
   testing::TempDir dir;
   const std::string data = TinyData(dir);
