@@ -400,8 +400,7 @@ TEST_CASE("LassoColumnModel with --inner-passes repeats its share as cyclic desc
 }
 
 TEST_CASE(
-    "MarginColumnModel::Update is sequential Newton coordinate descent on the margins and leaves "
-    "the replica as is",
+    "MarginColumnModel::Update is sequential Newton descent on the margins, the replica unchanged",
     "[columns]") {
   Dataset data = SmallProblem();
   for (int i = 0; i < 40; ++i) data.y[i] = data.y[i] > 0 ? 1.0 : -1.0;

@@ -625,8 +625,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "DynamicJob: a check comes once rounds took as long as the last, unless --check-every or no "
-    "priorities",
+    "DynamicJob: the time rule: a check once rounds took as long as the last, for priority "
+    "schedules",
     "[dynamic_job][check]") {
   struct Case {
     uint64_t every;

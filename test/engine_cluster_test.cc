@@ -226,8 +226,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "grouping puts each twin pair on one worker: every round's step is whole, the same optimum, "
-    "with 1 and 2 schedulers",
+    "grouping puts each twin pair on one worker: whole steps, the same optimum, 1 and 2 schedulers",
     "[cluster][columns][grouping]") {
   // As above, but the twins' ids are far apart: with blocks of ids each pair is split across the
   // workers and the line search halves the combined step; grouped at 0.5 (the default of
