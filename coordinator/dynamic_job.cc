@@ -257,6 +257,7 @@ void DynamicJob::HandleReady(const proto::Envelope& e, Clock::time_point now) {
     b->add_scheduler_endpoints(s.endpoint);
   }
   Broadcast(workers_, begin, now);
+  committed_.assign(num_features_, 0.0);
   state_ = proto::JOB_RUNNING;
   if (incarnation_.resume) return StartRestore(now);
   log_->info("job {}: {} rows x {} parameters loaded; first optimality check", id_, num_rows_,
@@ -500,8 +501,7 @@ void DynamicJob::TryCommit(Clock::time_point now) {
       const double updated = commit.values(k);
       const double old = updated - commit.deltas(k);
       penalty_ += app_->Penalty(updated, spec_) - app_->Penalty(old, spec_);
-      if (commit.ids(k) >= committed_.size()) committed_.resize(num_features_, 0.0);
-      if (commit.ids(k) < committed_.size()) committed_[commit.ids(k)] = updated;
+      committed_[commit.ids(k)] = updated;  // HandleChord checked the id is in [0, J)
     }
     updates_ += static_cast<uint64_t>(commit.ids_size());
     if (held) SendTo(schedulers_[held->round() % schedulers_.size()].id, std::move(*held), now);

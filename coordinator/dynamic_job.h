@@ -217,7 +217,7 @@ class DynamicJob final : public EngineJob {
   // Model.
   uint32_t model_slices_ = 0;
   std::vector<std::pair<uint64_t, double>> model_;
-  // Every parameter's latest committed value, by id (sized J at the first commit; 8 bytes a
+  // Every parameter's latest committed value, by id (sized J once the ranges tile; 8 bytes a
   // parameter, a hash map cost 8 % of a 1-worker Lasso job): the coefficients of a job that ends
   // unfinished.
   HugePageVector<double> committed_;
@@ -232,7 +232,6 @@ class DynamicJob final : public EngineJob {
   // The ledger's chord seconds at the last commit (CorrectRoundWaits).
   double chord_s_at_commit_ = 0;
   Clock::time_point last_row_at_{};  // the time of the last trace row added (AddTraceRow)
-  std::vector<std::pair<Clock::time_point, uint64_t>> rate_window_;
 };
 
 }  // namespace strads

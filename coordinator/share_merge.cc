@@ -10,14 +10,17 @@ Result<MergedShares> MergeShares(uint64_t round, const proto::Chord& chord,
   MergedShares out;
   out.deltas.resize(static_cast<size_t>(chord.ids_size()));
   std::vector<int> cursor(shares.size(), 0);
+  size_t last = 0;  // the share that held the previous id: a worker's ids come in runs
   for (int k = 0; k < chord.ids_size(); ++k) {
     const uint64_t j = chord.ids(k);
     bool found = false;
-    for (size_t w = 0; w < shares.size() && !found; ++w) {
+    for (size_t n = 0; n < shares.size() && !found; ++n) {
+      const size_t w = (last + n) % shares.size();
       const proto::ColumnPartials& share = shares[w];
       if (cursor[w] < share.ids_size() && share.ids(cursor[w]) == j) {
         out.deltas[static_cast<size_t>(k)] = share.values(cursor[w]++) - chord.values(k);
         found = true;
+        last = w;
       }
     }
     if (!found) {

@@ -1,4 +1,4 @@
-// ColumnOwners: which worker owns each parameter in the dynamic engine's column layout.
+// ColumnOwners: which worker owns each parameter in the dynamic engine (owner-computes).
 //
 // Scheduler s owns the s-th of S contiguous ranges of the parameters, balanced by the columns'
 // non-zeros (PartitionByWeight). Within each range every one of the P workers owns a share, so a

@@ -117,9 +117,9 @@ Result<proto::JobSpec> ParseJobSpec(const AppRegistry& apps, const std::string& 
 Status ValidateJobSpec(const AppRegistry& apps, const proto::JobSpec& spec) {
   STRADS_ASSIGN_OR_RETURN(auto app, apps.Find(spec.app()));
   if (spec.data_path().empty()) return Status::InvalidArgument("--data is required");
-  STRADS_RETURN_IF_ERROR((app)->engine() == proto::ENGINE_DYNAMIC ? ValidateDynamicSpec(spec)
-                                                                  : ValidateStaticSpec(spec));
-  STRADS_RETURN_IF_ERROR((app)->Validate(spec));
+  STRADS_RETURN_IF_ERROR(app->engine() == proto::ENGINE_DYNAMIC ? ValidateDynamicSpec(spec)
+                                                                : ValidateStaticSpec(spec));
+  STRADS_RETURN_IF_ERROR(app->Validate(spec));
   if (spec.workers() > 4096) return Status::InvalidArgument("--workers must be at most 4096");
   if (!(spec.max_seconds() >= 0)) return Status::InvalidArgument("--max-seconds must be >= 0");
   const auto& recovery = spec.recovery();
@@ -143,7 +143,7 @@ std::vector<std::string> JobSpecPaths(const AppRegistry& apps, const proto::JobS
   add(spec.data_path());
   auto app = apps.Find(spec.app());
   if (!app.ok()) return paths;
-  if ((*app)->engine() == proto::ENGINE_DYNAMIC) add(spec.dynamic().labels_path());
+  add(spec.dynamic().labels_path());  // "" in a static spec (dynamic is one of the engine oneof)
   for (const std::string& p : (*app)->InputFiles(spec)) add(p);
   return paths;
 }

@@ -1,4 +1,4 @@
-// SharedReplica: the coordinator's copy of the column layout's shared vector (Lasso: the
+// SharedReplica: the coordinator's copy of the dynamic engine's shared vector (Lasso: the
 // residual; logistic, SVM: the margins), kept to choose each round's step length
 // (engine/step_length.h) and to sum the loss (at checks and between them) without a round trip
 // to the workers.

@@ -1,6 +1,6 @@
-// StepLength: how far to go along a round's combined step in the column layout.
+// StepLength: how far to go along a round's combined step.
 //
-// In the column layout (owner-computes) each worker w moves its own parameters from b to b + d_w by
+// Owner-computes: each worker w moves its own parameters from b to b + d_w by
 // exact sequential coordinate descent against the shared vector as it was at the start of the
 // round. Every d_w alone decreases the objective F, but their sum d = sum_w d_w need not: two
 // correlated parameters on different workers both correct the same part of the residual, and

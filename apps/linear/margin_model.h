@@ -533,12 +533,9 @@ inline void SummarizeBinary(const std::map<std::string, double>& metrics,
     summary["model_shares"] = get("model_shares");
     summary["exact_fallbacks"] = get("exact_fallbacks");
   }
-  const bool zeros = get("label_zeros") > 0, minus = get("label_minus_ones") > 0;
-  if (zeros && minus) {
-    summary["label_mapping"] = "mixed: -1 in some shards, 0 -> -1 in others";
-  } else {
-    summary["label_mapping"] = zeros ? "0/1 -> -1/+1" : "±1";
-  }
+  // One replica (rank 0's, every row) reports the labels, and ToSignedLabels refuses a mix of 0
+  // and -1: the mapping is one or the other.
+  summary["label_mapping"] = get("label_zeros") > 0 ? "0/1 -> -1/+1" : "±1";
 }
 
 }  // namespace strads::margin
