@@ -86,5 +86,54 @@ TEST_CASE("EvaluateCheck: every app's override is its per-parameter Violation an
   }
 }
 
+// The coordinator's per-round sums (DynamicApp::PenaltySum, PenaltySlopeAlong): the linear app's
+// overrides give what the per-parameter Penalty and PenaltySlope give, to rounding (the l1 sum
+// takes lambda out of the sum).
+void RoundSumsMatchPerParameter(const DynamicApp& app, const proto::JobSpec& spec, double lambda) {
+  for (uint32_t seed = 1; seed <= 3; ++seed) {
+    std::vector<double> deltas, values;
+    RandomCheck(seed, lambda, deltas, values);
+    deltas[2] = 0.0;           // a parameter that did not move
+    values[3] = 0.5 * lambda;  // one the step takes through zero at alpha = 1
+    deltas[3] = -lambda;
+    const double sum = app.PenaltySum(values, spec);
+    CHECK(sum > 0);
+    CHECK(sum == Approx(app.DynamicApp::PenaltySum(values, spec)).epsilon(1e-13));
+    for (const double alpha : {0.0, 0.5, 1.0}) {
+      for (const int side : {1, -1}) {
+        CAPTURE(alpha, side);
+        const double fast = app.PenaltySlopeAlong(values, deltas, alpha, side, spec);
+        const double slow = app.DynamicApp::PenaltySlopeAlong(values, deltas, alpha, side, spec);
+        CHECK(fast == slow);
+      }
+    }
+  }
+}
+
+TEST_CASE("PenaltySum and PenaltySlopeAlong: the linear app's are its per-parameter ones",
+          "[check_evaluation]") {
+  proto::JobSpec spec;
+  spec.mutable_linear()->set_lambda(0.4);
+  SECTION("l1") {
+    RoundSumsMatchPerParameter(LinearModelApp(std::make_unique<LassoLoss>()), spec, 0.4);
+  }
+  SECTION("l2") {
+    spec.mutable_linear()->set_penalty("l2");
+    RoundSumsMatchPerParameter(LinearModelApp(std::make_unique<SvmLoss>()), spec, 0.4);
+  }
+}
+
+TEST_CASE("PenaltySlopeAlong: l1 from either side of a kink, by hand", "[check_evaluation]") {
+  LinearModelApp app(std::make_unique<LassoLoss>());
+  proto::JobSpec spec;
+  spec.mutable_linear()->set_lambda(2);
+  // One parameter from 1 along -2: at alpha = 0.5 it is at zero. From the right the penalty
+  // grows at lambda |d| = 4; from the left (coming down to the kink) it falls at -lambda |d|.
+  const std::vector<double> base = {1.0}, direction = {-2.0};
+  CHECK(app.PenaltySlopeAlong(base, direction, 0.5, 1, spec) == 4.0);
+  CHECK(app.PenaltySlopeAlong(base, direction, 0.5, -1, spec) == -4.0);
+  CHECK(app.PenaltySlopeAlong(base, direction, 0.0, 1, spec) == -4.0);
+}
+
 }  // namespace
 }  // namespace strads

@@ -84,6 +84,31 @@ double LinearModelApp::PenaltySlope(double value, double direction,
   return PenaltyOf(spec.linear()).Slope(value, direction);
 }
 
+double LinearModelApp::PenaltySum(std::span<const double> values,
+                                  const proto::JobSpec& spec) const {
+  const LinearPenalty penalty = PenaltyOf(spec.linear());
+  double sum = 0;
+  if (penalty.kind == PenaltyKind::kL2) {
+    for (double v : values) sum += v * v;
+    return 0.5 * penalty.lambda * sum;
+  }
+  for (double v : values) sum += std::abs(v);
+  return penalty.lambda * sum;
+}
+
+double LinearModelApp::PenaltySlopeAlong(std::span<const double> base,
+                                         std::span<const double> direction, double alpha, int side,
+                                         const proto::JobSpec& spec) const {
+  const LinearPenalty penalty = PenaltyOf(spec.linear());
+  double slope = 0;
+  for (size_t k = 0; k < base.size(); ++k) {
+    const double d = direction[k];
+    if (d == 0.0) continue;
+    slope += side * penalty.Slope(base[k] + alpha * d, side * d);
+  }
+  return slope;
+}
+
 double LinearModelApp::LossSlope(double label, double shared) const {
   return loss_->LossSlope(label, shared);
 }

@@ -41,6 +41,9 @@ class LinearModelApp final : public DynamicApp {
   CheckSums EvaluateCheck(std::span<double> gradients, std::span<const double> values,
                           const proto::JobSpec& spec) const override;
   double PenaltySlope(double value, double direction, const proto::JobSpec& spec) const override;
+  double PenaltySum(std::span<const double> values, const proto::JobSpec& spec) const override;
+  double PenaltySlopeAlong(std::span<const double> base, std::span<const double> direction,
+                           double alpha, int side, const proto::JobSpec& spec) const override;
   double LossSlope(double label, double shared) const override;
   double Loss(std::span<const double> labels, std::span<const double> shared) const override;
   void Summarize(const std::map<std::string, double>& metrics,
