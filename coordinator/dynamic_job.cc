@@ -539,8 +539,13 @@ bool DynamicJob::CommitColumns(Round& round, proto::Envelope& e, Clock::time_poi
   // convexity that step never increases the objective, and near the optimum, where the slopes are
   // at rounding level, the search can mistake a descent direction for a flat one (a 2-worker run
   // on the diabetes data stalled at alpha ~ 1e-4 without this floor).
+  // A stale-lane share (the dual pipeline) was computed against a replica one round behind: no
+  // share of it need decrease the objective alone, so its step is searched on [0, 1], even for
+  // one worker.
   const double alpha =
-      moved > 1 ? std::max(CombinedStepLength(chord, deltas, change), 1.0 / moved) : 1.0;
+      chord.stale_lane()
+          ? (moved > 0 ? CombinedStepLength(chord, deltas, change) : 1.0)
+          : (moved > 1 ? std::max(CombinedStepLength(chord, deltas, change), 1.0 / moved) : 1.0);
   if (alpha != 1.0) {
     for (double& d : deltas) d *= alpha;
     for (double& v : *change.mutable_values()) v *= alpha;
