@@ -8,24 +8,27 @@
 
 #include "actor_harness.h"
 #include "apps/builtin_apps.h"
+#include "apps/linear.pb.h"
 #include "common/atomic_file.h"
 #include "coordinator/checkpoint_store.h"
 #include "coordinator/coordinator.h"
 #include "coordinator/job_journal.h"
 #include "temp_dir.h"
+#include "test/app_params_edit.h"
 
 namespace strads {
 namespace {
 
 using Kind = proto::Envelope::BodyCase;
 using testing::ActorHarness;
+using testing::EditAppParams;
 
 // A spec the coordinator accepts; nothing reads the file in these tests.
 proto::JobSpec ValidSpec() {
   proto::JobSpec s;
   s.set_app("lasso");
   s.set_data_path("/data/never-read.svm");
-  s.mutable_linear()->set_lambda(0.1);
+  EditAppParams<proto::LinearModelSpec>(s, [&](auto& p) { p.set_lambda(0.1); });
   s.mutable_dynamic()->set_chord_size(4);
   s.mutable_dynamic()->set_candidates(8);
   s.mutable_dynamic()->set_tolerance(1e-6);
