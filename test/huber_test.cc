@@ -5,10 +5,8 @@
 
 #include <catch2/catch.hpp>
 
-#include "apps/linear.pb.h"
 #include "apps/linear/huber_loss.h"
 #include "apps/linear/margin_reference.h"
-#include "test/app_params_edit.h"
 #include "test/binary_test_util.h"
 
 namespace strads {

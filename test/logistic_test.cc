@@ -10,12 +10,10 @@
 #include <catch2/catch.hpp>
 
 #include "apps/builtin_apps.h"
-#include "apps/linear.pb.h"
 #include "apps/linear/log_of_product.h"
 #include "apps/linear/logistic_reference.h"
 #include "apps/linear/logistic_update.h"
 #include "engine/job_spec.h"
-#include "test/app_params_edit.h"
 #include "test/binary_test_util.h"
 
 namespace strads {

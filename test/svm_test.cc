@@ -6,10 +6,8 @@
 #include <catch2/catch.hpp>
 
 #include "apps/builtin_apps.h"
-#include "apps/linear.pb.h"
 #include "apps/linear/svm_reference.h"
 #include "engine/job_spec.h"
-#include "test/app_params_edit.h"
 #include "test/binary_test_util.h"
 
 namespace strads {
