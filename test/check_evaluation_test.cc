@@ -6,13 +6,17 @@
 #include <random>
 #include <vector>
 
+#include "apps/linear.pb.h"
 #include "apps/linear/lasso_loss.h"
 #include "apps/linear/linear_model_app.h"
 #include "apps/linear/logistic_loss.h"
 #include "apps/linear/svm_loss.h"
+#include "test/app_params_edit.h"
 
 namespace strads {
 namespace {
+
+using strads::testing::EditAppParams;
 
 // Gradients around +-lambda and values with zeros, positives and negatives.
 void RandomCheck(uint32_t seed, double lambda, std::vector<double>& gradients,
@@ -52,7 +56,7 @@ void CheckMatchesPerParameter(const DynamicApp& app, const proto::JobSpec& spec,
 TEST_CASE("EvaluateCheck: Lasso's, by hand", "[check_evaluation]") {
   LinearModelApp app(std::make_unique<LassoLoss>());
   proto::JobSpec spec;
-  spec.mutable_linear()->set_lambda(1);
+  EditAppParams<proto::LinearModelSpec>(spec, [&](auto& p) { p.set_lambda(1); });
   // The gradient here is x_j^T r's negative (the loss gradient): violation at beta = 0 is
   // max(0, |g| - lambda), at beta > 0 |g + lambda|.
   std::vector<double> gradients = {3, -0.5, -2}, values = {0, 0, 1};
@@ -68,20 +72,22 @@ TEST_CASE("EvaluateCheck: every app's override is its per-parameter Violation an
           "[check_evaluation]") {
   proto::JobSpec spec;
   SECTION("lasso") {
-    spec.mutable_linear()->set_lambda(0.7);
+    EditAppParams<proto::LinearModelSpec>(spec, [&](auto& p) { p.set_lambda(0.7); });
     CheckMatchesPerParameter(LinearModelApp(std::make_unique<LassoLoss>()), spec, 0.7);
   }
   SECTION("logistic") {
-    spec.mutable_linear()->set_lambda(1.3);
+    EditAppParams<proto::LinearModelSpec>(spec, [&](auto& p) { p.set_lambda(1.3); });
     CheckMatchesPerParameter(LinearModelApp(std::make_unique<LogisticLoss>()), spec, 1.3);
   }
   SECTION("svm, l1") {
-    spec.mutable_linear()->set_lambda(0.4);
+    EditAppParams<proto::LinearModelSpec>(spec, [&](auto& p) { p.set_lambda(0.4); });
     CheckMatchesPerParameter(LinearModelApp(std::make_unique<SvmLoss>()), spec, 0.4);
   }
   SECTION("svm, l2") {
-    spec.mutable_linear()->set_lambda(0.4);
-    spec.mutable_linear()->set_penalty("l2");
+    EditAppParams<proto::LinearModelSpec>(spec, [&](auto& p) {
+      p.set_lambda(0.4);
+      p.set_penalty("l2");
+    });
     CheckMatchesPerParameter(LinearModelApp(std::make_unique<SvmLoss>()), spec, 0.4);
   }
 }

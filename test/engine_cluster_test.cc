@@ -13,12 +13,14 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "apps/linear.pb.h"
 #include "apps/linear/lasso_reference.h"
 #include "cli/client.h"
 #include "cli/embedded_cluster.h"
 #include "common/data_loader.h"
 #include "common/protocol.h"
 #include "engine/dynamic_spec.h"
+#include "test/app_params_edit.h"
 #include "test/cluster_test_util.h"
 #include "test/temp_dir.h"
 #include "tools/synthetic_lasso.h"
@@ -28,6 +30,7 @@ namespace strads {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::EditAppParams;
 using testing::FastOptions;
 
 // A correlated synthetic problem written once per test binary.
@@ -54,7 +57,7 @@ proto::JobSpec LassoSpec(double lambda) {
   proto::JobSpec s;
   s.set_app("lasso");
   s.set_data_path(ProblemPath());
-  s.mutable_linear()->set_lambda(lambda);
+  EditAppParams<proto::LinearModelSpec>(s, [&](auto& p) { p.set_lambda(lambda); });
   s.mutable_dynamic()->set_chord_size(16);
   s.mutable_dynamic()->set_candidates(32);
   s.mutable_dynamic()->set_rho(0.1);

@@ -5,16 +5,17 @@
 // used as loaded.
 //
 // The app does once what every linear model shares: the flags --lambda (required), --penalty
-// and, where the loss has one, --loss (apps/linear/linear_model_options.h) into JobSpec.linear;
-// their validation; the optimality violation, penalty and slope at the coordinator and the
-// schedulers; coefficients.tsv; `strads predict`. The loss gives the rest: the app's name, the
-// workers' column model (its coordinate steps), the coordinator's loss and its slope, the engine
-// defaults and summary.json's fields.
-// Immutable once built; thread-safe.
+// and, where the loss has one, --loss (apps/linear/linear_model_options.h) into its
+// LinearModelSpec (proto/apps/linear.proto, packed into JobSpec.params); their validation; the
+// optimality violation, penalty and slope at the coordinator and the schedulers; coefficients.tsv;
+// `strads predict`. The loss gives the rest: the app's name, the workers' column model (its
+// coordinate steps), the coordinator's loss and its slope, the engine defaults and summary.json's
+// fields. Immutable once built; thread-safe.
 #pragma once
 
 #include <memory>
 
+#include "apps/linear.pb.h"
 #include "apps/linear/linear_loss.h"
 #include "apps/linear/linear_model_predictor.h"
 #include "engine/dynamic_app.h"
@@ -60,7 +61,12 @@ std::unique_ptr<LinearModelApp> LinearModel() {
   return std::make_unique<LinearModelApp>(std::make_unique<Loss>());
 }
 
-// The penalty of a spec Validate has accepted (empty --penalty: l1).
+// The penalty of parameters Validate has accepted (empty --penalty: l1).
 LinearPenalty PenaltyOf(const proto::LinearModelSpec& spec);
+// The penalty of a spec Validate has accepted; for a spec without a LinearModelSpec, which Validate
+// refuses, the default one (lambda 0, l1). The coordinator asks for it per parameter of every
+// commit and step-length probe, so each thread keeps the last penalty it unpacked, with the packed
+// parameters it came from: a hit compares a few bytes instead of parsing them.
+LinearPenalty PenaltyOf(const proto::JobSpec& spec);
 
 }  // namespace strads
