@@ -119,12 +119,12 @@ void RoundSumsMatchPerParameter(const DynamicApp& app, const proto::JobSpec& spe
 TEST_CASE("PenaltySum and PenaltySlopeAlong: the linear app's are its per-parameter ones",
           "[check_evaluation]") {
   proto::JobSpec spec;
-  spec.mutable_linear()->set_lambda(0.4);
+  EditAppParams<proto::LinearModelSpec>(spec, [&](auto& p) { p.set_lambda(0.4); });
   SECTION("l1") {
     RoundSumsMatchPerParameter(LinearModelApp(std::make_unique<LassoLoss>()), spec, 0.4);
   }
   SECTION("l2") {
-    spec.mutable_linear()->set_penalty("l2");
+    EditAppParams<proto::LinearModelSpec>(spec, [&](auto& p) { p.set_penalty("l2"); });
     RoundSumsMatchPerParameter(LinearModelApp(std::make_unique<SvmLoss>()), spec, 0.4);
   }
 }
@@ -132,7 +132,7 @@ TEST_CASE("PenaltySum and PenaltySlopeAlong: the linear app's are its per-parame
 TEST_CASE("PenaltySlopeAlong: l1 from either side of a kink, by hand", "[check_evaluation]") {
   LinearModelApp app(std::make_unique<LassoLoss>());
   proto::JobSpec spec;
-  spec.mutable_linear()->set_lambda(2);
+  EditAppParams<proto::LinearModelSpec>(spec, [&](auto& p) { p.set_lambda(2); });
   // One parameter from 1 along -2: at alpha = 0.5 it is at zero. From the right the penalty
   // grows at lambda |d| = 4; from the left (coming down to the kink) it falls at -lambda |d|.
   const std::vector<double> base = {1.0}, direction = {-2.0};

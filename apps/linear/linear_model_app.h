@@ -64,9 +64,8 @@ std::unique_ptr<LinearModelApp> LinearModel() {
 // The penalty of parameters Validate has accepted (empty --penalty: l1).
 LinearPenalty PenaltyOf(const proto::LinearModelSpec& spec);
 // The penalty of a spec Validate has accepted; for a spec without a LinearModelSpec, which Validate
-// refuses, the default one (lambda 0, l1). The coordinator asks for it per parameter of every
-// commit and step-length probe, so each thread keeps the last penalty it unpacked, with the packed
-// parameters it came from: a hit compares a few bytes instead of parsing them.
+// refuses, the default one (lambda 0, l1). Unpacks the parameters: call it once a batch (the
+// engine's per-round and per-check methods), not once a parameter.
 LinearPenalty PenaltyOf(const proto::JobSpec& spec);
 
 }  // namespace strads
