@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "coordinator/answer_set.h"
 #include "strads.pb.h"
 
 namespace strads {
@@ -28,12 +29,10 @@ class CheckTally {
   // Scheduler `rank`'s report; false (and nothing counted) for a rank out of range or repeated.
   bool AddScheduler(size_t rank, const proto::CheckReport& report);
 
-  bool workers_done() const { return worker_reports_ == workers_.size(); }
-  bool complete() const { return workers_done() && scheduler_reports_ == schedulers_.size(); }
-  bool answered_worker(size_t rank) const { return rank < workers_.size() && workers_[rank]; }
-  bool answered_scheduler(size_t rank) const {
-    return rank < schedulers_.size() && schedulers_[rank];
-  }
+  bool workers_done() const { return workers_.complete(); }
+  bool complete() const { return workers_.complete() && schedulers_.complete(); }
+  bool answered_worker(size_t rank) const { return workers_.Has(rank); }
+  bool answered_scheduler(size_t rank) const { return schedulers_.Has(rank); }
 
   double loss() const { return loss_; }
   double penalty() const { return penalty_; }
@@ -44,8 +43,7 @@ class CheckTally {
   const std::map<std::string, double>& metrics() const { return metrics_; }
 
  private:
-  std::vector<char> workers_, schedulers_;  // by rank: answered
-  size_t worker_reports_ = 0, scheduler_reports_ = 0;
+  AnswerSet workers_, schedulers_;  // by rank
   double loss_ = 0, penalty_ = 0, max_violation_ = 0, max_abs_gradient_ = 0;
   uint64_t nonzeros_ = 0;
   std::map<std::string, double> metrics_;  // summed over the workers

@@ -32,7 +32,8 @@ DynamicJob::DynamicJob(Transport& transport, uint64_t id, proto::JobSpec spec,
                 std::move(log), now, deadlines, std::move(incarnation)),
       app_(app),
       stopwatch_(std::move(stopwatch)),
-      seen_(schedulers_.size() + workers_.size(), 0),
+      loaded_(schedulers_.size() + workers_.size()),
+      counted_(workers_.size()),
       ranges_(schedulers_.size()),
       range_owners_(schedulers_.size()),
       exhausted_(schedulers_.size(), 0) {
@@ -44,28 +45,27 @@ DynamicJob::DynamicJob(Transport& transport, uint64_t id, proto::JobSpec spec,
 
 std::string DynamicJob::Waiting() const {
   std::vector<std::string> who;
-  auto missing = [&](const std::vector<JobMember>& members, size_t offset) {
+  auto missing = [&](const AnswerSet& answers, const std::vector<JobMember>& members,
+                     size_t offset) {
     for (size_t r = 0; r < members.size(); ++r) {
-      if (!seen_[offset + r]) who.push_back(members[r].id);
+      if (!answers.Has(offset + r)) who.push_back(members[r].id);
     }
   };
   switch (phase_) {
     case Phase::kRestoring:
       for (size_t w = 0; w < workers_.size(); ++w) {
-        if (restore_shares_.empty() || !restore_shares_[w].has_change()) {
-          who.push_back(workers_[w].id + " (restore)");
-        }
+        if (!restored_.Has(w)) who.push_back(workers_[w].id + " (restore)");
       }
       break;
     case Phase::kLoading:
       if (!counts_forwarded_) {  // everyone waits for them
         for (size_t w = 0; w < workers_.size(); ++w) {
-          if (counted_.empty() || !counted_[w]) who.push_back(workers_[w].id + " (column counts)");
+          if (!counted_.Has(w)) who.push_back(workers_[w].id + " (column counts)");
         }
         break;
       }
-      missing(schedulers_, 0);
-      missing(workers_, schedulers_.size());
+      missing(loaded_, schedulers_, 0);
+      missing(loaded_, workers_, schedulers_.size());
       break;
     case Phase::kChecking:
       for (size_t s = 0; s < schedulers_.size(); ++s) {
@@ -76,7 +76,7 @@ std::string DynamicJob::Waiting() const {
       }
       break;
     case Phase::kModel:
-      missing(schedulers_, 0);
+      missing(model_slices_, schedulers_, 0);
       break;
     case Phase::kRunning: {
       auto it = rounds_.find(next_commit_);
@@ -188,9 +188,7 @@ void DynamicJob::HandleColumnCounts(const proto::Envelope& e, Clock::time_point 
   if (phase_ != Phase::kLoading || counts_forwarded_) return;
   const int rank = Rank(e.sender(), proto::ROLE_WORKER);
   if (rank < 0) return Fail("column counts from " + e.sender() + ", which is not a worker", now);
-  if (counted_.empty()) counted_.assign(workers_.size(), 0);
-  if (counted_[rank]) return;
-  counted_[rank] = 1;
+  if (!counted_.Take(static_cast<size_t>(rank))) return;
   last_progress_ = now;
   const proto::ColumnCounts& part = e.column_counts();
   if (static_cast<size_t>(part.counts_size()) > count_sum_.size()) {
@@ -198,7 +196,7 @@ void DynamicJob::HandleColumnCounts(const proto::Envelope& e, Clock::time_point 
   }
   for (int j = 0; j < part.counts_size(); ++j) count_sum_[j] += part.counts(j);
   rows_counted_ += part.rows();
-  if (std::count(counted_.begin(), counted_.end(), 1) < static_cast<long>(workers_.size())) return;
+  if (!counted_.complete()) return;
   if (count_sum_.empty()) return Fail("the workers counted no column in " + spec_.data_path(), now);
   counts_forwarded_ = true;
   auto out = Out();
@@ -213,8 +211,7 @@ void DynamicJob::HandleReady(const proto::Envelope& e, Clock::time_point now) {
   const auto& r = e.ready();
   if (phase_ != Phase::kLoading) return;
   const size_t slot = size_t(Slot(e.sender()));
-  if (seen_[slot]) return;
-  seen_[slot] = 1;
+  if (!loaded_.Take(slot)) return;
   last_progress_ = now;
   if (slot < schedulers_.size()) {
     ranges_[slot] = {r.first_param(), r.end_param()};
@@ -232,7 +229,7 @@ void DynamicJob::HandleReady(const proto::Envelope& e, Clock::time_point now) {
       }
     }
   }
-  if (++ready_ < schedulers_.size() + workers_.size()) return;
+  if (!loaded_.complete()) return;
 
   // The schedulers' ranges must tile [0, J) in rank order.
   uint64_t expect = 0;
@@ -296,7 +293,7 @@ void DynamicJob::StartRestore(Clock::time_point now) {
   phase_ = Phase::kRestoring;
   next_issue_ = 1;  // round 0 is the restore
   restore_shares_.assign(workers_.size(), {});
-  restore_count_ = 0;
+  restored_.Reset(workers_.size());
   auto e = Out(0);
   e.mutable_restore()->mutable_ids()->CopyFrom(cp.ids());
   e.mutable_restore()->mutable_values()->CopyFrom(cp.values());
@@ -305,14 +302,15 @@ void DynamicJob::StartRestore(Clock::time_point now) {
 
 void DynamicJob::HandleRestoreShare(const proto::Envelope& e, Clock::time_point now) {
   const int rank = Rank(e.sender(), proto::ROLE_WORKER);
-  if (rank < 0 || e.round() != 0 || restore_shares_[rank].has_change()) return;
+  if (rank < 0 || e.round() != 0 || restored_.Has(static_cast<size_t>(rank))) return;
   const auto& p = e.column_partials();
   if (p.ids_size() != p.values_size() || !CheckDelta(p.change(), num_rows_).ok()) {
     return Fail("malformed restore share from " + e.sender(), now);
   }
   last_progress_ = now;
   restore_shares_[rank] = p;
-  if (++restore_count_ < workers_.size()) return;
+  restored_.Take(static_cast<size_t>(rank));
+  if (!restored_.complete()) return;
   // Every restored parameter is owned by exactly one worker.
   DeltaAccumulator sum(num_rows_);
   size_t restored = 0;
@@ -719,8 +717,7 @@ void DynamicJob::FinishCheck(Clock::time_point now) {
 
 void DynamicJob::RequestModel(Clock::time_point now) {
   phase_ = Phase::kModel;
-  std::fill(seen_.begin(), seen_.end(), 0);
-  model_slices_ = 0;
+  model_slices_.Reset(schedulers_.size());
   model_.clear();
   auto e = Out(next_commit_);
   e.mutable_model_request();
@@ -729,13 +726,12 @@ void DynamicJob::RequestModel(Clock::time_point now) {
 
 void DynamicJob::HandleModelSlice(const proto::Envelope& e, Clock::time_point now) {
   const int rank = Rank(e.sender(), proto::ROLE_SCHEDULER);
-  if (phase_ != Phase::kModel || rank < 0 || seen_[rank]) return;
-  seen_[rank] = 1;
+  if (phase_ != Phase::kModel || rank < 0 || !model_slices_.Take(static_cast<size_t>(rank))) return;
   last_progress_ = now;
   const auto& m = e.model_slice();
   if (m.ids_size() != m.values_size()) return Fail("malformed model from " + e.sender(), now);
   for (int k = 0; k < m.ids_size(); ++k) model_.emplace_back(m.ids(k), m.values(k));
-  if (++model_slices_ < schedulers_.size()) return;
+  if (!model_slices_.complete()) return;
   std::sort(model_.begin(), model_.end());
   Finish(proto::JOB_SUCCEEDED, "", now);
 }

@@ -57,6 +57,7 @@
 #include "common/huge_pages.h"
 #include "common/logging.h"
 #include "common/transport.h"
+#include "coordinator/answer_set.h"
 #include "coordinator/check_pacer.h"
 #include "coordinator/check_tally.h"
 #include "coordinator/engine_job.h"
@@ -165,19 +166,17 @@ class DynamicJob final : public EngineJob {
 
   const DynamicApp* app_;
   const Stopwatch stopwatch_;
-  std::vector<char> seen_;  // per member while loading and collecting the model: schedulers, then
-                            // workers (a check's answers are the tally's)
+  AnswerSet loaded_;  // Ready, by slot: schedulers, then workers
   Phase phase_ = Phase::kLoading;
   bool start_checked_ = false;  // the run's first check (which holds the start) is done
   // While loading: the workers' counts of their parts of the file, summed, and
   // whether the sum went to the members.
-  std::vector<char> counted_;  // by worker rank
+  AnswerSet counted_;  // ColumnCounts, by worker rank
   std::vector<uint64_t> count_sum_;
   uint64_t rows_counted_ = 0;
   bool counts_forwarded_ = false;
 
   // Loading.
-  uint32_t ready_ = 0;
   uint64_t num_features_ = 0;
   uint64_t num_rows_ = 0;
   std::vector<std::pair<uint64_t, uint64_t>> ranges_;  // by scheduler rank
@@ -215,7 +214,7 @@ class DynamicJob final : public EngineJob {
   double objective_ = 0;
 
   // Model.
-  uint32_t model_slices_ = 0;
+  AnswerSet model_slices_;  // by scheduler rank
   std::vector<std::pair<uint64_t, double>> model_;
   // Every parameter's latest committed value, by id (sized J once the ranges tile; 8 bytes a
   // parameter, a hash map cost 8 % of a 1-worker Lasso job): the coefficients of a job that ends
@@ -225,7 +224,7 @@ class DynamicJob final : public EngineJob {
   // Trace and rate.
   // Restoring: the workers' shares of round 0.
   std::vector<proto::ColumnPartials> restore_shares_;
-  uint32_t restore_count_ = 0;
+  AnswerSet restored_;  // by worker rank
 
   TraceLog trace_{"seconds,round,updates,objective,schedule,epoch"};
   WaitLedger waits_;  // where the solve's time went
