@@ -12,7 +12,7 @@ import glob
 import os
 import sys
 
-from bench import epsilon, stats, trace
+from bench import epsilon, markdown, stats, trace
 
 
 def main(argv):
@@ -31,7 +31,7 @@ def main(argv):
         return (hit.seconds, hit.round) if hit else (None, None)
 
     def fmt(x, spec):
-        return "—" if x is None else format(x, spec)
+        return markdown.number(x, spec, missing="—")
 
     print(f"\n### {name}: {app}, lambda = {lam}, F* = {fstar:.12g}\n")
     print("| columns | --group-rho | load s | s to 1e-3 | s to 1e-6 | rounds to 1e-6 | mean step | runs |")

@@ -14,7 +14,7 @@ import json
 import os
 import sys
 
-from bench import epsilon, trace
+from bench import epsilon, markdown, trace
 
 CONFIGS = [("ref", "(a) reference, sequential"),
            ("emb11c", "(b) embedded 1x1"),
@@ -25,11 +25,11 @@ CONFIGS = [("ref", "(a) reference, sequential"),
 
 
 def fmt_s(x):
-    return "n/r" if x is None else f"{x:.3f}"
+    return markdown.number(x, ".3f")
 
 
 def fmt_u(x):
-    return "n/r" if x is None else f"{x:,}"
+    return markdown.number(x, ",")
 
 
 def main(argv):

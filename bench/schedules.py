@@ -22,7 +22,7 @@ import math
 import os
 import sys
 
-from bench import epsilon, trace
+from bench import epsilon, markdown, trace
 
 POLICIES = ["dynamic", "random", "cyclic", "static"]
 SIZES = [1, 8, 32, 128, 256]
@@ -86,11 +86,11 @@ def analyse_dataset(d):
 
 
 def fmt_u(x):
-    return "—" if x is None else f"{x:,}"
+    return markdown.number(x, ",", missing="—")
 
 
 def fmt_s(x):
-    return "—" if x is None else f"{x:.2f}"
+    return markdown.number(x, ".2f", missing="—")
 
 
 def analyze(top):

@@ -19,7 +19,7 @@ import statistics
 import subprocess
 from collections import defaultdict
 
-from bench import markdown
+from bench import markdown, trace
 
 W = os.environ["WORK"]; DOC = os.environ["DOC_DIR"]; OUT = os.path.join(DOC, "static")
 P5 = [int(p) for p in os.environ["F5_P"].split()]
@@ -27,9 +27,8 @@ QUICK = os.environ["QUICK"] == "1"
 
 
 def rows(path):
-    with open(path) as f:
-        return [{k: (float(v) if v not in ("", None) else None) for k, v in r.items()}
-                for r in csv.DictReader(f)]
+    return [{k: (float(v) if v not in ("", None) else None) for k, v in r.items()}
+            for r in trace.read_rows(path)]
 
 
 def write_csv(name, header, data):
@@ -40,7 +39,7 @@ def write_csv(name, header, data):
 
 
 def fmt(x, spec=",.0f"):
-    return "n/r" if x is None else format(x, spec)
+    return markdown.number(x, spec)
 
 
 def engine(d):
@@ -57,10 +56,9 @@ def imbalance(d):
     """(work imbalance, time imbalance) from subrounds.csv: sum of per-sub-round maxima over the
     sum of per-sub-round means, over sub-rounds with any work."""
     g = defaultdict(list)
-    with open(os.path.join(d, "subrounds.csv")) as f:
-        for r in csv.DictReader(f):
-            g[(r["iteration"], r["pass"], r["sub_round"])].append(
-                (float(r["work"]), float(r["seconds"])))
+    for r in trace.read_rows(os.path.join(d, "subrounds.csv")):
+        g[(r["iteration"], r["pass"], r["sub_round"])].append(
+            (float(r["work"]), float(r["seconds"])))
     mw = sw = mt = st = 0.0
     for v in g.values():
         works = [x[0] for x in v]
