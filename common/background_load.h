@@ -1,5 +1,5 @@
 // BackgroundLoad<T>: a member's data load on its own thread, so the event loop keeps answering
-// (heartbeats, cancels) while a large file is read.
+// (heartbeats, cancels) while a large file is read; and Execution, where such work runs.
 //
 // At most one load is current. Abandon() (the job ended first) tells the load to stop (the
 // readers end at their next buffer refill with a Cancelled error; common/load_cancellation.h) and
@@ -16,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -24,10 +25,27 @@
 
 namespace strads {
 
+// Where a member's background work (a job's data load, a static sub-round) runs. A daemon runs it
+// on threads of its own, so its event loop keeps answering meanwhile. Unit tests run it inline:
+// the work is done, on the caller's thread, when the call that started it returns, so a test sees
+// every consequence of a message at once and "nothing was sent" is a fact, not a timeout.
+enum class Execution { kThreads, kInline };
+
+// Runs `fn()` as `execution` says and returns its future: ready on return when inline. An
+// exception `fn` throws is stored in the future either way, as std::async stores it.
+template <typename Fn>
+std::future<std::invoke_result_t<Fn>> Launch(Execution execution, Fn&& fn) {
+  if (execution == Execution::kThreads) return std::async(std::launch::async, std::forward<Fn>(fn));
+  std::packaged_task<std::invoke_result_t<Fn>()> task(std::forward<Fn>(fn));
+  auto result = task.get_future();
+  task();
+  return result;
+}
+
 template <typename T>
 class BackgroundLoad {
  public:
-  BackgroundLoad() = default;
+  explicit BackgroundLoad(Execution execution = Execution::kThreads) : execution_(execution) {}
   BackgroundLoad(const BackgroundLoad&) = delete;
   BackgroundLoad& operator=(const BackgroundLoad&) = delete;
   ~BackgroundLoad() {
@@ -35,19 +53,19 @@ class BackgroundLoad {
     for (auto& f : abandoned_) f.wait();
   }
 
-  // Starts `fn(args...)` (returning Result<T>) on a new thread. REQUIRES: !running().
+  // Starts `fn(args...)` (returning Result<T>) on a new thread, or runs it now when inline.
+  // REQUIRES: !running().
   template <typename Fn, typename... Args>
   void Start(Fn&& fn, Args&&... args) {
     flag_ = std::make_shared<std::atomic<bool>>(false);
     started_ = std::chrono::steady_clock::now();
-    current_ = std::async(
-        std::launch::async,
-        [flag = CancelFlag(flag_)](auto&& f, auto&&... a) {
-          ScopedLoadCancellation scope(flag);
-          // The arguments are the task's own copies, used once: moved, not copied again.
-          return std::invoke(std::forward<decltype(f)>(f), std::forward<decltype(a)>(a)...);
-        },
-        std::forward<Fn>(fn), std::forward<Args>(args)...);
+    current_ = Launch(execution_, [flag = CancelFlag(flag_),
+                                   task = std::bind_front(std::forward<Fn>(fn),
+                                                          std::forward<Args>(args)...)]() mutable {
+      ScopedLoadCancellation scope(flag);
+      // The arguments are the task's own copies, used once: moved, not copied again.
+      return std::move(task)();
+    });
   }
 
   bool running() const { return current_.valid(); }
@@ -91,6 +109,7 @@ class BackgroundLoad {
     return f.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
   }
 
+  Execution execution_;
   std::shared_ptr<std::atomic<bool>> flag_;        // the current load's
   std::chrono::steady_clock::time_point started_;  // the current load's
   std::future<Result<T>> current_;

@@ -13,6 +13,7 @@
 #include <functional>
 #include <memory>
 
+#include "common/background_load.h"
 #include "common/logging.h"
 #include "common/member_session.h"
 #include "common/protocol.h"
@@ -32,6 +33,8 @@ struct MemberContext {
   const AppRegistry& apps;  // where a JobStart's app is found
   Logger log;
   uint32_t epoch = 0;  // the job's incarnation (JobStart.epoch), stamped on its every message
+  // Where the job's loads and sub-rounds run: threads of their own, or inline (unit tests).
+  Execution execution = Execution::kThreads;
 };
 
 class MemberJob {
@@ -63,6 +66,7 @@ class MemberJob {
         log_(context.log),
         id_(job_id),
         epoch_(context.epoch),
+        execution_(context.execution),
         errors_(context.session, context.transport.id(), job_id, context.epoch, context.log) {}
 
   // An envelope of this job and incarnation from this member.
@@ -99,6 +103,7 @@ class MemberJob {
   Logger log_;
   const uint64_t id_;
   const uint32_t epoch_;
+  const Execution execution_;
   JobErrorReport errors_;  // failures of this member's part go to the coordinator
 };
 

@@ -26,7 +26,8 @@ DynamicSchedulerJob::DynamicSchedulerJob(const MemberContext& context, uint64_t 
       num_schedulers_(start.num_schedulers()),
       num_workers_(start.num_workers()),
       app_(app),
-      worker_ids_(start.worker_ids().begin(), start.worker_ids().end()) {
+      worker_ids_(start.worker_ids().begin(), start.worker_ids().end()),
+      load_(context.execution) {
   ConnectPeers(start.worker_ids(), start.worker_endpoints());
   log_->info("job {}: waiting for the workers' column counts (scheduler {}/{})", id_, rank_,
              num_schedulers_);

@@ -11,7 +11,7 @@ namespace strads {
 
 StaticHomeJob::StaticHomeJob(const MemberContext& context, uint64_t job_id,
                              const proto::JobStart& start, const StaticApp* app)
-    : StaticMemberJob(context, job_id, start, app) {
+    : StaticMemberJob(context, job_id, start, app), load_(context.execution) {
   for (uint32_t b = rank_; b < plan_.blocks(); b += num_schedulers_) owned_.push_back(b);
   log_->info("job {}: loading the home of {} of {} blocks of {}", id_, owned_.size(),
              plan_.blocks(), spec_.data_path());

@@ -1,8 +1,10 @@
 // Unit tests of the four member jobs (engine/member_job.h), each driven message by message over
-// the in-process transport: no sockets, no coordinator, no threads of ours. The test plays the
-// coordinator and the peers. Fake apps keep the jobs' own logic in view: a dynamic model whose
-// updates say how many shared updates it had applied, and a static app whose blocks record the
-// sub-rounds they were worked on in.
+// the in-process transport: no sockets, no coordinator, no threads. The test plays the
+// coordinator and the peers. The jobs run their loads and sub-rounds inline (Execution::kInline),
+// so when a call into a job returns, everything it leads to is in the peers' mailboxes: a test
+// reads them without waiting, and an empty one means that nothing was sent. Fake apps keep the
+// jobs' own logic in view: a dynamic model whose updates say how many shared updates it had
+// applied, and a static app whose blocks record the sub-rounds they were worked on in.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -202,15 +204,26 @@ struct Bench {
     session = std::make_unique<MemberSession>(*member, MemberIdentity{}, log);
   }
 
-  // The jobs under test get their app directly; nothing is looked up.
-  MemberContext context() { return MemberContext{*member, *session, no_apps, log}; }
+  // The jobs under test get their app directly (nothing is looked up) and run their work inline.
+  MemberContext context() { return InlineContext(*member); }
+  MemberContext InlineContext(Transport& transport) {
+    MemberContext c{transport, *session, no_apps, log};
+    c.execution = Execution::kInline;
+    return c;
+  }
   InProcTransport& node(const std::string& id) { return *nodes.at(id); }
 
-  // Every message `id` receives within a short while, of the kind `body`.
+  // Everything `id` has received so far, oldest first (and removed from its mailbox).
+  std::vector<proto::Envelope> Inbox(const std::string& id) {
+    std::vector<proto::Envelope> out;
+    while (auto e = node(id).Receive(milliseconds(0))) out.push_back(*e);
+    return out;
+  }
+  // The messages of kind `body` that `id` has received so far (the others are dropped).
   std::vector<proto::Envelope> Drain(const std::string& id, proto::Envelope::BodyCase body) {
     std::vector<proto::Envelope> out;
-    while (auto e = node(id).Receive(milliseconds(20))) {
-      if (e->body_case() == body) out.push_back(*e);
+    for (auto& e : Inbox(id)) {
+      if (e.body_case() == body) out.push_back(std::move(e));
     }
     return out;
   }
@@ -240,43 +253,32 @@ struct Bench {
     return TickUntilReady(job);
   }
 
-  // Ticks `job` until the coordinator has its Ready; returns it.
-  // A JobFailed instead fails the test with its error.
-  proto::Ready TickUntilReady(MemberJob& job) {
-    for (int i = 0; i < 500; ++i) {
+  // Ticks `job` until the coordinator has its answer to the start, a Ready or a JobFailed (the
+  // messages before it are dropped); nullopt if none came. Each load runs inline, so one tick
+  // sees it end: a job that has not answered after a few ticks never will.
+  std::optional<proto::Envelope> TickForAnswer(MemberJob& job) {
+    for (int tick = 0; tick < 3; ++tick) {
       job.OnTick();
-      auto e = node("coordinator").Receive(milliseconds(10));
-      if (e && e->body_case() == proto::Envelope::kReady) return e->ready();
-      if (e && e->body_case() == proto::Envelope::kJobFailed) {
-        FAIL("JobFailed instead of Ready: " << e->job_failed().error());
+      while (auto e = node("coordinator").Receive(milliseconds(0))) {
+        if (e->has_ready() || e->has_job_failed()) return e;
       }
     }
-    FAIL("no Ready within 5 s");
-    return {};
-  }
-
-  // Ticks `job` until the coordinator has its JobFailed; returns its error ("" after 5 s, or if
-  // a Ready came instead).
-  std::string TickUntilFailed(MemberJob& job) {
-    for (int i = 0; i < 500; ++i) {
-      job.OnTick();
-      auto e = node("coordinator").Receive(milliseconds(10));
-      if (e && e->body_case() == proto::Envelope::kJobFailed) return e->job_failed().error();
-      if (e && e->body_case() == proto::Envelope::kReady) return "";
-    }
-    return "";
-  }
-
-  // Ticks `job` until the coordinator has a message of kind `body` (a sub-round may run on its own
-  // thread), discarding others; nullopt after `ticks` ticks.
-  std::optional<proto::Envelope> Await(MemberJob& job, proto::Envelope::BodyCase body,
-                                       int ticks = 300) {
-    for (int i = 0; i < ticks; ++i) {
-      job.OnTick();
-      auto e = node("coordinator").Receive(milliseconds(10));
-      if (e && e->body_case() == body) return e;
-    }
     return std::nullopt;
+  }
+
+  // The job's Ready; a JobFailed instead, or no answer, fails the test.
+  proto::Ready TickUntilReady(MemberJob& job) {
+    const auto answer = TickForAnswer(job);
+    if (!answer) FAIL("no Ready: the job waits for something");
+    if (answer->has_job_failed())
+      FAIL("JobFailed instead of Ready: " << answer->job_failed().error());
+    return answer->ready();
+  }
+
+  // The job's JobFailed error ("" if a Ready came instead, or no answer).
+  std::string TickUntilFailed(MemberJob& job) {
+    const auto answer = TickForAnswer(job);
+    return answer && answer->has_job_failed() ? answer->job_failed().error() : "";
   }
 
   void Deliver(MemberJob& job, const proto::Envelope& e) { job.OnMessage(e); }
@@ -407,7 +409,7 @@ TEST_CASE("worker jobs connect to their JobStart's schedulers while they load, n
     bench.start.add_scheduler_endpoints("inproc://" + s);
   }
   ConnectRecorder recorder(*bench.member);
-  const MemberContext context{recorder, *bench.session, bench.no_apps, bench.log};
+  const MemberContext context = bench.InlineContext(recorder);
   const std::vector<std::pair<std::string, std::string>> schedulers{
       {"scheduler-0", "inproc://scheduler-0"}, {"scheduler-1", "inproc://scheduler-1"}};
   SECTION("dynamic") {
@@ -446,13 +448,8 @@ TEST_CASE(
     const LinearModelApp lasso(std::make_unique<LassoLoss>());
     DynamicWorkerJob job(worker.context(), kJob, worker.start, &lasso);
     CHECK(job.Polling());
-    bool counted = false;
-    for (int i = 0; i < 500 && !counted; ++i) {
-      job.OnTick();
-      auto e = worker.node("coordinator").Receive(milliseconds(10));
-      counted = e && e->has_column_counts();
-    }
-    REQUIRE(counted);
+    job.OnTick();
+    REQUIRE(worker.Drain("coordinator", proto::Envelope::kColumnCounts).size() == 1);
     CHECK_FALSE(job.Polling());  // the coordinator's totals are a message, not a poll
     REQUIRE(worker.DeliverCounts(job));
     CHECK(job.Polling());
@@ -703,11 +700,8 @@ TEST_CASE(
     bench.Deliver(job, slice);
     // In order: the report first (the coordinator learns whether the job goes on), then the chord.
     auto receive = [&] {
-      while (auto e = bench.node("coordinator").Receive(std::chrono::milliseconds(20))) {
-        if (e->body_case() == proto::Envelope::kCheckReport ||
-            e->body_case() == proto::Envelope::kChord) {
-          got[asked_with_check].push_back(*e);
-        }
+      for (const auto& e : bench.Inbox("coordinator")) {
+        if (e.has_check_report() || e.has_chord()) got[asked_with_check].push_back(e);
       }
     };
     receive();
@@ -921,9 +915,9 @@ TEST_CASE(
   commit.mutable_commit()->add_deltas(1.0);
   f.Deliver(AskingForChord(commit, 1));
   std::vector<proto::Envelope> chords, errors;
-  while (auto e = f.bench.node("coordinator").Receive(std::chrono::milliseconds(20))) {
-    if (e->body_case() == proto::Envelope::kChord) chords.push_back(*e);
-    if (e->body_case() == proto::Envelope::kJobFailed) errors.push_back(*e);
+  for (const auto& e : f.bench.Inbox("coordinator")) {
+    if (e.has_chord()) chords.push_back(e);
+    if (e.has_job_failed()) errors.push_back(e);
   }
   CHECK(chords.empty());
   REQUIRE(errors.size() == 1);
@@ -948,19 +942,14 @@ TEST_CASE(
     bench.start.mutable_spec()->set_app("lasso");
     bench.start.mutable_spec()->mutable_linear()->set_lambda(0.01);
     DynamicWorkerJob job(bench.context(), kJob, bench.start, &lasso);
-    std::vector<proto::Envelope> counts;
-    bool ready = false;
-    // Its part's counts, then a while longer: no Ready without the whole file's.
-    for (int i = 0, after = 0; i < 500 && after < 20; ++i) {
-      job.OnTick();
-      while (auto e = bench.node("coordinator").Receive(milliseconds(2))) {
-        if (e->body_case() == proto::Envelope::kColumnCounts) counts.push_back(*e);
-        if (e->body_case() == proto::Envelope::kReady) ready = true;
-      }
-      if (!counts.empty()) ++after;
-    }
-    CHECK_FALSE(ready);
+    // Its part's counts, and nothing more: no Ready without the whole file's (and no work left
+    // running that could still send one).
+    job.OnTick();
+    job.OnTick();
+    CHECK_FALSE(job.Busy());
+    const auto counts = bench.Inbox("coordinator");
     REQUIRE(counts.size() == 1);
+    REQUIRE(counts[0].has_column_counts());
     const proto::ColumnCounts& c = counts[0].column_counts();
     if (static_cast<size_t>(c.counts_size()) > sum.size()) sum.resize(c.counts_size(), 0);
     for (int j = 0; j < c.counts_size(); ++j) sum[j] += c.counts(j);
@@ -974,8 +963,9 @@ TEST_CASE(
   Bench bench("scheduler-0", 1, 2);
   UseColumns(bench, dir.Path("absent.svm"), 6, 0);
   DynamicSchedulerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
-  for (int i = 0; i < 20; ++i) job.OnTick();
-  CHECK(bench.Drain("coordinator", proto::Envelope::kReady).empty());  // it waits for the counts
+  job.OnTick();
+  CHECK_FALSE(job.Busy());  // no load runs: it waits for the counts
+  CHECK(bench.Inbox("coordinator").empty());
   auto e = MakeEnvelope("coordinator", kJob, 0);
   e.mutable_column_counts()->set_rows(4);
   e.mutable_column_counts()->mutable_counts()->Assign(entries.begin(), entries.end());
@@ -1157,12 +1147,15 @@ TEST_CASE("static worker job: works once it has the barrier and the block, then 
   SECTION("barrier first") { order = {barrier, block}; }
   SECTION("block first") { order = {block, barrier}; }
   bench.Deliver(job, order[0]);
-  CHECK_FALSE(bench.Await(job, proto::Envelope::kSubRoundDone, 20));
+  job.OnTick();
+  // Not worked on: a sub-round would be done, and its block passed on, by now.
+  CHECK(bench.Inbox("coordinator").empty());
+  CHECK(bench.Inbox("worker-1").empty());
   bench.Deliver(job, order[1]);
-  auto done = bench.Await(job, proto::Envelope::kSubRoundDone);
-  REQUIRE(done);
-  CHECK(done->sub_round_done().block() == b);
-  CHECK(done->sub_round_done().sub_round() == 0);
+  auto done = bench.Drain("coordinator", proto::Envelope::kSubRoundDone);
+  REQUIRE(done.size() == 1);
+  CHECK(done[0].sub_round_done().block() == b);
+  CHECK(done[0].sub_round_done().sub_round() == 0);
 
   const auto next = plan.NextVisit(0, b);
   REQUIRE(next.sub_round > 0);  // on to another worker in this pass, not home

@@ -66,7 +66,9 @@ DynamicWorkerJob::DynamicWorkerJob(const MemberContext& context, uint64_t job_id
       rank_(start.rank()),
       num_schedulers_(std::max<uint32_t>(1, start.num_schedulers())),
       num_workers_(start.num_workers()),
-      app_(app) {
+      app_(app),
+      count_(context.execution),
+      load_(context.execution) {
   ConnectPeers(start.scheduler_ids(), start.scheduler_endpoints());
   log_->info("job {}: loading columns {}/{} of {}", id_, rank_, num_workers_, spec_.data_path());
   count_.Start(Count, spec_, rank_, num_workers_);

@@ -12,7 +12,7 @@ namespace strads {
 
 StaticWorkerJob::StaticWorkerJob(const MemberContext& context, uint64_t job_id,
                                  const proto::JobStart& start, const StaticApp* app)
-    : StaticMemberJob(context, job_id, start, app) {
+    : StaticMemberJob(context, job_id, start, app), load_(context.execution) {
   ConnectPeers(start.scheduler_ids(), start.scheduler_endpoints());
   log_->info("job {}: loading {} shard {}/{} of {}", id_, app_->name(), rank_, plan_.workers(),
              spec_.data_path());
@@ -95,13 +95,12 @@ void StaticWorkerJob::TryProcess() {
   std::vector<double> aggregates(start_->aggregates().begin(), start_->aggregates().end());
   start_.reset();
 
-  // The sub-round runs on its own thread so the event loop goes on (heartbeats) however long it
-  // takes; the shard is touched by that thread alone until it is collected. A short sub-round is
-  // collected at once, without a round trip through the loop.
+  // The sub-round runs on its own thread (inline in unit tests) so the event loop goes on
+  // (heartbeats) however long it takes; the shard is touched by that thread alone until it is
+  // collected. A short sub-round is collected at once, without a round trip through the loop.
   const bool last = r + 1 == plan_.sub_rounds();
-  compute_ = std::async(std::launch::async, [shard = shard_.get(), last,
-                                             aggregates = std::move(aggregates),
-                                             work = std::move(work)]() mutable {
+  compute_ = Launch(execution_, [shard = shard_.get(), last, aggregates = std::move(aggregates),
+                                 work = std::move(work)]() mutable {
     work.delta.assign(aggregates.size(), 0.0);
     const auto began = std::chrono::steady_clock::now();
     work.work = shard->Process(work.step, aggregates, work.block, work.delta);
