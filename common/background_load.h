@@ -1,5 +1,6 @@
 // BackgroundLoad<T>: a member's data load on its own thread, so the event loop keeps answering
-// (heartbeats, cancels) while a large file is read; and Execution, where such work runs.
+// (heartbeats, cancels) while a large file is read; Execution, where such work runs; and
+// BackgroundWork, the loads of one owner (a member's job) taken together.
 //
 // At most one load is current. Abandon() (the job ended first) tells the load to stop (the
 // readers end at their next buffer refill with a Cancelled error; common/load_cancellation.h) and
@@ -8,6 +9,7 @@
 // load function runs on its own thread and must not touch the owner's state.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <exception>
@@ -42,10 +44,57 @@ std::future<std::invoke_result_t<Fn>> Launch(Execution execution, Fn&& fn) {
   return result;
 }
 
+// What an owner asks of each of its loads, whatever they produce (BackgroundLoad<T> below).
+class LoadHandle {
+ public:
+  virtual void Abandon() = 0;
+  virtual bool Busy() = 0;
+  virtual bool fresh() const = 0;
+
+ protected:
+  ~LoadHandle() = default;
+};
+
+// The loads of one owner, which it abandons, polls for freshness and waits for as one, and where
+// they run. Each load joins on construction (BackgroundLoad(BackgroundWork&)) and must outlive
+// every call here: an owner declares its work first and its loads after it.
+class BackgroundWork {
+ public:
+  explicit BackgroundWork(Execution execution = Execution::kThreads) : execution_(execution) {}
+  BackgroundWork(const BackgroundWork&) = delete;
+  BackgroundWork& operator=(const BackgroundWork&) = delete;
+
+  Execution execution() const { return execution_; }
+  void Join(LoadHandle* load) { loads_.push_back(load); }
+  // Every load's result is no longer wanted (BackgroundLoad::Abandon).
+  void Abandon() {
+    for (LoadHandle* load : loads_) load->Abandon();
+  }
+  // True while any load, current or abandoned, still runs.
+  bool Busy() {
+    bool busy = false;
+    for (LoadHandle* load : loads_) busy = load->Busy() || busy;  // each forgets its finished ones
+    return busy;
+  }
+  // True while any load is fresh (BackgroundLoad::fresh).
+  bool fresh() const {
+    return std::any_of(loads_.begin(), loads_.end(),
+                       [](const LoadHandle* l) { return l->fresh(); });
+  }
+
+ private:
+  Execution execution_;
+  std::vector<LoadHandle*> loads_;
+};
+
 template <typename T>
-class BackgroundLoad {
+class BackgroundLoad final : public LoadHandle {
  public:
   explicit BackgroundLoad(Execution execution = Execution::kThreads) : execution_(execution) {}
+  // A load of `owner`'s, run as it says.
+  explicit BackgroundLoad(BackgroundWork& owner) : execution_(owner.execution()) {
+    owner.Join(this);
+  }
   BackgroundLoad(const BackgroundLoad&) = delete;
   BackgroundLoad& operator=(const BackgroundLoad&) = delete;
   ~BackgroundLoad() {
@@ -76,7 +125,9 @@ class BackgroundLoad {
   // three daemons ticking every millisecond through the paper shape's 9 s load on 2 cores
   // slowed it by ~2 s; after kFresh a load's end is seen at most a tick late.
   static constexpr std::chrono::milliseconds kFresh{200};
-  bool fresh() const { return running() && std::chrono::steady_clock::now() - started_ < kFresh; }
+  bool fresh() const override {
+    return running() && std::chrono::steady_clock::now() - started_ < kFresh;
+  }
 
   // The result once the current load has finished (then no load is current); nullopt while it
   // runs or when none was started. An exception thrown by the load (e.g. bad_alloc for a header
@@ -94,12 +145,12 @@ class BackgroundLoad {
   }
 
   // True while any load (current or abandoned) is still running; forgets finished abandoned ones.
-  bool Busy() {
+  bool Busy() override {
     std::erase_if(abandoned_, [](auto& f) { return Ready(f); });
     return current_.valid() || !abandoned_.empty();
   }
   // Forgets the current load (its result is no longer wanted).
-  void Abandon() {
+  void Abandon() override {
     if (flag_) flag_->store(true);
     if (current_.valid()) abandoned_.push_back(std::move(current_));
   }

@@ -183,10 +183,17 @@ const FakeDynamicApp kDynamicApp;
 const FakeStaticApp kStaticApp;
 constexpr uint64_t kJob = 1;
 
+// A 4-row, 6-feature data file.
+std::string TinyData(const testing::TempDir& dir) {
+  return dir.Write("tiny.svm", "1 1:1 2:0.5 4:1\n2 2:1 3:1 5:2\n-1 1:2 6:1\n0.5 3:-1 4:0.5\n");
+}
+
 // One member under test and everyone it talks to, on an in-process hub: the coordinator,
-// `schedulers` schedulers and `workers` workers (the member is one of them, `self`).
+// `schedulers` schedulers and `workers` workers (the member is one of them, `self`). The job is
+// on TinyData unless a test says otherwise.
 struct Bench {
   Bench(const std::string& self, uint32_t schedulers, uint32_t workers) : self(self) {
+    start.mutable_spec()->set_data_path(TinyData(dir));
     auto add = [&](const std::string& id) {
       auto transport = std::make_unique<InProcTransport>(hub, id);
       if (id == self) member = transport.get();
@@ -204,10 +211,11 @@ struct Bench {
     session = std::make_unique<MemberSession>(*member, MemberIdentity{}, log);
   }
 
-  // The jobs under test get their app directly (nothing is looked up) and run their work inline.
-  MemberContext context() { return InlineContext(*member); }
-  MemberContext InlineContext(Transport& transport) {
-    MemberContext c{transport, *session, no_apps, log};
+  // What builds job kJob from `start` (as it is when the job is built). The jobs under test get
+  // their app directly (nothing is looked up) and run their work inline.
+  JobContext context() { return InlineContext(*member); }
+  JobContext InlineContext(Transport& transport) {
+    JobContext c{transport, *session, no_apps, log, kJob, start};
     c.execution = Execution::kInline;
     return c;
   }
@@ -289,8 +297,15 @@ struct Bench {
     request.mutable_chord_request();
     Deliver(job, request);
   }
+  // The coordinator asks `job` for check `round` (the workers' slices come separately).
+  void RequestCheck(MemberJob& job, uint64_t round) {
+    auto request = MakeEnvelope("coordinator", kJob, round);
+    request.mutable_check_request();
+    Deliver(job, request);
+  }
 
   std::string self;
+  testing::TempDir dir;
   InProcHub hub;
   std::map<std::string, std::unique_ptr<InProcTransport>> nodes;
   InProcTransport* member = nullptr;
@@ -299,11 +314,6 @@ struct Bench {
   const AppRegistry no_apps;
   proto::JobStart start;
 };
-
-// A 4-row, 6-feature data file.
-std::string TinyData(const testing::TempDir& dir) {
-  return dir.Write("tiny.svm", "1 1:1 2:0.5 4:1\n2 2:1 3:1 5:2\n-1 1:2 6:1\n0.5 3:-1 4:0.5\n");
-}
 
 proto::Envelope ChordEnvelope(uint64_t round, std::vector<uint64_t> ids) {
   auto e = MakeEnvelope("scheduler-0", kJob, round);
@@ -343,14 +353,16 @@ proto::Envelope SliceWithNorms(uint32_t worker, uint64_t round, uint64_t first, 
   return e;
 }
 
-// Sets the bench's job to one on `data` without the dependency filter.
-void UseColumns(Bench& bench, const std::string& data, uint32_t chord_size, uint32_t candidates) {
-  bench.start.mutable_spec()->set_data_path(data);
+// Sets the bench's job to chords of `chord_size` from `candidates`, without the dependency filter.
+void UseColumns(Bench& bench, uint32_t chord_size, uint32_t candidates) {
   proto::DynamicEngineSpec& d = *bench.start.mutable_spec()->mutable_dynamic();
   d.set_chord_size(chord_size);
   d.set_candidates(candidates);
   d.set_rho(1.0);
 }
+
+// The number of parameters of a scheduler's partition.
+size_t PartitionSize(const proto::Ready& ready) { return ready.end_param() - ready.first_param(); }
 
 // The coordinator's commit of round `round`: every id in `ids` set to `value`, moved by `delta`.
 template <class Ids>
@@ -401,24 +413,22 @@ class ConnectRecorder : public Transport {
 
 TEST_CASE("worker jobs connect to their JobStart's schedulers while they load, not at Begin",
           "[member_job]") {
-  testing::TempDir dir;
   Bench bench("worker-0", 2, 1);
-  bench.start.mutable_spec()->set_data_path(TinyData(dir));
   for (const std::string s : {"scheduler-0", "scheduler-1"}) {
     bench.start.add_scheduler_ids(s);
     bench.start.add_scheduler_endpoints("inproc://" + s);
   }
   ConnectRecorder recorder(*bench.member);
-  const MemberContext context = bench.InlineContext(recorder);
+  const JobContext context = bench.InlineContext(recorder);
   const std::vector<std::pair<std::string, std::string>> schedulers{
       {"scheduler-0", "inproc://scheduler-0"}, {"scheduler-1", "inproc://scheduler-1"}};
   SECTION("dynamic") {
-    DynamicWorkerJob job(context, kJob, bench.start, &kDynamicApp);
+    DynamicWorkerJob job(context, &kDynamicApp);
     CHECK(recorder.connected == schedulers);
     (void)bench.AwaitReady(job);  // the load is done before the job goes
   }
   SECTION("static") {
-    StaticWorkerJob job(context, kJob, bench.start, &kStaticApp);
+    StaticWorkerJob job(context, &kStaticApp);
     CHECK(recorder.connected == schedulers);
     (void)bench.AwaitReady(job);
   }
@@ -427,7 +437,6 @@ TEST_CASE("worker jobs connect to their JobStart's schedulers while they load, n
 TEST_CASE(
     "member jobs ask their event loop to tick often while they load, and no longer once loaded",
     "[member_job]") {
-  testing::TempDir dir;
   // Polling from the start (the load or count runs), not once the coordinator has the Ready.
   auto polls_while_loading = [](Bench& bench, MemberJob& job) {
     CHECK(job.Polling());
@@ -435,18 +444,16 @@ TEST_CASE(
     CHECK_FALSE(job.Polling());
   };
   Bench worker("worker-0", 1, 1), scheduler("scheduler-0", 1, 1);
-  worker.start.mutable_spec()->set_data_path(TinyData(dir));
-  scheduler.start.mutable_spec()->set_data_path(TinyData(dir));
   SECTION("static worker") {
-    StaticWorkerJob job(worker.context(), kJob, worker.start, &kStaticApp);
+    StaticWorkerJob job(worker.context(), &kStaticApp);
     polls_while_loading(worker, job);
   }
   SECTION("dynamic worker: while it counts, not while it waits for the totals, while it loads") {
-    UseColumns(worker, TinyData(dir), 6, 0);
+    UseColumns(worker, 6, 0);
     worker.start.mutable_spec()->set_app("lasso");
     worker.start.mutable_spec()->mutable_linear()->set_lambda(0.01);
     const LinearModelApp lasso(std::make_unique<LassoLoss>());
-    DynamicWorkerJob job(worker.context(), kJob, worker.start, &lasso);
+    DynamicWorkerJob job(worker.context(), &lasso);
     CHECK(job.Polling());
     job.OnTick();
     REQUIRE(worker.Drain("coordinator", proto::Envelope::kColumnCounts).size() == 1);
@@ -457,12 +464,12 @@ TEST_CASE(
     CHECK_FALSE(job.Polling());
   }
   SECTION("a job abandoned while it loads no longer asks") {
-    DynamicWorkerJob job(worker.context(), kJob, worker.start, &kDynamicApp);
+    DynamicWorkerJob job(worker.context(), &kDynamicApp);
     job.Abandon();
     CHECK_FALSE(job.Polling());
   }
   SECTION("dynamic scheduler: not while it waits for the counts, while it loads") {
-    DynamicSchedulerJob job(scheduler.context(), kJob, scheduler.start, &kDynamicApp);
+    DynamicSchedulerJob job(scheduler.context(), &kDynamicApp);
     for (int i = 0; i < 5; ++i) job.OnTick();
     CHECK_FALSE(job.Polling());  // the counts are a message, not a poll
     REQUIRE(scheduler.DeliverCounts(job));
@@ -471,7 +478,7 @@ TEST_CASE(
     CHECK_FALSE(job.Polling());
   }
   SECTION("static scheduler") {
-    StaticHomeJob job(scheduler.context(), kJob, scheduler.start, &kStaticApp);
+    StaticHomeJob job(scheduler.context(), &kStaticApp);
     polls_while_loading(scheduler, job);
   }
 }
@@ -480,13 +487,11 @@ TEST_CASE("dynamic worker job: round t is computed after the shared updates of e
           "[member_job][dynamic_worker]") {
   // A depth D > 1 only lets chords come ahead: a share is exact descent against the replica, so
   // it must hold every earlier round's change.
-  testing::TempDir dir;
   for (uint32_t depth : {1u, 2u, 3u}) {
     CAPTURE(depth);
     Bench bench("worker-0", 1, 1);
-    bench.start.mutable_spec()->set_data_path(TinyData(dir));
     bench.start.mutable_spec()->mutable_dynamic()->set_pipeline_depth(depth);
-    DynamicWorkerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
+    DynamicWorkerJob job(bench.context(), &kDynamicApp);
     (void)bench.AwaitReady(job);
 
     for (uint64_t t = 0; t < 6; ++t) bench.Deliver(job, ChordEnvelope(t, {t % 3}));
@@ -518,10 +523,8 @@ TEST_CASE("dynamic worker job: round t is computed after the shared updates of e
 
 TEST_CASE("dynamic worker job: a shared update out of round order is refused and reported once",
           "[member_job][dynamic_worker]") {
-  testing::TempDir dir;
   Bench bench("worker-0", 1, 1);
-  bench.start.mutable_spec()->set_data_path(TinyData(dir));
-  DynamicWorkerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
+  DynamicWorkerJob job(bench.context(), &kDynamicApp);
   (void)bench.AwaitReady(job);
   bench.Deliver(job, SharedUpdateEnvelope(3));
   bench.Deliver(job, SharedUpdateEnvelope(4));
@@ -535,12 +538,10 @@ TEST_CASE(
     "dynamic scheduler job: a ChordRequest gets a chord of its own partition, shared out to the "
     "workers",
     "[member_job][dynamic_scheduler]") {
-  testing::TempDir dir;
   Bench bench("scheduler-1", 2, 2);
   bench.start.set_rank(1);
-  bench.start.mutable_spec()->set_data_path(TinyData(dir));
   bench.start.mutable_spec()->mutable_dynamic()->set_chord_size(2);
-  DynamicSchedulerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
+  DynamicSchedulerJob job(bench.context(), &kDynamicApp);
   const proto::Ready ready = bench.AwaitReady(job);
   REQUIRE(ready.first_param() < ready.end_param());
   CHECK(ready.end_param() == ready.num_features());  // the last of the two partitions
@@ -578,11 +579,9 @@ TEST_CASE(
     "dynamic scheduler job: a share it cannot send fails the job, and the other workers get "
     "nothing",
     "[member_job][dynamic_scheduler]") {
-  testing::TempDir dir;
   Bench bench("scheduler-0", 1, 3);
-  bench.start.mutable_spec()->set_data_path(TinyData(dir));
   bench.start.mutable_spec()->mutable_dynamic()->set_chord_size(4);
-  DynamicSchedulerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
+  DynamicSchedulerJob job(bench.context(), &kDynamicApp);
   (void)bench.AwaitReady(job);
   bench.nodes.erase("worker-1");  // gone: a send to it fails
   bench.RequestChord(job, 0);
@@ -599,16 +598,13 @@ TEST_CASE(
     "dynamic scheduler job: each worker gets only the parameters it owns, the coordinator the "
     "whole chord",
     "[member_job][dynamic_scheduler]") {
-  testing::TempDir dir;
   Bench bench("scheduler-0", 1, 2);
-  UseColumns(bench, TinyData(dir), 6, 12);
-  DynamicSchedulerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
+  UseColumns(bench, 6, 12);
+  DynamicSchedulerJob job(bench.context(), &kDynamicApp);
   const proto::Ready ready = bench.AwaitReady(job);
   // The first check, as the coordinator starts every job: it brings the squared norms.
-  const size_t n = ready.end_param() - ready.first_param();
-  auto check = MakeEnvelope("coordinator", kJob, 0);
-  check.mutable_check_request();
-  bench.Deliver(job, check);
+  const size_t n = PartitionSize(ready);
+  bench.RequestCheck(job, 0);
   bench.Deliver(job, SliceWithNorms(0, 0, 0, 3, -50.0, 2.0));
   bench.Deliver(job, SliceWithNorms(1, 0, 3, n - 3, -50.0, 2.0));
   REQUIRE(bench.Drain("coordinator", proto::Envelope::kCheckReport).size() == 1);
@@ -651,17 +647,16 @@ TEST_CASE(
   for (const bool adapts : {true, false}) {
     CAPTURE(adapts);
     Bench bench("scheduler-0", 1, 1);
-    UseColumns(bench, data, 8, 16);
+    UseColumns(bench, 8, 16);
+    bench.start.mutable_spec()->set_data_path(data);
     bench.start.mutable_spec()->mutable_dynamic()->set_inner_passes(8);
     bench.start.mutable_spec()->mutable_dynamic()->set_chord_size_adapts(adapts);
-    DynamicSchedulerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
+    DynamicSchedulerJob job(bench.context(), &kDynamicApp);
     const proto::Ready ready = bench.AwaitReady(job);
-    REQUIRE(ready.end_param() - ready.first_param() == 8);
+    REQUIRE(PartitionSize(ready) == 8);
     CHECK(ready.chord_size() == (adapts ? 4u : 8u));
     CHECK(ready.candidates() == (adapts ? 8u : 16u));  // twice the chord, as the spec's
-    auto check = MakeEnvelope("coordinator", kJob, 0);
-    check.mutable_check_request();
-    bench.Deliver(job, check);
+    bench.RequestCheck(job, 0);
     bench.Deliver(job, SliceWithNorms(0, 0, 0, 8, -50.0, 2.0));  // every feature violates
     REQUIRE(bench.Drain("coordinator", proto::Envelope::kCheckReport).size() == 1);
     bench.RequestChord(job, 0);
@@ -675,16 +670,14 @@ TEST_CASE(
     "dynamic scheduler job: a check asking for a chord reports, then sends the chord a request "
     "would get",
     "[member_job][dynamic_scheduler]") {
-  testing::TempDir dir;
-  const std::string data = TinyData(dir);
   // Two schedulers in the same state: one asked with the check, one asked after its report.
   std::vector<std::vector<proto::Envelope>> got(2);
   for (int asked_with_check = 0; asked_with_check < 2; ++asked_with_check) {
     Bench bench("scheduler-0", 1, 1);
-    UseColumns(bench, data, 3, 0);
-    DynamicSchedulerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
+    UseColumns(bench, 3, 0);
+    DynamicSchedulerJob job(bench.context(), &kDynamicApp);
     const proto::Ready ready = bench.AwaitReady(job);
-    const size_t n = ready.end_param() - ready.first_param();
+    const size_t n = PartitionSize(ready);
     auto request = MakeEnvelope("coordinator", kJob, 0);
     request.mutable_check_request();
     if (asked_with_check) {
@@ -723,17 +716,14 @@ TEST_CASE(
 
 TEST_CASE("dynamic scheduler job: the next chord is built ahead unless a check comes first",
           "[member_job][dynamic_scheduler]") {
-  testing::TempDir dir;
   Bench bench("scheduler-0", 1, 1);
-  UseColumns(bench, TinyData(dir), 1, 0);
-  DynamicSchedulerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
+  UseColumns(bench, 1, 0);
+  DynamicSchedulerJob job(bench.context(), &kDynamicApp);
   const proto::Ready ready = bench.AwaitReady(job);
-  const size_t n = ready.end_param() - ready.first_param();
+  const size_t n = PartitionSize(ready);
   uint64_t round = 0;
   auto check = [&](bool first) {
-    auto request = MakeEnvelope("coordinator", kJob, round);
-    request.mutable_check_request();
-    bench.Deliver(job, request);
+    bench.RequestCheck(job, round);
     bench.Deliver(job, first ? SliceWithNorms(0, round, 0, n, -50.0, 2.0)
                              : SliceEnvelope(0, round, 0, n, -50.0));
     REQUIRE(bench.Drain("coordinator", proto::Envelope::kCheckReport).size() == 1);
@@ -771,14 +761,12 @@ std::vector<uint64_t> SortedChordIds(const proto::Envelope& e) {
 // priority |-50| / 2) and its chord of round 0 (`first`).
 struct CheckedColumnScheduler {
   CheckedColumnScheduler(uint32_t chord_size, uint32_t candidates, uint32_t depth = 0) {
-    UseColumns(bench, TinyData(dir), chord_size, candidates);
+    UseColumns(bench, chord_size, candidates);
     bench.start.mutable_spec()->mutable_dynamic()->set_pipeline_depth(depth);
-    job = std::make_unique<DynamicSchedulerJob>(bench.context(), kJob, bench.start, &kDynamicApp);
+    job = std::make_unique<DynamicSchedulerJob>(bench.context(), &kDynamicApp);
     ready = bench.AwaitReady(*job);
-    const size_t n = ready.end_param() - ready.first_param();
-    auto request = MakeEnvelope("coordinator", kJob, 0);
-    request.mutable_check_request();
-    bench.Deliver(*job, request);
+    const size_t n = PartitionSize(ready);
+    bench.RequestCheck(*job, 0);
     bench.Deliver(*job, SliceWithNorms(0, 0, 0, n, -50.0, 2.0));
     REQUIRE(bench.Drain("coordinator", proto::Envelope::kCheckReport).size() == 1);
     bench.RequestChord(*job, 0);
@@ -791,7 +779,6 @@ struct CheckedColumnScheduler {
   std::vector<proto::Envelope> Drain(proto::Envelope::BodyCase body) {
     return bench.Drain("coordinator", body);
   }
-  testing::TempDir dir;
   Bench bench{"scheduler-0", 1, 1};
   std::unique_ptr<DynamicSchedulerJob> job;
   proto::Ready ready;
@@ -928,8 +915,6 @@ TEST_CASE(
     "column layout: workers count their parts, load on the summed counts, schedulers never read "
     "the file",
     "[member_job][dynamic_scheduler][dynamic_worker]") {
-  testing::TempDir dir;
-  const std::string data = TinyData(dir);
   const std::vector<uint64_t> entries{2, 2, 2, 2, 1, 1};  // tiny.svm's columns
   const LinearModelApp lasso(std::make_unique<LassoLoss>());
   std::vector<uint64_t> sum;
@@ -937,11 +922,11 @@ TEST_CASE(
   for (uint32_t rank : {0u, 1u}) {
     CAPTURE(rank);
     Bench bench("worker-" + std::to_string(rank), 1, 2);
-    UseColumns(bench, data, 6, 0);
+    UseColumns(bench, 6, 0);
     bench.start.set_rank(rank);
     bench.start.mutable_spec()->set_app("lasso");
     bench.start.mutable_spec()->mutable_linear()->set_lambda(0.01);
-    DynamicWorkerJob job(bench.context(), kJob, bench.start, &lasso);
+    DynamicWorkerJob job(bench.context(), &lasso);
     // Its part's counts, and nothing more: no Ready without the whole file's (and no work left
     // running that could still send one).
     job.OnTick();
@@ -961,8 +946,9 @@ TEST_CASE(
   CHECK(rows == 4);
   // The scheduler's file does not exist: without the filter or a grouping it never opens it.
   Bench bench("scheduler-0", 1, 2);
-  UseColumns(bench, dir.Path("absent.svm"), 6, 0);
-  DynamicSchedulerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
+  UseColumns(bench, 6, 0);
+  bench.start.mutable_spec()->set_data_path(bench.dir.Path("absent.svm"));
+  DynamicSchedulerJob job(bench.context(), &kDynamicApp);
   job.OnTick();
   CHECK_FALSE(job.Busy());  // no load runs: it waits for the counts
   CHECK(bench.Inbox("coordinator").empty());
@@ -980,11 +966,10 @@ TEST_CASE(
 TEST_CASE(
     "column layout: a scheduler reading its columns refuses a file of another shape than counted",
     "[member_job][dynamic_scheduler]") {
-  testing::TempDir dir;
   Bench bench("scheduler-0", 1, 2);
-  UseColumns(bench, TinyData(dir), 6, 0);
+  UseColumns(bench, 6, 0);
   bench.start.mutable_spec()->mutable_dynamic()->set_group_rho(0.5);  // it groups: it reads
-  DynamicSchedulerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
+  DynamicSchedulerJob job(bench.context(), &kDynamicApp);
   auto e = MakeEnvelope("coordinator", kJob, 0);
   e.mutable_column_counts()->set_rows(4);
   const std::vector<uint64_t> seven{2, 2, 2, 2, 1, 1, 1};  // tiny.svm has 6 columns
@@ -999,22 +984,19 @@ TEST_CASE(
     "dynamic scheduler job: squared norms come with the first check, a first slice without them "
     "fails",
     "[member_job][dynamic_scheduler]") {
-  testing::TempDir dir;
   for (bool with_norms : {true, false}) {
     CAPTURE(with_norms);
     Bench bench("scheduler-0", 1, 1);
-    UseColumns(bench, TinyData(dir), 6, 0);
-    DynamicSchedulerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
+    UseColumns(bench, 6, 0);
+    DynamicSchedulerJob job(bench.context(), &kDynamicApp);
     const proto::Ready ready = bench.AwaitReady(job);
-    const size_t n = ready.end_param() - ready.first_param();
+    const size_t n = PartitionSize(ready);
     // Before the check no norm is known: no parameter can be drawn.
     bench.RequestChord(job, 0);
     auto before = bench.Drain("coordinator", proto::Envelope::kChord);
     REQUIRE(before.size() == 1);
     CHECK(before[0].chord().ids_size() == 0);
-    auto check = MakeEnvelope("coordinator", kJob, 0);
-    check.mutable_check_request();
-    bench.Deliver(job, check);
+    bench.RequestCheck(job, 0);
     // Column 0 is all zero by its norm: never drawn, whatever its gradient says.
     auto slice = SliceWithNorms(0, 0, 0, n, -50.0, 2.0);
     slice.mutable_gradient_slice()->set_sq_norms(0, 0.0);
@@ -1040,10 +1022,8 @@ TEST_CASE(
     "dynamic scheduler job: commits set the values it sends, one outside its partition is "
     "reported",
     "[member_job][dynamic_scheduler]") {
-  testing::TempDir dir;
   Bench bench("scheduler-0", 1, 1);
-  bench.start.mutable_spec()->set_data_path(TinyData(dir));
-  DynamicSchedulerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
+  DynamicSchedulerJob job(bench.context(), &kDynamicApp);
   const proto::Ready ready = bench.AwaitReady(job);
   bench.Deliver(job, CommitEnvelope(0, 2, 0.75, 0.75));
   bench.Deliver(job, CommitEnvelope(1, 4, -1.5, -1.5));
@@ -1072,12 +1052,10 @@ TEST_CASE(
     "dynamic scheduler job: a check is evaluated only once its request and every worker's "
     "slice are in",
     "[member_job][dynamic_scheduler]") {
-  testing::TempDir dir;
   Bench bench("scheduler-0", 1, 2);
-  bench.start.mutable_spec()->set_data_path(TinyData(dir));
-  DynamicSchedulerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
+  DynamicSchedulerJob job(bench.context(), &kDynamicApp);
   const proto::Ready ready = bench.AwaitReady(job);
-  const size_t n = ready.end_param() - ready.first_param();
+  const size_t n = PartitionSize(ready);
   auto slice = [&](uint32_t worker, double value) { return SliceEnvelope(worker, 5, 0, n, value); };
   auto request = MakeEnvelope("coordinator", kJob, 5);
   request.mutable_check_request();
@@ -1101,25 +1079,19 @@ TEST_CASE(
     "dynamic scheduler job: gradient slices add at their offsets, one past the partition is "
     "reported",
     "[member_job][dynamic_scheduler]") {
-  testing::TempDir dir;
   Bench bench("scheduler-0", 1, 2);
-  bench.start.mutable_spec()->set_data_path(TinyData(dir));
-  DynamicSchedulerJob job(bench.context(), kJob, bench.start, &kDynamicApp);
+  DynamicSchedulerJob job(bench.context(), &kDynamicApp);
   const proto::Ready ready = bench.AwaitReady(job);
-  const size_t n = ready.end_param() - ready.first_param();
+  const size_t n = PartitionSize(ready);
   REQUIRE(n >= 2);
-  auto request = MakeEnvelope("coordinator", kJob, 5);
-  request.mutable_check_request();
-  bench.Deliver(job, request);
+  bench.RequestCheck(job, 5);
   bench.Deliver(job, SliceEnvelope(0, 5, 0, 1, -4.0));      // worker 0: the first parameter
   bench.Deliver(job, SliceEnvelope(1, 5, 1, n - 1, -2.0));  // worker 1: the others
   auto reports = bench.Drain("coordinator", proto::Envelope::kCheckReport);
   REQUIRE(reports.size() == 1);
   CHECK(reports[0].check_report().max_abs_gradient() == 4.0);
 
-  auto next = MakeEnvelope("coordinator", kJob, 6);
-  next.mutable_check_request();
-  bench.Deliver(job, next);
+  bench.RequestCheck(job, 6);
   bench.Deliver(job, SliceEnvelope(0, 6, n - 1, 2, 1.0));
   auto errors = bench.Drain("coordinator", proto::Envelope::kJobFailed);
   REQUIRE(errors.size() == 1);
@@ -1130,7 +1102,7 @@ TEST_CASE("static worker job: works once it has the barrier and the block, then 
           "[member_job][static_worker]") {
   Bench bench("worker-0", 1, 2);
   bench.start.mutable_spec()->mutable_static_engine()->set_blocks_per_worker(1);
-  StaticWorkerJob job(bench.context(), kJob, bench.start, &kStaticApp);
+  StaticWorkerJob job(bench.context(), &kStaticApp);
   (void)bench.AwaitReady(job);
   auto begin = MakeEnvelope("coordinator", kJob);
   begin.mutable_begin()->add_scheduler_ids("scheduler-0");
@@ -1176,7 +1148,7 @@ TEST_CASE(
     "[member_job][static_home]") {
   Bench bench("scheduler-0", 1, 2);
   bench.start.mutable_spec()->mutable_static_engine()->set_blocks_per_worker(1);
-  StaticHomeJob job(bench.context(), kJob, bench.start, &kStaticApp);
+  StaticHomeJob job(bench.context(), &kStaticApp);
   (void)bench.AwaitReady(job);
   auto pass = MakeEnvelope("coordinator", kJob);
   pass.mutable_pass_start()->set_iteration(2);
@@ -1213,7 +1185,7 @@ TEST_CASE(
     "[member_job][static_worker][recovery]") {
   Bench bench("worker-0", 1, 2);
   const CheckpointingApp app;
-  StaticWorkerJob job(bench.context(), kJob, bench.start, &app);
+  StaticWorkerJob job(bench.context(), &app);
   (void)bench.AwaitReady(job);
 
   auto ask = MakeEnvelope("coordinator", kJob);
@@ -1261,11 +1233,9 @@ TEST_CASE(
     "a grouping scheduler's Ready carries its owners, and a worker keeps its columns or refuses "
     "them",
     "[member_job][grouping]") {
-  testing::TempDir dir;
-  const std::string data = TinyData(dir);
   const LinearModelApp lasso(std::make_unique<LassoLoss>());
   auto use_spec = [&](Bench& bench, double group_rho) {
-    UseColumns(bench, data, 8, 16);
+    UseColumns(bench, 8, 16);
     bench.start.mutable_spec()->set_app("lasso");
     bench.start.mutable_spec()->mutable_linear()->set_lambda(0.01);
     bench.start.mutable_spec()->mutable_dynamic()->set_group_rho(group_rho);
@@ -1274,7 +1244,7 @@ TEST_CASE(
   {
     Bench bench("scheduler-0", 1, 2);
     use_spec(bench, kDefaultGroupRho);
-    DynamicSchedulerJob job(bench.context(), kJob, bench.start, &lasso);
+    DynamicSchedulerJob job(bench.context(), &lasso);
     const proto::Ready ready = bench.AwaitReady(job);
     owners = ready.owners();
   }
@@ -1295,7 +1265,7 @@ TEST_CASE(
   SECTION("the worker updates exactly the chord's ids the grouping gives it") {
     Bench bench("worker-0", 1, 2);
     use_spec(bench, kDefaultGroupRho);
-    DynamicWorkerJob job(bench.context(), kJob, bench.start, &lasso);
+    DynamicWorkerJob job(bench.context(), &lasso);
     (void)bench.AwaitReady(job);
     bench.Deliver(job, begin_with(owners));
     CHECK(bench.Drain("coordinator", proto::Envelope::kJobFailed).empty());  // no error
@@ -1312,7 +1282,7 @@ TEST_CASE(
     CHECK(partials[0].column_partials().compute_seconds() > 0.0);
     CHECK(partials[0].column_partials().compute_seconds() < 10.0);
     // The values come from a model on exactly those columns (not the blocks it started on).
-    auto loaded = LoadDataset(DataSource{data, "", ""}, RowRange{});
+    auto loaded = LoadDataset(DataSource{bench.start.spec().data_path(), "", ""}, RowRange{});
     REQUIRE(loaded.ok());
     std::vector<char> keep(6, 0);
     for (uint64_t j : mine) keep[j] = 1;
@@ -1331,7 +1301,7 @@ TEST_CASE(
   SECTION("a range its scheduler did not group keeps its blocks") {
     Bench bench("worker-0", 1, 2);
     use_spec(bench, kDefaultGroupRho);
-    DynamicWorkerJob job(bench.context(), kJob, bench.start, &lasso);
+    DynamicWorkerJob job(bench.context(), &lasso);
     (void)bench.AwaitReady(job);
     bench.Deliver(job, begin_with(proto::RangeOwners{}));
     CHECK(bench.Drain("coordinator", proto::Envelope::kReady).empty());
@@ -1354,7 +1324,7 @@ TEST_CASE(
       CAPTURE(kept_whole);
       Bench bench("worker-0", 1, 2);
       use_spec(bench, kept_whole ? kDefaultGroupRho : 1.0);
-      DynamicWorkerJob job(bench.context(), kJob, bench.start, &lasso);
+      DynamicWorkerJob job(bench.context(), &lasso);
       (void)bench.AwaitReady(job);
       bench.Deliver(job, begin_with(kept_whole ? short_range : owners));
       auto errors = bench.Drain("coordinator", proto::Envelope::kJobFailed);

@@ -252,12 +252,10 @@ namespace {
 
 // The worker's jobs, with their loads run inline (Execution::kInline): when a call into the worker
 // returns, everything it leads to has been sent.
-Result<std::unique_ptr<MemberJob>> MakeInlineWorkerJob(const MemberContext& context,
-                                                       uint64_t job_id,
-                                                       const proto::JobStart& start) {
-  MemberContext inline_context = context;
+Result<std::unique_ptr<MemberJob>> MakeInlineWorkerJob(const JobContext& context) {
+  JobContext inline_context = context;
   inline_context.execution = Execution::kInline;
-  return MakeWorkerJob(inline_context, job_id, start);
+  return MakeWorkerJob(inline_context);
 }
 
 // A worker on an in-process hub with the test as its coordinator.
