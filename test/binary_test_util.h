@@ -90,23 +90,6 @@ inline Eigen::VectorXd Gradient(const Dataset& d, const Eigen::VectorXd& w,
   return d.x.transpose() * r;
 }
 
-inline proto::JobSpec BaseSpec(const std::string& app, const std::string& path, double lambda) {
-  proto::JobSpec s;
-  s.set_app(app);
-  s.set_data_path(path);
-  s.mutable_linear()->set_lambda(lambda);
-  s.mutable_dynamic()->set_chord_size(8);
-  s.mutable_dynamic()->set_candidates(16);
-  s.mutable_dynamic()->set_rho(0.1);
-  s.mutable_dynamic()->set_eta(1e-6);
-  s.mutable_dynamic()->set_tolerance(1e-9);
-  s.mutable_dynamic()->set_pipeline_depth(1);
-  s.set_seed(3);
-  s.mutable_dynamic()->set_schedule(proto::SCHEDULE_DYNAMIC);
-  s.set_max_seconds(30);  // a bound: a run that does not converge fails the test, never hangs it
-  return s;
-}
-
 struct JobOutcome {
   proto::JobInfo info;
   nlohmann::json summary;  // empty unless the job succeeded

@@ -23,6 +23,7 @@
 namespace strads::mf {
 namespace {
 
+using strads::testing::ReadFile;
 using strads::testing::TempDir;
 
 // A rank-`rank` matrix plus noise observed on a random Omega (and a "diagonal", so that no row or
@@ -280,10 +281,7 @@ TEST_CASE("mf writes W.mtx and H.mtx as WriteArrayMtx does") {
   CHECK(w.cols() == 4);
   CHECK(h.rows() == 9);
   REQUIRE(WriteArrayMtx(w, dir.Path("w2.mtx")).ok());
-  std::ifstream in(dir.Path("w2.mtx"));
-  std::stringstream text;
-  text << in.rdbuf();
-  CHECK(text.str() == run.files[0].content());
+  CHECK(ReadFile(dir.Path("w2.mtx")) == run.files[0].content());
 }
 
 TEST_CASE("mf rejects bad parameters naming the flag") {

@@ -105,13 +105,6 @@ struct Outcome {
   std::map<std::string, std::string> files;
 };
 
-std::string Slurp(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // Submits `spec` to an embedded cluster of S schedulers and P workers and waits for the end.
 Outcome RunOnCluster(const proto::JobSpec& spec, uint32_t schedulers, uint32_t workers,
                      std::function<void(EmbeddedCluster&, Client&, uint64_t)> while_running = {},
@@ -126,7 +119,7 @@ Outcome RunOnCluster(const proto::JobSpec& spec, uint32_t schedulers, uint32_t w
     TempDir dir;
     REQUIRE(c.FetchResults(id, dir.Path("out")).ok());
     for (const auto& entry : std::filesystem::directory_iterator(dir.Path("out"))) {
-      out.files[entry.path().filename().string()] = Slurp(entry.path());
+      out.files[entry.path().filename().string()] = testing::ReadFile(entry.path());
     }
   }
   return out;

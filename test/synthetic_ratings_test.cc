@@ -26,14 +26,13 @@ SyntheticRatings MustGenerate(const SyntheticRatingsOptions& o) {
 }
 
 SyntheticRatingsOptions SmallOptions() {
-  SyntheticRatingsOptions o;
-  o.rows = 300;
-  o.cols = 120;
-  o.ratings = 6000;
-  o.rank = 4;
-  o.zipf = 1.0;
-  o.test_fraction = 0.2;
-  o.seed = 7;
+  SyntheticRatingsOptions o{.rows = 300,
+                            .cols = 120,
+                            .ratings = 6000,
+                            .rank = 4,
+                            .zipf = 1.0,
+                            .test_fraction = 0.2,
+                            .seed = 7};
   return o;
 }
 
