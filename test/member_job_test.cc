@@ -1180,6 +1180,44 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "static member jobs fail a model or state request before their part is loaded or while blocks "
+    "are away",
+    "[member_job][static_worker][static_home]") {
+  for (const bool state : {false, true}) {
+    CAPTURE(state);
+    const std::string what = state ? "state" : "model";
+    auto request = MakeEnvelope("coordinator", kJob);
+    if (state) {
+      request.mutable_state_request();
+    } else {
+      request.mutable_model_request();
+    }
+    auto error_of = [&](Bench& bench) {
+      const auto errors = bench.Drain("coordinator", proto::Envelope::kJobFailed);
+      REQUIRE(errors.size() == 1);
+      return errors[0].job_failed().error();
+    };
+    {
+      // Loaded (inline) but not yet polled: the shard is not the job's before its Ready.
+      Bench bench("worker-0", 1, 2);
+      StaticWorkerJob job(bench.context(), &kStaticApp);
+      bench.Deliver(job, request);
+      CHECK(error_of(bench) == what + " requested before the shard was loaded");
+    }
+    {
+      Bench bench("scheduler-0", 1, 2);
+      StaticHomeJob job(bench.context(), &kStaticApp);
+      (void)bench.AwaitReady(job);
+      auto pass = MakeEnvelope("coordinator", kJob);
+      pass.mutable_pass_start()->set_iteration(1);
+      bench.Deliver(job, pass);
+      bench.Deliver(job, request);
+      CHECK(error_of(bench) == what + " requested while blocks are away");
+    }
+  }
+}
+
+TEST_CASE(
     "static worker job: state goes out in bounded messages, a split checkpoint is restored at its "
     "end",
     "[member_job][static_worker][recovery]") {
