@@ -90,6 +90,25 @@ inline Eigen::VectorXd Gradient(const Dataset& d, const Eigen::VectorXd& w,
   return d.x.transpose() * r;
 }
 
+// The KKT conditions at `w`, an optimum of loss + lambda * penalty, from the loss's gradient `g`,
+// to 1e-9 of `lmax`: with the l1 penalty g_j = -lambda sign(w_j) where w_j != 0 and |g_j| <= lambda
+// elsewhere; with the l2 penalty (`l2`) g = -lambda w. Returns the number of nonzeros of `w`.
+inline int CheckKkt(const Eigen::VectorXd& g, const Eigen::VectorXd& w, double lambda, double lmax,
+                    bool l2 = false) {
+  int nonzeros = 0;
+  for (int64_t j = 0; j < g.size(); ++j) {
+    nonzeros += w[j] != 0;
+    if (l2) {
+      CHECK(std::abs(g[j] + lambda * w[j]) <= 1e-9 * lmax);
+    } else if (w[j] != 0) {
+      CHECK(std::abs(g[j] + lambda * (w[j] > 0 ? 1 : -1)) <= 1e-9 * lmax);
+    } else {
+      CHECK(std::abs(g[j]) <= lambda + 1e-9 * lmax);
+    }
+  }
+  return nonzeros;
+}
+
 struct JobOutcome {
   proto::JobInfo info;
   nlohmann::json summary;  // empty unless the job succeeded

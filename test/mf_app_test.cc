@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 #include <catch2/catch.hpp>
 
+#include "test/status_testing.h"
 #include "test/temp_dir.h"
 
 #include "apps/mf/array_mtx.h"
@@ -290,9 +291,7 @@ TEST_CASE("mf rejects bad parameters naming the flag") {
   const MfApp app;
   CHECK(app.Validate(spec).ok());
   auto expect = [&](const proto::JobSpec& bad, const std::string& text) {
-    const Status st = app.Validate(bad);
-    CHECK(st.code() == StatusCode::kInvalidArgument);
-    CHECK_THAT(st.message(), Catch::Contains(text));
+    testing::CheckInvalidArgument(app.Validate(bad), text);
   };
   proto::JobSpec bad = spec;
   bad.mutable_mf()->set_algorithm("als");

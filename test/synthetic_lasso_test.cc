@@ -12,6 +12,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "test/status_testing.h"
 #include "test/temp_dir.h"
 
 #include "common/data_loader.h"
@@ -26,10 +27,7 @@ using strads::testing::ReadFile;
 using strads::testing::TempDir;
 
 SyntheticLassoProblem MustGenerate(const SyntheticLassoOptions& o) {
-  Result<SyntheticLassoProblem> p = GenerateSyntheticLasso(o);
-  INFO(p.status().ToString());
-  REQUIRE(p.ok());
-  return std::move(p).value();
+  return testing::Must(GenerateSyntheticLasso(o));
 }
 
 double Correlation(const Eigen::VectorXd& a, const Eigen::VectorXd& b) {

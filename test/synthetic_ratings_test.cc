@@ -8,6 +8,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "test/status_testing.h"
 #include "test/temp_dir.h"
 
 #include "apps/mf/ratings.h"
@@ -19,10 +20,7 @@ namespace {
 using strads::testing::TempDir;
 
 SyntheticRatings MustGenerate(const SyntheticRatingsOptions& o) {
-  Result<SyntheticRatings> r = GenerateSyntheticRatings(o);
-  INFO(r.status().ToString());
-  REQUIRE(r.ok());
-  return std::move(r).value();
+  return testing::Must(GenerateSyntheticRatings(o));
 }
 
 SyntheticRatingsOptions SmallOptions() {
