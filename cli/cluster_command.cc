@@ -2,22 +2,22 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <ctime>
 #include <filesystem>
 #include <iostream>
-#include <thread>
 
 #include <fmt/format.h>
 
 #include "cli/client.h"
-#include "cli/client_keys.h"
+#include "cli/cluster_launcher.h"
 #include "cli/cluster_plan.h"
-#include "cli/daemon_record.h"
 #include "cli/hostfile.h"
 #include "cli/keygen.h"
+#include "cli/launcher_env.h"
 #include "cli/launcher_options.h"
 #include "cli/local_host.h"
-#include "cli/registration_waiter.h"
+#include "cli/terminal_width.h"
 #include "common/daemon.h"
 #include "common/protocol.h"
 
@@ -28,30 +28,6 @@ namespace fs = std::filesystem;
 
 // After a usage error: where the usage is, not the usage itself.
 constexpr const char* kSeeHelp = "(see strads-cluster --help)\n";
-
-// One NUL-terminated field of the plan.
-void Field(const std::string& s) { std::cout << s << '\0'; }
-
-void Set(const std::string& name, const std::string& value) {
-  Field("set");
-  Field(name);
-  Field(value);
-}
-
-void Print(const std::string& text) {
-  Field("print");
-  Field(text);
-}
-
-void Daemon(const DaemonLaunch& d) {
-  Field("daemon");
-  Field(RoleName(d.role));
-  Field(d.host);
-  Field(d.name);
-  Field(d.local ? "local" : "remote");
-  Field(std::to_string(d.command.size()));
-  for (const auto& w : d.command) Field(w);
-}
 
 bool OnPath(const std::string& program) {
   const char* path = std::getenv("PATH");
@@ -92,7 +68,7 @@ struct Parsed {
 
 // Options and hostfile; `exit_code` set when the command must stop here.
 std::optional<Parsed> Parse(const std::vector<std::string>& args, const ClusterEnvironment& env,
-                            bool for_plan, int* exit_code) {
+                            int* exit_code) {
   auto options = ParseLauncherOptions(args, env.default_run_dir);
   if (!options.ok()) {
     std::cerr << "strads-cluster: " << options.status().message() << "\n" << kSeeHelp;
@@ -105,12 +81,7 @@ std::optional<Parsed> Parse(const std::vector<std::string>& args, const ClusterE
     p.options.cluster_key = KeysDir(p.options) + "/cluster.key";
   }
   if (p.options.help) {
-    if (for_plan) {
-      Set("COMMAND", "help");
-      Print(LauncherUsage(env.default_run_dir));
-    } else {
-      std::cout << LauncherUsage(env.default_run_dir);
-    }
+    std::cout << LauncherUsage(env.default_run_dir);
     *exit_code = kExitOk;
     return std::nullopt;
   }
@@ -121,7 +92,7 @@ std::optional<Parsed> Parse(const std::vector<std::string>& args, const ClusterE
     o.bin_dir = env.self_dir;
   } else if (fs::is_directory(o.bin_dir, ec)) {
     o.bin_dir = fs::canonical(o.bin_dir, ec).string();
-  } else if (real_start && for_plan) {
+  } else if (real_start) {
     std::cerr << "strads-cluster: --bin-dir '" << o.bin_dir << "' is not a directory\n" << kSeeHelp;
     *exit_code = kExitUsage;
     return std::nullopt;
@@ -138,90 +109,7 @@ std::optional<Parsed> Parse(const std::vector<std::string>& args, const ClusterE
   return p;
 }
 
-int Plan(const std::vector<std::string>& args, const ClusterEnvironment& env) {
-  int code = 0;
-  auto parsed = Parse(args, env, /*for_plan=*/true, &code);
-  if (!parsed) return code;
-  const auto& o = parsed->options;
-  if (o.command != "start" && o.command != "restart") {
-    Set("COMMAND", o.command);
-    Set("CLUSTER_KEY", o.cluster_key);
-    Set("RUN_DIR", o.run_dir);
-    Set("BIN_DIR", o.bin_dir);
-    Set("DRY_RUN", o.dry_run ? "1" : "0");
-    return kExitOk;
-  }
-  const LocalHost local = LocalHost::Detect();
-  const ClusterPlan plan(*parsed->hostfile, o, local, env.cwd, OnPath("setsid"));
-  const std::string cli = o.bin_dir + "/strads";
-  if (o.dry_run) {
-    Set("COMMAND", "start");
-    Set("DRY_RUN", "1");
-    Print(plan.DryRun(cli));
-    return kExitOk;
-  }
-  if (int rc = CheckPrograms(plan, o.bin_dir); rc != 0) return rc;
-  Set("COMMAND", o.command);
-  Set("ROLE", o.role);
-  // Without a usable record, a restart refuses and start picks ports as --port says.
-  if (auto recorded = RecordedPorts(plan.endpoint_file()); recorded.ok()) {
-    Set("RECORDED_PORTS", fmt::format("{},{}", recorded->first, recorded->second));
-  } else {
-    Set("RECORDED_PORTS_ERROR", recorded.status().message());
-  }
-  Set("RUN_DIR", o.run_dir);
-  Set("CLUSTER_KEY", o.cluster_key);
-  Set("BIN_DIR", o.bin_dir);
-  Set("DRY_RUN", "0");
-  Set("TIMEOUT", std::to_string(o.timeout_s));
-  Set("SCHEDULERS", std::to_string(plan.schedulers()));
-  Set("WORKERS", std::to_string(plan.workers()));
-  Set("COORD_HOST", parsed->hostfile->coordinator);
-  Set("ENDPOINT_FILE", plan.endpoint_file());
-  if (o.endpoint.empty()) {
-    Daemon(plan.coordinator());
-  } else {
-    for (const auto& m : plan.Members(o.endpoint)) Daemon(m);
-  }
-  return kExitOk;
-}
-
-int WaitForRegistration(const std::vector<std::string>& args, const ClusterEnvironment& env,
-                        const std::function<Result<proto::StatusReply>()>& ask_status) {
-  int code = 0;
-  auto parsed = Parse(args, env, /*for_plan=*/false, &code);
-  if (!parsed) return code;
-  const auto& o = parsed->options;
-  if (o.command != "start" && o.command != "restart") {
-    std::cerr << "strads-cluster: cluster wait needs the arguments of a start or restart\n";
-    return kExitUsage;
-  }
-  const ClusterPlan plan(*parsed->hostfile, o, LocalHost::Detect(), env.cwd, false);
-  const RegistrationWaiter waiter(
-      plan.Expected(), [] { return RegistrationWaiter::Clock::now(); },
-      [](std::chrono::milliseconds d) { std::this_thread::sleep_for(d); });
-  auto exited = [&]() -> std::optional<std::string> {
-    for (const auto& r : LoadDaemonRecords(o.run_dir)) {
-      if (!r.remote && !r.IsRunning()) return r.Describe();
-    }
-    return std::nullopt;
-  };
-  const auto outcome = waiter.Wait(ask_status, exited, std::chrono::seconds(o.timeout_s));
-  if (outcome.status.ok()) return kExitOk;
-  std::cout << outcome.status.message() << "\n";
-  for (const auto& role : outcome.missing) std::cout << role << "\n";
-  return kExitJobFailed;
-}
-
-int KeygenCommand(const std::vector<std::string>& args, const ClusterEnvironment& env) {
-  int code = 0;
-  auto parsed = Parse(args, env, /*for_plan=*/false, &code);
-  if (!parsed) return code;
-  const auto& o = parsed->options;
-  if (o.command != "keygen") {
-    std::cerr << "strads-cluster: cluster keygen needs the arguments of a keygen\n";
-    return kExitUsage;
-  }
+int MakeKeys(const LauncherOptions& o, const ClusterEnvironment& env) {
   const char* user = std::getenv("USER");
   const std::time_t now = std::time(nullptr);
   char date[16] = {0};
@@ -241,6 +129,68 @@ int KeygenCommand(const std::vector<std::string>& args, const ClusterEnvironment
   return kExitOk;
 }
 
+// The keys the launcher's own requests present: the cluster's when the run dir has them (the
+// coordinator admits its members' key), else the client's.
+Result<std::optional<CurveIdentity>> LauncherKeys(const LauncherOptions& o,
+                                                  const ClusterEnvironment& env) {
+  if (o.cluster_key.empty()) return LoadClientKeys(env.client_keys);
+  return LoadClientKeys({o.cluster_key, o.cluster_key, ""});
+}
+
+LauncherSettings Settings(const ClusterEnvironment& env) {
+  LauncherSettings s;
+  s.settle = std::chrono::milliseconds(std::lround(env.settle_s * 1000));
+  s.stop_grace = std::chrono::seconds(env.stop_grace_s);
+  s.cli = env.self_dir + "/strads";
+  s.width = TerminalWidth(STDOUT_FILENO);
+  return s;
+}
+
+// The exit code of a launcher flow: 0, or 1 with its reason as the last line on stderr.
+int ExitCode(const Status& st) {
+  if (st.ok()) return kExitOk;
+  std::cerr << "strads-cluster: " << st.message() << "\n";
+  return kExitJobFailed;
+}
+
+int Launch(const std::vector<std::string>& args, const ClusterEnvironment& env) {
+  int code = 0;
+  auto parsed = Parse(args, env, &code);
+  if (!parsed) return code;
+  const auto& o = parsed->options;
+  if (o.command == "keygen") return MakeKeys(o, env);
+  // Requests to the coordinator: 1 s while start polls for registration, else the CLI's 5 s.
+  const bool starts = o.command == "start" || o.command == "restart";
+  auto launcher_env = NewPosixLauncherEnv(LauncherKeys(o, env), starts ? 1.0 : 5.0);
+  ClusterLauncher launcher(o, *launcher_env, Settings(env), std::cout, std::cerr);
+  if (o.command == "stop") return ExitCode(launcher.Stop());
+  if (o.command == "status") return launcher.Report() ? kExitOk : kExitJobFailed;
+  const LocalHost local = LocalHost::Detect();
+  const ClusterPlan plan(*parsed->hostfile, o, local, env.cwd, OnPath("setsid"));
+  if (!o.dry_run) {
+    if (int rc = CheckPrograms(plan, o.bin_dir); rc != 0) return rc;
+  }
+  if (o.command == "restart") return ExitCode(launcher.RestartCoordinator(plan));
+  return ExitCode(launcher.Start(plan));
+}
+
+// `strads [--coordinator EP] cluster wait start|restart ARGS...`.
+int Wait(const std::vector<std::string>& args, const ClusterEnvironment& env) {
+  int code = 0;
+  auto parsed = Parse(args, env, &code);
+  if (!parsed) return code;
+  const auto& o = parsed->options;
+  if (o.command != "start" && o.command != "restart") {
+    std::cerr << "strads-cluster: cluster wait needs the arguments of a start or restart\n";
+    return kExitUsage;
+  }
+  const LocalHost local = LocalHost::Detect();
+  const ClusterPlan plan(*parsed->hostfile, o, local, env.cwd, false);
+  auto launcher_env = NewPosixLauncherEnv(LauncherKeys(o, env), 1.0);
+  ClusterLauncher launcher(o, *launcher_env, Settings(env), std::cout, std::cerr);
+  return ExitCode(launcher.WaitForMembers(plan, env.coordinator));
+}
+
 }  // namespace
 
 ClusterEnvironment ClusterEnvironment::FromProcess() {
@@ -255,19 +205,26 @@ ClusterEnvironment ClusterEnvironment::FromProcess() {
   env.self_dir = fs::read_symlink("/proc/self/exe", ec).parent_path().string();
   env.cwd = fs::current_path(ec).string();
   env.client_config_dir = ClientConfigDir(std::getenv("XDG_CONFIG_HOME"), home);
+  env.client_keys.config_dir = env.client_config_dir;
+  // Malformed values fall back to the defaults, as the shell launcher did.
+  if (const char* settle = std::getenv("STRADS_SETTLE"); settle != nullptr && *settle != 0) {
+    char* end = nullptr;
+    const double s = std::strtod(settle, &end);
+    if (*end == 0 && s >= 0 && s <= 3600) env.settle_s = s;
+  }
+  if (const char* grace = std::getenv("STRADS_STOP_GRACE"); grace != nullptr && *grace != 0) {
+    char* end = nullptr;
+    const long g = std::strtol(grace, &end, 10);
+    if (*end == 0 && g >= 0 && g <= 86400) env.stop_grace_s = static_cast<int>(g);
+  }
   return env;
 }
 
-int ClusterCommand(const std::vector<std::string>& args, const ClusterEnvironment& env,
-                   const std::function<Result<proto::StatusReply>()>& ask_status) {
-  const std::string action = args.empty() ? "" : args[0];
-  const std::vector<std::string> rest(args.begin() + (args.empty() ? 0 : 1), args.end());
-  if (action == "plan") return Plan(rest, env);
-  if (action == "wait") return WaitForRegistration(rest, env, ask_status);
-  if (action == "keygen") return KeygenCommand(rest, env);
-  std::cerr << "strads: cluster needs plan, wait or keygen (strads-cluster is the command for "
-               "users; see its --help)\n";
-  return kExitUsage;
+int ClusterCommand(const std::vector<std::string>& args, const ClusterEnvironment& env) {
+  if (!args.empty() && args[0] == "wait") {
+    return Wait(std::vector<std::string>(args.begin() + 1, args.end()), env);
+  }
+  return Launch(args, env);
 }
 
 }  // namespace strads

@@ -146,6 +146,13 @@ std::vector<DaemonLaunch> ClusterPlan::Members(const std::string& endpoint) cons
   return members;
 }
 
+ClusterPlan ClusterPlan::WithCoordinatorPorts(int control, int status) const {
+  LauncherOptions pinned = options_;
+  pinned.coordinator_port = control;
+  pinned.coordinator_status_port = status;
+  return ClusterPlan(hostfile_, pinned, local_, cwd_, has_setsid_);
+}
+
 ExpectedMembers ClusterPlan::Expected() const {
   ExpectedMembers expected;
   for (const auto& h : hostfile_.schedulers) ++expected[{proto::ROLE_SCHEDULER, h}];

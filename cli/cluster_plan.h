@@ -1,6 +1,7 @@
 // ClusterPlan: which daemon runs on which host with which command line, for a hostfile and the
-// launcher's options. Pure: it decides, deploy/strads-cluster executes (setsid/nohup here, ssh
-// for other hosts) and records a pid file and a log per daemon under the run dir:
+// launcher's options. Pure: it decides, ClusterLauncher (cli/cluster_launcher.h) executes
+// (setsid/nohup here, ssh for other hosts) and records a pid file and a log per daemon under the
+// run dir:
 //
 //   RUN_DIR/pids/NAME.pid, RUN_DIR/logs/NAME.log   NAME = ROLE-HOST-N (N counts per role and host)
 //   RUN_DIR/coordinator.endpoint                   written by the coordinator once bound: its
@@ -59,6 +60,8 @@ class ClusterPlan {
   // The schedulers then the workers, connecting to `endpoint`.
   std::vector<DaemonLaunch> Members(const std::string& endpoint) const;
   ExpectedMembers Expected() const;
+  // The same plan with the coordinator on exactly these ports (a restart on recorded endpoints).
+  ClusterPlan WithCoordinatorPorts(int control, int status) const;
   int schedulers() const { return static_cast<int>(hostfile_.schedulers.size()); }
   int workers() const { return static_cast<int>(hostfile_.workers.size()); }
   std::string endpoint_file() const { return options_.run_dir + "/coordinator.endpoint"; }

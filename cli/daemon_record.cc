@@ -10,12 +10,25 @@
 namespace strads {
 namespace {
 
-long ParsePid(const std::string& s) {
+long ParsePid(std::string_view s) {
   if (s.empty() || s.size() > 9 || s[0] == '0') return 0;
+  long pid = 0;
   for (char c : s) {
     if (c < '0' || c > '9') return 0;
+    pid = pid * 10 + (c - '0');
   }
-  return std::stol(s);
+  return pid;
+}
+
+// Line `n` (0-based) of `text`, without its '\n' (and a '\r' before it).
+std::string_view Line(std::string_view text, int n) {
+  for (; n > 0; --n) {
+    const size_t nl = text.find('\n');
+    text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
+  }
+  text = text.substr(0, text.find('\n'));
+  if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
+  return text;
 }
 
 }  // namespace
@@ -24,17 +37,30 @@ std::string DaemonRecord::Describe() const {
   return fmt::format("{} on {} (pid {}{})", role, host, pid, remote ? ", remote" : "");
 }
 
-bool DaemonRecord::IsRunning() const {
-  if (pid <= 0) return false;
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const size_t paren = stat.rfind(") ");
-  if (paren == std::string::npos) return false;
-  std::istringstream fields(stat.substr(paren + 2));
-  std::vector<std::string> f;
-  for (std::string w; fields >> w;) f.push_back(w);
-  if (f.size() < 20 || f[0] == "Z" || f[0] == "X") return false;
-  return start_ticks.empty() || f[19] == start_ticks;
+std::string DaemonRecord::FileText() const {
+  if (remote) return fmt::format("{}:{}\n", host, pid);
+  return fmt::format("{}\nstart={}\n", pid, start_ticks);
+}
+
+DaemonRecord ParseDaemonRecord(const std::string& run_dir, const std::string& name,
+                               std::string_view text) {
+  DaemonRecord r;
+  r.role = name.substr(0, name.find('-'));
+  r.file = run_dir + "/pids/" + name + ".pid";
+  r.log = run_dir + "/logs/" + name + ".log";
+  const std::string_view first = Line(text, 0);
+  const std::string_view second = Line(text, 1);
+  if (const size_t colon = first.rfind(':'); colon != std::string_view::npos) {
+    r.remote = true;
+    r.host = first.substr(0, colon);
+    r.pid = ParsePid(first.substr(colon + 1));
+  } else {
+    const std::string rest = name.substr(std::min(name.size(), r.role.size() + 1));
+    r.host = rest.substr(0, rest.rfind('-'));
+    r.pid = ParsePid(first);
+  }
+  if (second.rfind("start=", 0) == 0) r.start_ticks = second.substr(6);
+  return r;
 }
 
 std::vector<DaemonRecord> LoadDaemonRecords(const std::string& run_dir) {
@@ -47,26 +73,20 @@ std::vector<DaemonRecord> LoadDaemonRecords(const std::string& run_dir) {
   std::sort(files.begin(), files.end());
   std::vector<DaemonRecord> records;
   for (const auto& path : files) {
-    const std::string base = path.stem().string();  // ROLE-HOST-N
-    DaemonRecord r;
-    r.role = base.substr(0, base.find('-'));
-    const std::string rest = base.substr(std::min(base.size(), r.role.size() + 1));
     std::ifstream in(path);
-    std::string first, second;
-    std::getline(in, first);
-    std::getline(in, second);
-    if (const size_t colon = first.rfind(':'); colon != std::string::npos) {
-      r.remote = true;
-      r.host = first.substr(0, colon);
-      r.pid = ParsePid(first.substr(colon + 1));
-    } else {
-      r.host = rest.substr(0, rest.rfind('-'));
-      r.pid = ParsePid(first);
-    }
-    if (second.rfind("start=", 0) == 0) r.start_ticks = second.substr(6);
-    records.push_back(r);
+    std::ostringstream text;
+    text << in.rdbuf();
+    records.push_back(ParseDaemonRecord(run_dir, path.stem().string(), text.str()));
   }
   return records;
+}
+
+Status WriteDaemonRecord(const DaemonRecord& r) {
+  std::ofstream out(r.file, std::ios::trunc);
+  out << r.FileText();
+  out.close();
+  if (!out) return Status::IoError(r.file + ": cannot write the pid file");
+  return Status::Ok();
 }
 
 }  // namespace strads

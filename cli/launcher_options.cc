@@ -52,7 +52,6 @@ Result<LauncherOptions> ParseLauncherOptions(const std::vector<std::string>& arg
                           : name == "--bin-dir"           ? &o.bin_dir
                           : name == "--log-level"         ? &o.log_level
                           : name == "--timeout"           ? &timeout
-                          : name == "--endpoint"          ? &o.endpoint
                           : name == "--coordinator-ports" ? &coordinator_ports
                           : name == "--http-port"         ? &http_port
                           : name == "--http-address"      ? &o.http_address
@@ -228,9 +227,9 @@ with logs on that host at the same run-dir path. A remote host runs the daemon f
 when it exists there, else from its PATH (an installed package), in the same working directory
 when it exists there, else in the home directory.
 
-The hostfile, the options and the start plan are checked by 'strads cluster plan', registration
-is awaited by 'strads cluster wait' (a typed status request to the coordinator); this script
-starts and signals the processes and keeps their pid files.
+This script finds the strads binary ($STRADS_CLI, else strads in --bin-dir, else ../build/bin
+beside it, else PATH) and runs 'strads cluster' with its arguments: the checks, the plan, the
+processes, their pid files and the waits are there.
 
 Environment: STRADS_RUN_DIR (default run dir), STRADS_CLI (the strads binary to use),
 STRADS_STOP_GRACE (seconds stop waits after 'strads shutdown', default 10), STRADS_SETTLE

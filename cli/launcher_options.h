@@ -1,5 +1,5 @@
 // LauncherOptions: the command line of deploy/strads-cluster, which hands it verbatim to
-// `strads cluster plan|wait`, parsed and validated in one place.
+// `strads cluster` (cli/cluster_command.h), parsed and validated in one place.
 //
 //   start|stop|status|restart ROLE|keygen [--hostfile FILE] [--run-dir DIR] [--port PORT]
 //       [--bin-dir DIR] [--log-level LVL] [--timeout SECONDS] [--dry-run]
@@ -29,7 +29,6 @@ struct LauncherOptions {
   std::string log_level = "info";
   int timeout_s = 30;  // bound on each wait of start
   bool dry_run = false;
-  std::string endpoint;  // --endpoint (plan only): the control endpoint members connect to
   // --coordinator-ports: the coordinator binds exactly these (a restart on recorded endpoints);
   // 0 = from --port.
   int coordinator_port = 0;
@@ -42,7 +41,7 @@ struct LauncherOptions {
   // (strads-worker --cpu, common/cpu_binding.h); --bind none: the OS places every daemon.
   bool bind_workers = true;
   std::string client_dir;  // keygen: where the client's key and the cluster's public key go
-  // Not a flag: RUN_DIR/keys/cluster.key when it exists (set by `strads cluster plan`), so the
+  // Not a flag: RUN_DIR/keys/cluster.key when it exists (set by `strads cluster`), so the
   // daemons run with CURVE (README "Security").
   std::string cluster_key;
 };

@@ -48,8 +48,9 @@ commands:
   predict --model DIR --data FILE [--format libsvm|mm] [--labels FILE] [--output FILE]
                      apply a job's model to a data set and print its metric (RMSE or
                      accuracy); `strads predict --help` says what each app's model takes
-  cluster plan|wait  the logic of strads-cluster (hostfile, start plan, waiting for
-                     registration); run strads-cluster --help
+  cluster start|stop|status|restart|keygen [options]
+                     the cluster launcher (deploy/strads-cluster runs it; see
+                     strads cluster --help)
 
 global options:
   --coordinator ENDPOINT   control endpoint (default: $STRADS_COORDINATOR or tcp://127.0.0.1:7700)
@@ -386,14 +387,27 @@ int main(int argc, char** argv) {
     std::cout << UsageText(apps);
     return args.empty() ? kExitUsage : kExitOk;
   }
-  StopOnSignals(&g_interrupt);
   const std::string command = args[0];
   const std::vector<std::string> rest(args.begin() + 1, args.end());
+  if (command == "cluster") {
+    // Before StopOnSignals: Ctrl-C ends the launcher at once (the daemons run in their own
+    // sessions).
+    ClusterEnvironment env = ClusterEnvironment::FromProcess();
+    env.coordinator = endpoint;
+    env.client_keys.client_key = key_paths.client_key;
+    env.client_keys.cluster_key = key_paths.cluster_key;
+    try {
+      return ClusterCommand(rest, env);
+    } catch (const std::exception& e) {
+      std::cerr << "strads-cluster: " << e.what() << "\n";
+      return kExitJobFailed;
+    }
+  }
+  StopOnSignals(&g_interrupt);
   std::optional<CurveIdentity> curve;
-  // Keys only for the verbs that connect (a plan or keygen must not trip over a half-made key).
+  // Keys only for the verbs that connect.
   const bool connects = command == "submit" || command == "status" || command == "jobs" ||
-                        command == "cancel" || command == "result" || command == "shutdown" ||
-                        (command == "cluster" && !rest.empty() && rest[0] == "wait");
+                        command == "cancel" || command == "result" || command == "shutdown";
   if (connects) {
     auto keys = LoadClientKeys(key_paths);
     if (!keys.ok()) {
@@ -412,22 +426,6 @@ int main(int argc, char** argv) {
     }
     if (command == "shutdown") return ShutdownCommand(endpoint, timeout_s, curve);
     if (command == "predict") return PredictCommand(apps, rest);
-    if (command == "cluster") {
-      std::unique_ptr<RemoteCoordinator> remote;  // connected on the first status request
-      auto ask = [&]() -> Result<proto::StatusReply> {
-        if (!remote) {
-          auto connected = ConnectCoordinator(endpoint, std::min(timeout_s, 1.0), curve);
-          if (!connected.ok()) return connected.status();
-          remote = std::move(*connected);
-        }
-        auto req = MakeEnvelope(remote->transport->id());
-        req.mutable_status_request();
-        auto reply = remote->client->Call(req);
-        if (!reply.ok()) return reply.status();
-        return reply->status_reply();
-      };
-      return ClusterCommand(rest, ClusterEnvironment::FromProcess(), ask);
-    }
   } catch (const std::exception& e) {
     std::cerr << "strads: " << e.what() << "\n";
     return kExitJobFailed;

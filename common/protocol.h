@@ -16,7 +16,9 @@ namespace strads {
 // 7: the dynamic engine's row layout removed (no Partials, no layout in the spec); a member's
 // failure is a JobFailed, no longer a Ready with an error; one JobSpec.linear (LinearModelSpec)
 // for the linear models instead of JobSpec.lasso, .logistic and .svm.
-inline constexpr uint32_t kProtocolVersion = 7;
+// 8: the app's parameters as JobSpec.params, a google.protobuf.Any of the app's own message
+// (proto/apps/<app>.proto; engine/app_params.h), instead of the oneof JobSpec.linear, .lda, .mf.
+inline constexpr uint32_t kProtocolVersion = 8;
 
 // Default control port of the coordinator; the status socket is the next port.
 inline constexpr int kDefaultControlPort = 7700;

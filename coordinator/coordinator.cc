@@ -59,7 +59,7 @@ void Coordinator::Recover(Clock::time_point now) {
     log_->error("journal: skipped {}: {}", p.file, p.reason);
   }
   next_job_id_ = recovered->next_job_id;
-  size_t finished = 0, requeued = 0, interrupted = 0;
+  size_t finished = 0, requeued = 0, interrupted = 0, invalid = 0;
   std::vector<uint64_t> resumed;
   for (auto& durable : recovered->records) {
     const uint64_t id = durable.info().job_id();
@@ -67,6 +67,18 @@ void Coordinator::Recover(Clock::time_point now) {
     record.info = durable.info();
     record.submitted = now;
     record.durable = std::move(durable);
+    // A job that would run again must be one this coordinator accepts: a journal written by
+    // another version may hold a spec it cannot read (before protocol version 8, the app's
+    // parameters under tags this version has reserved).
+    if (!IsFinal(record.info.state())) {
+      if (Status st = ValidateJobSpec(apps_, record.info.spec()); !st.ok()) {
+        log_->error("job {}: its spec is not valid after the restart: {}", id, st.message());
+        Finish(record, proto::JOB_FAILED,
+               "its spec is not valid after the restart: " + st.message(), now);
+        ++invalid;
+        continue;
+      }
+    }
     switch (record.info.state()) {
       case proto::JOB_QUEUED:
         queue_.push_back(id);
@@ -112,9 +124,9 @@ void Coordinator::Recover(Clock::time_point now) {
   queue_.insert(queue_.begin(), resumed.begin(), resumed.end());
   log_->info(
       "journal {}: recovered {}: {} finished, {} queued again, {} to resume, {} failed as "
-      "they were running; next job id {}",
+      "they were running, {} failed as their spec is not valid; next job id {}",
       (std::filesystem::path(options_.work_dir) / "journal").string(),
-      CountedNoun(jobs_.size(), "job"), finished, requeued, resumed.size(), interrupted,
+      CountedNoun(jobs_.size(), "job"), finished, requeued, resumed.size(), interrupted, invalid,
       next_job_id_);
 }
 

@@ -15,6 +15,14 @@
 #include "engine/vector_delta.h"
 
 namespace strads {
+namespace {
+
+// A repeated double field as the span the app's batch methods take.
+std::span<const double> Values(const google::protobuf::RepeatedField<double>& field) {
+  return {field.data(), static_cast<size_t>(field.size())};
+}
+
+}  // namespace
 
 DynamicJob::DynamicJob(Transport& transport, uint64_t id, proto::JobSpec spec,
                        const DynamicApp* app, std::vector<JobMember> schedulers,
@@ -279,11 +287,8 @@ void DynamicJob::StartRestore(Clock::time_point now) {
   updates_ = cp.updates();  // the restore's check starts the count from here
   checks_ = cp.checks();
   committed_.assign(num_features_, 0.0);
-  penalty_ = 0;
-  for (int k = 0; k < cp.ids_size(); ++k) {
-    committed_[cp.ids(k)] = cp.values(k);
-    penalty_ += app_->Penalty(cp.values(k), spec_);
-  }
+  for (int k = 0; k < cp.ids_size(); ++k) committed_[cp.ids(k)] = cp.values(k);
+  penalty_ = app_->PenaltySum(Values(cp.values()), spec_);
   log_->info(
       "job {}: {} rows x {} parameters loaded; restoring {} nonzero parameters of the "
       "checkpoint after {} updates",
@@ -497,11 +502,10 @@ void DynamicJob::TryCommit(Clock::time_point now) {
     if (!CommitColumns(it->second, e, now)) return;
     CorrectRoundWaits(it->second, now);
     const auto& commit = e.commit();
+    penalty_ += app_->PenaltySum(Values(commit.values()), spec_) -
+                app_->PenaltySum(Values(it->second.chord->values()), spec_);
     for (int k = 0; k < commit.ids_size(); ++k) {
-      const double updated = commit.values(k);
-      const double old = updated - commit.deltas(k);
-      penalty_ += app_->Penalty(updated, spec_) - app_->Penalty(old, spec_);
-      committed_[commit.ids(k)] = updated;  // HandleChord checked the id is in [0, J)
+      committed_[commit.ids(k)] = commit.values(k);  // HandleChord checked the id is in [0, J)
     }
     updates_ += static_cast<uint64_t>(commit.ids_size());
     if (held) SendTo(schedulers_[held->round() % schedulers_.size()].id, std::move(*held), now);
@@ -535,8 +539,13 @@ bool DynamicJob::CommitColumns(Round& round, proto::Envelope& e, Clock::time_poi
   // convexity that step never increases the objective, and near the optimum, where the slopes are
   // at rounding level, the search can mistake a descent direction for a flat one (a 2-worker run
   // on the diabetes data stalled at alpha ~ 1e-4 without this floor).
+  // A stale-lane share (the dual pipeline) was computed against a replica one round behind: no
+  // share of it need decrease the objective alone, so its step is searched on [0, 1], even for
+  // one worker.
   const double alpha =
-      moved > 1 ? std::max(CombinedStepLength(chord, deltas, change), 1.0 / moved) : 1.0;
+      chord.stale_lane()
+          ? (moved > 0 ? CombinedStepLength(chord, deltas, change) : 1.0)
+          : (moved > 1 ? std::max(CombinedStepLength(chord, deltas, change), 1.0 / moved) : 1.0);
   if (alpha != 1.0) {
     for (double& d : deltas) d *= alpha;
     for (double& v : *change.mutable_values()) v *= alpha;
@@ -575,13 +584,8 @@ void DynamicJob::CorrectRoundWaits(const Round& round, Clock::time_point now) {
 double DynamicJob::CombinedStepLength(const proto::Chord& chord, const std::vector<double>& deltas,
                                       const proto::VectorDelta& change) const {
   return StepLength([&](double alpha, int side) {
-    double slope = replica_.LossSlope(change, alpha, *app_);
-    for (int k = 0; k < chord.ids_size(); ++k) {
-      if (deltas[k] == 0.0) continue;
-      const double value = chord.values(k) + alpha * deltas[k];
-      slope += side * app_->PenaltySlope(value, side * deltas[k], spec_);
-    }
-    return slope;
+    return replica_.LossSlope(change, alpha, *app_) +
+           app_->PenaltySlopeAlong(Values(chord.values()), deltas, alpha, side, spec_);
   });
 }
 

@@ -17,6 +17,7 @@ nlohmann::ordered_json DynamicEngineJson(const proto::DynamicEngineSpec& d,
   engine["candidates"] = run.candidates ? run.candidates : d.candidates();
   if (d.chord_size_adapts()) engine["chord_size_cap"] = d.chord_size();
   engine["pipeline_depth"] = d.pipeline_depth();
+  engine["dual_pipeline"] = d.dual_pipeline();
   engine["rho"] = d.rho();
   // By default the filter runs only where a scheduler's partition is dense (its log says whether
   // it did).

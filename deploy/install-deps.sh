@@ -43,8 +43,8 @@ FULL_PACKAGES=(
   python3-pytest
   python3-sklearn      # the Python tests' reference; the real data of real_data_test.sh
   openssh-client       # strads-cluster on remote hosts
-  procps               # ps: strads-cluster and the cluster tests
-  util-linux           # setsid, flock: strads-cluster
+  procps               # pgrep: the benchmark scripts
+  util-linux           # setsid: strads-cluster (its daemons lead their own sessions)
 )
 
 profile=full

@@ -3,9 +3,10 @@
 // An app is known in one place: it is added to an AppRegistry (engine/app_registry.h) once, and
 // the CLI, the coordinator and the members learn everything about it from there — its name, its
 // engine, its job options (boost::program_options), how those options fill its message of the
-// JobSpec (proto/strads.proto: JobSpec.params), how that message is validated, and the result
-// files it writes. The engine-specific primitives come from the engine interfaces that derive
-// from App: DynamicApp (engine/dynamic_app.h) and StaticApp (engine/static_app.h).
+// JobSpec (proto/apps/<app>.proto, packed into JobSpec.params: engine/app_params.h), how that
+// message is validated, and the result files it writes. The engine-specific primitives come from
+// the engine interfaces that derive from App: DynamicApp (engine/dynamic_app.h) and StaticApp
+// (engine/static_app.h).
 // Thread-safety: an App is immutable once registered; every method is const and reentrant.
 #pragma once
 
@@ -37,9 +38,9 @@ class App {
   // engine's are added by the registry's parser (engine/job_spec.h); an option of another app is
   // an error, never silently ignored.
   virtual boost::program_options::options_description Options() const = 0;
-  // Sets the app's message of `spec` (JobSpec.params) from parsed options (Options() among
-  // them); paths through AbsolutePath, so they mean what they meant where the user typed them.
-  // Errors: InvalidArgument with the reason (e.g. a required flag missing).
+  // Sets the app's message of `spec` (JobSpec.params, SetAppParams) from parsed options (Options()
+  // among them); paths through AbsolutePath, so they mean what they meant where the user typed
+  // them. Errors: InvalidArgument with the reason (e.g. a required flag missing).
   virtual Status FromOptions(const boost::program_options::variables_map& options,
                              proto::JobSpec& spec) const = 0;
   // Checks the app's parameters of `spec` (e.g. lambda >= 0), and that its message is set.

@@ -149,6 +149,28 @@ class DynamicApp : public App {
   // lim_{t -> 0+} (Penalty(value + t direction) - Penalty(value)) / t.
   virtual double PenaltySlope(double value, double direction, const proto::JobSpec& spec) const = 0;
 
+  // The coordinator's per-round sums over a chord, one call a round instead of one a parameter
+  // (an app overrides them with the arithmetic inlined and its settings read once, as
+  // EvaluateCheck). REQUIRES: the spans have the same size.
+  //
+  // sum_k Penalty(values[k]).
+  virtual double PenaltySum(std::span<const double> values, const proto::JobSpec& spec) const {
+    double sum = 0;
+    for (double v : values) sum += Penalty(v, spec);
+    return sum;
+  }
+  // The one-sided derivative in t of sum_k Penalty(base[k] + t direction[k]) at t = alpha: from
+  // the right where side is +1, from the left where it is -1.
+  virtual double PenaltySlopeAlong(std::span<const double> base, std::span<const double> direction,
+                                   double alpha, int side, const proto::JobSpec& spec) const {
+    double slope = 0;
+    for (size_t k = 0; k < base.size(); ++k) {
+      if (direction[k] == 0.0) continue;
+      slope += side * PenaltySlope(base[k] + alpha * direction[k], side * direction[k], spec);
+    }
+    return slope;
+  }
+
   // The derivative of one row's loss term in its entry `shared` of the shared vector, given the
   // row's label (as ColumnModel::ExportShared writes them). The coordinator uses it to choose
   // each round's step length (engine/step_length.h).

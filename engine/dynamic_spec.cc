@@ -50,6 +50,10 @@ po::options_description DynamicEngineOptions() {
       "pipeline-depth", po::value<uint32_t>()->default_value(0),
       "D: rounds whose chords are out at once; a worker computes round t only after every "
       "round before it (0 = by app: 1, lasso 2)")(
+      "dual-pipeline", po::bool_switch(),
+      "two lanes a draw: the fresh lane (the highest-priority parameters) waits for the round "
+      "before it, the stale lane (the next ones) may be computed before that round is applied "
+      "(its step is always line-searched); needs --pipeline-depth 2 or more")(
       "check-every", po::value<uint64_t>()->default_value(0),
       "updates between full optimality checks (0 = auto: after as many updates as there are "
       "features, or, with the dynamic schedule, sooner once the rounds since the last check "
@@ -109,6 +113,7 @@ Status DynamicSpecFromOptions(const po::variables_map& vm, proto::JobSpec& spec)
   const uint32_t passes = vm["inner-passes"].as<uint32_t>();
   d.set_inner_passes(passes ? passes : kDefaultInnerPasses);
   d.set_exact_shares(vm["exact-shares"].as<bool>());
+  d.set_dual_pipeline(vm["dual-pipeline"].as<bool>());
   return Status::Ok();
 }
 
@@ -174,6 +179,11 @@ Status ValidateDynamicSpec(const proto::JobSpec& spec) {
   }
   if (d.pipeline_depth() < 1 || d.pipeline_depth() > 64) {
     return Status::InvalidArgument("--pipeline-depth must be in [1, 64]");
+  }
+  if (d.dual_pipeline() && d.pipeline_depth() < 2) {
+    return Status::InvalidArgument(
+        "--dual-pipeline needs --pipeline-depth 2 or more (the stale lane is the round after a "
+        "fresh one, out at the same time)");
   }
   return Status::Ok();
 }

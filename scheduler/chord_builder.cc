@@ -51,26 +51,52 @@ void ChordBuilder::MarkInFlight(size_t local, bool weight_is_zero) {
 }
 
 std::vector<uint64_t> ChordBuilder::Next() {
+  last_was_stale_ = !stale_.empty();
+  if (last_was_stale_) return std::exchange(stale_, {});
   if (prepared_) {
     auto chord = *std::exchange(prepared_, std::nullopt);
+    stale_ = std::exchange(prepared_stale_, {});
     // Built while the previous chord was in flight; commits since may have freed parameters.
     if (!chord.empty()) return chord;
   }
-  return Build();
+  return Draw(stale_);
 }
 
 void ChordBuilder::Prepare() {
-  if (!prepared_) prepared_ = Build();
+  if (!prepared()) prepared_ = Draw(prepared_stale_);
 }
 
-void ChordBuilder::DropPrepared() {
-  if (!prepared_) return;
-  for (uint64_t j : *prepared_) {
+std::vector<uint64_t> ChordBuilder::Draw(std::vector<uint64_t>& stale) {
+  if (!policy_.dual_lanes) return Build(policy_.chord_size, policy_.index_order);
+  // One draw of twice the size in priority order, split: the first chord_size the fresh lane.
+  std::vector<uint64_t> fresh = Build(2 * size_t{policy_.chord_size}, /*by_index=*/false);
+  const auto split =
+      static_cast<std::ptrdiff_t>(std::min<size_t>(fresh.size(), policy_.chord_size));
+  stale.assign(fresh.begin() + split, fresh.end());
+  fresh.resize(static_cast<size_t>(split));
+  if (policy_.index_order && policy_.rho >= 1.0) {
+    std::sort(fresh.begin(), fresh.end());
+    std::sort(stale.begin(), stale.end());
+  }
+  return fresh;
+}
+
+void ChordBuilder::Release(std::span<const uint64_t> ids) {
+  for (uint64_t j : ids) {
     const size_t local = j - store_.first();
     flying_[local] = 0;
     --in_flight_;
     SetLater(local, store_.SquaredNorm(j) > 0 ? priority_[local] : 0.0);
   }
+}
+
+void ChordBuilder::DropPrepared() {
+  Release(stale_);
+  stale_.clear();
+  if (!prepared_) return;
+  Release(*prepared_);
+  Release(prepared_stale_);
+  prepared_stale_.clear();
   prepared_.reset();
 }
 
@@ -85,7 +111,7 @@ void ChordBuilder::FlushPending() {
   pending_weights_.clear();
 }
 
-std::vector<uint64_t> ChordBuilder::Build() {
+std::vector<uint64_t> ChordBuilder::Build(size_t size, bool by_index_order) {
   const size_t n = priority_.size();
   const uint64_t first = store_.first();
   // Erasing one id per commit would cost O(in flight) each, O(B^2) a round.
@@ -98,7 +124,7 @@ std::vector<uint64_t> ChordBuilder::Build() {
   if (n == 0) return chord;
   switch (policy_.schedule) {
     case proto::SCHEDULE_CYCLIC: {
-      for (size_t step = 0; step < n && chord.size() < policy_.chord_size; ++step) {
+      for (size_t step = 0; step < n && chord.size() < size; ++step) {
         size_t local = cursor_++ % n;
         if (Eligible(local)) chord.push_back(first + local);
       }
@@ -107,7 +133,7 @@ std::vector<uint64_t> ChordBuilder::Build() {
     case proto::SCHEDULE_RANDOM:
     case proto::SCHEDULE_STATIC: {
       const bool filter = policy_.schedule == proto::SCHEDULE_STATIC;
-      const size_t want = filter ? policy_.candidates : policy_.chord_size;
+      const size_t want = filter ? policy_.candidates : size;
       std::uniform_int_distribution<size_t> pick(0, n - 1);
       std::vector<uint64_t> drawn;
       // Drawn ones are marked in flying_ meanwhile (a linear search of `drawn` per try cost
@@ -120,8 +146,7 @@ std::vector<uint64_t> ChordBuilder::Build() {
         }
       }
       for (uint64_t j : drawn) flying_[j - first] = 0;
-      chord = filter ? filter_.Filter(drawn, policy_.rho, policy_.chord_size, running)
-                     : std::move(drawn);
+      chord = filter ? filter_.Filter(drawn, policy_.rho, size, running) : std::move(drawn);
       break;
     }
     default: {
@@ -165,13 +190,12 @@ std::vector<uint64_t> ChordBuilder::Build() {
         order[k] = {weights[k], (random << shift) | k};
       }
       const bool filter = policy_.rho < 1.0;
-      const size_t keep =
-          filter ? order.size() : std::min<size_t>(order.size(), policy_.chord_size);
+      const size_t keep = filter ? order.size() : std::min<size_t>(order.size(), size);
       if (keep < order.size()) {
         std::nth_element(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(keep),
                          order.end());
       }
-      const bool by_index = !filter && policy_.index_order;
+      const bool by_index = !filter && by_index_order;
       if (!by_index) std::sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(keep));
       const uint64_t position = (uint64_t{1} << shift) - 1;
       // Which of the draw's candidates are in the chord, by position: without a filter the
@@ -199,7 +223,7 @@ std::vector<uint64_t> ChordBuilder::Build() {
         // repeats (a stamp per candidate, a cache miss each on a large partition) is not needed.
         chord = std::move(ids);
       } else {
-        chord = filter_.Filter(ids, policy_.rho, policy_.chord_size, running);
+        chord = filter_.Filter(ids, policy_.rho, size, running);
       }
       for (uint64_t j : chord) MarkInFlight(j - first, /*weight_is_zero=*/true);
       for (size_t k = 0; k < drawn.size(); ++k) {

@@ -49,6 +49,12 @@ struct ChordPolicy {
   // columns in memory order, and the scheduler sorts no (priority, tie) records, only ids after a
   // draw of several passes (a one-pass draw is in index order already).
   bool index_order = false;
+  // The dual pipeline (the STRADS poster, on the owner-computes layout): each draw makes two
+  // chords of at most chord_size, its highest-priority parameters the fresh lane (the chord Next
+  // returns first) and the next ones the stale lane (the chord after it, which the workers may
+  // compute before the fresh one's commit reaches them: Chord.stale_lane). Both come from one
+  // draw through one filter, so the lanes are independent of each other.
+  bool dual_lanes = false;
 };
 
 class ChordBuilder {
@@ -56,9 +62,12 @@ class ChordBuilder {
   // REQUIRES: `store` outlives the builder; the builder covers store.first()..store.end().
   ChordBuilder(const ColumnStore& store, ChordPolicy policy);
 
-  // The parameters of the next chord (global ids), marked in flight: the prepared chord if there
-  // is one, else a new one. May be empty when every parameter is in flight or has zero priority.
+  // The parameters of the next chord (global ids), marked in flight: the stale lane of the last
+  // draw if it is waiting (dual_lanes), else the prepared chord if there is one, else a new one.
+  // May be empty when every parameter is in flight or has zero priority.
   std::vector<uint64_t> Next();
+  // Whether the chord the last Next returned is a stale lane (dual_lanes).
+  bool last_was_stale() const { return last_was_stale_; }
 
   // Builds the next chord ahead of its request (latency hiding: the scheduler does this while
   // the workers compute), marked in flight like a dispatched one, so it stays valid: commits
@@ -76,14 +85,17 @@ class ChordBuilder {
   static constexpr size_t kAheadInFlightShare = 4;
   bool AheadDrawsWhole() const { return in_flight_ * kAheadInFlightShare <= priority_.size(); }
 
-  // Frees the prepared chord's parameters, if any, e.g. before a check resets the priorities.
+  // Frees the parameters of the chords built and not yet taken by Next (the prepared one, and
+  // with dual_lanes the stale lanes waiting), e.g. before a check resets the priorities.
   void DropPrepared();
-  // Whether a chord is prepared (built ahead, not yet taken by Next).
-  bool prepared() const { return prepared_.has_value(); }
-  // Whether Next() will return the prepared chord, without building one (it is not empty).
-  bool ready() const { return prepared_.has_value() && !prepared_->empty(); }
-  // The prepared chord. REQUIRES: prepared().
-  std::span<const uint64_t> prepared_chord() const { return *prepared_; }
+  // Whether a chord is built and not yet taken by Next (prepared ahead, or a stale lane).
+  bool prepared() const { return !stale_.empty() || prepared_.has_value(); }
+  // Whether Next() will return a built chord, without building one (it is not empty).
+  bool ready() const { return !stale_.empty() || (prepared_.has_value() && !prepared_->empty()); }
+  // The chord Next() will return without building one. REQUIRES: prepared().
+  std::span<const uint64_t> prepared_chord() const {
+    return stale_.empty() ? std::span<const uint64_t>(*prepared_) : stale_;
+  }
 
   // A committed change of parameter j (in flight before): priority |delta| + eta.
   void OnCommit(uint64_t j, double delta);
@@ -124,7 +136,12 @@ class ChordBuilder {
   double Priority(uint64_t j) const { return priority_[j - store_.first()]; }
 
  private:
-  std::vector<uint64_t> Build();
+  // A chord of at most `size` parameters, in index order where `by_index` (and no filter).
+  std::vector<uint64_t> Build(size_t size, bool by_index);
+  // The next draw: one chord, or with dual_lanes the fresh lane (the stale one goes to `stale`).
+  std::vector<uint64_t> Draw(std::vector<uint64_t>& stale);
+  // Frees chord parameters never sent (in flight since they were drawn).
+  void Release(std::span<const uint64_t> ids);
   // Sampler weights change in batches (PrioritySampler::SetMany): commits, checks and dropped
   // chords queue theirs, and Build applies them, in order, before it samples.
   void SetLater(size_t local, double weight);
@@ -152,6 +169,9 @@ class ChordBuilder {
   size_t in_flight_ = 0;
   uint64_t cursor_ = 0;  // cyclic policy
   std::optional<std::vector<uint64_t>> prepared_;
+  std::vector<uint64_t> prepared_stale_;  // the stale lane of prepared_ (dual_lanes)
+  std::vector<uint64_t> stale_;           // the stale lane Next returns next (dual_lanes)
+  bool last_was_stale_ = false;
   std::vector<uint8_t> chosen_;  // Build's scratch: a draw's candidates in the chord, by position
 };
 

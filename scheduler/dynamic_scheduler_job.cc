@@ -229,6 +229,7 @@ void DynamicSchedulerJob::FinishLoading(Result<Partition> loaded) {
   policy.seed = spec_.seed() * 1000003 + rank_;
   policy.check_in_flight = d.pipeline_depth() > 1;
   policy.index_order = true;
+  policy.dual_lanes = d.dual_pipeline();
   builder_ = std::make_unique<ChordBuilder>(*p.store, policy);
   if (p.filtered) {
     // The parameters of one worker form one group of the dependency filter (its updates of them
@@ -282,7 +283,7 @@ bool DynamicSchedulerJob::TrySendChord(uint64_t round, bool prepare_next) {
     return false;
   }
   assert(!made || static_cast<size_t>(made->whole.chord().ids_size()) == ids.size());
-  SendChord(made ? std::move(*made) : MakeChord(ids), round);
+  SendChord(made ? std::move(*made) : MakeChord(ids), round, builder_->last_was_stale());
   ++chords_since_check_;
   if (prepare_next) PrepareNext();
   return true;
@@ -350,10 +351,11 @@ DynamicSchedulerJob::ChordMessages DynamicSchedulerJob::MakeChord(
   return m;
 }
 
-void DynamicSchedulerJob::SendChord(ChordMessages&& m, uint64_t round) {
+void DynamicSchedulerJob::SendChord(ChordMessages&& m, uint64_t round, bool stale_lane) {
   auto stamp = [&](proto::Envelope& e) {
     e.set_round(round);
     e.mutable_chord()->set_min_applied(applied_through_);
+    e.mutable_chord()->set_stale_lane(stale_lane);
   };
   stamp(m.whole);
   for (proto::Envelope& share : m.shares) stamp(share);

@@ -96,9 +96,9 @@ class DynamicSchedulerJob final : public DynamicMemberJob {
     std::vector<proto::Envelope> shares;
   };
   ChordMessages MakeChord(std::span<const uint64_t> ids) const;
-  // Sends a chord as round `round`'s, built on every commit of a round < applied_through_: to the
-  // coordinator (whole), then to the workers.
-  void SendChord(ChordMessages&& m, uint64_t round);
+  // Sends a chord as round `round`'s, built on every commit of a round < applied_through_, in the
+  // dual pipeline's stale lane where `stale_lane`: to the coordinator (whole), then to the workers.
+  void SendChord(ChordMessages&& m, uint64_t round, bool stale_lane);
   // Drops the chord built ahead and its messages (a check changes the priorities).
   void DropPrepared();
   // Answers the request for round `round`'s chord (a ChordRequest, or a commit that carries one),

@@ -1,16 +1,24 @@
 // The app registry (engine/app_registry.h) and job specs built from it (engine/job_spec.h): apps
 // are found by name and engine, every app's options and only its own are accepted, and a spec
 // is validated against its app and engine.
+#include <google/protobuf/unknown_field_set.h>
 #include <catch2/catch.hpp>
 
 #include "app_stub.h"
 #include "apps/builtin_apps.h"
+#include "apps/lda.pb.h"
+#include "apps/linear.pb.h"
+#include "apps/mf.pb.h"
+#include "engine/app_params.h"
 #include "engine/dynamic_spec.h"
 #include "engine/job_spec.h"
+#include "test/app_params_edit.h"
 #include "test/temp_dir.h"
 
 namespace strads {
 namespace {
+
+using strads::testing::EditAppParams;
 
 class NamedDynamicStub final : public testing::AppStub<DynamicApp> {
  public:
@@ -106,9 +114,10 @@ TEST_CASE("A job's options are the common ones, its engine's and its app's: no o
 
   auto lasso = ParseJobSpec(apps, "lasso", {"--data", data, "--lambda", "0.5"}, {}, nullptr);
   REQUIRE(lasso.ok());
-  CHECK(lasso->has_linear());
+  const Result<proto::LinearModelSpec> linear = AppParams<proto::LinearModelSpec>(*lasso);
+  REQUIRE(linear.ok());
   CHECK(lasso->has_dynamic());
-  CHECK(lasso->linear().lambda() == 0.5);
+  CHECK(linear->lambda() == 0.5);
   CHECK(lasso->dynamic().chord_size() == 2048);
   CHECK(lasso->dynamic().inner_passes() == 4);
   CHECK(lasso->dynamic().candidates() == 4096);   // 0 = 2 x chord size
@@ -193,15 +202,22 @@ TEST_CASE("A job's options are the common ones, its engine's and its app's: no o
   REQUIRE(rho.ok());
   CHECK(rho->dynamic().rho() == 0.3);
   CHECK_FALSE(rho->dynamic().rho_if_dense());  // a given rho applies everywhere
-  // The row layout's flags are gone, not ignored.
-  for (const std::vector<std::string>& gone : {std::vector<std::string>{"--layout", "rows"},
-                                               std::vector<std::string>{"--dual-pipeline"}}) {
-    std::vector<std::string> args{"--data", data, "--lambda", "0.5"};
-    args.insert(args.end(), gone.begin(), gone.end());
-    auto refused = ParseJobSpec(apps, "lasso", args, {}, nullptr);
-    REQUIRE_FALSE(refused.ok());
-    CHECK_THAT(refused.status().message(), Catch::Contains(gone[0]));
-  }
+  // The row layout's flag is gone, not ignored.
+  auto layout = ParseJobSpec(apps, "lasso", {"--data", data, "--lambda", "0.5", "--layout", "rows"},
+                             {}, nullptr);
+  REQUIRE_FALSE(layout.ok());
+  CHECK_THAT(layout.status().message(), Catch::Contains("--layout"));
+  // The dual pipeline (on the column layout) needs a depth of 2: lasso's default.
+  auto dual = ParseJobSpec(apps, "lasso", {"--data", data, "--lambda", "0.5", "--dual-pipeline"},
+                           {}, nullptr);
+  REQUIRE(dual.ok());
+  CHECK(dual->dynamic().dual_pipeline());
+  CHECK(dual->dynamic().pipeline_depth() == 2);
+  auto shallow = ParseJobSpec(apps, "logistic",
+                              {"--data", data, "--lambda", "0.5", "--dual-pipeline"}, {}, nullptr);
+  REQUIRE_FALSE(shallow.ok());
+  CHECK_THAT(shallow.status().message(),
+             Catch::Contains("--dual-pipeline needs --pipeline-depth 2"));
 
   auto topics =
       ParseJobSpec(apps, "lasso", {"--data", data, "--lambda", "1", "--topics", "3"}, {}, nullptr);
@@ -214,8 +230,8 @@ TEST_CASE("A job's options are the common ones, its engine's and its app's: no o
   auto mf =
       ParseJobSpec(apps, "mf", {"--data", data, "--rank", "3", "--iterations", "2"}, {}, nullptr);
   REQUIRE(mf.ok());
-  CHECK(mf->mf().rank() == 3);
-  CHECK(mf->mf().lambda() == 0.1);  // mf's own --lambda, with its own default
+  CHECK(AppParams<proto::MfSpec>(*mf)->rank() == 3);
+  CHECK(AppParams<proto::MfSpec>(*mf)->lambda() == 0.1);  // mf's own --lambda, with its own default
   CHECK(mf->static_engine().iterations() == 2);
 
   auto unknown = ParseJobSpec(apps, "als", {"--data", data}, {}, nullptr);
@@ -238,7 +254,7 @@ TEST_CASE("A spec is validated against its app and its engine, whoever built it"
   proto::JobSpec spec;
   spec.set_app("lasso");
   spec.set_data_path("/data/x.svm");
-  spec.mutable_linear()->set_lambda(1);
+  EditAppParams<proto::LinearModelSpec>(spec, [&](auto& p) { p.set_lambda(1); });
   // No engine message: the coordinator refuses it rather than run with zeros.
   CHECK_THAT(ValidateJobSpec(apps, spec).message(),
              Catch::Contains("has no dynamic-engine parameters"));
@@ -250,8 +266,17 @@ TEST_CASE("A spec is validated against its app and its engine, whoever built it"
 
   // Another app's message under this app's name.
   proto::JobSpec other = spec;
-  other.mutable_mf()->set_rank(3);
-  CHECK_THAT(ValidateJobSpec(apps, other).message(), Catch::Contains("no lasso parameters"));
+  proto::MfSpec mf;
+  mf.set_rank(3);
+  SetAppParams(mf, other);
+  CHECK(ValidateJobSpec(apps, other).message() ==
+        "lasso: the spec's app parameters are a strads.proto.MfSpec, not a "
+        "strads.proto.LinearModelSpec (parameters of another app?)");
+  // No app message at all.
+  proto::JobSpec none = spec;
+  none.clear_params();
+  CHECK(ValidateJobSpec(apps, none).message() ==
+        "lasso: the spec has no app parameters (expected strads.proto.LinearModelSpec)");
   // The static engine's message for a dynamic app.
   proto::JobSpec static_engine = spec;
   static_engine.mutable_static_engine()->set_iterations(3);
@@ -266,6 +291,47 @@ TEST_CASE("A spec is validated against its app and its engine, whoever built it"
   proto::JobSpec no_data = spec;
   no_data.clear_data_path();
   CHECK(ValidateJobSpec(apps, no_data).message() == "--data is required");
+}
+
+TEST_CASE("AppParams: an app reads back its own message, checked by type, or a clear error",
+          "[registry][app_params]") {
+  testing::TempDir dir;
+  auto spec = ParseJobSpec(BuiltinApps(), "lda",
+                           {"--data", dir.Write("d.txt", "1\n1\n1\n1 1 1\n"), "--topics", "7"}, {},
+                           nullptr);
+  REQUIRE(spec.ok());
+  CHECK(spec->params().type_url() == "type.googleapis.com/strads.proto.LdaSpec");
+  const Result<proto::LdaSpec> lda = AppParams<proto::LdaSpec>(*spec);
+  REQUIRE(lda.ok());
+  CHECK(lda->topics() == 7);
+  CHECK(lda->sampler() == "sparse");
+
+  CHECK(AppParams<proto::MfSpec>(*spec).status().message() ==
+        "the spec's app parameters are a strads.proto.LdaSpec, not a strads.proto.MfSpec "
+        "(parameters of another app?)");
+  proto::JobSpec garbled = *spec;
+  garbled.mutable_params()->set_value("\xff\xff\xff");
+  CHECK(AppParams<proto::LdaSpec>(garbled).status().message() ==
+        "the spec's app parameters do not parse as a strads.proto.LdaSpec");
+  proto::JobSpec no_url = *spec;
+  no_url.mutable_params()->set_type_url("LdaSpec");
+  CHECK_THAT(AppParams<proto::LdaSpec>(no_url).status().message(),
+             Catch::Contains("malformed type URL 'LdaSpec'"));
+
+  // A spec as protocol version 7 wrote it (the LdaSpec in JobSpec field 23, reserved since),
+  // parsed by this version: the field is kept as an unknown one, and named as the old layout.
+  proto::JobSpec without = *spec;
+  without.clear_params();
+  google::protobuf::UnknownFieldSet old_field;
+  old_field.AddLengthDelimited(23, lda->SerializeAsString());
+  std::string field_bytes;
+  REQUIRE(old_field.SerializeToString(&field_bytes));
+  proto::JobSpec old;
+  REQUIRE(old.ParseFromString(without.SerializeAsString() + field_bytes));
+  CHECK_FALSE(old.has_params());
+  CHECK(ValidateJobSpec(BuiltinApps(), old).message() ==
+        "lda: the spec holds its app's parameters as STRADS wrote them before protocol version 8 "
+        "(JobSpec tags 23-25), which this version cannot read: submit the job again");
 }
 
 }  // namespace strads

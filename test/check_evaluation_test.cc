@@ -6,13 +6,17 @@
 #include <random>
 #include <vector>
 
+#include "apps/linear.pb.h"
 #include "apps/linear/lasso_loss.h"
 #include "apps/linear/linear_model_app.h"
 #include "apps/linear/logistic_loss.h"
 #include "apps/linear/svm_loss.h"
+#include "test/app_params_edit.h"
 
 namespace strads {
 namespace {
+
+using strads::testing::EditAppParams;
 
 // Gradients around +-lambda and values with zeros, positives and negatives.
 void RandomCheck(uint32_t seed, double lambda, std::vector<double>& gradients,
@@ -52,7 +56,7 @@ void CheckMatchesPerParameter(const DynamicApp& app, const proto::JobSpec& spec,
 TEST_CASE("EvaluateCheck: Lasso's, by hand", "[check_evaluation]") {
   LinearModelApp app(std::make_unique<LassoLoss>());
   proto::JobSpec spec;
-  spec.mutable_linear()->set_lambda(1);
+  EditAppParams<proto::LinearModelSpec>(spec, [&](auto& p) { p.set_lambda(1); });
   // The gradient here is x_j^T r's negative (the loss gradient): violation at beta = 0 is
   // max(0, |g| - lambda), at beta > 0 |g + lambda|.
   std::vector<double> gradients = {3, -0.5, -2}, values = {0, 0, 1};
@@ -68,22 +72,73 @@ TEST_CASE("EvaluateCheck: every app's override is its per-parameter Violation an
           "[check_evaluation]") {
   proto::JobSpec spec;
   SECTION("lasso") {
-    spec.mutable_linear()->set_lambda(0.7);
+    EditAppParams<proto::LinearModelSpec>(spec, [&](auto& p) { p.set_lambda(0.7); });
     CheckMatchesPerParameter(LinearModelApp(std::make_unique<LassoLoss>()), spec, 0.7);
   }
   SECTION("logistic") {
-    spec.mutable_linear()->set_lambda(1.3);
+    EditAppParams<proto::LinearModelSpec>(spec, [&](auto& p) { p.set_lambda(1.3); });
     CheckMatchesPerParameter(LinearModelApp(std::make_unique<LogisticLoss>()), spec, 1.3);
   }
   SECTION("svm, l1") {
-    spec.mutable_linear()->set_lambda(0.4);
+    EditAppParams<proto::LinearModelSpec>(spec, [&](auto& p) { p.set_lambda(0.4); });
     CheckMatchesPerParameter(LinearModelApp(std::make_unique<SvmLoss>()), spec, 0.4);
   }
   SECTION("svm, l2") {
-    spec.mutable_linear()->set_lambda(0.4);
-    spec.mutable_linear()->set_penalty("l2");
+    EditAppParams<proto::LinearModelSpec>(spec, [&](auto& p) {
+      p.set_lambda(0.4);
+      p.set_penalty("l2");
+    });
     CheckMatchesPerParameter(LinearModelApp(std::make_unique<SvmLoss>()), spec, 0.4);
   }
+}
+
+// The coordinator's per-round sums (DynamicApp::PenaltySum, PenaltySlopeAlong): the linear app's
+// overrides give what the per-parameter Penalty and PenaltySlope give, to rounding (the l1 sum
+// takes lambda out of the sum).
+void RoundSumsMatchPerParameter(const DynamicApp& app, const proto::JobSpec& spec, double lambda) {
+  for (uint32_t seed = 1; seed <= 3; ++seed) {
+    std::vector<double> deltas, values;
+    RandomCheck(seed, lambda, deltas, values);
+    deltas[2] = 0.0;           // a parameter that did not move
+    values[3] = 0.5 * lambda;  // one the step takes through zero at alpha = 1
+    deltas[3] = -lambda;
+    const double sum = app.PenaltySum(values, spec);
+    CHECK(sum > 0);
+    CHECK(sum == Approx(app.DynamicApp::PenaltySum(values, spec)).epsilon(1e-13));
+    for (const double alpha : {0.0, 0.5, 1.0}) {
+      for (const int side : {1, -1}) {
+        CAPTURE(alpha, side);
+        const double fast = app.PenaltySlopeAlong(values, deltas, alpha, side, spec);
+        const double slow = app.DynamicApp::PenaltySlopeAlong(values, deltas, alpha, side, spec);
+        CHECK(fast == slow);
+      }
+    }
+  }
+}
+
+TEST_CASE("PenaltySum and PenaltySlopeAlong: the linear app's are its per-parameter ones",
+          "[check_evaluation]") {
+  proto::JobSpec spec;
+  EditAppParams<proto::LinearModelSpec>(spec, [&](auto& p) { p.set_lambda(0.4); });
+  SECTION("l1") {
+    RoundSumsMatchPerParameter(LinearModelApp(std::make_unique<LassoLoss>()), spec, 0.4);
+  }
+  SECTION("l2") {
+    EditAppParams<proto::LinearModelSpec>(spec, [&](auto& p) { p.set_penalty("l2"); });
+    RoundSumsMatchPerParameter(LinearModelApp(std::make_unique<SvmLoss>()), spec, 0.4);
+  }
+}
+
+TEST_CASE("PenaltySlopeAlong: l1 from either side of a kink, by hand", "[check_evaluation]") {
+  LinearModelApp app(std::make_unique<LassoLoss>());
+  proto::JobSpec spec;
+  EditAppParams<proto::LinearModelSpec>(spec, [&](auto& p) { p.set_lambda(2); });
+  // One parameter from 1 along -2: at alpha = 0.5 it is at zero. From the right the penalty
+  // grows at lambda |d| = 4; from the left (coming down to the kink) it falls at -lambda |d|.
+  const std::vector<double> base = {1.0}, direction = {-2.0};
+  CHECK(app.PenaltySlopeAlong(base, direction, 0.5, 1, spec) == 4.0);
+  CHECK(app.PenaltySlopeAlong(base, direction, 0.5, -1, spec) == -4.0);
+  CHECK(app.PenaltySlopeAlong(base, direction, 0.0, 1, spec) == -4.0);
 }
 
 }  // namespace

@@ -368,3 +368,115 @@ TEST_CASE(
 }
 
 }  // namespace strads
+
+namespace strads {
+namespace {
+
+// Violations that make parameter j's priority (j * 7919) % 1000 + 1: all distinct below 1000.
+void DistinctPriorities(ChordBuilder& b, uint64_t columns) {
+  for (uint64_t j = 0; j < columns; ++j) b.OnCheck(j, static_cast<double>((j * 7919) % 1000 + 1));
+}
+
+}  // namespace
+
+TEST_CASE("ChordBuilder: dual lanes split one draw, the fresh lane its highest priorities",
+          "[chord_builder][dual]") {
+  // The same draw as one chord of 2B without lanes: the fresh lane is its B highest-priority
+  // parameters, the stale lane (the next Next) the rest; both in flight until committed.
+  constexpr int64_t kColumns = 1000;
+  Independent f(kColumns);
+  for (const bool index_order : {false, true}) {
+    CAPTURE(index_order);
+    ChordPolicy policy = Policy(40, 80);
+    policy.rho = 1.0;
+    ChordPolicy one_chord = policy;
+    one_chord.chord_size = 80;
+    ChordBuilder whole(f.store, one_chord);
+    policy.dual_lanes = true;
+    policy.index_order = index_order;
+    ChordBuilder lanes(f.store, policy);
+    DistinctPriorities(whole, kColumns);
+    DistinctPriorities(lanes, kColumns);
+    for (int pair = 0; pair < 5; ++pair) {
+      CAPTURE(pair);
+      const std::vector<uint64_t> both = whole.Next();  // priority order
+      REQUIRE(both.size() == 80);
+      const std::vector<uint64_t> fresh = lanes.Next();
+      CHECK_FALSE(lanes.last_was_stale());
+      CHECK(lanes.ready());  // the stale lane waits, built
+      CHECK(lanes.in_flight() == 80);
+      const std::vector<uint64_t> stale = lanes.Next();
+      CHECK(lanes.last_was_stale());
+      REQUIRE(fresh.size() == 40);
+      REQUIRE(stale.size() == 40);
+      std::vector<uint64_t> want_fresh(both.begin(), both.begin() + 40);
+      std::vector<uint64_t> want_stale(both.begin() + 40, both.end());
+      if (index_order) {
+        CHECK(std::is_sorted(fresh.begin(), fresh.end()));
+        CHECK(std::is_sorted(stale.begin(), stale.end()));
+        std::sort(want_fresh.begin(), want_fresh.end());
+        std::sort(want_stale.begin(), want_stale.end());
+      }
+      CHECK(fresh == want_fresh);
+      CHECK(stale == want_stale);
+      double lowest_fresh = 1e9, highest_stale = 0;
+      for (uint64_t j : fresh) lowest_fresh = std::min(lowest_fresh, lanes.Priority(j));
+      for (uint64_t j : stale) highest_stale = std::max(highest_stale, lanes.Priority(j));
+      CHECK(lowest_fresh > highest_stale);
+      for (uint64_t j : both) whole.OnCommit(j, 0.001 * static_cast<double>(j % 17 + 1));
+      for (uint64_t j : fresh) lanes.OnCommit(j, 0.001 * static_cast<double>(j % 17 + 1));
+      for (uint64_t j : stale) lanes.OnCommit(j, 0.001 * static_cast<double>(j % 17 + 1));
+      CHECK(lanes.in_flight() == 0);
+    }
+  }
+}
+
+TEST_CASE("ChordBuilder: dual lanes built ahead come fresh first, and a drop frees both",
+          "[chord_builder][dual]") {
+  constexpr int64_t kColumns = 200;
+  Independent f(kColumns);
+  ChordPolicy policy = Policy(10, 20);
+  policy.rho = 1.0;
+  policy.dual_lanes = true;
+  ChordBuilder b(f.store, policy);
+  DistinctPriorities(b, kColumns);
+  b.Prepare();
+  REQUIRE(b.ready());
+  CHECK(b.in_flight() == 20);
+  const std::vector<uint64_t> ahead(b.prepared_chord().begin(), b.prepared_chord().end());
+  const std::vector<uint64_t> fresh = b.Next();
+  CHECK(fresh == ahead);
+  CHECK_FALSE(b.last_was_stale());
+  // The stale lane is what Next gives now; Prepare builds nothing over it.
+  const std::vector<uint64_t> waiting(b.prepared_chord().begin(), b.prepared_chord().end());
+  b.Prepare();
+  CHECK(b.in_flight() == 20);
+  // A check drops what was not sent: the stale lane's parameters are free again, the fresh
+  // lane's stay in flight until their commit.
+  b.DropPrepared();
+  CHECK_FALSE(b.prepared());
+  CHECK(b.in_flight() == 10);
+  for (uint64_t j : fresh) b.OnCommit(j, 1.0);
+  CHECK(b.in_flight() == 0);
+  // The dropped stale lane's parameters have their weights back: with every other parameter at
+  // priority eta, the next draw's fresh lane is exactly them.
+  for (uint64_t j = 0; j < kColumns; ++j) {
+    if (std::find(waiting.begin(), waiting.end(), j) == waiting.end()) b.OnCheck(j, 0.0);
+  }
+  std::vector<uint64_t> next = b.Next();
+  std::sort(next.begin(), next.end());
+  std::vector<uint64_t> dropped = waiting;
+  std::sort(dropped.begin(), dropped.end());
+  CHECK(next == dropped);
+  for (uint64_t j : next) b.OnCommit(j, 1.0);
+  for (uint64_t j : b.Next()) b.OnCommit(j, 1.0);  // its stale lane
+  CHECK(b.in_flight() == 0);
+  // Built ahead and dropped together: the prepared chord and its stale lane.
+  b.Prepare();
+  CHECK(b.in_flight() == 20);
+  b.DropPrepared();
+  CHECK(b.in_flight() == 0);
+  CHECK_FALSE(b.prepared());
+}
+
+}  // namespace strads

@@ -41,8 +41,8 @@ recorded_pids() {
 }
 
 # A pid whose process has not exited: in /proc, neither a zombie (Z) nor being reaped (X), as the
-# launcher's local_alive counts it. (PID 1 of this VM reaps orphans seconds late, so an exited
-# daemon lingers as Z.)
+# launcher counts it (cli/launcher_env_posix.cc). (PID 1 of this VM reaps orphans seconds late, so
+# an exited daemon lingers as Z.)
 alive() {
   local st
   [[ -d /proc/$1 ]] || return 1

@@ -10,9 +10,11 @@
 
 #include <catch2/catch.hpp>
 
+#include "apps/linear.pb.h"
 #include "cli/client.h"
 #include "common/protocol.h"
 #include "coordinator/coordinator.h"
+#include "test/app_params_edit.h"
 
 namespace strads::testing {
 
@@ -33,7 +35,7 @@ inline proto::JobSpec BaseSpec(const std::string& app, const std::string& path, 
   proto::JobSpec s;
   s.set_app(app);
   s.set_data_path(path);
-  s.mutable_linear()->set_lambda(lambda);
+  EditAppParams<proto::LinearModelSpec>(s, [&](auto& p) { p.set_lambda(lambda); });
   s.mutable_dynamic()->set_chord_size(8);
   s.mutable_dynamic()->set_candidates(16);
   s.mutable_dynamic()->set_rho(0.1);

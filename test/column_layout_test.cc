@@ -12,6 +12,7 @@
 #include <Eigen/Dense>
 #include <catch2/catch.hpp>
 
+#include "apps/linear.pb.h"
 #include "apps/linear/lasso_loss.h"
 #include "apps/linear/lasso_update.h"
 #include "apps/linear/linear_model_app.h"
@@ -23,9 +24,12 @@
 #include "engine/share_passes.h"
 #include "engine/shared_replica.h"
 #include "engine/vector_delta.h"
+#include "test/app_params_edit.h"
 
 namespace strads {
 namespace {
+
+using strads::testing::EditAppParams;
 
 TEST_CASE("DeltaAccumulator writes a sparse change with ascending indices, then is zero",
           "[columns]") {
@@ -254,7 +258,7 @@ TEST_CASE("LassoColumnModel::Update is sequential coordinate descent and leaves 
           "[columns]") {
   const Dataset data = SmallProblem();
   proto::JobSpec spec;
-  spec.mutable_linear()->set_lambda(0.5);
+  EditAppParams<proto::LinearModelSpec>(spec, [&](auto& p) { p.set_lambda(0.5); });
   const auto owned = ColumnModelOf(LinearModelApp(std::make_unique<LassoLoss>()), data, spec);
   ColumnModel& model = *owned;
   const double loss_before = model.Loss();
@@ -359,7 +363,7 @@ TEST_CASE("LassoColumnModel with --inner-passes repeats its share as cyclic desc
   for (uint32_t passes : {1u, 2u, 6u}) {
     CAPTURE(passes);
     proto::JobSpec spec;
-    spec.mutable_linear()->set_lambda(lambda);
+    EditAppParams<proto::LinearModelSpec>(spec, [&](auto& p) { p.set_lambda(lambda); });
     spec.mutable_dynamic()->set_inner_passes(passes);
     const auto owned = ColumnModelOf(LinearModelApp(std::make_unique<LassoLoss>()), data, spec);
     ColumnModel& model = *owned;
@@ -493,7 +497,7 @@ TEST_CASE(
   for (int i = 0; i < 40; ++i) data.y[i] = data.y[i] > 0 ? 1.0 : -1.0;
   const double lambda = 0.5;
   proto::JobSpec spec;
-  spec.mutable_linear()->set_lambda(lambda);
+  EditAppParams<proto::LinearModelSpec>(spec, [&](auto& p) { p.set_lambda(lambda); });
   spec.mutable_dynamic()->set_inner_passes(3);
   const auto owned = ColumnModelOf(LinearModelApp(std::make_unique<LogisticLoss>()), data, spec);
   ColumnModel& model = *owned;

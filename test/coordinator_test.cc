@@ -8,24 +8,27 @@
 
 #include "actor_harness.h"
 #include "apps/builtin_apps.h"
+#include "apps/linear.pb.h"
 #include "common/atomic_file.h"
 #include "coordinator/checkpoint_store.h"
 #include "coordinator/coordinator.h"
 #include "coordinator/job_journal.h"
 #include "temp_dir.h"
+#include "test/app_params_edit.h"
 
 namespace strads {
 namespace {
 
 using Kind = proto::Envelope::BodyCase;
 using testing::ActorHarness;
+using testing::EditAppParams;
 
 // A spec the coordinator accepts; nothing reads the file in these tests.
 proto::JobSpec ValidSpec() {
   proto::JobSpec s;
   s.set_app("lasso");
   s.set_data_path("/data/never-read.svm");
-  s.mutable_linear()->set_lambda(0.1);
+  EditAppParams<proto::LinearModelSpec>(s, [&](auto& p) { p.set_lambda(0.1); });
   s.mutable_dynamic()->set_chord_size(4);
   s.mutable_dynamic()->set_candidates(8);
   s.mutable_dynamic()->set_tolerance(1e-6);
@@ -442,6 +445,55 @@ TEST_CASE("Coordinator: a restart over the work dir keeps the job table and neve
   CHECK(f.Job(queued).state() == proto::JOB_FAILED);
   CHECK(f.Job(queued + 1).state() == proto::JOB_QUEUED);
   CHECK(f.Submit(ValidSpec()).submit_reply().job_id() == queued + 2);
+}
+
+TEST_CASE(
+    "Coordinator: a journal written before protocol version 8 fails its unfinished jobs, "
+    "saying why",
+    "[coordinator][journal]") {
+  // Version 7 kept a linear model's parameters in JobSpec field 25 (a LinearModelSpec), now
+  // reserved: a parsed record keeps it as an unknown field, and the spec has no `params`.
+  proto::JobSpec old = ValidSpec();
+  proto::LinearModelSpec linear;
+  linear.set_lambda(0.1);
+  old.clear_params();
+  old.GetReflection()->MutableUnknownFields(&old)->AddLengthDelimited(25,
+                                                                      linear.SerializeAsString());
+  testing::TempDir dir;
+  JobJournal journal(dir.Path("work"));
+  const std::pair<uint64_t, proto::JobState> jobs[] = {
+      {1, proto::JOB_QUEUED}, {2, proto::JOB_RUNNING}, {3, proto::JOB_SUCCEEDED}};
+  for (const auto& [id, state] : jobs) {
+    proto::JobRecord record;
+    record.mutable_info()->set_job_id(id);
+    record.mutable_info()->set_state(state);
+    *record.mutable_info()->mutable_spec() = old;
+    REQUIRE(journal.Write(record).ok());
+  }
+
+  CoordinatorFixture f(WithWorkDir(dir.Path("work")));
+  for (uint64_t id : {1, 2}) {
+    CAPTURE(id);
+    CHECK(f.Job(id).state() == proto::JOB_FAILED);
+    CHECK(f.Job(id).error() ==
+          "its spec is not valid after the restart: lasso: the spec holds its app's parameters as "
+          "STRADS wrote them before protocol version 8 (JobSpec tags 23-25), which this version "
+          "cannot read: submit the job again");
+  }
+  CHECK(f.Job(3).state() == proto::JOB_SUCCEEDED);  // a finished job stays as it was
+  // Nothing of them runs again: members that register are sent no job, and the next
+  // submission gets the next id and starts at once.
+  f.h_.ClearInboxes();
+  f.RegisterAll();
+  for (const char* member : {"scheduler-0", "worker-0", "worker-1"}) {
+    for (const auto& e : f.h_.Inbox(member)) CHECK(e.body_case() != Kind::kJobStart);
+  }
+  const uint64_t next = f.Submit(ValidSpec()).submit_reply().job_id();
+  CHECK(next == 4);
+  CHECK(f.Job(next).state() == proto::JOB_LOADING);
+  // The failure is journaled: a second restart reads it back.
+  f.Restart();
+  CHECK(f.Job(2).state() == proto::JOB_FAILED);
 }
 
 TEST_CASE("Coordinator: after a restart, results come from the work dir, and a lost file is named",

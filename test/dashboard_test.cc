@@ -8,11 +8,13 @@
 
 #include "actor_harness.h"
 #include "apps/builtin_apps.h"
+#include "apps/linear.pb.h"
 #include "coordinator/coordinator.h"
 #include "coordinator/dashboard_api.h"
 #include "coordinator/dashboard_state.h"
 #include "coordinator/http_dashboard.h"
 #include "coordinator/status_json.h"
+#include "test/app_params_edit.h"
 
 // Last: it includes <resolv.h>, whose `_res` macro breaks Eigen (included by the apps).
 #include <httplib.h>
@@ -20,6 +22,7 @@
 namespace strads {
 namespace {
 
+using strads::testing::EditAppParams;
 using json = nlohmann::json;
 
 proto::JobInfo ParseJob(const std::string& text) {
@@ -224,7 +227,8 @@ TEST_CASE("Dashboard: /api/status is 'strads status --json', published by the co
   auto submit = MakeEnvelope("client");
   submit.mutable_submit()->mutable_spec()->set_app("lasso");
   submit.mutable_submit()->mutable_spec()->set_data_path("/never/read.svm");
-  submit.mutable_submit()->mutable_spec()->mutable_linear()->set_lambda(0.1);
+  EditAppParams<proto::LinearModelSpec>(*submit.mutable_submit()->mutable_spec(),
+                                        [&](auto& p) { p.set_lambda(0.1); });
   auto* dynamic = submit.mutable_submit()->mutable_spec()->mutable_dynamic();
   dynamic->set_chord_size(4);
   dynamic->set_candidates(8);

@@ -8,15 +8,19 @@
 #include <random>
 #include <sstream>
 
+#include <tuple>
+
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "apps/linear.pb.h"
 #include "apps/linear/lasso_reference.h"
 #include "cli/client.h"
 #include "cli/embedded_cluster.h"
 #include "common/data_loader.h"
 #include "common/protocol.h"
 #include "engine/dynamic_spec.h"
+#include "test/app_params_edit.h"
 #include "test/cluster_test_util.h"
 #include "test/temp_dir.h"
 #include "tools/synthetic_lasso.h"
@@ -26,6 +30,7 @@ namespace strads {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::EditAppParams;
 using testing::FastOptions;
 
 // A correlated synthetic problem written once per test binary.
@@ -189,6 +194,27 @@ TEST_CASE("engine converges pipelined (depth 2, 4, 8) with every policy", "[clus
       CHECK(job.info.converged());
       CHECK(std::abs(job.info.objective() - reference) / reference < 1e-6);
     }
+}
+
+TEST_CASE("the dual pipeline reaches the reference optimum: its stale lanes are line-searched",
+          "[cluster][columns][dual]") {
+  // The stale lane's shares are computed against a replica one round behind, so even one
+  // worker's may not descend alone: the coordinator searches every stale-lane step on [0, 1].
+  const double lambda = 0.05 * LambdaMax();
+  const double reference = ReferenceObjective(lambda);
+  for (auto [schedulers, workers, depth] :
+       {std::tuple{1u, 1u, 2u}, std::tuple{1u, 2u, 2u}, std::tuple{2u, 2u, 4u}}) {
+    CAPTURE(schedulers, workers, depth);
+    EmbeddedCluster cluster(schedulers, workers, FastOptions());
+    auto spec = LassoSpec(lambda);
+    spec.mutable_dynamic()->set_pipeline_depth(depth);
+    spec.mutable_dynamic()->set_dual_pipeline(true);
+    auto job = RunJob(cluster, spec, "test-client");
+    REQUIRE(job.info.state() == proto::JOB_SUCCEEDED);
+    CHECK(job.info.converged());
+    CHECK(std::abs(job.info.objective() - reference) / reference < 1e-6);
+    CHECK(job.summary.at("engine").at("dual_pipeline").get<bool>());
+  }
 }
 
 TEST_CASE(
@@ -368,6 +394,11 @@ TEST_CASE("invalid specs are refused at submit with a clear message", "[cluster]
   auto zero_depth = LassoSpec(1.0);
   zero_depth.mutable_dynamic()->set_pipeline_depth(0);
   CHECK_FALSE(submit(zero_depth).ok());
+  auto dual_at_depth_one = LassoSpec(1.0);
+  dual_at_depth_one.mutable_dynamic()->set_dual_pipeline(true);
+  auto r3 = submit(dual_at_depth_one);
+  REQUIRE_FALSE(r3.ok());
+  CHECK_THAT(r3.status().message(), Catch::Contains("--dual-pipeline needs --pipeline-depth 2"));
 }
 
 TEST_CASE("a worker that dies mid-job fails the job naming it, the next job runs",

@@ -8,6 +8,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "apps/lda.pb.h"
+#include "apps/mf.pb.h"
 #include "test/temp_dir.h"
 #include "test/wait_until.h"
 
@@ -19,6 +21,7 @@
 #include "common/memory_budget.h"
 #include "common/protocol.h"
 #include "common/wire_text.h"
+#include "engine/app_params.h"
 #include "engine/job_spec.h"
 
 namespace strads {
@@ -193,8 +196,8 @@ TEST_CASE("job paths typed relative are made absolute against the caller's direc
   CHECK(lasso->data_path() == here("x.mtx"));
   CHECK(lasso->dynamic().labels_path() == here("sub/y.txt"));
   CHECK(lda->data_path() == here("d.txt"));
-  CHECK(lda->lda().vocab_path() == here("../v.txt"));
-  CHECK(mf->mf().test_path() == here("t.mtx"));
+  CHECK(AppParams<proto::LdaSpec>(*lda)->vocab_path() == here("../v.txt"));
+  CHECK(AppParams<proto::MfSpec>(*mf)->test_path() == here("t.mtx"));
 }
 
 TEST_CASE("a reader whose load was abandoned stops at its next buffer refill, Cancelled",

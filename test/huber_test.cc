@@ -86,7 +86,7 @@ TEST_CASE("huber engine at D = 1 reaches the reference optimum within 1e-6: l1, 
     const auto ref = Reference(d, lambda, penalty);
     CAPTURE(l2);
     auto spec = BaseSpec("huber", path, lambda);
-    spec.mutable_linear()->set_penalty(l2 ? "l2" : "l1");
+    EditAppParams<proto::LinearModelSpec>(spec, [&](auto& p) { p.set_penalty(l2 ? "l2" : "l1"); });
     CheckEngineReachesReference(spec, ref.objective, ref.training_accuracy);
   }
 }

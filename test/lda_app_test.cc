@@ -2,6 +2,7 @@
 // after every sub-round, planted-topic recovery, agreement with the sequential reference, output
 // formats, reproducibility, and the errors bad input and bad blocks get.
 #include "apps/lda/lda_app.h"
+#include "apps/lda.pb.h"
 
 #include <algorithm>
 #include <cmath>
@@ -24,10 +25,12 @@
 #include "apps/lda/lda_static.h"
 #include "engine/static_driver.h"
 #include "lda_test_corpus.h"
+#include "test/app_params_edit.h"
 
 namespace strads::lda {
 namespace {
 
+using strads::testing::EditAppParams;
 using strads::testing::TempDir;
 
 using test_corpus::Docword;
@@ -181,7 +184,8 @@ TEST_CASE("lda_app: output files are byte for byte the reference writers' files 
   std::string vocab;
   for (int w = 0; w < 21; ++w) vocab += "word" + std::to_string(w) + "\n";
   proto::JobSpec spec = Spec(path, 4, 0);  // iterations 0: the initial state, known exactly
-  spec.mutable_lda()->set_vocab_path(dir.Write("vocab.txt", vocab));
+  EditAppParams<proto::LdaSpec>(spec,
+                                [&](auto& p) { p.set_vocab_path(dir.Write("vocab.txt", vocab)); });
   auto r = Run(spec, 3, 2);
   REQUIRE(r.ok());
 
@@ -205,7 +209,8 @@ TEST_CASE("lda_app: output files are byte for byte the reference writers' files 
       if (n[k] > 0) state.doc_topic[d].push_back({k, n[k]});
     }
   }
-  Result<std::vector<std::string>> words = LoadVocab(spec.lda().vocab_path(), 21);
+  Result<std::vector<std::string>> words =
+      LoadVocab(AppParams<proto::LdaSpec>(spec)->vocab_path(), 21);
   REQUIRE(words.ok());
   REQUIRE(WriteDocTopicMtx(dir.Path("d.mtx"), *corpus, state).ok());
   REQUIRE(WriteWordTopicMtx(dir.Path("w.mtx"), *corpus, state).ok());
@@ -300,7 +305,7 @@ StaticLocalOptions::Resume CheckpointOf(const proto::JobSpec& spec, uint32_t wor
   };
   auto r = Run(spec, workers, schedulers, options);
   REQUIRE(r.ok());
-  REQUIRE(cp.aggregates.size() == spec.lda().topics());
+  REQUIRE(cp.aggregates.size() == AppParams<proto::LdaSpec>(spec)->topics());
   REQUIRE(std::count_if(cp.pieces.begin(), cp.pieces.end(),
                         [](const auto& p) { return p.name() == "z"; }) == workers);
   return cp;
@@ -316,7 +321,7 @@ TEST_CASE(
   spec.mutable_static_engine()->set_blocks_per_worker(2);
   for (const char* sampler : {"sparse", "mh"}) {
     INFO("sampler " << sampler);
-    spec.mutable_lda()->set_sampler(sampler);
+    EditAppParams<proto::LdaSpec>(spec, [&](auto& p) { p.set_sampler(sampler); });
     auto whole = Run(spec, 3, 2);
     REQUIRE(whole.ok());
     const auto cp = CheckpointOf(spec, 3, 2, 2);
@@ -563,19 +568,21 @@ TEST_CASE("lda_app: bad parameters are rejected naming the flag", "[lda_app]") {
     testing::CheckInvalidArgument(app.Validate(bad), flag);
   };
   proto::JobSpec bad = spec;
-  bad.mutable_lda()->set_topics(0);
+  EditAppParams<proto::LdaSpec>(bad, [&](auto& p) { p.set_topics(0); });
   rejects(bad, "--topics");
-  bad.mutable_lda()->set_topics(4294967295u);  // what --topics -1 parses as
+  EditAppParams<proto::LdaSpec>(bad, [&](auto& p) {
+    p.set_topics(4294967295u);  // what --topics -1 parses as
+  });
   rejects(bad, "--topics");
-  bad.mutable_lda()->set_topics(LdaApp::kMaxTopics);
+  EditAppParams<proto::LdaSpec>(bad, [&](auto& p) { p.set_topics(LdaApp::kMaxTopics); });
   CHECK(app.Validate(bad).ok());
   bad = spec;
-  bad.mutable_lda()->set_alpha(0);
+  EditAppParams<proto::LdaSpec>(bad, [&](auto& p) { p.set_alpha(0); });
   rejects(bad, "--alpha");
-  bad.mutable_lda()->set_alpha(-1);
+  EditAppParams<proto::LdaSpec>(bad, [&](auto& p) { p.set_alpha(-1); });
   rejects(bad, "--alpha");
   bad = spec;
-  bad.mutable_lda()->set_beta(std::nan(""));
+  EditAppParams<proto::LdaSpec>(bad, [&](auto& p) { p.set_beta(std::nan("")); });
   rejects(bad, "--beta");
   bad = spec;
   bad.mutable_static_engine()->set_balance("even");
@@ -600,7 +607,8 @@ TEST_CASE("lda_app: a docword file that disagrees with itself fails LoadShard na
   auto home = app.LoadHome(Spec(bad_word, 2, 1), 0, 1, 1, 1);
   REQUIRE_FALSE(home.ok());
   proto::JobSpec with_vocab = Spec(dir.Write("ok.txt", "2\n3\n2\n1 1 2\n2 3 1\n"), 2, 1);
-  with_vocab.mutable_lda()->set_vocab_path(dir.Write("vocab.txt", "a\nb\n"));
+  EditAppParams<proto::LdaSpec>(
+      with_vocab, [&](auto& p) { p.set_vocab_path(dir.Write("vocab.txt", "a\nb\n")); });
   auto no_vocab = app.LoadHome(with_vocab, 0, 1, 1, 1);
   REQUIRE_FALSE(no_vocab.ok());
   CHECK_THAT(no_vocab.status().message(), Catch::Contains("vocab.txt"));

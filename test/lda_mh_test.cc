@@ -2,6 +2,7 @@
 // weights; the sequential variant (SolveLdaMh) and the engine's shard (--sampler mh) keep every
 // count table consistent, recover planted topics and climb to the SparseLDA sampler's
 // log-likelihood; a bad --sampler is rejected.
+#include "apps/lda.pb.h"
 #include "apps/lda/mh_sampler.h"
 
 #include <algorithm>
@@ -23,10 +24,12 @@
 #include "apps/lda/lda_static.h"
 #include "engine/static_driver.h"
 #include "lda_test_corpus.h"
+#include "test/app_params_edit.h"
 
 namespace strads::lda {
 namespace {
 
+using strads::testing::EditAppParams;
 using strads::testing::TempDir;
 
 using test_corpus::Docword;
@@ -48,7 +51,7 @@ int RecoveredTopics(const LdaState& state, uint32_t planted, uint32_t width) {
 
 proto::JobSpec MhSpec(const std::string& data, uint32_t topics, uint32_t iterations) {
   proto::JobSpec spec = test_corpus::Spec(data, topics, iterations);
-  spec.mutable_lda()->set_sampler("mh");
+  EditAppParams<proto::LdaSpec>(spec, [&](auto& p) { p.set_sampler("mh"); });
   return spec;
 }
 
@@ -201,7 +204,7 @@ TEST_CASE("lda_mh: the engine recovers planted topics, reproducibly, near Sparse
   REQUIRE(again.ok());
   CHECK(Trajectory(*again) == Trajectory(*r));
   // The SparseLDA engine run of the same spec ends at the same level (measured: within 0.01).
-  spec.mutable_lda()->set_sampler("sparse");
+  EditAppParams<proto::LdaSpec>(spec, [&](auto& p) { p.set_sampler("sparse"); });
   auto sparse = RunStaticLocally(LdaApp(), spec, options);
   REQUIRE(sparse.ok());
   CHECK(Trajectory(*r).back() == Approx(Trajectory(*sparse).back()).margin(0.03));
@@ -210,9 +213,9 @@ TEST_CASE("lda_mh: the engine recovers planted topics, reproducibly, near Sparse
 TEST_CASE("lda_mh: a --sampler other than sparse or mh is rejected", "[lda_app][mh]") {
   proto::JobSpec spec = MhSpec("/nonexistent/docword.txt", 5, 1);
   CHECK(LdaApp().Validate(spec).ok());
-  spec.mutable_lda()->set_sampler("sparse");
+  EditAppParams<proto::LdaSpec>(spec, [&](auto& p) { p.set_sampler("sparse"); });
   CHECK(LdaApp().Validate(spec).ok());
-  spec.mutable_lda()->set_sampler("gibbs");
+  EditAppParams<proto::LdaSpec>(spec, [&](auto& p) { p.set_sampler("gibbs"); });
   const Status s = LdaApp().Validate(spec);
   CHECK(s.code() == StatusCode::kInvalidArgument);
   CHECK(s.message().find("--sampler must be sparse or mh") != std::string::npos);

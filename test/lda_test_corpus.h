@@ -11,8 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "apps/lda.pb.h"
 #include "apps/lda/sparse_sampler.h"
 #include "strads.pb.h"
+#include "test/app_params_edit.h"
 
 namespace strads::lda::test_corpus {
 
@@ -21,9 +23,11 @@ inline proto::JobSpec Spec(const std::string& data, uint32_t topics, uint32_t it
   proto::JobSpec spec;
   spec.set_app("lda");
   spec.set_data_path(data);
-  spec.mutable_lda()->set_topics(topics);
-  spec.mutable_lda()->set_alpha(0.1);
-  spec.mutable_lda()->set_beta(0.01);
+  testing::EditAppParams<proto::LdaSpec>(spec, [&](proto::LdaSpec& p) {
+    p.set_topics(topics);
+    p.set_alpha(0.1);
+    p.set_beta(0.01);
+  });
   spec.mutable_static_engine()->set_iterations(iterations);
   spec.set_seed(7);
   return spec;

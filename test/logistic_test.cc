@@ -220,7 +220,7 @@ TEST_CASE("logistic: negative lambda and --penalty l2 are refused at submit",
   CHECK_THAT(SubmitError(cluster, BaseSpec("logistic", path, -1.0)),
              Catch::Contains("logistic: --lambda must be a finite number >= 0"));
   auto l2 = BaseSpec("logistic", path, 1.0);
-  l2.mutable_linear()->set_penalty("l2");
+  EditAppParams<proto::LinearModelSpec>(l2, [&](auto& p) { p.set_penalty("l2"); });
   CHECK_THAT(SubmitError(cluster, l2), Catch::Contains("only --penalty l1"));
   auto cli =
       ParseJobSpec(BuiltinApps(), "logistic", {"--data", path, "--lambda", "-0.5"}, {}, nullptr);

@@ -17,6 +17,7 @@
 #include <catch2/catch.hpp>
 
 #include "app_stub.h"
+#include "apps/linear.pb.h"
 #include "apps/linear/lasso_loss.h"
 #include "apps/linear/linear_model_app.h"
 #include "common/column_selection.h"
@@ -32,6 +33,7 @@
 #include "scheduler/dynamic_scheduler_job.h"
 #include "scheduler/static_home_job.h"
 #include "temp_dir.h"
+#include "test/app_params_edit.h"
 #include "worker/dynamic_worker_job.h"
 #include "worker/static_worker_job.h"
 
@@ -39,6 +41,7 @@ namespace strads {
 namespace {
 
 using std::chrono::milliseconds;
+using strads::testing::EditAppParams;
 
 // A worker's model whose new value of a parameter is its value plus the number of shared updates
 // applied so far (what its share saw); its gradient is 1 everywhere.
@@ -451,7 +454,8 @@ TEST_CASE(
   SECTION("dynamic worker: while it counts, not while it waits for the totals, while it loads") {
     UseColumns(worker, 6, 0);
     worker.start.mutable_spec()->set_app("lasso");
-    worker.start.mutable_spec()->mutable_linear()->set_lambda(0.01);
+    EditAppParams<proto::LinearModelSpec>(*worker.start.mutable_spec(),
+                                          [&](auto& p) { p.set_lambda(0.01); });
     const LinearModelApp lasso(std::make_unique<LassoLoss>());
     DynamicWorkerJob job(worker.context(), &lasso);
     CHECK(job.Polling());
@@ -925,7 +929,8 @@ TEST_CASE(
     UseColumns(bench, 6, 0);
     bench.start.set_rank(rank);
     bench.start.mutable_spec()->set_app("lasso");
-    bench.start.mutable_spec()->mutable_linear()->set_lambda(0.01);
+    EditAppParams<proto::LinearModelSpec>(*bench.start.mutable_spec(),
+                                          [&](auto& p) { p.set_lambda(0.01); });
     DynamicWorkerJob job(bench.context(), &lasso);
     // Its part's counts, and nothing more: no Ready without the whole file's (and no work left
     // running that could still send one).
@@ -1275,7 +1280,8 @@ TEST_CASE(
   auto use_spec = [&](Bench& bench, double group_rho) {
     UseColumns(bench, 8, 16);
     bench.start.mutable_spec()->set_app("lasso");
-    bench.start.mutable_spec()->mutable_linear()->set_lambda(0.01);
+    EditAppParams<proto::LinearModelSpec>(*bench.start.mutable_spec(),
+                                          [&](auto& p) { p.set_lambda(0.01); });
     bench.start.mutable_spec()->mutable_dynamic()->set_group_rho(group_rho);
   };
   proto::RangeOwners owners;

@@ -2,6 +2,7 @@
 // against the sequential references (apps/mf/mf_reference.h): CCD++ to 1e-9 at any P and S,
 // SGD's trajectory, test RMSE, reproducibility, balancing, outputs and bad input.
 #include "apps/mf/mf_app.h"
+#include "apps/mf.pb.h"
 
 #include <algorithm>
 #include <cmath>
@@ -20,10 +21,12 @@
 #include "apps/mf/mf_reference.h"
 #include "apps/mf/ratings.h"
 #include "engine/static_driver.h"
+#include "test/app_params_edit.h"
 
 namespace strads::mf {
 namespace {
 
+using strads::testing::EditAppParams;
 using strads::testing::ReadFile;
 using strads::testing::TempDir;
 
@@ -57,25 +60,30 @@ proto::JobSpec Spec(const std::string& data, const std::string& algorithm, uint3
   proto::JobSpec spec;
   spec.set_app("mf");
   spec.set_data_path(data);
-  spec.mutable_mf()->set_algorithm(algorithm);
-  spec.mutable_mf()->set_rank(4);
-  spec.mutable_mf()->set_lambda(0.1);
+  EditAppParams<proto::MfSpec>(spec, [&](auto& p) {
+    p.set_algorithm(algorithm);
+    p.set_rank(4);
+    p.set_lambda(0.1);
+  });
   spec.mutable_static_engine()->set_iterations(iterations);
   spec.set_seed(7);
-  spec.mutable_mf()->set_learning_rate(0.02);
-  spec.mutable_mf()->set_decay(0.1);
+  EditAppParams<proto::MfSpec>(spec, [&](auto& p) {
+    p.set_learning_rate(0.02);
+    p.set_decay(0.1);
+  });
   return spec;
 }
 
 MfOptions Options(const proto::JobSpec& spec) {
+  const proto::MfSpec mf = AppParams<proto::MfSpec>(spec).value();
   MfOptions o;
-  o.rank = spec.mf().rank();
-  o.lambda = spec.mf().lambda();
+  o.rank = mf.rank();
+  o.lambda = mf.lambda();
   o.iterations = spec.static_engine().iterations();
   o.seed = spec.seed();
-  o.learning_rate = spec.mf().learning_rate();
-  o.decay = spec.mf().decay();
-  o.ccd_inner = std::max<uint32_t>(1, spec.mf().inner_iterations());
+  o.learning_rate = mf.learning_rate();
+  o.decay = mf.decay();
+  o.ccd_inner = std::max<uint32_t>(1, mf.inner_iterations());
   return o;
 }
 
@@ -148,7 +156,7 @@ TEST_CASE("mf ccd at one worker equals SolveCcdReference to 1e-9 after 3 iterati
   proto::JobSpec spec = Spec(dir.Write("a.mtx", PlantedMtx(1, 40, 30, 3, 0.3)), "ccd", 3);
   SECTION("one inner alternation") { ExpectCcdMatchesReference(spec, 1, 1, 1e-9); }
   SECTION("two inner alternations, four blocks") {
-    spec.mutable_mf()->set_inner_iterations(2);
+    EditAppParams<proto::MfSpec>(spec, [&](auto& p) { p.set_inner_iterations(2); });
     spec.mutable_static_engine()->set_blocks_per_worker(4);
     ExpectCcdMatchesReference(spec, 1, 1, 1e-9);
   }
@@ -157,7 +165,7 @@ TEST_CASE("mf ccd at one worker equals SolveCcdReference to 1e-9 after 3 iterati
 TEST_CASE("mf ccd at 2 and 3 workers and 2 schedulers matches the reference to 1e-9") {
   TempDir dir;
   proto::JobSpec spec = Spec(dir.Write("a.mtx", PlantedMtx(2, 45, 37, 3, 0.3)), "ccd", 3);
-  spec.mutable_mf()->set_inner_iterations(2);
+  EditAppParams<proto::MfSpec>(spec, [&](auto& p) { p.set_inner_iterations(2); });
   for (uint32_t workers : {2u, 3u}) {
     for (uint32_t k : {1u, 2u}) {
       INFO("P = " << workers << ", K = " << k);
@@ -212,10 +220,10 @@ TEST_CASE("mf reports the test RMSE when a test file is given, and only then") {
   CHECK(without.trace.back().back() == ',');
   CHECK(without.metrics.back().count("test_ratings") == 0);
 
-  spec.mutable_mf()->set_test_path(
-      dir.Write("t.mtx",
-                "%%MatrixMarket matrix coordinate real general\n30 20 3\n"
-                "1 2 0.5\n17 5 1.5\n30 20 0.25\n"));
+  const std::string test = dir.Write("t.mtx",
+                                     "%%MatrixMarket matrix coordinate real general\n30 20 3\n"
+                                     "1 2 0.5\n17 5 1.5\n30 20 0.25\n");
+  EditAppParams<proto::MfSpec>(spec, [&](auto& p) { p.set_test_path(test); });
   const StaticLocalResult with = Run(spec, 2);
   const auto& m = with.metrics.back();
   CHECK(m.at("test_ratings") == 3);
@@ -233,8 +241,9 @@ TEST_CASE("mf reports the test RMSE when a test file is given, and only then") {
   CHECK(summary["objective"].get<double>() == MfApp().Objective(m));
 
   // The test matrix's size line must match the training matrix.
-  spec.mutable_mf()->set_test_path(
-      dir.Write("bad.mtx", "%%MatrixMarket matrix coordinate real general\n31 20 1\n1 1 1\n"));
+  const std::string bad =
+      dir.Write("bad.mtx", "%%MatrixMarket matrix coordinate real general\n31 20 1\n1 1 1\n");
+  EditAppParams<proto::MfSpec>(spec, [&](auto& p) { p.set_test_path(bad); });
   const Status st = RunStatus(spec);
   CHECK(st.message().find("bad.mtx:2:") != std::string::npos);
 }
@@ -261,7 +270,7 @@ TEST_CASE("mf balance uniform and work both run and agree for ccd") {
   spec.mutable_static_engine()->set_balance("work");
   const StaticLocalResult work = Run(spec, 3);
   CHECK(Relative(Objective(uniform, 2), Objective(work, 2)) <= 1e-9);
-  spec.mutable_mf()->set_algorithm("sgd");
+  EditAppParams<proto::MfSpec>(spec, [&](auto& p) { p.set_algorithm("sgd"); });
   spec.mutable_static_engine()->set_balance("uniform");
   CHECK(Run(spec, 3).metrics.size() == 3);
   spec.mutable_static_engine()->set_balance("even");
@@ -294,22 +303,26 @@ TEST_CASE("mf rejects bad parameters naming the flag") {
     testing::CheckInvalidArgument(app.Validate(bad), text);
   };
   proto::JobSpec bad = spec;
-  bad.mutable_mf()->set_algorithm("als");
+  EditAppParams<proto::MfSpec>(bad, [&](auto& p) { p.set_algorithm("als"); });
   expect(bad, "unknown --algorithm 'als' (ccd or sgd)");
   bad = spec;
-  bad.mutable_mf()->set_rank(0);
+  EditAppParams<proto::MfSpec>(bad, [&](auto& p) { p.set_rank(0); });
   expect(bad, "--rank");
   bad = spec;
-  bad.mutable_mf()->set_lambda(-1);
+  EditAppParams<proto::MfSpec>(bad, [&](auto& p) { p.set_lambda(-1); });
   expect(bad, "--lambda");
-  bad.mutable_mf()->set_lambda(std::nan(""));
+  EditAppParams<proto::MfSpec>(bad, [&](auto& p) { p.set_lambda(std::nan("")); });
   expect(bad, "--lambda");
   bad = spec;
-  bad.mutable_mf()->set_algorithm("sgd");
-  bad.mutable_mf()->set_learning_rate(0);
+  EditAppParams<proto::MfSpec>(bad, [&](auto& p) {
+    p.set_algorithm("sgd");
+    p.set_learning_rate(0);
+  });
   expect(bad, "--learning-rate");
-  bad.mutable_mf()->set_learning_rate(0.1);
-  bad.mutable_mf()->set_decay(-0.5);
+  EditAppParams<proto::MfSpec>(bad, [&](auto& p) {
+    p.set_learning_rate(0.1);
+    p.set_decay(-0.5);
+  });
   expect(bad, "--decay");
   bad = spec;
   bad.set_data_path("");
@@ -378,10 +391,12 @@ TEST_CASE("mf rejects malformed blocks instead of crashing") {
 
 TEST_CASE("mf passes per iteration: k (2T + 1) + 1 for ccd, 2 for sgd") {
   proto::JobSpec spec = Spec("a.mtx", "ccd", 1);
-  spec.mutable_mf()->set_rank(5);
-  spec.mutable_mf()->set_inner_iterations(3);
+  EditAppParams<proto::MfSpec>(spec, [&](auto& p) {
+    p.set_rank(5);
+    p.set_inner_iterations(3);
+  });
   CHECK(MfApp().PassesPerIteration(spec) == 5 * 7 + 1);
-  spec.mutable_mf()->set_algorithm("sgd");
+  EditAppParams<proto::MfSpec>(spec, [&](auto& p) { p.set_algorithm("sgd"); });
   CHECK(MfApp().PassesPerIteration(spec) == 2);
 }
 

@@ -12,7 +12,9 @@
 #include <catch2/catch.hpp>
 
 #include "apps/builtin_apps.h"
+#include "apps/linear.pb.h"
 #include "apps/linear/linear_model_predictor.h"
+#include "apps/mf.pb.h"
 #include "apps/mf/array_mtx.h"
 #include "apps/mf/mf_app.h"
 #include "apps/mf/mf_predictor.h"
@@ -23,11 +25,14 @@
 #include "cli/predict_command.h"
 #include "common/data_loader.h"
 #include "common/protocol.h"
+#include "test/app_params_edit.h"
 #include "test/cluster_test_util.h"
 #include "test/temp_dir.h"
 
 namespace strads {
 namespace {
+
+using strads::testing::EditAppParams;
 
 namespace fs = std::filesystem;
 using mf::DescribeRatingPredictions;
@@ -372,7 +377,7 @@ fs::path WriteMfModel(const std::string& name, const Eigen::MatrixXd& w, const E
     return p;
   };
   proto::JobSpec spec;
-  spec.mutable_mf()->set_rank(static_cast<uint32_t>(w.cols()));
+  EditAppParams<proto::MfSpec>(spec, [&](auto& p) { p.set_rank(static_cast<uint32_t>(w.cols())); });
   const std::vector<proto::OutputPiece> pieces = {piece("W", w, 1, w.rows() - 1),
                                                   piece("H", h, 0, h.rows()), piece("W", w, 0, 1)};
   auto files = mf::MfApp().Assemble(spec, pieces);

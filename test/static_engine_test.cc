@@ -16,6 +16,8 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/builtin_apps.h"
+#include "apps/lda.pb.h"
+#include "apps/mf.pb.h"
 #include "apps/mf/array_mtx.h"
 #include "apps/mf/mf_reference.h"
 #include "apps/mf/ratings.h"
@@ -24,6 +26,7 @@
 #include "common/protocol.h"
 #include "engine/job_spec.h"
 #include "engine/static_driver.h"
+#include "test/app_params_edit.h"
 #include "test/cluster_test_util.h"
 #include "test/temp_dir.h"
 #include "test/wait_until.h"
@@ -31,6 +34,7 @@
 namespace strads {
 namespace {
 
+using testing::EditAppParams;
 using testing::FastOptions;
 using testing::SubmitJob;
 using testing::TempDir;
@@ -75,14 +79,18 @@ proto::JobSpec MfSpec(const std::string& data, const std::string& algorithm) {
   proto::JobSpec s;
   s.set_app("mf");
   s.set_data_path(data);
-  s.mutable_mf()->set_algorithm(algorithm);
-  s.mutable_mf()->set_rank(4);
-  s.mutable_mf()->set_lambda(0.05);
+  EditAppParams<proto::MfSpec>(s, [&](auto& p) {
+    p.set_algorithm(algorithm);
+    p.set_rank(4);
+    p.set_lambda(0.05);
+  });
   s.mutable_static_engine()->set_iterations(3);
   s.set_seed(5);
-  s.mutable_mf()->set_learning_rate(0.02);
-  s.mutable_mf()->set_decay(0.1);
-  s.mutable_mf()->set_inner_iterations(1);
+  EditAppParams<proto::MfSpec>(s, [&](auto& p) {
+    p.set_learning_rate(0.02);
+    p.set_decay(0.1);
+    p.set_inner_iterations(1);
+  });
   s.mutable_static_engine()->set_balance("work");
   return s;
 }
@@ -91,9 +99,11 @@ proto::JobSpec LdaSpec(const std::string& data) {
   proto::JobSpec s;
   s.set_app("lda");
   s.set_data_path(data);
-  s.mutable_lda()->set_topics(4);
-  s.mutable_lda()->set_alpha(0.1);
-  s.mutable_lda()->set_beta(0.01);
+  EditAppParams<proto::LdaSpec>(s, [&](auto& p) {
+    p.set_topics(4);
+    p.set_alpha(0.1);
+    p.set_beta(0.01);
+  });
   s.mutable_static_engine()->set_iterations(5);
   s.set_seed(9);
   s.mutable_static_engine()->set_balance("work");

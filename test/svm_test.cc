@@ -37,7 +37,7 @@ svm::SvmReferenceResult Reference(const Dataset& d, double lambda, svm::Penalty 
 
 proto::JobSpec Spec(const std::string& path, double lambda, const std::string& penalty) {
   auto s = BaseSpec("svm", path, lambda);
-  s.mutable_linear()->set_penalty(penalty);
+  EditAppParams<proto::LinearModelSpec>(s, [&](auto& p) { p.set_penalty(penalty); });
   return s;
 }
 
@@ -122,7 +122,7 @@ TEST_CASE("svm: negative lambda and --loss hinge and unknown penalties are refus
   CHECK_THAT(SubmitError(cluster, Spec(path, -1.0, "l1")),
              Catch::Contains("svm: --lambda must be a finite number >= 0"));
   auto hinge = Spec(path, 1.0, "l1");
-  hinge.mutable_linear()->set_loss("hinge");
+  EditAppParams<proto::LinearModelSpec>(hinge, [&](auto& p) { p.set_loss("hinge"); });
   CHECK(SubmitError(cluster, hinge) ==
         "svm: --loss hinge is not supported; use --loss squared-hinge");
   CHECK_THAT(SubmitError(cluster, Spec(path, 1.0, "l3")), Catch::Contains("l1 or l2"));
@@ -134,8 +134,10 @@ TEST_CASE("svm: negative lambda and --loss hinge and unknown penalties are refus
   auto ok = ParseJobSpec(BuiltinApps(), "svm", {"--data", path, "--lambda", "1", "--penalty", "l2"},
                          {}, nullptr);
   REQUIRE(ok.ok());
-  CHECK(ok->linear().penalty() == "l2");
-  CHECK(ok->linear().loss().empty());
+  const Result<proto::LinearModelSpec> linear = AppParams<proto::LinearModelSpec>(*ok);
+  REQUIRE(linear.ok());
+  CHECK(linear->penalty() == "l2");
+  CHECK(linear->loss().empty());
   auto lasso = ParseJobSpec(BuiltinApps(), "lasso",
                             {"--data", path, "--lambda", "1", "--penalty", "l2"}, {}, nullptr);
   REQUIRE_FALSE(lasso.ok());

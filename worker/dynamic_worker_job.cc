@@ -218,13 +218,16 @@ void DynamicWorkerJob::HandleBegin(const proto::Envelope& e) {
 }
 
 void DynamicWorkerJob::ComputeEligibleChords() {
-  // A share is exact coordinate descent against the replica, so round t always waits for every
-  // shared update before it; a depth D > 1 only lets the chords come ahead (requested while
-  // earlier rounds run, which hides the request's round trip).
+  // A share is exact coordinate descent against the replica, so round t waits for every shared
+  // update before it; a depth D > 1 lets the chords come ahead (requested while earlier rounds
+  // run, which hides the request's round trip). The dual pipeline's stale lane alone may go one
+  // round early: computed while the round before it is committed, against a replica without that
+  // round (the coordinator line-searches its step).
   for (auto it = pending_.begin(); it != pending_.end();) {
     const uint64_t t = it->first;
+    const uint64_t early = it->second.stale_lane() ? 1 : 0;
     // And every commit the chord's values reflect.
-    if (t > applied_ || applied_ < it->second.min_applied()) return;
+    if (t > applied_ + early || applied_ < it->second.min_applied()) return;
     ComputeColumnShare(t, it->second);
     it = pending_.erase(it);
   }

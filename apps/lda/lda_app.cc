@@ -21,6 +21,7 @@
 
 #include "apps/lda/lda_static.h"
 #include "apps/lda/topic_output.h"
+#include "engine/app_params.h"
 #include "engine/rotation_plan.h"
 
 namespace strads::lda {
@@ -128,17 +129,20 @@ boost::program_options::options_description LdaApp::Options() const {
 
 Status LdaApp::FromOptions(const boost::program_options::variables_map& vm,
                            proto::JobSpec& spec) const {
-  proto::LdaSpec& lda = *spec.mutable_lda();
+  proto::LdaSpec lda;
   lda.set_vocab_path(AbsolutePath(vm["vocab"].as<std::string>()));
   lda.set_topics(vm["topics"].as<uint32_t>());
   lda.set_alpha(vm["alpha"].as<double>());
   lda.set_beta(vm["beta"].as<double>());
   lda.set_sampler(vm["sampler"].as<std::string>());
+  SetAppParams(lda, spec);
   return Status::Ok();
 }
 
 std::vector<std::string> LdaApp::InputFiles(const proto::JobSpec& spec) const {
-  return {spec.lda().vocab_path()};  // --vocab; JobSpecPaths leaves it out when empty
+  // --vocab; JobSpecPaths leaves it out when empty. A spec Validate refuses has none.
+  Result<proto::LdaSpec> lda = AppParams<proto::LdaSpec>(spec);
+  return {lda.ok() ? lda->vocab_path() : ""};
 }
 
 std::vector<std::string> LdaApp::OutputFiles() const {
@@ -146,25 +150,26 @@ std::vector<std::string> LdaApp::OutputFiles() const {
 }
 
 Status LdaApp::Validate(const proto::JobSpec& spec) const {
-  if (!spec.has_lda()) return Status::InvalidArgument("lda: the spec has no lda parameters");
+  Result<proto::LdaSpec> params = AppParams<proto::LdaSpec>(spec);
+  if (!params.ok()) return Status::InvalidArgument("lda: " + params.status().message());
+  const proto::LdaSpec& lda = *params;
   if (spec.data_path().empty()) return Status::InvalidArgument("lda: --data FILE is required");
   // The topic totals go dense in every SubRoundStart and SubRoundDone, and the coordinator holds
   // them before any member loads: a K of billions (--topics -1 parses as 2^32 - 1) would fail
   // there, not here.
-  if (spec.lda().topics() == 0 || spec.lda().topics() > kMaxTopics) {
+  if (lda.topics() == 0 || lda.topics() > kMaxTopics) {
     return Status::InvalidArgument(
-        fmt::format("lda: --topics must be in [1, {}], got {}", kMaxTopics, spec.lda().topics()));
+        fmt::format("lda: --topics must be in [1, {}], got {}", kMaxTopics, lda.topics()));
   }
-  if (!(std::isfinite(spec.lda().alpha()) && spec.lda().alpha() > 0)) {
+  if (!(std::isfinite(lda.alpha()) && lda.alpha() > 0)) {
     return Status::InvalidArgument("lda: --alpha must be a finite number > 0");
   }
-  if (!(std::isfinite(spec.lda().beta()) && spec.lda().beta() > 0)) {
+  if (!(std::isfinite(lda.beta()) && lda.beta() > 0)) {
     return Status::InvalidArgument("lda: --beta must be a finite number > 0");
   }
-  if (!spec.lda().sampler().empty() && spec.lda().sampler() != "sparse" &&
-      spec.lda().sampler() != "mh") {
-    return Status::InvalidArgument("lda: --sampler must be sparse or mh, not '" +
-                                   spec.lda().sampler() + "'");
+  if (!lda.sampler().empty() && lda.sampler() != "sparse" && lda.sampler() != "mh") {
+    return Status::InvalidArgument("lda: --sampler must be sparse or mh, not '" + lda.sampler() +
+                                   "'");
   }
   if (!spec.static_engine().balance().empty()) {
     const Result<Balance> balance = ParseBalance(spec.static_engine().balance());
@@ -174,25 +179,30 @@ Status LdaApp::Validate(const proto::JobSpec& spec) const {
   return Status::Ok();
 }
 
-uint32_t LdaApp::NumAggregates(const proto::JobSpec& spec) const { return spec.lda().topics(); }
+uint32_t LdaApp::NumAggregates(const proto::JobSpec& spec) const {
+  Result<proto::LdaSpec> lda = AppParams<proto::LdaSpec>(spec);
+  return lda.ok() ? lda->topics() : 0;  // 0: a spec Validate refuses
+}
 
 uint32_t LdaApp::PassesPerIteration(const proto::JobSpec& spec) const { return 2; }
 
 Result<std::unique_ptr<StaticShard>> LdaApp::LoadShard(const proto::JobSpec& spec, uint32_t rank,
                                                        uint32_t workers, uint32_t blocks) const {
   STRADS_RETURN_IF_ERROR(Validate(spec));
+  STRADS_ASSIGN_OR_RETURN(const proto::LdaSpec lda, AppParams<proto::LdaSpec>(spec));
   if (workers == 0 || blocks == 0 || rank >= workers) {
     return Status::InvalidArgument(
         fmt::format("lda: shard {} of {} workers, {} blocks", rank, workers, blocks));
   }
   STRADS_ASSIGN_OR_RETURN(StaticLayout layout, LoadStaticLayout(spec, workers, blocks));
-  return std::unique_ptr<StaticShard>(std::make_unique<LdaShard>(spec, layout, rank));
+  return std::unique_ptr<StaticShard>(std::make_unique<LdaShard>(spec, lda, layout, rank));
 }
 
 Result<std::unique_ptr<StaticHome>> LdaApp::LoadHome(const proto::JobSpec& spec, uint32_t rank,
                                                      uint32_t schedulers, uint32_t workers,
                                                      uint32_t blocks) const {
   STRADS_RETURN_IF_ERROR(Validate(spec));
+  STRADS_ASSIGN_OR_RETURN(const proto::LdaSpec lda, AppParams<proto::LdaSpec>(spec));
   if (schedulers == 0 || blocks == 0 || rank >= schedulers) {
     return Status::InvalidArgument(
         fmt::format("lda: home {} of {} schedulers, {} blocks", rank, schedulers, blocks));
@@ -200,13 +210,13 @@ Result<std::unique_ptr<StaticHome>> LdaApp::LoadHome(const proto::JobSpec& spec,
   // The shards' cut is irrelevant to a home; one shard keeps the layout cheap.
   STRADS_ASSIGN_OR_RETURN(StaticLayout layout, LoadStaticLayout(spec, 1, blocks));
   std::vector<std::string> vocab;
-  if (!spec.lda().vocab_path().empty()) {
+  if (!lda.vocab_path().empty()) {
     STRADS_ASSIGN_OR_RETURN(std::vector<std::string> loaded,
-                            LoadVocab(spec.lda().vocab_path(), layout.corpus.words));
+                            LoadVocab(lda.vocab_path(), layout.corpus.words));
     vocab = std::move(loaded);
   }
   return std::unique_ptr<StaticHome>(
-      std::make_unique<LdaHome>(spec, layout, rank, schedulers, std::move(vocab)));
+      std::make_unique<LdaHome>(spec, lda, layout, rank, schedulers, std::move(vocab)));
 }
 
 std::string LdaApp::TraceHeader() const { return "seconds,iteration,tokens,loglik_per_token"; }
@@ -230,7 +240,8 @@ Result<std::vector<proto::ResultFile>> LdaApp::Assemble(
       return Status::Internal("lda: unknown output piece '" + p.name() + "'");
     }
   }
-  const uint32_t topics = spec.lda().topics();
+  STRADS_ASSIGN_OR_RETURN(const proto::LdaSpec lda, AppParams<proto::LdaSpec>(spec));
+  const uint32_t topics = lda.topics();
   std::vector<proto::ResultFile> files;
   for (const char* name : {"doc_topic", "word_topic"}) {
     STRADS_ASSIGN_OR_RETURN(auto table, GatherTable(pieces, name, topics));

@@ -3,6 +3,7 @@
 // Thread-compatibility: stateless and const (see engine/static_app.h).
 #pragma once
 
+#include "apps/lda.pb.h"
 #include "engine/static_app.h"
 
 namespace strads::lda {

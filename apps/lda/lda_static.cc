@@ -142,19 +142,20 @@ Status BlockCodec::Decode(const StaticBlock& block, std::vector<std::vector<Topi
 
 // --- LdaShard ---
 
-LdaShard::LdaShard(const proto::JobSpec& spec, const StaticLayout& layout, uint32_t rank)
+LdaShard::LdaShard(const proto::JobSpec& spec, const proto::LdaSpec& lda,
+                   const StaticLayout& layout, uint32_t rank)
     : rank_(rank),
-      topics_(spec.lda().topics()),
-      alpha_(spec.lda().alpha()),
-      beta_(spec.lda().beta()),
+      topics_(lda.topics()),
+      alpha_(lda.alpha()),
+      beta_(lda.beta()),
       seed_(spec.seed()),
       first_doc_(layout.doc_bounds[rank]),
       first_token_(layout.corpus.doc_begin[layout.doc_bounds[rank]]),
       words_in_corpus_(layout.corpus.words),
-      codec_(layout, spec.lda().topics()),
-      sampler_(spec.lda().topics(), spec.lda().alpha(), spec.lda().beta(), layout.corpus.words),
-      seen_(spec.lda().topics(), 0),
-      totals_(spec.lda().topics(), 0) {
+      codec_(layout, lda.topics()),
+      sampler_(lda.topics(), lda.alpha(), lda.beta(), layout.corpus.words),
+      seen_(lda.topics(), 0),
+      totals_(lda.topics(), 0) {
   const Corpus& c = layout.corpus;
   const uint64_t end_doc = layout.doc_bounds[rank + 1];
   const uint32_t blocks = codec_.blocks();
@@ -171,8 +172,7 @@ LdaShard::LdaShard(const proto::JobSpec& spec, const StaticLayout& layout, uint3
   words_.resize(end_token - first_token_);
   z_.resize(words_.size());
   std::vector<uint32_t> token_doc(words_.size());
-  if (spec.lda().sampler() == "mh")
-    mh_ = std::make_unique<MhSampler>(topics_, alpha_, beta_, c.words);
+  if (lda.sampler() == "mh") mh_ = std::make_unique<MhSampler>(topics_, alpha_, beta_, c.words);
   doc_start_.resize(end_doc - first_doc_);
   doc_pos_.resize(words_.size());
   doc_len_.resize(end_doc - first_doc_);
@@ -420,15 +420,15 @@ void LdaShard::Output(std::vector<proto::OutputPiece>& out) const {
 
 // --- LdaHome ---
 
-LdaHome::LdaHome(const proto::JobSpec& spec, const StaticLayout& layout, uint32_t rank,
-                 uint32_t schedulers, std::vector<std::string> vocab)
+LdaHome::LdaHome(const proto::JobSpec& spec, const proto::LdaSpec& lda, const StaticLayout& layout,
+                 uint32_t rank, uint32_t schedulers, std::vector<std::string> vocab)
     : rank_(rank),
       schedulers_(schedulers),
-      codec_(layout, spec.lda().topics()),
+      codec_(layout, lda.topics()),
       vocab_(std::move(vocab)),
       blocks_(codec_.blocks()) {
   const Corpus& c = layout.corpus;
-  const uint32_t topics = spec.lda().topics();
+  const uint32_t topics = lda.topics();
   // The owned words' tokens, grouped by word (a counting sort), then counted per word.
   std::vector<uint64_t> start(c.words + 1, 0);
   std::vector<bool> owned(c.words, false);

@@ -38,6 +38,7 @@
 #include <string>
 #include <vector>
 
+#include "apps/lda.pb.h"
 #include "apps/lda/corpus.h"
 #include "apps/lda/mh_sampler.h"
 #include "apps/lda/sparse_sampler.h"
@@ -106,7 +107,7 @@ class BlockCodec {
 //     collapsed Gibbs; with P > 1 other shards' changes of the same sub-round are seen one
 //     sub-round later), the block is encoded back, and the changes to the totals go to `delta`.
 //     Randomness comes from a generator seeded by (seed, iteration, rank, block). With
-//     spec.lda().sampler() == "mh" the MhSampler (LightLDA) replaces the SparseSampler: its word
+//     LdaSpec.sampler "mh" the MhSampler (LightLDA) replaces the SparseSampler: its word
 //     tables (dense counts of the block's words, alias tables) are built on each block visit, and
 //     the shard keeps a copy of every document's token topics in document order for its doc
 //     proposal.
@@ -114,7 +115,9 @@ class BlockCodec {
 //     shard's loglik_sum for this iteration; nothing changes.
 class LdaShard final : public StaticShard {
  public:
-  LdaShard(const proto::JobSpec& spec, const StaticLayout& layout, uint32_t rank);
+  // `lda`: the spec's parameters (LdaApp::Validate has accepted them).
+  LdaShard(const proto::JobSpec& spec, const proto::LdaSpec& lda, const StaticLayout& layout,
+           uint32_t rank);
 
   uint64_t rows() const override { return doc_len_.size(); }
   uint64_t items() const override { return words_in_corpus_; }
@@ -173,7 +176,7 @@ class LdaShard final : public StaticShard {
   const uint64_t seed_, first_doc_, first_token_, words_in_corpus_;
   BlockCodec codec_;
   SparseSampler sampler_;
-  std::unique_ptr<MhSampler> mh_;                  // set iff spec.lda().sampler() == "mh"
+  std::unique_ptr<MhSampler> mh_;                  // set iff LdaSpec.sampler is "mh"
   std::vector<uint64_t> doc_len_;                  // per local document
   std::vector<std::vector<TopicCount>> doc_rows_;  // per local document, sorted by topic
   std::vector<uint32_t> words_;                    // per token, grouped as described above
@@ -199,9 +202,10 @@ class LdaShard final : public StaticShard {
 // a block out; ReturnBlock decodes it (so a malformed block is an error here too) and keeps it.
 class LdaHome final : public StaticHome {
  public:
-  // `vocab` may be empty (topics.txt then shows 1-based word ids).
-  LdaHome(const proto::JobSpec& spec, const StaticLayout& layout, uint32_t rank,
-          uint32_t schedulers, std::vector<std::string> vocab);
+  // `lda`: the spec's parameters, as LdaShard. `vocab` may be empty (topics.txt then shows
+  // 1-based word ids).
+  LdaHome(const proto::JobSpec& spec, const proto::LdaSpec& lda, const StaticLayout& layout,
+          uint32_t rank, uint32_t schedulers, std::vector<std::string> vocab);
 
   Result<StaticBlock> TakeBlock(uint32_t block, const StaticStep& step) override;
   Status ReturnBlock(StaticBlock block, const StaticStep& step) override;

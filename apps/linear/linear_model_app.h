@@ -5,16 +5,17 @@
 // used as loaded.
 //
 // The app does once what every linear model shares: the flags --lambda (required), --penalty
-// and, where the loss has one, --loss (apps/linear/linear_model_options.h) into JobSpec.linear;
-// their validation; the optimality violation, penalty and slope at the coordinator and the
-// schedulers; coefficients.tsv; `strads predict`. The loss gives the rest: the app's name, the
-// workers' column model (its coordinate steps), the coordinator's loss and its slope, the engine
-// defaults and summary.json's fields.
-// Immutable once built; thread-safe.
+// and, where the loss has one, --loss (apps/linear/linear_model_options.h) into its
+// LinearModelSpec (proto/apps/linear.proto, packed into JobSpec.params); their validation; the
+// optimality violation, penalty and slope at the coordinator and the schedulers; coefficients.tsv;
+// `strads predict`. The loss gives the rest: the app's name, the workers' column model (its
+// coordinate steps), the coordinator's loss and its slope, the engine defaults and summary.json's
+// fields. Immutable once built; thread-safe.
 #pragma once
 
 #include <memory>
 
+#include "apps/linear.pb.h"
 #include "apps/linear/linear_loss.h"
 #include "apps/linear/linear_model_predictor.h"
 #include "engine/dynamic_app.h"
@@ -41,6 +42,9 @@ class LinearModelApp final : public DynamicApp {
   CheckSums EvaluateCheck(std::span<double> gradients, std::span<const double> values,
                           const proto::JobSpec& spec) const override;
   double PenaltySlope(double value, double direction, const proto::JobSpec& spec) const override;
+  double PenaltySum(std::span<const double> values, const proto::JobSpec& spec) const override;
+  double PenaltySlopeAlong(std::span<const double> base, std::span<const double> direction,
+                           double alpha, int side, const proto::JobSpec& spec) const override;
   double LossSlope(double label, double shared) const override;
   double Loss(std::span<const double> labels, std::span<const double> shared) const override;
   void Summarize(const std::map<std::string, double>& metrics,
@@ -57,7 +61,11 @@ std::unique_ptr<LinearModelApp> LinearModel() {
   return std::make_unique<LinearModelApp>(std::make_unique<Loss>());
 }
 
-// The penalty of a spec Validate has accepted (empty --penalty: l1).
+// The penalty of parameters Validate has accepted (empty --penalty: l1).
 LinearPenalty PenaltyOf(const proto::LinearModelSpec& spec);
+// The penalty of a spec Validate has accepted; for a spec without a LinearModelSpec, which Validate
+// refuses, the default one (lambda 0, l1). Unpacks the parameters: call it once a batch (the
+// engine's per-round and per-check methods), not once a parameter.
+LinearPenalty PenaltyOf(const proto::JobSpec& spec);
 
 }  // namespace strads

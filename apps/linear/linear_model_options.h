@@ -1,6 +1,6 @@
 // The job options of the linear models on the dynamic engine (LinearModelApp: lasso, logistic,
 // svm, ...): --lambda (required), --penalty and, where the loss has a choice, --loss; the app puts
-// them into JobSpec.linear (LinearModelSpec).
+// them into its LinearModelSpec (proto/apps/linear.proto), which JobSpec.params carries.
 #pragma once
 
 #include <string>

@@ -51,6 +51,7 @@
 #include "apps/mf/mf_reference.h"
 #include "apps/mf/ratings.h"
 #include "apps/mf/split_mix.h"
+#include "engine/app_params.h"
 #include "engine/rotation_plan.h"
 
 namespace strads::mf {
@@ -68,42 +69,46 @@ struct Params {
   double decay = 0;
   uint64_t seed = 0;
   Balance balance = Balance::kWork;
+  std::string test_path;  // empty: none
 };
 
 Result<Params> ParseParams(const proto::JobSpec& spec) {
+  Result<proto::MfSpec> params = AppParams<proto::MfSpec>(spec);
+  if (!params.ok()) return Status::InvalidArgument("mf: " + params.status().message());
+  const proto::MfSpec& mf = *params;
   Params p;
-  if (spec.mf().algorithm() == "sgd") {
+  if (mf.algorithm() == "sgd") {
     p.algorithm = Algorithm::kSgd;
-  } else if (spec.mf().algorithm() != "ccd" && !spec.mf().algorithm().empty()) {
-    return Status::InvalidArgument("mf: unknown --algorithm '" + spec.mf().algorithm() +
-                                   "' (ccd or sgd)");
+  } else if (mf.algorithm() != "ccd" && !mf.algorithm().empty()) {
+    return Status::InvalidArgument("mf: unknown --algorithm '" + mf.algorithm() + "' (ccd or sgd)");
   }
-  if (spec.mf().rank() == 0) return Status::InvalidArgument("mf: --rank must be >= 1");
-  p.rank = spec.mf().rank();
-  if (!(spec.mf().lambda() >= 0.0) || !std::isfinite(spec.mf().lambda())) {
+  if (mf.rank() == 0) return Status::InvalidArgument("mf: --rank must be >= 1");
+  p.rank = mf.rank();
+  if (!(mf.lambda() >= 0.0) || !std::isfinite(mf.lambda())) {
     return Status::InvalidArgument(
-        fmt::format("mf: --lambda must be finite and >= 0, got {}", spec.mf().lambda()));
+        fmt::format("mf: --lambda must be finite and >= 0, got {}", mf.lambda()));
   }
-  p.lambda = spec.mf().lambda();
-  p.inner = std::max<uint32_t>(1, spec.mf().inner_iterations());
+  p.lambda = mf.lambda();
+  p.inner = std::max<uint32_t>(1, mf.inner_iterations());
   if (p.algorithm == Algorithm::kCcd &&
       uint64_t{p.rank} * (2 * uint64_t{p.inner} + 1) + 1 > std::numeric_limits<uint32_t>::max()) {
     return Status::InvalidArgument(
         "mf ccd: --rank x (2 --inner-iterations + 1) passes per iteration exceed 2^32 - 1");
   }
   if (p.algorithm == Algorithm::kSgd) {
-    if (!(spec.mf().learning_rate() > 0.0) || !std::isfinite(spec.mf().learning_rate())) {
+    if (!(mf.learning_rate() > 0.0) || !std::isfinite(mf.learning_rate())) {
       return Status::InvalidArgument(fmt::format(
-          "mf sgd: --learning-rate must be finite and > 0, got {}", spec.mf().learning_rate()));
+          "mf sgd: --learning-rate must be finite and > 0, got {}", mf.learning_rate()));
     }
-    if (!(spec.mf().decay() >= 0.0) || !std::isfinite(spec.mf().decay())) {
+    if (!(mf.decay() >= 0.0) || !std::isfinite(mf.decay())) {
       return Status::InvalidArgument(
-          fmt::format("mf sgd: --decay must be finite and >= 0, got {}", spec.mf().decay()));
+          fmt::format("mf sgd: --decay must be finite and >= 0, got {}", mf.decay()));
     }
   }
-  p.learning_rate = spec.mf().learning_rate();
-  p.decay = spec.mf().decay();
+  p.learning_rate = mf.learning_rate();
+  p.decay = mf.decay();
   p.seed = spec.seed();
+  p.test_path = mf.test_path();
   Result<Balance> balance = ParseBalance(
       spec.static_engine().balance().empty() ? "work" : spec.static_engine().balance());
   if (!balance.ok()) return Status::InvalidArgument("mf: --balance: " + balance.status().message());
@@ -707,7 +712,7 @@ boost::program_options::options_description MfApp::Options() const {
 
 Status MfApp::FromOptions(const boost::program_options::variables_map& vm,
                           proto::JobSpec& spec) const {
-  proto::MfSpec& mf = *spec.mutable_mf();
+  proto::MfSpec mf;
   mf.set_algorithm(vm["algorithm"].as<std::string>());
   mf.set_test_path(AbsolutePath(vm["test"].as<std::string>()));
   mf.set_rank(vm["rank"].as<uint32_t>());
@@ -715,19 +720,19 @@ Status MfApp::FromOptions(const boost::program_options::variables_map& vm,
   mf.set_learning_rate(vm["learning-rate"].as<double>());
   mf.set_decay(vm["decay"].as<double>());
   mf.set_inner_iterations(vm["inner-iterations"].as<uint32_t>());
+  SetAppParams(mf, spec);
   return Status::Ok();
 }
 
 std::vector<std::string> MfApp::InputFiles(const proto::JobSpec& spec) const {
-  return {spec.mf().test_path()};  // --test; JobSpecPaths leaves it out when empty
+  // --test; JobSpecPaths leaves it out when empty. A spec Validate refuses has none.
+  Result<proto::MfSpec> mf = AppParams<proto::MfSpec>(spec);
+  return {mf.ok() ? mf->test_path() : ""};
 }
 
 std::vector<std::string> MfApp::OutputFiles() const { return {"W.mtx", "H.mtx"}; }
 
-Status MfApp::Validate(const proto::JobSpec& spec) const {
-  if (!spec.has_mf()) return Status::InvalidArgument("mf: the spec has no mf parameters");
-  return ParseParams(spec).status();
-}
+Status MfApp::Validate(const proto::JobSpec& spec) const { return ParseParams(spec).status(); }
 
 uint32_t MfApp::NumAggregates(const proto::JobSpec&) const { return 0; }
 
@@ -746,8 +751,8 @@ Result<std::unique_ptr<StaticShard>> MfApp::LoadShard(const proto::JobSpec& spec
   try {
     STRADS_ASSIGN_OR_RETURN(Ratings train, LoadTrain(spec));
     std::optional<Ratings> test;
-    if (!spec.mf().test_path().empty()) {
-      STRADS_ASSIGN_OR_RETURN(Ratings loaded, LoadRatingsLike(spec.mf().test_path(), train));
+    if (!p.test_path.empty()) {
+      STRADS_ASSIGN_OR_RETURN(Ratings loaded, LoadRatingsLike(p.test_path, train));
       test = std::move(loaded);
     }
     Layout layout = MakeLayout(train, workers, blocks, p.balance);
@@ -795,12 +800,14 @@ double MfApp::Objective(const std::map<std::string, double>& metrics) const {
 std::string MfApp::ObjectiveName() const { return "objective"; }
 
 std::string MfApp::DivergenceAdvice(const proto::JobSpec& spec) const {
-  return spec.mf().algorithm() == "sgd" ? "try a smaller --learning-rate" : "";
+  Result<proto::MfSpec> mf = AppParams<proto::MfSpec>(spec);
+  return mf.ok() && mf->algorithm() == "sgd" ? "try a smaller --learning-rate" : "";
 }
 
 Result<std::vector<proto::ResultFile>> MfApp::Assemble(
     const proto::JobSpec& spec, const std::vector<proto::OutputPiece>& pieces) const {
-  if (spec.mf().rank() == 0) return Status::InvalidArgument("mf: --rank must be >= 1");
+  STRADS_ASSIGN_OR_RETURN(const proto::MfSpec mf, AppParams<proto::MfSpec>(spec));
+  if (mf.rank() == 0) return Status::InvalidArgument("mf: --rank must be >= 1");
   for (const auto& piece : pieces) {
     if (piece.name() != "W" && piece.name() != "H") {
       return Status::InvalidArgument("mf: unexpected output piece '" + piece.name() + "'");
@@ -808,7 +815,7 @@ Result<std::vector<proto::ResultFile>> MfApp::Assemble(
   }
   std::vector<proto::ResultFile> files;
   for (const char* name : {"W", "H"}) {
-    STRADS_ASSIGN_OR_RETURN(Eigen::MatrixXd m, Join(pieces, name, spec.mf().rank()));
+    STRADS_ASSIGN_OR_RETURN(Eigen::MatrixXd m, Join(pieces, name, mf.rank()));
     proto::ResultFile& file = files.emplace_back();
     file.set_name(std::string(name) + ".mtx");
     file.set_content(FormatArrayMtx(m));

@@ -3,6 +3,7 @@
 // Thread-compatibility: stateless and const (see engine/static_app.h).
 #pragma once
 
+#include "apps/mf.pb.h"
 #include "apps/mf/mf_predictor.h"
 #include "engine/static_app.h"
 
