@@ -34,7 +34,6 @@ using strads::testing::TempDir;
 
 using test_corpus::Docword;
 using test_corpus::PlantedDocs;
-using test_corpus::SkewedDocs;
 
 // Learned topics whose top-10 words lie >= 8 in one planted support, each support claimed once.
 int RecoveredTopics(const LdaState& state, uint32_t planted, uint32_t width) {
@@ -136,7 +135,7 @@ TEST_CASE("lda_mh: the sequential sampler recovers planted topics", "[lda][mh]")
 // -5.727 (60); MH with 32 steps tracks it within 0.007 at every sweep; with 8 steps -5.733 at
 // 60; with the default 2 steps -5.771 at 60 and -5.753 at 100, i.e. about 3x the sweeps.
 TEST_CASE("lda_mh: the sequential sampler reaches SparseLDA's log-likelihood", "[lda][mh]") {
-  Result<Corpus> c = MakeCorpus(1000, SkewedDocs(4, 400, 1000));
+  Result<Corpus> c = MakeCorpus(1000, test_corpus::SkewedDocs(4, 400, 1000));
   REQUIRE(c.ok());
   LdaOptions o;
   o.topics = 20;

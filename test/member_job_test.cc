@@ -30,6 +30,7 @@
 #include "engine/rotation_plan.h"
 #include "engine/static_wire.h"
 #include "engine/vector_delta.h"
+#include "member_messages.h"
 #include "scheduler/dynamic_scheduler_job.h"
 #include "scheduler/static_home_job.h"
 #include "temp_dir.h"
@@ -240,18 +241,9 @@ struct Bench {
   }
 
   // The coordinator sends the whole file's column counts to `job` (a dynamic member waits for
-  // them to load); false if the file cannot be counted.
-  bool DeliverCounts(MemberJob& job) {
-    const proto::JobSpec& spec = start.spec();
-    uint64_t rows = 0;
-    auto counts =
-        CountColumnEntries(DataSource{spec.data_path(), "", ""}, uint64_t{1} << 30, nullptr, &rows);
-    if (!counts.ok()) return false;
-    auto e = MakeEnvelope("coordinator", kJob, 0);
-    e.mutable_column_counts()->set_rows(rows);
-    e.mutable_column_counts()->mutable_counts()->Assign(counts->begin(), counts->end());
-    job.OnMessage(e);
-    return true;
+  // them to load).
+  void DeliverCounts(MemberJob& job) {
+    job.OnMessage(testing::ColumnCountsEnvelope(kJob, start.spec().data_path()));
   }
 
   // Ticks `job` until the coordinator has its Ready (the load is done); returns it. A dynamic
@@ -259,7 +251,7 @@ struct Bench {
   // worker takes them whether its own part's count is done or not).
   proto::Ready AwaitReady(MemberJob& job) {
     if (dynamic_cast<DynamicWorkerJob*>(&job) || dynamic_cast<DynamicSchedulerJob*>(&job)) {
-      (void)DeliverCounts(job);
+      DeliverCounts(job);
     }
     return TickUntilReady(job);
   }
@@ -329,12 +321,7 @@ proto::Envelope ChordEnvelope(uint64_t round, std::vector<uint64_t> ids) {
 
 // The coordinator's shared update of round `round` for TinyData's 4 rows (row 0 moved by 1).
 proto::Envelope SharedUpdateEnvelope(uint64_t round) {
-  auto e = MakeEnvelope("coordinator", kJob, round);
-  auto* change = e.mutable_shared_update()->mutable_change();
-  change->set_size(4);
-  change->add_indices(0);
-  change->add_values(1.0);
-  return e;
+  return testing::SharedUpdateOf(kJob, round, 4, 0, 1.0);
 }
 
 // Worker `worker`'s gradient slice for check `round`: `count` values `value` from partition
@@ -462,7 +449,7 @@ TEST_CASE(
     job.OnTick();
     REQUIRE(worker.Drain("coordinator", proto::Envelope::kColumnCounts).size() == 1);
     CHECK_FALSE(job.Polling());  // the coordinator's totals are a message, not a poll
-    REQUIRE(worker.DeliverCounts(job));
+    worker.DeliverCounts(job);
     CHECK(job.Polling());
     (void)worker.TickUntilReady(job);
     CHECK_FALSE(job.Polling());
@@ -476,7 +463,7 @@ TEST_CASE(
     DynamicSchedulerJob job(scheduler.context(), &kDynamicApp);
     for (int i = 0; i < 5; ++i) job.OnTick();
     CHECK_FALSE(job.Polling());  // the counts are a message, not a poll
-    REQUIRE(scheduler.DeliverCounts(job));
+    scheduler.DeliverCounts(job);
     CHECK(job.Polling());
     (void)scheduler.TickUntilReady(job);
     CHECK_FALSE(job.Polling());
@@ -944,7 +931,7 @@ TEST_CASE(
     if (static_cast<size_t>(c.counts_size()) > sum.size()) sum.resize(c.counts_size(), 0);
     for (int j = 0; j < c.counts_size(); ++j) sum[j] += c.counts(j);
     rows += c.rows();
-    REQUIRE(bench.DeliverCounts(job));
+    bench.DeliverCounts(job);
     (void)bench.TickUntilReady(job);
   }
   CHECK(sum == entries);  // the two parts are the whole file

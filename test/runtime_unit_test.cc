@@ -20,6 +20,7 @@
 #include "common/wire_frames.h"
 #include "common/zmq_transport.h"
 #include "engine/app_params.h"
+#include "member_messages.h"
 #include "temp_dir.h"
 #include "worker/dynamic_worker_job.h"
 #include "worker/worker.h"
@@ -277,13 +278,8 @@ struct WorkerBench {
   // Sends job `job` the whole file's column counts of `data`, as the coordinator does once the
   // workers have counted their parts (a worker loads its columns only then).
   void DeliverCounts(uint64_t job, const std::string& data, uint32_t epoch = 0) {
-    uint64_t rows = 0;
-    auto counts = CountColumnEntries(DataSource{data, "", ""}, uint64_t{1} << 30, nullptr, &rows);
-    REQUIRE(counts.ok());
-    auto e = MakeEnvelope("coordinator", job, 0);
+    auto e = testing::ColumnCountsEnvelope(job, data);
     e.set_epoch(epoch);
-    e.mutable_column_counts()->set_rows(rows);
-    e.mutable_column_counts()->mutable_counts()->Assign(counts->begin(), counts->end());
     Deliver(e);
   }
   // The next Ready or JobFailed the coordinator receives (the messages before it are dropped),
@@ -315,12 +311,7 @@ proto::Envelope JobStartEnvelope(uint64_t job, const std::string& app, proto::En
 
 // Shared update `round` of job `job`: entry 1 of tiny.svm's 4-row replica moved by 0.5.
 proto::Envelope SharedUpdateEnvelope(uint64_t job, uint64_t round) {
-  auto e = MakeEnvelope("coordinator", job, round);
-  auto* change = e.mutable_shared_update()->mutable_change();
-  change->set_size(4);
-  change->add_indices(1);
-  change->add_values(0.5);
-  return e;
+  return testing::SharedUpdateOf(job, round, 4, 1, 0.5);
 }
 
 }  // namespace
