@@ -78,6 +78,13 @@ struct RowRange {
   uint64_t end = UINT64_MAX;
 };
 
+// OK, or an InvalidArgument naming `path` when `rows` is inverted (begin > end).
+inline Status CheckRowRange(const std::string& path, RowRange rows) {
+  if (rows.begin <= rows.end) return Status::Ok();
+  return Status::InvalidArgument(path + ": row range [" + std::to_string(rows.begin) + ", " +
+                                 std::to_string(rows.end) + ") is inverted");
+}
+
 // Bytes a Dataset of `rows` x `cols` with `nnz` entries needs while it is built from parsed rows:
 // the compressed columns (a 4-byte offset per column, 12 bytes per entry), the labels, and the
 // conversion's 8-byte count per column. Saturates instead of wrapping.

@@ -143,10 +143,7 @@ std::string FeaturesWhat(int64_t max_id) {
 
 Result<Dataset> ReadLibsvm(const std::string& path, RowRange rows, uint64_t available_memory,
                            std::span<const ColumnRange> columns) {
-  if (rows.begin > rows.end) {
-    return Status::InvalidArgument(path + ": row range [" + std::to_string(rows.begin) + ", " +
-                                   std::to_string(rows.end) + ") is inverted");
-  }
+  STRADS_RETURN_IF_ERROR(CheckRowRange(path, rows));
   try {
     STRADS_ASSIGN_OR_RETURN(LineReader opened, LineReader::Open(path));
     LineReader& reader = opened;

@@ -191,10 +191,7 @@ Result<std::vector<uint64_t>> CountMatrixMarketColumns(const std::string& path,
 Result<Dataset> ReadMatrixMarket(const std::string& path, const std::string& labels_path,
                                  RowRange rows, uint64_t available_memory,
                                  std::span<const ColumnRange> columns) {
-  if (rows.begin > rows.end) {
-    return Status::InvalidArgument(path + ": row range [" + std::to_string(rows.begin) + ", " +
-                                   std::to_string(rows.end) + ") is inverted");
-  }
+  STRADS_RETURN_IF_ERROR(CheckRowRange(path, rows));
   try {
     STRADS_ASSIGN_OR_RETURN(MatrixMarketReader opened, MatrixMarketReader::Open(path));
     MatrixMarketReader& reader = opened;

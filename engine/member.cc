@@ -56,11 +56,9 @@ void Member::StartJob(const proto::Envelope& e) {
       return;
     }
   }
-  const uint32_t epoch = e.job_start().epoch();
-  auto job =
-      factory_(MemberContext{transport_, session_, apps_, log_, epoch}, e.job_id(), e.job_start());
+  auto job = factory_(JobContext{transport_, session_, apps_, log_, e.job_id(), e.job_start()});
   if (!job.ok()) {
-    JobErrorReport(session_, transport_.id(), e.job_id(), epoch, log_)
+    JobErrorReport(session_, transport_.id(), e.job_id(), e.job_start().epoch(), log_)
         .Report(job.status().message());
     return;
   }

@@ -50,4 +50,14 @@ class Member : public Actor {
   JobSlot jobs_;                     // last member: its jobs go before the session they use
 };
 
+// A role's member (scheduler/scheduler.h, worker/worker.h): a Member of role `kRole` whose jobs
+// `kMakeJob` builds (a MemberJobFactory function). `apps` must outlive it: the app of each
+// JobStart is found in it.
+template <proto::Role kRole, auto kMakeJob>
+class RoleMember : public Member {
+ public:
+  RoleMember(Transport& transport, MemberIdentity identity, const AppRegistry& apps, Logger log)
+      : Member(transport, kRole, std::move(identity), apps, std::move(log), kMakeJob) {}
+};
+
 }  // namespace strads

@@ -13,6 +13,7 @@
 #include <functional>
 #include <memory>
 
+#include "common/background_load.h"
 #include "common/logging.h"
 #include "common/member_session.h"
 #include "common/protocol.h"
@@ -24,14 +25,18 @@
 
 namespace strads {
 
-// What a job uses of its member: the transport (to peers), the session (to the coordinator) and
-// the member's logger. The transport and the session outlive every job of the member.
-struct MemberContext {
+// What a job is built from: what it uses of its member — the transport (to peers), the session
+// (to the coordinator) and the member's logger, which outlive every job of the member — and the
+// job's id and JobStart (its epoch, the job's incarnation, is stamped on its every message).
+struct JobContext {
   Transport& transport;
   MemberSession& session;
   const AppRegistry& apps;  // where a JobStart's app is found
   Logger log;
-  uint32_t epoch = 0;  // the job's incarnation (JobStart.epoch), stamped on its every message
+  uint64_t job_id;
+  const proto::JobStart& start;  // read while the job is built, not kept
+  // Where the job's loads and sub-rounds run: threads of their own, or inline (unit tests).
+  Execution execution = Execution::kThreads;
 };
 
 class MemberJob {
@@ -47,23 +52,25 @@ class MemberJob {
   virtual void OnMessage(const proto::Envelope& e) = 0;
   // Polls the work running on other threads (the data load, a sub-round).
   virtual void OnTick() = 0;
-  // The job has ended: the result of a load still running is no longer wanted.
-  virtual void Abandon() = 0;
+  // The job has ended: the results of its loads still running are no longer wanted.
+  void Abandon() { work_.Abandon(); }
   // True while work on another thread (abandoned or not) still runs: until then the job must not
-  // be destroyed.
-  virtual bool Busy() = 0;
+  // be destroyed. By default, its loads.
+  virtual bool Busy() { return work_.Busy(); }
   // True while the job waits for work on another thread that it polls in OnTick: the event loop
-  // should then tick often.
-  virtual bool Polling() const { return false; }
+  // should then tick often. By default, while a load is fresh (BackgroundLoad::kFresh): at the
+  // event loop's default 50 ms a small job's start waited up to that for each load.
+  virtual bool Polling() const { return work_.fresh(); }
 
  protected:
-  MemberJob(const MemberContext& context, uint64_t job_id)
+  explicit MemberJob(const JobContext& context)
       : transport_(context.transport),
         session_(context.session),
         log_(context.log),
-        id_(job_id),
-        epoch_(context.epoch),
-        errors_(context.session, context.transport.id(), job_id, context.epoch, context.log) {}
+        id_(context.job_id),
+        epoch_(context.start.epoch()),
+        errors_(context.session, context.transport.id(), id_, epoch_, context.log),
+        work_(context.execution) {}
 
   // An envelope of this job and incarnation from this member.
   proto::Envelope JobEnvelope(uint64_t round = 0) const {
@@ -100,11 +107,14 @@ class MemberJob {
   const uint64_t id_;
   const uint32_t epoch_;
   JobErrorReport errors_;  // failures of this member's part go to the coordinator
+  // The job's loads, each a BackgroundLoad<T> declared in the job with `{work_}` (so Abandon,
+  // Busy and Polling cover it), and where they run.
+  BackgroundWork work_;
 };
 
-// Builds a role's part of job `job_id` from its JobStart; an error (an engine or app this member
-// does not know) is the job's error.
-using MemberJobFactory = std::function<Result<std::unique_ptr<MemberJob>>(
-    const MemberContext& context, uint64_t job_id, const proto::JobStart& start)>;
+// Builds a role's part of a job from its JobStart; an error (an engine or app this member does not
+// know) is the job's error.
+using MemberJobFactory =
+    std::function<Result<std::unique_ptr<MemberJob>>(const JobContext& context)>;
 
 }  // namespace strads

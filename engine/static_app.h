@@ -78,11 +78,32 @@ struct StaticStep {
   bool evaluation = false;  // pass == PassesPerIteration() - 1
 };
 
+// What a member holds of the model, on either side (StaticShard, StaticHome): its part of the
+// metrics, of the result files and of a checkpoint.
+class StaticPart {
+ public:
+  virtual ~StaticPart() = default;
+  // After the evaluation pass (a home: with every block it owns back): this part's sums (e.g.
+  // log-likelihood, squared error, lambda ||H||^2). Adds to `out` (out[name] += value): the
+  // engine sums every worker's and home's metrics in one map.
+  virtual void Metrics(std::map<std::string, double>& out) const = 0;
+  // This part of the result files.
+  virtual void Output(std::vector<proto::OutputPiece>& out) const = 0;
+  // Checkpoints (apps whose Checkpoints() is true), between iterations (every block home): this
+  // part's model state as pieces named by global ids (rows, items, blocks), so a later run cut
+  // otherwise can take its own; and its own taken from every member's pieces, replacing the state.
+  virtual void SaveState(std::vector<proto::OutputPiece>& out) const {}
+  virtual Status RestoreState(const StatePieces& pieces) {
+    return Status::FailedPrecondition("this app has no checkpoints");
+  }
+  // Whether RestoreState needs `piece` (a member keeps only those of a checkpoint coming in).
+  virtual bool KeepsForRestore(const proto::OutputPiece& piece) const { return true; }
+};
+
 // Worker side: one shard of the data and the part of the model that lives with it (LDA: the
 // documents' topic assignments and doc-topic counts; MF: the rows of W).
-class StaticShard {
+class StaticShard : public StaticPart {
  public:
-  virtual ~StaticShard() = default;
   // Rows (documents / matrix rows) in the shard, items the data has (words / columns), work units
   // (tokens / ratings) in the shard; for Ready and summary.json.
   virtual uint64_t rows() const = 0;
@@ -98,41 +119,15 @@ class StaticShard {
                                    StaticBlock& block, std::span<double> delta) = 0;
   // After the shard's last sub-round of a pass (it has seen every block once).
   virtual void EndPass(const StaticStep& step) {}
-  // After the evaluation pass: the shard's sums (e.g. log-likelihood, squared error). Adds to
-  // `out` (out[name] += value): the engine sums every worker's and home's metrics in one map.
-  virtual void Metrics(std::map<std::string, double>& out) const = 0;
-  // The shard's part of the result files.
-  virtual void Output(std::vector<proto::OutputPiece>& out) const = 0;
-  // Checkpoints (apps whose Checkpoints() is true), between iterations: the shard's model state
-  // as pieces named by global ids (rows, items), so a later run with other shards can take its
-  // part; and that part taken from every member's pieces, replacing the state.
-  virtual void SaveState(std::vector<proto::OutputPiece>& out) const {}
-  virtual Status RestoreState(const StatePieces& pieces) {
-    return Status::FailedPrecondition("this app has no checkpoints");
-  }
-  // Whether RestoreState needs `piece` (a member keeps only those of a checkpoint coming in).
-  virtual bool KeepsForRestore(const proto::OutputPiece& piece) const { return true; }
 };
 
 // Scheduler side: the home of the blocks b with b mod S == this scheduler's rank.
-class StaticHome {
+class StaticHome : public StaticPart {
  public:
-  virtual ~StaticHome() = default;
   // At the start of a pass: block `block` (owned here) as it leaves home.
   virtual Result<StaticBlock> TakeBlock(uint32_t block, const StaticStep& step) = 0;
   // At the end of a pass: the block is back (e.g. MF CCD++ finishes h_t from accumulated sums).
   virtual Status ReturnBlock(StaticBlock block, const StaticStep& step) = 0;
-  // With every owned block home after the evaluation pass: sums over them (e.g. lambda ||H||^2).
-  // Adds to `out` like StaticShard::Metrics.
-  virtual void Metrics(std::map<std::string, double>& out) const = 0;
-  // The home's part of the result files.
-  virtual void Output(std::vector<proto::OutputPiece>& out) const = 0;
-  // As StaticShard's, for the blocks homed here (all home between iterations).
-  virtual void SaveState(std::vector<proto::OutputPiece>& out) const {}
-  virtual Status RestoreState(const StatePieces& pieces) {
-    return Status::FailedPrecondition("this app has no checkpoints");
-  }
-  virtual bool KeepsForRestore(const proto::OutputPiece& piece) const { return true; }
 };
 
 class StaticApp : public App {

@@ -2,22 +2,25 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "engine/static_wire.h"
 
 namespace strads {
 
-StaticMemberJob::StaticMemberJob(const MemberContext& context, uint64_t job_id,
-                                 const proto::JobStart& start, const StaticApp* app)
-    : MemberJob(context, job_id),
-      spec_(start.spec()),
+StaticMemberJob::StaticMemberJob(const JobContext& context, const StaticApp* app,
+                                 const char* part_name)
+    : MemberJob(context),
+      spec_(context.start.spec()),
       app_(app),
-      rank_(start.rank()),
-      num_schedulers_(std::max<uint32_t>(1, start.num_schedulers())),
-      worker_ids_(start.worker_ids().begin(), start.worker_ids().end()),
-      plan_(std::max<uint32_t>(1, start.num_workers()),
-            std::max<uint32_t>(1, start.spec().static_engine().blocks_per_worker())),
-      passes_(app->PassesPerIteration(start.spec())) {
-  ConnectPeers(start.worker_ids(), start.worker_endpoints());
+      rank_(context.start.rank()),
+      num_schedulers_(std::max<uint32_t>(1, context.start.num_schedulers())),
+      worker_ids_(context.start.worker_ids().begin(), context.start.worker_ids().end()),
+      plan_(std::max<uint32_t>(1, context.start.num_workers()),
+            std::max<uint32_t>(1, context.start.spec().static_engine().blocks_per_worker())),
+      passes_(app->PassesPerIteration(context.start.spec())),
+      part_name_(part_name) {
+  ConnectPeers(context.start.worker_ids(), context.start.worker_endpoints());
 }
 
 void StaticMemberJob::OnMessage(const proto::Envelope& e) {
@@ -29,7 +32,7 @@ void StaticMemberJob::OnMessage(const proto::Envelope& e) {
     case proto::Envelope::kStateRequest: {
       const bool state = e.has_state_request();
       std::vector<proto::OutputPiece> pieces;
-      if (Status st = state ? SaveState(pieces) : Output(pieces); !st.ok()) {
+      if (Status st = Save(state, pieces); !st.ok()) {
         return errors_.Report(st.message());
       }
       auto chunks = ChunkPieces(std::move(pieces));
@@ -57,11 +60,11 @@ void StaticMemberJob::OnMessage(const proto::Envelope& e) {
       }
       ++next_restore_part_;
       for (const auto& piece : r.pieces()) {
-        if (Keeps(piece)) *restore_.Add() = piece;
+        if (!part() || part()->KeepsForRestore(piece)) *restore_.Add() = piece;
       }
       if (r.more()) return;
       next_restore_part_ = UINT32_MAX;  // restored: any repeat of this checkpoint is dropped
-      const Status st = RestoreState(restore_);
+      const Status st = Restore(restore_);
       restore_.Clear();
       if (!st.ok()) return errors_.Report("restoring the checkpoint: " + st.message());
       log_->info("job {}: checkpoint restored", id_);
@@ -70,6 +73,31 @@ void StaticMemberJob::OnMessage(const proto::Envelope& e) {
     default:
       if (!Handle(e)) LogUnexpected(e);
   }
+}
+
+Status StaticMemberJob::Save(bool state, std::vector<proto::OutputPiece>& pieces) const {
+  const char* what = state ? "state" : "model";
+  if (!part()) {
+    return Status::FailedPrecondition(
+        fmt::format("{} requested before the {} was loaded", what, part_name_));
+  }
+  if (blocks_away()) {
+    return Status::FailedPrecondition(fmt::format("{} requested while blocks are away", what));
+  }
+  if (state) {
+    part()->SaveState(pieces);
+  } else {
+    part()->Output(pieces);
+  }
+  return Status::Ok();
+}
+
+Status StaticMemberJob::Restore(const StatePieces& pieces) {
+  if (!part()) {
+    return Status::FailedPrecondition(
+        fmt::format("a checkpoint came before the {} was loaded", part_name_));
+  }
+  return part()->RestoreState(pieces);
 }
 
 }  // namespace strads

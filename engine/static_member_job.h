@@ -15,31 +15,27 @@ namespace strads {
 
 class StaticMemberJob : public MemberJob {
  public:
-  // Drops everything once the job has failed here; answers ModelRequest with Output() and
-  // StateRequest with SaveState() (both cut by ChunkPieces, engine/static_wire.h), restores
-  // StaticRestore's pieces (those it Keeps, from every message of the checkpoint); gives
-  // blocks (BlockTransfer) to HandleBlock(); hands the other kinds to Handle() and logs those it
-  // does not handle.
+  // Drops everything once the job has failed here; answers ModelRequest with its part's Output()
+  // and StateRequest with its SaveState() (both cut by ChunkPieces, engine/static_wire.h),
+  // restores StaticRestore's pieces (those its part keeps, from every message of the
+  // checkpoint); gives blocks (BlockTransfer) to HandleBlock(); hands the other kinds to Handle()
+  // and logs those it does not handle. A request or a checkpoint before the part is loaded, or
+  // while blocks are away, fails the job.
   void OnMessage(const proto::Envelope& e) final;
 
  protected:
-  // Connects to every worker of the job but this member (blocks travel to them).
-  StaticMemberJob(const MemberContext& context, uint64_t job_id, const proto::JobStart& start,
-                  const StaticApp* app);
+  // Connects to every worker of the job but this member (blocks travel to them). `part_name`
+  // names its part of the model in errors ("shard", "home").
+  StaticMemberJob(const JobContext& context, const StaticApp* app, const char* part_name);
 
   // A message of this role's own kinds; false if the role has no use for its kind.
   virtual bool Handle(const proto::Envelope& e) = 0;
   // A block arriving: from its home or the previous holder (workers), back home (schedulers).
   virtual void HandleBlock(const proto::Envelope& e) = 0;
-  // Appends this member's part of the result files; an error (e.g. asked while its blocks are
-  // away) fails the job.
-  virtual Status Output(std::vector<proto::OutputPiece>& pieces) const = 0;
-  // Checkpoints: the member's model state (StateRequest), and its part of a checkpoint's
-  // pieces (StaticRestore); an error fails the job.
-  virtual Status SaveState(std::vector<proto::OutputPiece>& pieces) const = 0;
-  virtual Status RestoreState(const StatePieces& pieces) = 0;
-  // Whether a piece of a checkpoint coming in is any use to this member's RestoreState.
-  virtual bool Keeps(const proto::OutputPiece& piece) const = 0;
+  // This member's part of the model (StaticShard, StaticHome); null until it is loaded.
+  virtual StaticPart* part() const = 0;
+  // True while blocks of this member's are away (its part is then not whole).
+  virtual bool blocks_away() const { return false; }
 
   const proto::JobSpec spec_;
   const StaticApp* const app_;
@@ -50,6 +46,12 @@ class StaticMemberJob : public MemberJob {
   const uint32_t passes_;  // per iteration, the last being the evaluation pass
 
  private:
+  // The part's result files (ModelRequest) or model state (StateRequest, `state`).
+  Status Save(bool state, std::vector<proto::OutputPiece>& pieces) const;
+  // Restores the checkpoint whose pieces were kept.
+  Status Restore(const StatePieces& pieces);
+
+  const char* const part_name_;
   StatePieces restore_;  // the kept pieces of a checkpoint still coming in (StaticRestore.more)
   uint32_t next_restore_part_ = 0;  // the part expected next
 };

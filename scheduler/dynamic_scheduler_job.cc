@@ -18,16 +18,10 @@
 
 namespace strads {
 
-DynamicSchedulerJob::DynamicSchedulerJob(const MemberContext& context, uint64_t job_id,
-                                         const proto::JobStart& start, const DynamicApp* app)
-    : MemberJob(context, job_id),
-      spec_(start.spec()),
-      rank_(start.rank()),
-      num_schedulers_(start.num_schedulers()),
-      num_workers_(start.num_workers()),
-      app_(app),
-      worker_ids_(start.worker_ids().begin(), start.worker_ids().end()) {
-  ConnectPeers(start.worker_ids(), start.worker_endpoints());
+DynamicSchedulerJob::DynamicSchedulerJob(const JobContext& context, const DynamicApp* app)
+    : DynamicMemberJob(context, app),
+      worker_ids_(context.start.worker_ids().begin(), context.start.worker_ids().end()) {
+  ConnectPeers(context.start.worker_ids(), context.start.worker_endpoints());
   log_->info("job {}: waiting for the workers' column counts (scheduler {}/{})", id_, rank_,
              num_schedulers_);
 }
@@ -64,13 +58,7 @@ void DynamicSchedulerJob::OnTick() {
   if (auto loaded = load_.Poll()) FinishLoading(std::move(*loaded));
 }
 
-void DynamicSchedulerJob::OnMessage(const proto::Envelope& e) {
-  if (errors_.failed()) return;
-  if (e.body_case() == proto::Envelope::kColumnCounts) return HandleColumnCounts(e);
-  if (!builder_) {
-    log_->debug("job {}: dropping {} (the partition is not loaded)", id_, BodyName(e));
-    return;
-  }
+void DynamicSchedulerJob::Handle(const proto::Envelope& e) {
   switch (e.body_case()) {
     case proto::Envelope::kChordRequest:
       return BuildChord(e.round());

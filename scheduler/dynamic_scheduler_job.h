@@ -36,27 +36,19 @@
 #include "common/data_loader.h"
 #include "common/huge_pages.h"
 #include "engine/column_owners.h"
-#include "engine/dynamic_app.h"
-#include "engine/member_job.h"
+#include "engine/dynamic_member_job.h"
 #include "engine/neighbour_lists.h"
 #include "scheduler/chord_builder.h"
 
 namespace strads {
 
-class DynamicSchedulerJob final : public MemberJob {
+class DynamicSchedulerJob final : public DynamicMemberJob {
  public:
   // Starts loading partition start.rank() of start.num_schedulers().
-  DynamicSchedulerJob(const MemberContext& context, uint64_t job_id, const proto::JobStart& start,
-                      const DynamicApp* app);
+  DynamicSchedulerJob(const JobContext& context, const DynamicApp* app);
   ~DynamicSchedulerJob() override;
 
-  void OnMessage(const proto::Envelope& e) override;
   void OnTick() override;
-  void Abandon() override { load_.Abandon(); }
-  bool Busy() override { return load_.Busy(); }
-  // While the load is fresh, the event loop ticks every millisecond to see it end (as the
-  // worker's).
-  bool Polling() const override { return load_.fresh(); }
   // Whether the next chord is built ahead of its request (for tests).
   bool chord_prepared() const { return builder_ && builder_->prepared(); }
 
@@ -92,7 +84,9 @@ class DynamicSchedulerJob final : public MemberJob {
   static Result<Partition> LoadPartition(const proto::JobSpec& spec, uint32_t rank, uint32_t parts,
                                          uint32_t workers, CountedColumns given);
   // Starts the load from the workers' counts, summed by the coordinator.
-  void HandleColumnCounts(const proto::Envelope& e);
+  void HandleColumnCounts(const proto::Envelope& e) override;
+  bool data_loaded() const override { return builder_ != nullptr; }
+  void Handle(const proto::Envelope& e) override;
   void FinishLoading(Result<Partition> loaded);
   // A chord's messages: the whole chord (the coordinator's, and every worker's where `shares` is
   // empty) and each worker's share; without their round and min_applied,
@@ -133,11 +127,6 @@ class DynamicSchedulerJob final : public MemberJob {
   // Evaluates the check once its request and every worker's slice are in.
   void MaybeFinishCheck();
 
-  proto::JobSpec spec_;
-  uint32_t rank_;
-  uint32_t num_schedulers_;
-  uint32_t num_workers_;
-  const DynamicApp* app_;
   std::vector<std::string> worker_ids_;
   Partition part_;
   std::unique_ptr<ChordBuilder> builder_;
@@ -164,8 +153,8 @@ class DynamicSchedulerJob final : public MemberJob {
   uint64_t applied_through_ = 0;
   // The messages of the chord built ahead (PrepareNext), while it is.
   std::optional<ChordMessages> prepared_messages_;
-  std::deque<uint64_t> waiting_;    // requested rounds not answered yet, ascending
-  BackgroundLoad<Partition> load_;  // last member: destroyed (waited for) first
+  std::deque<uint64_t> waiting_;           // requested rounds not answered yet, ascending
+  BackgroundLoad<Partition> load_{work_};  // last member: destroyed (waited for) first
 };
 
 }  // namespace strads

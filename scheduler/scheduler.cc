@@ -6,9 +6,8 @@
 
 namespace strads {
 
-Result<std::unique_ptr<MemberJob>> MakeSchedulerJob(const MemberContext& context, uint64_t job_id,
-                                                    const proto::JobStart& start) {
-  return MakeMemberJob<DynamicSchedulerJob, StaticHomeJob>(context, job_id, start);
+Result<std::unique_ptr<MemberJob>> MakeSchedulerJob(const JobContext& context) {
+  return MakeMemberJob<DynamicSchedulerJob, StaticHomeJob>(context);
 }
 
 }  // namespace strads

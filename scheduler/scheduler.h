@@ -8,17 +8,8 @@
 
 namespace strads {
 
-// The scheduler's MemberJobFactory.
-Result<std::unique_ptr<MemberJob>> MakeSchedulerJob(const MemberContext& context, uint64_t job_id,
-                                                    const proto::JobStart& start);
+Result<std::unique_ptr<MemberJob>> MakeSchedulerJob(const JobContext& context);
 
-class Scheduler : public Member {
- public:
-  // `identity.role` is set to ROLE_SCHEDULER. `apps` must outlive the scheduler: the app of each
-  // JobStart is found in it.
-  Scheduler(Transport& transport, MemberIdentity identity, const AppRegistry& apps, Logger log)
-      : Member(transport, proto::ROLE_SCHEDULER, std::move(identity), apps, std::move(log),
-               MakeSchedulerJob) {}
-};
+using Scheduler = RoleMember<proto::ROLE_SCHEDULER, MakeSchedulerJob>;
 
 }  // namespace strads

@@ -9,9 +9,8 @@
 
 namespace strads {
 
-StaticHomeJob::StaticHomeJob(const MemberContext& context, uint64_t job_id,
-                             const proto::JobStart& start, const StaticApp* app)
-    : StaticMemberJob(context, job_id, start, app) {
+StaticHomeJob::StaticHomeJob(const JobContext& context, const StaticApp* app)
+    : StaticMemberJob(context, app, "home") {
   for (uint32_t b = rank_; b < plan_.blocks(); b += num_schedulers_) owned_.push_back(b);
   log_->info("job {}: loading the home of {} of {} blocks of {}", id_, owned_.size(),
              plan_.blocks(), spec_.data_path());
@@ -103,25 +102,6 @@ void StaticHomeJob::SendPassDone() {
     MetricsToProto(metrics, done->mutable_metrics());
   }
   (void)session_.SendToCoordinator(e);
-}
-
-Status StaticHomeJob::Output(std::vector<proto::OutputPiece>& pieces) const {
-  if (!home_) return Status::FailedPrecondition("model requested before the home was loaded");
-  if (in_pass_) return Status::FailedPrecondition("model requested while blocks are away");
-  home_->Output(pieces);
-  return Status::Ok();
-}
-
-Status StaticHomeJob::SaveState(std::vector<proto::OutputPiece>& pieces) const {
-  if (!home_) return Status::FailedPrecondition("state requested before the home was loaded");
-  if (in_pass_) return Status::FailedPrecondition("state requested while blocks are away");
-  home_->SaveState(pieces);
-  return Status::Ok();
-}
-
-Status StaticHomeJob::RestoreState(const StatePieces& pieces) {
-  if (!home_) return Status::FailedPrecondition("a checkpoint came before the home was loaded");
-  return home_->RestoreState(pieces);
 }
 
 }  // namespace strads

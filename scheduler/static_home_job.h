@@ -22,25 +22,15 @@ namespace strads {
 class StaticHomeJob final : public StaticMemberJob {
  public:
   // Starts loading the home of scheduler start.rank() of start.num_schedulers().
-  StaticHomeJob(const MemberContext& context, uint64_t job_id, const proto::JobStart& start,
-                const StaticApp* app);
+  StaticHomeJob(const JobContext& context, const StaticApp* app);
   ~StaticHomeJob() override;
 
   void OnTick() override;
-  void Abandon() override { load_.Abandon(); }
-  // True while a load (abandoned or not) still runs.
-  bool Busy() override { return load_.Busy(); }
-  // While the load is fresh, the event loop ticks every millisecond to see it end.
-  bool Polling() const override { return load_.fresh(); }
 
  private:
   bool Handle(const proto::Envelope& e) override;
-  Status Output(std::vector<proto::OutputPiece>& pieces) const override;
-  Status SaveState(std::vector<proto::OutputPiece>& pieces) const override;
-  Status RestoreState(const StatePieces& pieces) override;
-  bool Keeps(const proto::OutputPiece& piece) const override {
-    return !home_ || home_->KeepsForRestore(piece);
-  }
+  StaticPart* part() const override { return home_.get(); }
+  bool blocks_away() const override { return in_pass_; }
   void FinishLoading(Result<std::unique_ptr<StaticHome>> loaded);
   void HandlePassStart(const proto::Envelope& e);
   void HandleBlock(const proto::Envelope& e) override;
@@ -50,8 +40,8 @@ class StaticHomeJob final : public StaticMemberJob {
   std::unique_ptr<StaticHome> home_;
   bool in_pass_ = false;
   StaticStep step_;
-  uint32_t away_ = 0;                                 // blocks of the current pass not yet back
-  BackgroundLoad<std::unique_ptr<StaticHome>> load_;  // last member: destroyed first
+  uint32_t away_ = 0;  // blocks of the current pass not yet back
+  BackgroundLoad<std::unique_ptr<StaticHome>> load_{work_};  // last member: destroyed first
 };
 
 }  // namespace strads

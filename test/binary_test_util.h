@@ -18,12 +18,10 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "apps/linear.pb.h"
 #include "cli/client.h"
 #include "cli/embedded_cluster.h"
 #include "common/data_loader.h"
 #include "common/protocol.h"
-#include "test/app_params_edit.h"
 #include "test/cluster_test_util.h"
 
 namespace strads::testing {
@@ -92,21 +90,23 @@ inline Eigen::VectorXd Gradient(const Dataset& d, const Eigen::VectorXd& w,
   return d.x.transpose() * r;
 }
 
-inline proto::JobSpec BaseSpec(const std::string& app, const std::string& path, double lambda) {
-  proto::JobSpec s;
-  s.set_app(app);
-  s.set_data_path(path);
-  EditAppParams<proto::LinearModelSpec>(s, [&](auto& p) { p.set_lambda(lambda); });
-  s.mutable_dynamic()->set_chord_size(8);
-  s.mutable_dynamic()->set_candidates(16);
-  s.mutable_dynamic()->set_rho(0.1);
-  s.mutable_dynamic()->set_eta(1e-6);
-  s.mutable_dynamic()->set_tolerance(1e-9);
-  s.mutable_dynamic()->set_pipeline_depth(1);
-  s.set_seed(3);
-  s.mutable_dynamic()->set_schedule(proto::SCHEDULE_DYNAMIC);
-  s.set_max_seconds(30);  // a bound: a run that does not converge fails the test, never hangs it
-  return s;
+// The KKT conditions at `w`, an optimum of loss + lambda * penalty, from the loss's gradient `g`,
+// to 1e-9 of `lmax`: with the l1 penalty g_j = -lambda sign(w_j) where w_j != 0 and |g_j| <= lambda
+// elsewhere; with the l2 penalty (`l2`) g = -lambda w. Returns the number of nonzeros of `w`.
+inline int CheckKkt(const Eigen::VectorXd& g, const Eigen::VectorXd& w, double lambda, double lmax,
+                    bool l2 = false) {
+  int nonzeros = 0;
+  for (int64_t j = 0; j < g.size(); ++j) {
+    nonzeros += w[j] != 0;
+    if (l2) {
+      CHECK(std::abs(g[j] + lambda * w[j]) <= 1e-9 * lmax);
+    } else if (w[j] != 0) {
+      CHECK(std::abs(g[j] + lambda * (w[j] > 0 ? 1 : -1)) <= 1e-9 * lmax);
+    } else {
+      CHECK(std::abs(g[j]) <= lambda + 1e-9 * lmax);
+    }
+  }
+  return nonzeros;
 }
 
 struct JobOutcome {

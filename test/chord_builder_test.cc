@@ -57,6 +57,13 @@ ChordPolicy Policy(uint32_t chord_size, uint32_t candidates) {
   return p;
 }
 
+// The same without the dependency filter (rho 1).
+ChordPolicy UnfilteredPolicy(uint32_t chord_size, uint32_t candidates) {
+  ChordPolicy p = Policy(chord_size, candidates);
+  p.rho = 1.0;
+  return p;
+}
+
 }  // namespace
 
 TEST_CASE("ChordBuilder: a chord holds at most chord_size distinct parameters of the partition",
@@ -178,9 +185,7 @@ TEST_CASE(
   // first, then ties as the rest.
   constexpr int64_t kColumns = 1000;
   Independent f(kColumns);
-  ChordPolicy policy = Policy(50, 100);
-  policy.rho = 1.0;
-  ChordBuilder builder(f.store, policy);
+  ChordBuilder builder(f.store, UnfilteredPolicy(50, 100));
   for (uint64_t j = 0; j < kColumns; ++j) builder.OnCheck(j, j % 100 == 7 ? 1e3 : 0.0);
   int upper = 0, members = 0;
   for (int round = 0; round < 40; ++round) {
@@ -210,9 +215,7 @@ TEST_CASE(
   // The builder selects the first B without sorting the rest (std::nth_element).
   constexpr int64_t kColumns = 1000;
   Independent f(kColumns);
-  ChordPolicy policy = Policy(50, 600);
-  policy.rho = 1.0;
-  ChordBuilder builder(f.store, policy);
+  ChordBuilder builder(f.store, UnfilteredPolicy(50, 600));
   for (uint64_t j = 0; j < kColumns; ++j) builder.OnCheck(j, static_cast<double>(j + 1));
   const auto chord = builder.Next();
   std::vector<uint64_t> expected;
@@ -237,8 +240,7 @@ TEST_CASE("ChordBuilder: OnCheckAll sets what OnCheck of every parameter would, 
   const ColumnStore store(x, kFrom, kColumns);
   for (const bool index_order : {false, true}) {
     CAPTURE(index_order);
-    ChordPolicy policy = Policy(40, 120);
-    policy.rho = 1.0;
+    ChordPolicy policy = UnfilteredPolicy(40, 120);
     policy.index_order = index_order;
     ChordBuilder one_by_one(store, policy);
     ChordBuilder all(store, policy);
@@ -291,8 +293,7 @@ TEST_CASE("ChordBuilder: with index_order the chord is the same B parameters, as
   Independent f(kColumns);
   for (const bool equal : {true, false}) {
     CAPTURE(equal);
-    ChordPolicy policy = Policy(50, 600);
-    policy.rho = 1.0;
+    ChordPolicy policy = UnfilteredPolicy(50, 600);
     ChordBuilder by_priority(f.store, policy);
     policy.index_order = true;
     ChordBuilder by_index(f.store, policy);
@@ -328,8 +329,7 @@ TEST_CASE("ChordBuilder: without a filter or commits, chords take every paramete
   Independent f(kColumns);
   for (const bool index_order : {false, true}) {
     CAPTURE(index_order);
-    ChordPolicy policy = Policy(50, 600);
-    policy.rho = 1.0;
+    ChordPolicy policy = UnfilteredPolicy(50, 600);
     policy.index_order = index_order;
     ChordBuilder builder(f.store, policy);
     for (uint64_t j = 0; j < kColumns; ++j) {
@@ -353,9 +353,7 @@ TEST_CASE(
     "[chord_builder][pipeline]") {
   // rho 1: nothing but the sampler's zero weight keeps a parameter in flight out of the next
   // chord (its weight is set by the next draw's flush).
-  ChordPolicy policy = Policy(3, 3);
-  policy.rho = 1.0;
-  Fixture f(policy);
+  Fixture f(UnfilteredPolicy(3, 3));
   std::set<uint64_t> seen;
   for (int round = 0; round < 8; ++round) {
     for (uint64_t j : f.builder.Next()) CHECK(seen.insert(j).second);

@@ -227,6 +227,29 @@ LONG_JOB=(--tolerance 1e-15 --check-every 1000000000000 --max-seconds 30)
 
 # ---------------------------------------------------------------------------------------------
 
+# Waits (15 s at most, or the test fails) until each of the 3 members has logged that it lost the
+# coordinator.
+await_members_lost_coordinator() {
+  local deadline=$((SECONDS + 15)) lost
+  while :; do
+    lost=$({ grep -l "lost the coordinator" "$RUN"/logs/{scheduler,worker}-*.log || true; } | wc -l)
+    ((lost < 3)) || break
+    ((SECONDS < deadline)) || fail "only $lost of 3 members noticed that the coordinator was gone"
+    sleep 0.1
+  done
+}
+
+# Fetches job 1's results into $TMP/out2 with `strads result`: the same files as $TMP/out1 (its
+# --wait copy), or the test fails saying which one `why`.
+same_results_as_out1() {
+  cli result 1 --output "$TMP/out2"
+  assert_rc 0
+  local f
+  for f in summary.json coefficients.tsv trace.csv; do
+    cmp -s "$TMP/out1/$f" "$TMP/out2/$f" || fail "job 1's $f $1"
+  done
+}
+
 case_submit_wait_result() {
   gen_data "$TMP/small.svm" 200 300 1
   start_cluster "127.0.0.1 coordinator scheduler=2 worker=2"
@@ -269,12 +292,7 @@ assert roles.count("scheduler") == 2 and roles.count("worker") == 2, roles
   assert_rc 0
   grep -Eq '^ *1 +lasso +SUCCEEDED' <<<"$OUT" || fail "strads jobs does not show job 1 SUCCEEDED"
 
-  cli result 1 --output "$TMP/out2"
-  assert_rc 0
-  local f
-  for f in summary.json coefficients.tsv trace.csv; do
-    cmp -s "$TMP/out1/$f" "$TMP/out2/$f" || fail "strads result: $f differs from the --wait copy"
-  done
+  same_results_as_out1 "differs from the --wait copy"
 
   # Cancelling a job that has ended changes nothing, and says so (exit 4).
   cli cancel 1
@@ -654,13 +672,7 @@ case_coordinator_kill9_restart_keeps_jobs() {
   t_kill=$(date +%s.%N)
   kill -9 "$cpid"
   # Every member notices (a heartbeat cannot be sent) and backs off; none exits.
-  local deadline=$((SECONDS + 15)) lost
-  while :; do
-    lost=$({ grep -l "lost the coordinator" "$RUN"/logs/{scheduler,worker}-*.log || true; } | wc -l)
-    ((lost < 3)) || break
-    ((SECONDS < deadline)) || fail "only $lost of 3 members noticed that the coordinator was gone"
-    sleep 0.1
-  done
+  await_members_lost_coordinator
   log "every member noticed the loss $(python3 -c "import time; print(round(time.time() - $t_kill, 1))") s after the kill"
   sleep 2
   for pid in "${DAEMON_PIDS[@]}"; do
@@ -680,12 +692,7 @@ after the kill)"
   [[ $(job_field 2 state) == FAILED ]] || fail "job 2 (running at the crash) is not FAILED"
   [[ $(job_field 2 error) == "coordinator restarted" ]] || fail "job 2's cause: $(job_field 2 error)"
   wait_state 3 60 SUCCEEDED >/dev/null
-  cli result 1 --output "$TMP/out2"
-  assert_rc 0
-  local f
-  for f in summary.json coefficients.tsv trace.csv; do
-    cmp -s "$TMP/out1/$f" "$TMP/out2/$f" || fail "job 1's $f differs after the restart"
-  done
+  same_results_as_out1 "differs after the restart"
   cli submit lasso --data "$TMP/small.svm" --lambda 0.05 --output "$TMP/out4" --wait --quiet
   assert_rc 0
   [[ $(job_field 4 state) == SUCCEEDED ]] || fail "the next job did not get id 4"
@@ -1211,7 +1218,7 @@ case_coordinator_kill9_resumes_job() {
   cli submit lasso --data "$TMP/c.svm" "${RECOVERY_JOB[@]}" --checkpoint-every 0.5
   assert_rc 0
   wait_state 1 30 RUNNING >/dev/null
-  local cp="$RUN/coordinator/jobs/1/checkpoint" deadline
+  local cp="$RUN/coordinator/jobs/1/checkpoint"
   wait_checkpoint "$cp" 10
   sleep 1 # a few checkpoints on
   [[ $(job_field 1 state) == RUNNING ]] || fail "job 1 ended before the coordinator was killed"
@@ -1226,14 +1233,7 @@ case_coordinator_kill9_resumes_job() {
   local last_check
   last_check=$(grep -h "job 1: check after" "$RUN"/logs/coordinator-*.log | tail -n 1 |
     sed -n 's/.*check after \([0-9]*\) updates.*/\1/p')
-  deadline=$((SECONDS + 15))
-  local lost
-  while :; do
-    lost=$({ grep -l "lost the coordinator" "$RUN"/logs/{scheduler,worker}-*.log || true; } | wc -l)
-    ((lost < 3)) || break
-    ((SECONDS < deadline)) || fail "only $lost of 3 members noticed that the coordinator was gone"
-    sleep 0.1
-  done
+  await_members_lost_coordinator
   log "every member noticed the loss $(since "$VICTIM_T") s after the kill"
 
   local issued
@@ -1278,7 +1278,7 @@ static_coordinator_kill9() {
   cli submit "$@" --checkpoint-every 0.5
   assert_rc 0
   wait_state 1 30 RUNNING >/dev/null
-  local cp="$RUN/coordinator/jobs/1/checkpoint" deadline
+  local cp="$RUN/coordinator/jobs/1/checkpoint"
   wait_checkpoint "$cp" 20
   [[ $(job_field 1 state) == RUNNING ]] || fail "job 1 ended before the coordinator was killed"
   local written
@@ -1287,12 +1287,7 @@ static_coordinator_kill9() {
   VICTIM_T=$(date +%s.%N)
   kill -9 "$VICTIM_PID"
   log "kill -9 coordinator (pid $VICTIM_PID); last written: ${written#*job 1: }"
-  deadline=$((SECONDS + 15))
-  until (($({ grep -l "lost the coordinator" "$RUN"/logs/{scheduler,worker}-*.log || true; } |
-    wc -l) == 3)); do
-    ((SECONDS < deadline)) || fail "not every member noticed that the coordinator was gone"
-    sleep 0.1
-  done
+  await_members_lost_coordinator
   relaunch "$TMP/restart.err" start --hostfile "$TMP/hosts" --run-dir "$RUN" --port 0 \
     --bin-dir "$BIN" --timeout 30
   grep -q "restarting it" "$TMP/restart.err" || fail "start did not take the restart path"

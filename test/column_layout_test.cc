@@ -490,6 +490,35 @@ struct ShareByHand {
   }
 };
 
+// The model's passes over `ids` by hand, from the rows' loss slopes `d1` and curvatures `d2` at
+// the replica (the model of the loss), three at most, by RunSharePasses' rule (a pass after the
+// first visits what the pass before moved by more than margin::kModelRevisit of pass 1's largest
+// move): the values `w` they reach, the change of the margins `delta`, and the passes' counts.
+struct ModelPassesByHand {
+  Eigen::VectorXd delta;
+  std::vector<double> w;
+  PassesByHand passes;
+};
+ModelPassesByHand LogisticModelPasses(const Dataset& data, const std::vector<uint64_t>& ids,
+                                      const Eigen::VectorXd& d1, const Eigen::VectorXd& d2,
+                                      double lambda) {
+  ModelPassesByHand out{Eigen::VectorXd::Zero(data.x.rows()), std::vector<double>(ids.size()), {}};
+  out.passes = RunPassesByHand(
+      ids.size(), 3,
+      [&](size_t k) {
+        const Eigen::VectorXd col = data.x.col(static_cast<int64_t>(ids[k]));
+        const double g = col.dot(d1 + d2.cwiseProduct(out.delta));
+        const double h = col.cwiseAbs2().dot(d2);
+        const double next = logistic::ModelUpdate(g, h, col.squaredNorm(), out.w[k], lambda);
+        out.delta += col * (next - out.w[k]);
+        const double move = std::abs(next - out.w[k]);
+        out.w[k] = next;
+        return move;
+      },
+      margin::kModelRevisit);
+  return out;
+}
+
 TEST_CASE(
     "logistic's column share runs on the quadratic model, then backtracks on the true objective",
     "[columns]") {
@@ -510,26 +539,11 @@ TEST_CASE(
   model.Update(ids, values, updated, change);
   CHECK(model.Loss() == loss_before);  // the replica is untouched
 
-  // By hand: at m = 0 every row has d1 = -y/2 and d2 = 1/4; passes on the model (the same rule
-  // as RunSharePasses: a pass after the first visits what the pass before moved by more than
-  // margin::kModelRevisit of pass 1's largest move), then t = 1, 1/2, ... until
-  // F(t) - F(0) <= 0.01 t Delta.
+  // By hand: at m = 0 every row has d1 = -y/2 and d2 = 1/4; passes on the model, then t = 1,
+  // 1/2, ... until F(t) - F(0) <= 0.01 t Delta.
   const Eigen::VectorXd d1 = -0.5 * data.y;
-  Eigen::VectorXd delta = Eigen::VectorXd::Zero(40);
-  std::vector<double> w(ids.size(), 0.0);
-  const PassesByHand made = RunPassesByHand(
-      ids.size(), 3,
-      [&](size_t k) {
-        const Eigen::VectorXd col = data.x.col(static_cast<int64_t>(ids[k]));
-        const double g = col.dot(d1 + 0.25 * delta);
-        const double h = 0.25 * col.squaredNorm();
-        const double next = logistic::ModelUpdate(g, h, col.squaredNorm(), w[k], lambda);
-        delta += col * (next - w[k]);
-        const double move = std::abs(next - w[k]);
-        w[k] = next;
-        return move;
-      },
-      margin::kModelRevisit);
+  const auto [delta, w, made] =
+      LogisticModelPasses(data, ids, d1, Eigen::VectorXd::Constant(40, 0.25), lambda);
   CHECK(made.skipped > 0);  // the case exercises a pass that skips a parameter
   const ShareByHand first{data, Eigen::VectorXd::Zero(40), delta, w, lambda};
   const double t = first.Step(d1);
@@ -572,21 +586,7 @@ TEST_CASE(
   }
   const std::vector<uint64_t> ids2{1, 4, 6, 8, 9, 10, 12, 14};
   const std::vector<double> values2(ids2.size(), 0.0);  // not in the first share
-  Eigen::VectorXd delta2 = Eigen::VectorXd::Zero(40);
-  std::vector<double> w2(ids2.size(), 0.0);
-  RunPassesByHand(
-      ids2.size(), 3,
-      [&](size_t k) {
-        const Eigen::VectorXd col = data.x.col(static_cast<int64_t>(ids2[k]));
-        const double g = col.dot(d1m + d2m.cwiseProduct(delta2));
-        const double h = col.cwiseAbs2().dot(d2m);
-        const double next = logistic::ModelUpdate(g, h, col.squaredNorm(), w2[k], lambda);
-        delta2 += col * (next - w2[k]);
-        const double move = std::abs(next - w2[k]);
-        w2[k] = next;
-        return move;
-      },
-      margin::kModelRevisit);
+  const auto [delta2, w2, made2] = LogisticModelPasses(data, ids2, d1m, d2m, lambda);
   const double t2 = ShareByHand{data, m, delta2, w2, lambda}.Step(d1m);
   CHECK(t2 < 1.0);  // the case exercises the backtracking
   std::vector<double> updated2;

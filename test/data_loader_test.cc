@@ -15,6 +15,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "test/status_testing.h"
 #include "test/temp_dir.h"
 
 #include "common/data_loader.h"
@@ -33,10 +34,7 @@ using strads::testing::TempDir;
 Eigen::MatrixXd Dense(const SparseColMatrix& x) { return Eigen::MatrixXd(x); }
 
 Dataset MustLoad(const DataSource& src, RowRange rows = {}) {
-  Result<Dataset> ds = LoadDataset(src, rows);
-  INFO(ds.status().ToString());
-  REQUIRE(ds.ok());
-  return std::move(ds).value();
+  return testing::Must(LoadDataset(src, rows));
 }
 
 // Expects LoadDataset to fail with InvalidArgument whose message contains `needle`.
@@ -57,10 +55,16 @@ const char kSmallLibsvm[] =
     "0.5\n"
     "2 1:1 7:4\n";
 
-TEST_CASE("data: libsvm: a full load reads labels, values, id gaps, and skips comments and blanks",
-          "[data]") {
+// kSmallLibsvm in a file of its own, at `path`.
+struct SmallLibsvm {
   TempDir dir;
   const std::string path = dir.Write("small.svm", kSmallLibsvm);
+};
+
+TEST_CASE_METHOD(
+    SmallLibsvm,
+    "data: libsvm: a full load reads labels, values, id gaps, and skips comments and blanks",
+    "[data]") {
   Dataset ds = MustLoad({path, "", ""});
   CHECK(ds.path == path);
   CHECK(ds.total_rows == 4);
@@ -83,10 +87,10 @@ TEST_CASE("data: libsvm: a full load reads labels, values, id gaps, and skips co
   CHECK(ds.y[3] == 2);
 }
 
-TEST_CASE("data: libsvm: a row range loads only those rows, with total_rows of the whole file",
-          "[data]") {
-  TempDir dir;
-  const std::string path = dir.Write("small.svm", kSmallLibsvm);
+TEST_CASE_METHOD(
+    SmallLibsvm,
+    "data: libsvm: a row range loads only those rows, with total_rows of the whole file",
+    "[data]") {
   Dataset ds = MustLoad({path, "libsvm", ""}, {1, 3});
   CHECK(ds.total_rows == 4);
   CHECK(ds.first_row == 1);
@@ -99,10 +103,9 @@ TEST_CASE("data: libsvm: a row range loads only those rows, with total_rows of t
   CHECK(ds.y[1] == 0.5);
 }
 
-TEST_CASE("data: libsvm: a range past the end is clipped, an inverted range is rejected",
-          "[data]") {
-  TempDir dir;
-  const std::string path = dir.Write("small.svm", kSmallLibsvm);
+TEST_CASE_METHOD(SmallLibsvm,
+                 "data: libsvm: a range past the end is clipped, an inverted range is rejected",
+                 "[data]") {
   Dataset tail = MustLoad({path, "", ""}, {3, 100});
   CHECK(tail.x.rows() == 1);
   CHECK(tail.first_row == 3);

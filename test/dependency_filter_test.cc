@@ -185,13 +185,18 @@ TEST_CASE("FilterIndependent bounds its work on dense data: a shorter chord, sti
   }
 }
 
-TEST_CASE("FilterIndependent rejects a candidate parallel to a kept one", "[dependency_filter]") {
+// Three columns: 0 and 1 parallel, corr(0,1) = 1; corr(0,2) = corr(1,2) = 0.5.
+ColumnStore ParallelPairStore() {
   Eigen::MatrixXd d(3, 3);
   d << 1, -2, 0,  //
       1, -2, 1,   //
       0, 0, 1;
   const SparseColMatrix x = d.sparseView();
-  const ColumnStore store(x, 0, 3);  // corr(0,1) = 1, corr(0,2) = corr(1,2) = 0.5
+  return ColumnStore(x, 0, 3);
+}
+
+TEST_CASE("FilterIndependent rejects a candidate parallel to a kept one", "[dependency_filter]") {
+  const ColumnStore store = ParallelPairStore();
   const std::vector<uint64_t> order = {1, 0, 2};
   CHECK(FilterIndependent(store, order, 0.6, 3) == std::vector<uint64_t>{1, 2});
   CHECK(FilterIndependent(store, order, 0.4, 3) == std::vector<uint64_t>{1});
@@ -199,12 +204,7 @@ TEST_CASE("FilterIndependent rejects a candidate parallel to a kept one", "[depe
 
 TEST_CASE("DependencyFilter also keeps new candidates independent of parameters still running",
           "[dependency_filter]") {
-  Eigen::MatrixXd d(3, 3);
-  d << 1, -2, 0,  //
-      1, -2, 1,   //
-      0, 0, 1;
-  const SparseColMatrix x = d.sparseView();
-  const ColumnStore store(x, 0, 3);  // corr(0,1) = 1, corr(0,2) = corr(1,2) = 0.5
+  const ColumnStore store = ParallelPairStore();
   DependencyFilter filter(store);
   const std::vector<uint64_t> order = {1, 0, 2};
   const std::vector<uint64_t> running = {0};

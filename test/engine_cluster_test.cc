@@ -38,14 +38,13 @@ const std::string& ProblemPath() {
   static const std::string path = [] {
     auto dir = fs::temp_directory_path() / ("strads-engine-test-" + std::to_string(getpid()));
     fs::create_directories(dir);
-    SyntheticLassoOptions o;
-    o.rows = 300;
-    o.features = 1200;
-    o.group_size = 6;
-    o.correlation = 0.8;
-    o.density = 0.2;
-    o.true_nonzeros = 20;
-    o.seed = 7;
+    SyntheticLassoOptions o{.rows = 300,
+                            .features = 1200,
+                            .group_size = 6,
+                            .correlation = 0.8,
+                            .density = 0.2,
+                            .true_nonzeros = 20,
+                            .seed = 7};
     auto p = (dir / "problem.svm").string();
     REQUIRE(WriteSyntheticLasso(o, p).ok());
     return p;
@@ -53,20 +52,12 @@ const std::string& ProblemPath() {
   return path;
 }
 
+// Lasso on the problem, with chords of 16 from 32 candidates and a bound of 60 s.
 proto::JobSpec LassoSpec(double lambda) {
-  proto::JobSpec s;
-  s.set_app("lasso");
-  s.set_data_path(ProblemPath());
-  EditAppParams<proto::LinearModelSpec>(s, [&](auto& p) { p.set_lambda(lambda); });
+  proto::JobSpec s = testing::BaseSpec("lasso", ProblemPath(), lambda);
   s.mutable_dynamic()->set_chord_size(16);
   s.mutable_dynamic()->set_candidates(32);
-  s.mutable_dynamic()->set_rho(0.1);
-  s.mutable_dynamic()->set_eta(1e-6);
-  s.mutable_dynamic()->set_tolerance(1e-9);
-  s.mutable_dynamic()->set_pipeline_depth(1);
-  s.set_seed(3);
-  s.mutable_dynamic()->set_schedule(proto::SCHEDULE_DYNAMIC);
-  s.set_max_seconds(60);  // a bound: a run that does not converge fails the test, never hangs it
+  s.set_max_seconds(60);
   return s;
 }
 
@@ -92,14 +83,8 @@ Submitted RunJob(EmbeddedCluster& cluster, const proto::JobSpec& spec, const std
     REQUIRE(fetched.ok());
     // Checked: an empty model must be an empty file, not a missing or unreadable one.
     const auto path = dir / "coefficients.tsv";
-    INFO(path.string());
     REQUIRE(fs::is_regular_file(path));
-    std::ifstream in(path);
-    REQUIRE(in.is_open());
-    std::stringstream ss;
-    ss << in.rdbuf();
-    REQUIRE_FALSE(in.bad());
-    out.coefficients = ss.str();
+    out.coefficients = testing::ReadFile(path);
     std::ifstream summary(dir / "summary.json");
     REQUIRE(summary.is_open());
     out.summary = nlohmann::json::parse(summary);
@@ -330,14 +315,13 @@ TEST_CASE("every scheduling policy converges to the optimum on a well-conditione
   // Uncorrelated sparse features: no policy should need the dependency filter to be safe here.
   auto dir = fs::temp_directory_path() / ("strads-policy-test-" + std::to_string(getpid()));
   fs::create_directories(dir);
-  SyntheticLassoOptions o;
-  o.rows = 400;
-  o.features = 600;
-  o.group_size = 1;
-  o.correlation = 0.0;
-  o.density = 0.1;
-  o.true_nonzeros = 15;
-  o.seed = 11;
+  SyntheticLassoOptions o{.rows = 400,
+                          .features = 600,
+                          .group_size = 1,
+                          .correlation = 0.0,
+                          .density = 0.1,
+                          .true_nonzeros = 15,
+                          .seed = 11};
   const auto path = (dir / "uncorrelated.svm").string();
   REQUIRE(WriteSyntheticLasso(o, path).ok());
   const auto [lambda, reference_objective] = ReferenceAtTwentiethOfMax(path);

@@ -28,14 +28,13 @@ struct Shuffled {
 };
 
 Shuffled ShuffledGroups(uint64_t features, uint32_t group, uint64_t seed) {
-  SyntheticLassoOptions o;
-  o.rows = 400;
-  o.features = features;
-  o.group_size = group;
-  o.correlation = 0.9;
-  o.density = 0.05;
-  o.true_nonzeros = 10;
-  o.seed = seed;
+  SyntheticLassoOptions o{.rows = 400,
+                          .features = features,
+                          .group_size = group,
+                          .correlation = 0.9,
+                          .density = 0.05,
+                          .true_nonzeros = 10,
+                          .seed = seed};
   auto p = GenerateSyntheticLasso(o);
   REQUIRE(p.ok());
   Shuffled out;

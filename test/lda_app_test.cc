@@ -17,6 +17,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "test/status_testing.h"
 #include "test/temp_dir.h"
 
 #include "apps/lda/corpus.h"
@@ -34,20 +35,7 @@ using strads::testing::TempDir;
 
 using test_corpus::Docword;
 using test_corpus::PlantedDocs;
-
-proto::JobSpec Spec(const std::string& data, uint32_t topics, uint32_t iterations) {
-  proto::JobSpec spec;
-  spec.set_app("lda");
-  spec.set_data_path(data);
-  EditAppParams<proto::LdaSpec>(spec, [&](auto& p) {
-    p.set_topics(topics);
-    p.set_alpha(0.1);
-    p.set_beta(0.01);
-  });
-  spec.mutable_static_engine()->set_iterations(iterations);
-  spec.set_seed(7);
-  return spec;
-}
+using test_corpus::Spec;
 
 Result<StaticLocalResult> Run(const proto::JobSpec& spec, uint32_t workers, uint32_t schedulers,
                               StaticLocalOptions options = {}) {
@@ -143,23 +131,10 @@ TEST_CASE("lda_app: planted topics are recovered with 2 and 3 workers", "[lda_ap
   for (uint32_t workers : {2u, 3u}) {
     auto r = Run(spec, workers, 2);
     REQUIRE(r.ok());
-    // topics.txt without a vocabulary lists 1-based word ids.
-    std::istringstream lines(File(*r, "topics.txt"));
-    std::string line;
-    std::set<uint32_t> claimed;
-    int topics = 0;
-    while (std::getline(lines, line)) {
-      ++topics;
-      std::istringstream fields(line.substr(line.find('\t') + 1));
-      std::vector<int> hits(kPlanted, 0);
-      uint32_t id = 0;
-      for (int j = 0; j < 10 && fields >> id; ++j) ++hits[(id - 1) / kWidth];
-      const auto best = std::max_element(hits.begin(), hits.end()) - hits.begin();
-      if (hits[best] >= 9) claimed.insert(static_cast<uint32_t>(best));
-    }
-    INFO(workers << " workers:\n" << File(*r, "topics.txt"));
-    CHECK(topics == 5);
-    CHECK(claimed.size() == kPlanted);
+    const std::string topics = File(*r, "topics.txt");
+    INFO(workers << " workers:\n" << topics);
+    CHECK(std::count(topics.begin(), topics.end(), '\n') == 5);  // a line a topic
+    CHECK(test_corpus::ClaimedTopics(topics, kPlanted, kWidth).size() == kPlanted);
     const double final_ll = Trajectory(*r).back();
     CHECK(final_ll > Trajectory(*r).front() + 0.5);
   }
@@ -168,18 +143,10 @@ TEST_CASE("lda_app: planted topics are recovered with 2 and 3 workers", "[lda_ap
 TEST_CASE("lda_app: the loglik trajectory follows the sequential reference with 1 and 2 workers",
           "[lda_app]") {
   TempDir dir;
-  // A structureless corpus (skewed word frequencies, no planted topics): single chains on it
-  // climb smoothly, so one seed's trajectory is a fair sample (planted corpora make chains jump
-  // between modes at seed-dependent iterations).
-  std::mt19937_64 rng(4);
-  std::vector<std::vector<uint32_t>> docs(400);
-  for (auto& doc : docs) {
-    for (int i = 0; i < 50; ++i) {
-      const double u = Uniform01(rng);
-      doc.push_back(static_cast<uint32_t>(1000 * u * u * u));
-    }
-  }
-  const std::string path = dir.Write("docword.txt", Docword(1000, docs));
+  // A structureless corpus: single chains on it climb smoothly, so one seed's trajectory is a fair
+  // sample (planted corpora make chains jump between modes at seed-dependent iterations).
+  const std::string path =
+      dir.Write("docword.txt", Docword(1000, test_corpus::SkewedDocs(4, 400, 1000)));
   Result<Corpus> corpus = LoadUciBagOfWords(path);
   REQUIRE(corpus.ok());
   constexpr uint32_t kIterations = 10;
@@ -598,9 +565,7 @@ TEST_CASE("lda_app: bad parameters are rejected naming the flag", "[lda_app]") {
   proto::JobSpec spec = Spec("docword.txt", 10, 1);
   REQUIRE(app.Validate(spec).ok());
   auto rejects = [&](const proto::JobSpec& bad, const std::string& flag) {
-    const Status st = app.Validate(bad);
-    CHECK(st.code() == StatusCode::kInvalidArgument);
-    CHECK_THAT(st.message(), Catch::Contains(flag));
+    testing::CheckInvalidArgument(app.Validate(bad), flag);
   };
   proto::JobSpec bad = spec;
   EditAppParams<proto::LdaSpec>(bad, [&](auto& p) { p.set_topics(0); });

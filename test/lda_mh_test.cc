@@ -48,30 +48,8 @@ int RecoveredTopics(const LdaState& state, uint32_t planted, uint32_t width) {
   return static_cast<int>(claimed.size());
 }
 
-// A structureless corpus with skewed word frequencies: chains on it climb smoothly.
-std::vector<std::vector<uint32_t>> SkewedDocs(uint64_t seed, uint32_t docs, uint32_t words) {
-  std::mt19937_64 rng(seed);
-  std::vector<std::vector<uint32_t>> out(docs);
-  for (auto& doc : out) {
-    for (int i = 0; i < 50; ++i) {
-      const double u = Uniform01(rng);
-      doc.push_back(static_cast<uint32_t>(words * u * u * u));
-    }
-  }
-  return out;
-}
-
 proto::JobSpec MhSpec(const std::string& data, uint32_t topics, uint32_t iterations) {
-  proto::JobSpec spec;
-  spec.set_app("lda");
-  spec.set_data_path(data);
-  EditAppParams<proto::LdaSpec>(spec, [&](auto& p) {
-    p.set_topics(topics);
-    p.set_alpha(0.1);
-    p.set_beta(0.01);
-  });
-  spec.mutable_static_engine()->set_iterations(iterations);
-  spec.set_seed(7);
+  proto::JobSpec spec = test_corpus::Spec(data, topics, iterations);
   EditAppParams<proto::LdaSpec>(spec, [&](auto& p) { p.set_sampler("mh"); });
   return spec;
 }
@@ -157,7 +135,7 @@ TEST_CASE("lda_mh: the sequential sampler recovers planted topics", "[lda][mh]")
 // -5.727 (60); MH with 32 steps tracks it within 0.007 at every sweep; with 8 steps -5.733 at
 // 60; with the default 2 steps -5.771 at 60 and -5.753 at 100, i.e. about 3x the sweeps.
 TEST_CASE("lda_mh: the sequential sampler reaches SparseLDA's log-likelihood", "[lda][mh]") {
-  Result<Corpus> c = MakeCorpus(1000, SkewedDocs(4, 400, 1000));
+  Result<Corpus> c = MakeCorpus(1000, test_corpus::SkewedDocs(4, 400, 1000));
   REQUIRE(c.ok());
   LdaOptions o;
   o.topics = 20;
@@ -216,23 +194,11 @@ TEST_CASE("lda_mh: the engine recovers planted topics, reproducibly, near Sparse
   options.schedulers = 2;
   auto r = RunStaticLocally(LdaApp(), spec, options);
   REQUIRE(r.ok());
-  std::istringstream lines(r->files.empty() ? "" : [&] {
-    for (const auto& f : r->files) {
-      if (f.name() == "topics.txt") return f.content();
-    }
-    return std::string();
-  }());
-  std::string line;
-  std::set<uint32_t> claimed;
-  while (std::getline(lines, line)) {
-    std::istringstream fields(line.substr(line.find('\t') + 1));
-    std::vector<int> hits(kPlanted, 0);
-    uint32_t id = 0;
-    for (int j = 0; j < 10 && fields >> id; ++j) ++hits[(id - 1) / kWidth];
-    const auto best = std::max_element(hits.begin(), hits.end()) - hits.begin();
-    if (hits[best] >= 9) claimed.insert(static_cast<uint32_t>(best));
+  std::string topics;
+  for (const auto& f : r->files) {
+    if (f.name() == "topics.txt") topics = f.content();
   }
-  CHECK(claimed.size() == kPlanted);
+  CHECK(test_corpus::ClaimedTopics(topics, kPlanted, kWidth).size() == kPlanted);
   auto again = RunStaticLocally(LdaApp(), spec, options);
   REQUIRE(again.ok());
   CHECK(Trajectory(*again) == Trajectory(*r));

@@ -26,14 +26,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
+using strads::testing::ReadFile;
 using strads::testing::TempDir;
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // A corpus drawn from `topics` planted topics with disjoint supports of words_per_topic words
 // each (uniform within the support); document mixtures ~ Dirichlet(doc_alpha).
@@ -351,13 +345,13 @@ TEST_CASE("outputs are MatrixMarket counts with 1-based ids and top words per to
   REQUIRE(CheckInvariants(*c, s).ok());
 
   REQUIRE(WriteDocTopicMtx(dir.Path("doc_topic.mtx"), *c, s).ok());
-  CHECK(ReadAll(dir.Path("doc_topic.mtx")) ==
+  CHECK(ReadFile(dir.Path("doc_topic.mtx")) ==
         "%%MatrixMarket matrix coordinate integer general\n3 2 3\n1 1 1\n1 2 2\n3 1 1\n");
   REQUIRE(WriteWordTopicMtx(dir.Path("word_topic.mtx"), *c, s).ok());
-  CHECK(ReadAll(dir.Path("word_topic.mtx")) ==
+  CHECK(ReadFile(dir.Path("word_topic.mtx")) ==
         "%%MatrixMarket matrix coordinate integer general\n3 2 3\n1 2 2\n2 1 1\n3 1 1\n");
   REQUIRE(WriteTopics(dir.Path("topics.txt"), s, {"a", "b", "c"}).ok());
-  CHECK(ReadAll(dir.Path("topics.txt")) == "1\tb c\n2\ta\n");
+  CHECK(ReadFile(dir.Path("topics.txt")) == "1\tb c\n2\ta\n");
   CHECK(WriteTopics(dir.Path("no/such/dir/topics.txt"), s, {"a", "b", "c"}).code() ==
         StatusCode::kIoError);
 }

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 #include <catch2/catch.hpp>
 
+#include "test/status_testing.h"
 #include "test/temp_dir.h"
 
 #include "apps/mf/array_mtx.h"
@@ -26,6 +27,7 @@ namespace strads::mf {
 namespace {
 
 using strads::testing::EditAppParams;
+using strads::testing::ReadFile;
 using strads::testing::TempDir;
 
 // A rank-`rank` matrix plus noise observed on a random Omega (and a "diagonal", so that no row or
@@ -289,10 +291,7 @@ TEST_CASE("mf writes W.mtx and H.mtx as WriteArrayMtx does") {
   CHECK(w.cols() == 4);
   CHECK(h.rows() == 9);
   REQUIRE(WriteArrayMtx(w, dir.Path("w2.mtx")).ok());
-  std::ifstream in(dir.Path("w2.mtx"));
-  std::stringstream text;
-  text << in.rdbuf();
-  CHECK(text.str() == run.files[0].content());
+  CHECK(ReadFile(dir.Path("w2.mtx")) == run.files[0].content());
 }
 
 TEST_CASE("mf rejects bad parameters naming the flag") {
@@ -301,9 +300,7 @@ TEST_CASE("mf rejects bad parameters naming the flag") {
   const MfApp app;
   CHECK(app.Validate(spec).ok());
   auto expect = [&](const proto::JobSpec& bad, const std::string& text) {
-    const Status st = app.Validate(bad);
-    CHECK(st.code() == StatusCode::kInvalidArgument);
-    CHECK_THAT(st.message(), Catch::Contains(text));
+    testing::CheckInvalidArgument(app.Validate(bad), text);
   };
   proto::JobSpec bad = spec;
   EditAppParams<proto::MfSpec>(bad, [&](auto& p) { p.set_algorithm("als"); });

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <Eigen/Dense>
@@ -70,27 +71,25 @@ MfModel NaiveCcd(const Ratings& r, const MfOptions& o) {
     }
     return a(i, j) - p;
   };
+  // Column t of `mine` (W, or H), each entry in turn, the other factor fixed: `cell(a, b)` is the
+  // (row, column) of the matrix where mine's row a meets the other's row b.
+  auto update = [&](Eigen::MatrixXd& mine, const Eigen::MatrixXd& other, int t, auto cell) {
+    for (Eigen::Index a = 0; a < mine.rows(); ++a) {
+      double num = 0, den = o.lambda;
+      for (Eigen::Index b = 0; b < other.rows(); ++b) {
+        const auto [i, j] = cell(a, b);
+        if (mask(i, j) == 0) continue;
+        num += rhat(i, j, t) * other(b, t);
+        den += other(b, t) * other(b, t);
+      }
+      mine(a, t) = num / den;
+    }
+  };
   for (uint32_t it = 0; it < o.iterations; ++it) {
     for (int t = 0; t < k; ++t) {
       for (uint32_t inner = 0; inner < o.ccd_inner; ++inner) {
-        for (Eigen::Index i = 0; i < m; ++i) {
-          double num = 0, den = o.lambda;
-          for (Eigen::Index j = 0; j < n; ++j) {
-            if (mask(i, j) == 0) continue;
-            num += rhat(i, j, t) * h(j, t);
-            den += h(j, t) * h(j, t);
-          }
-          w(i, t) = num / den;
-        }
-        for (Eigen::Index j = 0; j < n; ++j) {
-          double num = 0, den = o.lambda;
-          for (Eigen::Index i = 0; i < m; ++i) {
-            if (mask(i, j) == 0) continue;
-            num += rhat(i, j, t) * w(i, t);
-            den += w(i, t) * w(i, t);
-          }
-          h(j, t) = num / den;
-        }
+        update(w, h, t, [](Eigen::Index a, Eigen::Index b) { return std::pair{a, b}; });
+        update(h, w, t, [](Eigen::Index a, Eigen::Index b) { return std::pair{b, a}; });
       }
     }
   }
@@ -222,11 +221,7 @@ TEST_CASE("mf: the initial model is a pure function of the seed", "[mf]") {
 TEST_CASE("mf ccd: objective never increases, trace matches from-scratch F", "[mf]") {
   const Ratings r = Planted(2, 40, 30, 4, 0.3);
   for (uint32_t inner : {1u, 3u}) {
-    MfOptions o;
-    o.rank = 6;
-    o.lambda = 0.5;
-    o.iterations = 15;
-    o.ccd_inner = inner;
+    MfOptions o{.rank = 6, .lambda = 0.5, .iterations = 15, .ccd_inner = inner};
     std::vector<double> trace;
     Result<MfResult> res = SolveCcdReference(r, o, [&](const MfTracePoint& p) {
       CHECK(p.iteration == trace.size());
@@ -247,11 +242,7 @@ TEST_CASE("mf ccd: objective never increases, trace matches from-scratch F", "[m
 TEST_CASE("mf ccd: equals a naive from-scratch implementation to 1e-9 after 3 iterations", "[mf]") {
   const Ratings r = Planted(3, 25, 18, 3, 0.4);
   for (uint32_t inner : {1u, 2u}) {
-    MfOptions o;
-    o.rank = 4;
-    o.lambda = 0.3;
-    o.iterations = 3;
-    o.ccd_inner = inner;
+    MfOptions o{.rank = 4, .lambda = 0.3, .iterations = 3, .ccd_inner = inner};
     Result<MfResult> res = SolveCcdReference(r, o);
     REQUIRE(res.ok());
     const MfModel naive = NaiveCcd(r, o);
@@ -265,11 +256,7 @@ TEST_CASE("mf ccd: equals a naive from-scratch implementation to 1e-9 after 3 it
 
 TEST_CASE("mf ccd: recovers a planted low-rank matrix", "[mf]") {
   const Ratings r = Planted(4, 80, 60, 3, 0.4);
-  MfOptions o;
-  o.rank = 3;
-  o.lambda = 1e-6;
-  o.iterations = 100;
-  o.ccd_inner = 3;
+  MfOptions o{.rank = 3, .lambda = 1e-6, .iterations = 100, .ccd_inner = 3};
   Result<MfResult> res = SolveCcdReference(r, o);
   REQUIRE(res.ok());
   INFO("train rmse " << res->train_rmse);
@@ -278,12 +265,7 @@ TEST_CASE("mf ccd: recovers a planted low-rank matrix", "[mf]") {
 
 TEST_CASE("mf sgd: recovers a planted low-rank matrix, deterministically", "[mf]") {
   const Ratings r = Planted(5, 80, 60, 3, 0.4);
-  MfOptions o;
-  o.rank = 3;
-  o.lambda = 1e-6;
-  o.iterations = 300;
-  o.learning_rate = 0.05;
-  o.decay = 0.01;
+  MfOptions o{.rank = 3, .lambda = 1e-6, .iterations = 300, .learning_rate = 0.05, .decay = 0.01};
   std::vector<double> trace;
   Result<MfResult> res =
       SolveSgdReference(r, o, [&](const MfTracePoint& p) { trace.push_back(p.train_rmse); });
@@ -324,9 +306,7 @@ TEST_CASE("mf: options are validated, divergence is reported", "[mf]") {
 // Not run by default: `mf_reference_test "[.bench]"` prints time per iteration at 100k ratings.
 TEST_CASE("mf bench: time per iteration on 100k ratings", "[.bench]") {
   const Ratings r = Planted(7, 2000, 1000, 10, 0.05);
-  MfOptions o;
-  o.rank = 10;
-  o.iterations = 5;
+  MfOptions o{.rank = 10, .iterations = 5};
   Result<MfResult> ccd = SolveCcdReference(r, o);
   REQUIRE(ccd.ok());
   Result<MfResult> sgd = SolveSgdReference(r, o);

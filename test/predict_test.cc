@@ -27,6 +27,7 @@
 #include "common/protocol.h"
 #include "test/app_params_edit.h"
 #include "test/cluster_test_util.h"
+#include "test/temp_dir.h"
 
 namespace strads {
 namespace {
@@ -37,6 +38,7 @@ namespace fs = std::filesystem;
 using mf::DescribeRatingPredictions;
 using mf::LoadFactorModel;
 using mf::PredictRatings;
+using testing::ReadFile;
 
 fs::path TempDir(const std::string& name) {
   auto dir = fs::temp_directory_path() / fmt::format("strads-predict-test-{}-{}", getpid(), name);
@@ -49,13 +51,6 @@ void WriteFile(const fs::path& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);
   out << text;
   REQUIRE(out.good());
-}
-
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 // A model directory as a job writes it.
@@ -119,18 +114,8 @@ TEST_CASE("predict: lasso round trip through an embedded job matches the job's o
   const Dataset data = Load(problem.path);
   const double lambda = 0.05 * (data.x.transpose() * data.y).cwiseAbs().maxCoeff();
 
-  proto::JobSpec spec;
-  spec.set_app("lasso");
-  spec.set_data_path(problem.path.string());
-  EditAppParams<proto::LinearModelSpec>(spec, [&](auto& p) { p.set_lambda(lambda); });
-  spec.mutable_dynamic()->set_chord_size(8);
-  spec.mutable_dynamic()->set_candidates(16);
-  spec.mutable_dynamic()->set_rho(0.1);
-  spec.mutable_dynamic()->set_eta(1e-6);
+  proto::JobSpec spec = testing::BaseSpec("lasso", problem.path.string(), lambda);
   spec.mutable_dynamic()->set_tolerance(1e-10);
-  spec.mutable_dynamic()->set_pipeline_depth(1);
-  spec.set_seed(3);
-  spec.mutable_dynamic()->set_schedule(proto::SCHEDULE_DYNAMIC);
   spec.set_max_seconds(60);  // a bound: never hang the test
 
   const auto model_dir = dir / "model";

@@ -20,6 +20,7 @@
 #include "common/wire_frames.h"
 #include "common/zmq_transport.h"
 #include "engine/app_params.h"
+#include "member_messages.h"
 #include "temp_dir.h"
 #include "worker/dynamic_worker_job.h"
 #include "worker/worker.h"
@@ -41,12 +42,15 @@ std::string BindLoopback(ZmqTransport& server) {
 TEST_CASE(
     "a background load (static or dynamic) that throws answers with an error, not an exception",
     "[background_load]") {
-  BackgroundLoad<int> load;
+  const Execution execution = GENERATE(Execution::kThreads, Execution::kInline);
+  CAPTURE(execution == Execution::kInline);
+  BackgroundLoad<int> load(execution);
   load.Start([]() -> Result<int> { throw std::bad_alloc(); });
-  std::optional<Result<int>> result;
+  std::optional<Result<int>> result = load.Poll();
+  if (execution == Execution::kInline) CHECK(result);  // done when Start returned
   for (int i = 0; i < 500 && !result; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
     result = load.Poll();
-    if (!result) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   REQUIRE(result);
   CHECK(result->status().code() == StatusCode::kInternal);
@@ -150,7 +154,7 @@ TEST_CASE("in-process transport delivers in order and refuses unknown or departe
     REQUIRE(e);
     CHECK(e->round() == static_cast<uint64_t>(i));
   }
-  CHECK_FALSE(b->Receive(milliseconds(10)));
+  CHECK_FALSE(b->Receive(milliseconds(0)));  // every send was delivered at once
   CHECK(a.Send("nobody", MakeEnvelope("a")).code() == StatusCode::kUnavailable);
   b.reset();
   CHECK(a.Send("b", MakeEnvelope("a")).code() == StatusCode::kUnavailable);
@@ -249,34 +253,43 @@ TEST_CASE("ZeroMQ send to an endpoint nobody listens on fails within the send ti
 
 namespace {
 
+// The worker's jobs, with their loads run inline (Execution::kInline): when a call into the worker
+// returns, everything it leads to has been sent.
+Result<std::unique_ptr<MemberJob>> MakeInlineWorkerJob(const JobContext& context) {
+  JobContext inline_context = context;
+  inline_context.execution = Execution::kInline;
+  return MakeWorkerJob(inline_context);
+}
+
 // A worker on an in-process hub with the test as its coordinator.
 struct WorkerBench {
   InProcHub hub;
   InProcTransport coordinator{hub, "coordinator"};
   InProcTransport transport{hub, "worker-0"};
   const AppRegistry apps = BuiltinApps();
-  Worker worker{transport, MemberIdentity{}, apps, MakeLogger("worker", "test", "off")};
+  Member worker{transport,
+                proto::ROLE_WORKER,
+                MemberIdentity{},
+                apps,
+                MakeLogger("worker", "test", "off"),
+                MakeInlineWorkerJob};
 
   void Deliver(const proto::Envelope& e) { worker.OnMessage(e, Clock::now()); }
   // Sends job `job` the whole file's column counts of `data`, as the coordinator does once the
   // workers have counted their parts (a worker loads its columns only then).
   void DeliverCounts(uint64_t job, const std::string& data, uint32_t epoch = 0) {
-    uint64_t rows = 0;
-    auto counts = CountColumnEntries(DataSource{data, "", ""}, uint64_t{1} << 30, nullptr, &rows);
-    REQUIRE(counts.ok());
-    auto e = MakeEnvelope("coordinator", job, 0);
+    auto e = testing::ColumnCountsEnvelope(job, data);
     e.set_epoch(epoch);
-    e.mutable_column_counts()->set_rows(rows);
-    e.mutable_column_counts()->mutable_counts()->Assign(counts->begin(), counts->end());
     Deliver(e);
   }
-  // The next Ready or JobFailed the coordinator receives (ticking the worker meanwhile), or
-  // nullopt.
+  // The next Ready or JobFailed the coordinator receives (the messages before it are dropped),
+  // ticking the worker a few times, or nullopt: the loads run inline, one tick sees each end.
   std::optional<proto::Envelope> AwaitAnswer() {
-    for (int i = 0; i < 500; ++i) {
+    for (int tick = 0; tick < 3; ++tick) {
+      while (auto e = coordinator.Receive(milliseconds(0))) {
+        if (e->has_ready() || e->has_job_failed()) return e;
+      }
       worker.OnTick(Clock::now());
-      auto e = coordinator.Receive(milliseconds(10));
-      if (e && (e->has_ready() || e->has_job_failed())) return e;
     }
     return std::nullopt;
   }
@@ -298,12 +311,7 @@ proto::Envelope JobStartEnvelope(uint64_t job, const std::string& app, proto::En
 
 // Shared update `round` of job `job`: entry 1 of tiny.svm's 4-row replica moved by 0.5.
 proto::Envelope SharedUpdateEnvelope(uint64_t job, uint64_t round) {
-  auto e = MakeEnvelope("coordinator", job, round);
-  auto* change = e.mutable_shared_update()->mutable_change();
-  change->set_size(4);
-  change->add_indices(1);
-  change->add_values(0.5);
-  return e;
+  return testing::SharedUpdateOf(job, round, 4, 1, 0.5);
 }
 
 }  // namespace
@@ -361,12 +369,7 @@ TEST_CASE(
   start.mutable_job_start()->set_epoch(3);
   bench.Deliver(start);
   bench.DeliverCounts(1, data, 3);
-  std::optional<proto::Envelope> ready;
-  for (int i = 0; i < 500 && !ready; ++i) {
-    bench.worker.OnTick(Clock::now());
-    ready = bench.coordinator.Receive(milliseconds(10));
-    if (ready && !ready->has_ready()) ready.reset();  // the session's Register
-  }
+  auto ready = bench.AwaitAnswer();
   REQUIRE(ready);
   REQUIRE(ready->has_ready());
   CHECK(ready->epoch() == 3);
@@ -383,10 +386,7 @@ TEST_CASE(
   bench.Deliver(stale_end);
   CHECK(bench.worker.job() == job);  // the JobEnd of epoch 2 did not end epoch 3
   CHECK(job->applied_rounds() == 0);
-  for (auto e = bench.coordinator.Receive(milliseconds(50)); e;
-       e = bench.coordinator.Receive(milliseconds(50))) {
-    CHECK_FALSE(e->has_ready());  // no error report
-  }
+  CHECK_FALSE(bench.AwaitAnswer());  // no error report
 
   auto current = stale;
   current.set_epoch(3);

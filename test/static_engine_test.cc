@@ -115,13 +115,6 @@ struct Outcome {
   std::map<std::string, std::string> files;
 };
 
-std::string Slurp(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // Submits `spec` to an embedded cluster of S schedulers and P workers and waits for the end.
 Outcome RunOnCluster(const proto::JobSpec& spec, uint32_t schedulers, uint32_t workers,
                      std::function<void(EmbeddedCluster&, Client&, uint64_t)> while_running = {},
@@ -136,7 +129,7 @@ Outcome RunOnCluster(const proto::JobSpec& spec, uint32_t schedulers, uint32_t w
     TempDir dir;
     REQUIRE(c.FetchResults(id, dir.Path("out")).ok());
     for (const auto& entry : std::filesystem::directory_iterator(dir.Path("out"))) {
-      out.files[entry.path().filename().string()] = Slurp(entry.path());
+      out.files[entry.path().filename().string()] = testing::ReadFile(entry.path());
     }
   }
   return out;
@@ -352,29 +345,40 @@ TEST_CASE("static jobs fail cleanly on bad input, a dead worker and cancel", "[s
   }
 }
 
-TEST_CASE("a worker killed mid-job: mf ccd resumes to the CCD++ reference, lda keeps its counts",
-          "[static][cluster][recovery]") {
-  TempDir dir;
+// An mf ccd job of 8 iterations on 2 schedulers and 3 workers, checkpointed after every
+// iteration, whose member `victim` dies at its `nth` message of kind `kind`: it recovers once, from
+// a checkpoint of iteration `min_checkpoint` or later, names the victim, and still ends equal to
+// the CCD++ reference (factors and objective). Its outcome, for the checks particular to the
+// victim's role.
+Outcome KilledMfCcdJob(TempDir& dir, const std::string& victim, proto::Envelope::BodyCase kind,
+                       uint64_t nth, uint64_t min_checkpoint) {
   const auto data = dir.Write("r.mtx", RatingsText(120, 80, 8, 1));
   const auto reference = CcdReference(data, 8);
   auto spec = MfSpec(data, "ccd");
   spec.mutable_static_engine()->set_iterations(8);
   RecoverFromEveryIteration(spec);
-  // 3 workers, 4 blocks each: 12 sub-rounds a pass. Worker 1 dies after its 60th sub-round,
-  // in iteration 3 of 8.
-  auto run = RunOnCluster(spec, 2, 3, {}, [](const std::string& id, FaultInjectingTransport& t) {
-    if (id == "worker-1") t.KillAt(SendsOf(proto::Envelope::kSubRoundDone), 60);
+  auto run = RunOnCluster(spec, 2, 3, {}, [&](const std::string& id, FaultInjectingTransport& t) {
+    if (id == victim) t.KillAt(SendsOf(kind), nth);
   });
   REQUIRE(run.info.state() == proto::JOB_SUCCEEDED);
   REQUIRE(run.info.recoveries_size() == 1);
-  CHECK_THAT(run.info.recoveries(0).cause(), Catch::Contains("worker-1"));
-  CHECK(run.info.recoveries(0).checkpoint_round() >= 1);  // resumed after an iteration, not 0
-  CHECK(run.info.workers() == 2);
+  CHECK_THAT(run.info.recoveries(0).cause(), Catch::Contains(victim));
+  CHECK(run.info.recoveries(0).checkpoint_round() >= min_checkpoint);
   CHECK(run.info.iteration() == 8);
   CheckFactorsEqual(run, dir, reference);
   const auto summary = nlohmann::json::parse(run.files.at("summary.json"));
   CHECK(summary["objective"].get<double>() == Approx(reference.objective).epsilon(1e-9));
   CHECK(summary["recoveries"].size() == 1);
+  return run;
+}
+
+TEST_CASE("a worker killed mid-job: mf ccd resumes to the CCD++ reference, lda keeps its counts",
+          "[static][cluster][recovery]") {
+  TempDir dir;
+  // 3 workers, 4 blocks each: 12 sub-rounds a pass. Worker 1 dies after its 60th sub-round,
+  // in iteration 3 of 8; the job resumes after an iteration, not from 0.
+  const auto run = KilledMfCcdJob(dir, "worker-1", proto::Envelope::kSubRoundDone, 60, 1);
+  CHECK(run.info.workers() == 2);
 
   // LDA: the topic assignments and word-topic rows of its last checkpoint, restored on the worker
   // left (lda_app_test shows the restored state is the saved one); the counts still add up.
@@ -398,23 +402,10 @@ TEST_CASE(
     "a scheduler killed mid-job: mf ccd resumes on the one left and equals the CCD++ reference",
     "[static][cluster][recovery]") {
   TempDir dir;
-  const auto data = dir.Write("r.mtx", RatingsText(120, 80, 8, 1));
-  const auto reference = CcdReference(data, 8);
-  auto spec = MfSpec(data, "ccd");
-  spec.mutable_static_engine()->set_iterations(8);
-  RecoverFromEveryIteration(spec);
   // Rank 4, one inner iteration: 13 passes an iteration (1 in iteration 0). Scheduler 1's 30th
   // PassDone is in iteration 3, after the checkpoint of iteration 2.
-  auto run = RunOnCluster(spec, 2, 3, {}, [](const std::string& id, FaultInjectingTransport& t) {
-    if (id == "scheduler-1") t.KillAt(SendsOf(proto::Envelope::kPassDone), 30);
-  });
-  REQUIRE(run.info.state() == proto::JOB_SUCCEEDED);
-  REQUIRE(run.info.recoveries_size() == 1);
-  CHECK_THAT(run.info.recoveries(0).cause(), Catch::Contains("scheduler-1"));
-  CHECK(run.info.recoveries(0).checkpoint_round() >= 2);
+  const auto run = KilledMfCcdJob(dir, "scheduler-1", proto::Envelope::kPassDone, 30, 2);
   CHECK(run.info.schedulers() == 1);
-  CHECK(run.info.iteration() == 8);
-  CheckFactorsEqual(run, dir, reference);
 }
 
 }  // namespace strads

@@ -12,6 +12,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "test/status_testing.h"
 #include "test/temp_dir.h"
 
 #include "common/data_loader.h"
@@ -22,20 +23,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
+using strads::testing::ReadFile;
 using strads::testing::TempDir;
 
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 SyntheticLassoProblem MustGenerate(const SyntheticLassoOptions& o) {
-  Result<SyntheticLassoProblem> p = GenerateSyntheticLasso(o);
-  INFO(p.status().ToString());
-  REQUIRE(p.ok());
-  return std::move(p).value();
+  return testing::Must(GenerateSyntheticLasso(o));
 }
 
 double Correlation(const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
@@ -67,30 +59,22 @@ std::pair<double, double> MeanCorrelations(const SparseColMatrix& x, uint32_t gr
 TEST_CASE("synthetic lasso: the same seed writes the same file, another seed another file",
           "[synthetic]") {
   TempDir dir;
-  SyntheticLassoOptions o;
-  o.rows = 50;
-  o.features = 300;
-  o.density = 0.3;
-  o.true_nonzeros = 7;
+  SyntheticLassoOptions o{.rows = 50, .features = 300, .density = 0.3, .true_nonzeros = 7};
   REQUIRE(WriteSyntheticLasso(o, dir.Path("a.svm")).ok());
   REQUIRE(WriteSyntheticLasso(o, dir.Path("b.svm")).ok());
   o.seed = 2;
   REQUIRE(WriteSyntheticLasso(o, dir.Path("c.svm")).ok());
-  const std::string a = ReadAll(dir.Path("a.svm"));
+  const std::string a = ReadFile(dir.Path("a.svm"));
   CHECK_FALSE(a.empty());
-  CHECK(a == ReadAll(dir.Path("b.svm")));
-  CHECK(a != ReadAll(dir.Path("c.svm")));
+  CHECK(a == ReadFile(dir.Path("b.svm")));
+  CHECK(a != ReadFile(dir.Path("c.svm")));
 }
 
 TEST_CASE(
     "synthetic lasso: features of a group have the requested correlation, of different "
     "groups none",
     "[synthetic]") {
-  SyntheticLassoOptions o;
-  o.rows = 4000;
-  o.features = 40;
-  o.group_size = 10;
-  o.true_nonzeros = 4;
+  SyntheticLassoOptions o{.rows = 4000, .features = 40, .group_size = 10, .true_nonzeros = 4};
   for (double c : {0.9, 0.5}) {
     for (double density : {1.0, 0.25}) {
       o.correlation = c;
@@ -106,10 +90,7 @@ TEST_CASE(
 
 TEST_CASE("synthetic lasso: dense columns are standardised, sparse ones have the density asked",
           "[synthetic]") {
-  SyntheticLassoOptions o;
-  o.rows = 500;
-  o.features = 60;
-  o.true_nonzeros = 3;
+  SyntheticLassoOptions o{.rows = 500, .features = 60, .true_nonzeros = 3};
   SyntheticLassoProblem dense = MustGenerate(o);
   CHECK(dense.data.x.nonZeros() == 500 * 60);
   const Eigen::MatrixXd x(dense.data.x);
@@ -129,11 +110,7 @@ TEST_CASE(
     "synthetic lasso: beta_true has the nonzeros asked, in [1, 2] in size, in distinct "
     "groups",
     "[synthetic]") {
-  SyntheticLassoOptions o;
-  o.rows = 20;
-  o.features = 1000;
-  o.group_size = 10;
-  o.true_nonzeros = 60;
+  SyntheticLassoOptions o{.rows = 20, .features = 1000, .group_size = 10, .true_nonzeros = 60};
   SyntheticLassoProblem p = MustGenerate(o);
   REQUIRE(p.beta_true.size() == 60);
   std::set<uint64_t> groups;
@@ -165,12 +142,8 @@ TEST_CASE(
 }
 
 TEST_CASE("synthetic lasso: without noise y is exactly X beta_true", "[synthetic]") {
-  SyntheticLassoOptions o;
-  o.rows = 100;
-  o.features = 200;
-  o.density = 0.5;
-  o.true_nonzeros = 10;
-  o.noise = 0.0;
+  SyntheticLassoOptions o{
+      .rows = 100, .features = 200, .density = 0.5, .true_nonzeros = 10, .noise = 0.0};
   SyntheticLassoProblem p = MustGenerate(o);
   Eigen::VectorXd beta = Eigen::VectorXd::Zero(200);
   for (const auto& [j, b] : p.beta_true) beta[static_cast<int64_t>(j)] = b;
@@ -186,11 +159,7 @@ TEST_CASE("synthetic lasso: without noise y is exactly X beta_true", "[synthetic
 TEST_CASE("synthetic lasso: a written problem loads back exactly, whole and in shards",
           "[synthetic]") {
   TempDir dir;
-  SyntheticLassoOptions o;
-  o.rows = 97;
-  o.features = 400;
-  o.density = 0.2;
-  o.true_nonzeros = 12;
+  SyntheticLassoOptions o{.rows = 97, .features = 400, .density = 0.2, .true_nonzeros = 12};
   SyntheticLassoProblem p = MustGenerate(o);
   const std::string path = dir.Path("p.svm");
   REQUIRE(WriteLibsvmFile(p.data, path).ok());
@@ -225,14 +194,11 @@ TEST_CASE("synthetic lasso: a written problem loads back exactly, whole and in s
 TEST_CASE("synthetic lasso: the truth file lists feature_id TAB value, 1-based, by id",
           "[synthetic]") {
   TempDir dir;
-  SyntheticLassoOptions o;
-  o.rows = 10;
-  o.features = 50;
-  o.true_nonzeros = 4;
+  SyntheticLassoOptions o{.rows = 10, .features = 50, .true_nonzeros = 4};
   SyntheticLassoProblem p = MustGenerate(o);
   const std::string path = dir.Path("truth.tsv");
   REQUIRE(WriteTruthFile(p, path).ok());
-  std::istringstream in(ReadAll(path));
+  std::istringstream in(ReadFile(path));
   std::string line;
   size_t k = 0;
   while (std::getline(in, line)) {
@@ -248,10 +214,7 @@ TEST_CASE("synthetic lasso: the truth file lists feature_id TAB value, 1-based, 
 
 TEST_CASE("synthetic lasso: out-of-range options are InvalidArgument", "[synthetic]") {
   auto invalid = [](auto change) {
-    SyntheticLassoOptions o;
-    o.rows = 10;
-    o.features = 20;
-    o.true_nonzeros = 5;
+    SyntheticLassoOptions o{.rows = 10, .features = 20, .true_nonzeros = 5};
     change(o);
     Status st = ValidateSyntheticLassoOptions(o);
     CHECK(st.code() == StatusCode::kInvalidArgument);
@@ -276,10 +239,7 @@ TEST_CASE("synthetic lasso: out-of-range options are InvalidArgument", "[synthet
   invalid([](SyntheticLassoOptions& o) { o.true_nonzeros = 21; });
   invalid([](SyntheticLassoOptions& o) { o.noise = -1; });
   TempDir dir;
-  SyntheticLassoOptions ok;
-  ok.rows = 5;
-  ok.features = 5;
-  ok.true_nonzeros = 1;
+  SyntheticLassoOptions ok{.rows = 5, .features = 5, .true_nonzeros = 1};
   Status unwritable = WriteSyntheticLasso(ok, dir.Path("no_such_dir/x.svm"));
   CHECK(unwritable.code() == StatusCode::kIoError);
   CHECK(unwritable.message().find("no_such_dir/x.svm") != std::string::npos);
@@ -288,12 +248,8 @@ TEST_CASE("synthetic lasso: out-of-range options are InvalidArgument", "[synthet
 TEST_CASE(
     "synthetic lasso: --shuffle permutes columns and truth ids alike, keeping y and every column",
     "[synthetic]") {
-  SyntheticLassoOptions o;
-  o.rows = 50;
-  o.features = 200;
-  o.group_size = 5;
-  o.density = 0.3;
-  o.true_nonzeros = 8;
+  SyntheticLassoOptions o{
+      .rows = 50, .features = 200, .group_size = 5, .density = 0.3, .true_nonzeros = 8};
   const SyntheticLassoProblem plain = MustGenerate(o);
   o.shuffle_columns = true;
   const SyntheticLassoProblem shuffled = MustGenerate(o);

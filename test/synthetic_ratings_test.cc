@@ -8,6 +8,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "test/status_testing.h"
 #include "test/temp_dir.h"
 
 #include "apps/mf/ratings.h"
@@ -19,21 +20,17 @@ namespace {
 using strads::testing::TempDir;
 
 SyntheticRatings MustGenerate(const SyntheticRatingsOptions& o) {
-  Result<SyntheticRatings> r = GenerateSyntheticRatings(o);
-  INFO(r.status().ToString());
-  REQUIRE(r.ok());
-  return std::move(r).value();
+  return testing::Must(GenerateSyntheticRatings(o));
 }
 
 SyntheticRatingsOptions SmallOptions() {
-  SyntheticRatingsOptions o;
-  o.rows = 300;
-  o.cols = 120;
-  o.ratings = 6000;
-  o.rank = 4;
-  o.zipf = 1.0;
-  o.test_fraction = 0.2;
-  o.seed = 7;
+  SyntheticRatingsOptions o{.rows = 300,
+                            .cols = 120,
+                            .ratings = 6000,
+                            .rank = 4,
+                            .zipf = 1.0,
+                            .test_fraction = 0.2,
+                            .seed = 7};
   return o;
 }
 

@@ -1,15 +1,28 @@
 // Test support: a fresh directory under the system temp dir, removed with everything in it when
-// the object goes out of scope. For tests only (it REQUIREs, Catch2 style).
+// the object goes out of scope, and reading a file whole. For tests only (they REQUIRE, Catch2
+// style).
 #pragma once
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 
 #include <catch2/catch.hpp>
 
 namespace strads::testing {
+
+// The bytes of the file at `path`, which must be readable.
+inline std::string ReadFile(const std::filesystem::path& path) {
+  INFO(path.string());
+  std::ifstream in(path, std::ios::binary);
+  REQUIRE(in.is_open());
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  REQUIRE_FALSE(in.bad());
+  return bytes.str();
+}
 
 class TempDir {
  public:

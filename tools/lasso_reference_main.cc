@@ -41,6 +41,8 @@ std::string JsonString(const std::string& s) {
 
 }  // namespace
 
+constexpr char kTool[] = "strads-lasso-reference";
+
 int main(int argc, char** argv) {
   std::string data_path, format, labels, output;
   double lambda = -1, tolerance = 1e-6, max_seconds = 0;
@@ -71,10 +73,7 @@ int main(int argc, char** argv) {
   const auto load_start = std::chrono::steady_clock::now();
   strads::DataSource src{data_path, format, labels};
   strads::Result<strads::Dataset> data = strads::LoadDataset(src, strads::RowRange{});
-  if (!data.ok()) {
-    std::cerr << "strads-lasso-reference: " << data.status().message() << "\n";
-    return 1;
-  }
+  if (!data.ok()) return strads::tools::ToolFailure(kTool, data.status().message());
   const double load_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - load_start).count();
   std::cout << fmt::format("loaded {} rows x {} features ({} nonzeros) in {:.3f} s\n",
@@ -90,10 +89,7 @@ int main(int argc, char** argv) {
       strads::lasso::SolveLassoReference(*data, options, [&](const strads::lasso::TracePoint& p) {
         trace += fmt::format("{:.6f},{},{:.17g}\n", p.seconds, p.updates, p.objective);
       });
-  if (!result.ok()) {
-    std::cerr << "strads-lasso-reference: " << result.status().message() << "\n";
-    return 1;
-  }
+  if (!result.ok()) return strads::tools::ToolFailure(kTool, result.status().message());
 
   std::error_code ec;
   std::filesystem::create_directories(output, ec);
@@ -104,10 +100,7 @@ int main(int argc, char** argv) {
   {
     std::ofstream f(std::filesystem::path(output) / "trace.csv");
     f << trace;
-    if (!f) {
-      std::cerr << "strads-lasso-reference: cannot write " << output << "/trace.csv\n";
-      return 1;
-    }
+    if (!f) return strads::tools::ToolFailure(kTool, "cannot write " + output + "/trace.csv");
   }
   uint64_t nonzeros = 0;
   for (Eigen::Index j = 0; j < result->beta.size(); ++j) nonzeros += result->beta[j] != 0;
@@ -130,10 +123,7 @@ int main(int argc, char** argv) {
       << fmt::format("  \"tolerance\": {:.17g},\n", tolerance)
       << "  \"data\": " << JsonString(data_path) << "\n"
       << "}\n";
-    if (!f) {
-      std::cerr << "strads-lasso-reference: cannot write " << output << "/summary.json\n";
-      return 1;
-    }
+    if (!f) return strads::tools::ToolFailure(kTool, "cannot write " + output + "/summary.json");
   }
   std::cout << fmt::format(
       "{}: objective {:.12g}, violation {:.3g}, {} updates, {} sweeps, {} nonzeros, solve {:.3f} s "

@@ -21,6 +21,8 @@
 
 namespace po = boost::program_options;
 
+constexpr char kTool[] = "strads-lda-reference";
+
 int main(int argc, char** argv) {
   std::string data, vocab_path, sampler, trace_path, topics_path;
   strads::lda::LdaOptions options;
@@ -54,17 +56,11 @@ int main(int argc, char** argv) {
 
   const auto load_start = std::chrono::steady_clock::now();
   strads::Result<strads::lda::Corpus> corpus = strads::lda::LoadUciBagOfWords(data);
-  if (!corpus.ok()) {
-    std::cerr << "strads-lda-reference: " << corpus.status().message() << "\n";
-    return 1;
-  }
+  if (!corpus.ok()) return strads::tools::ToolFailure(kTool, corpus.status().message());
   std::vector<std::string> vocab;
   if (!vocab_path.empty()) {
     strads::Result<std::vector<std::string>> v = strads::lda::LoadVocab(vocab_path, corpus->words);
-    if (!v.ok()) {
-      std::cerr << "strads-lda-reference: " << v.status().message() << "\n";
-      return 1;
-    }
+    if (!v.ok()) return strads::tools::ToolFailure(kTool, v.status().message());
     vocab = std::move(v).value();
   }
   std::cout << fmt::format(
@@ -83,14 +79,8 @@ int main(int argc, char** argv) {
       sampler == "sparse" ? strads::lda::SolveLdaReference(*corpus, options, on_iteration)
       : sampler == "mh"   ? strads::lda::SolveLdaMh(*corpus, options, on_iteration)
                           : strads::lda::SolveLdaDense(*corpus, options, on_iteration);
-  if (!result.ok()) {
-    std::cerr << "strads-lda-reference: " << result.status().message() << "\n";
-    return 1;
-  }
-  if (!trace) {
-    std::cerr << "strads-lda-reference: cannot write " << trace_path << "\n";
-    return 1;
-  }
+  if (!result.ok()) return strads::tools::ToolFailure(kTool, result.status().message());
+  if (!trace) return strads::tools::ToolFailure(kTool, "cannot write " + trace_path);
   if (!topics_path.empty()) {
     if (strads::Status st = strads::lda::WriteTopics(topics_path, result->state, vocab); !st.ok()) {
       std::cerr << "strads-lda-reference: " << st.message() << "\n";

@@ -21,6 +21,8 @@
 
 namespace po = boost::program_options;
 
+constexpr char kTool[] = "strads-mf-reference";
+
 int main(int argc, char** argv) {
   std::string data, test_path, algorithm, trace_path;
   strads::mf::MfOptions options;
@@ -54,17 +56,11 @@ int main(int argc, char** argv) {
 
   const auto load_start = std::chrono::steady_clock::now();
   strads::Result<strads::mf::Ratings> train = strads::mf::LoadRatings(data);
-  if (!train.ok()) {
-    std::cerr << "strads-mf-reference: " << train.status().message() << "\n";
-    return 1;
-  }
+  if (!train.ok()) return strads::tools::ToolFailure(kTool, train.status().message());
   std::optional<strads::mf::Ratings> test;
   if (!test_path.empty()) {
     strads::Result<strads::mf::Ratings> t = strads::mf::LoadRatingsLike(test_path, *train);
-    if (!t.ok()) {
-      std::cerr << "strads-mf-reference: " << t.status().message() << "\n";
-      return 1;
-    }
+    if (!t.ok()) return strads::tools::ToolFailure(kTool, t.status().message());
     test = std::move(t).value();
   }
   std::cout << fmt::format(
@@ -86,14 +82,8 @@ int main(int argc, char** argv) {
   strads::Result<strads::mf::MfResult> result =
       algorithm == "ccd" ? strads::mf::SolveCcdReference(*train, options, on_iteration)
                          : strads::mf::SolveSgdReference(*train, options, on_iteration);
-  if (!result.ok()) {
-    std::cerr << "strads-mf-reference: " << result.status().message() << "\n";
-    return 1;
-  }
-  if (!trace) {
-    std::cerr << "strads-mf-reference: cannot write " << trace_path << "\n";
-    return 1;
-  }
+  if (!result.ok()) return strads::tools::ToolFailure(kTool, result.status().message());
+  if (!trace) return strads::tools::ToolFailure(kTool, "cannot write " + trace_path);
   std::cout << fmt::format(
       "{}: {} iterations in {:.3f} s, {:.4f} s per iteration, objective {:.8g}, train RMSE "
       "{:.6f}{}\n",

@@ -12,21 +12,16 @@
 #include <string_view>
 
 #include "common/libsvm_reader.h"
+#include "tools/stream_rng.h"
 
 namespace strads {
 namespace {
 
-// Independent random streams, so that e.g. beta_true does not change with the number of rows.
+// The random streams of a problem (tools/stream_rng.h).
 enum Stream : uint64_t { kBetaStream = 1, kDesignStream = 2, kNoiseStream = 3, kShuffleStream = 4 };
 
-std::mt19937_64 MakeRng(uint64_t seed, Stream stream) {
-  std::seed_seq seq{static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32),
-                    static_cast<uint32_t>(stream)};
-  return std::mt19937_64(seq);
-}
-
 std::vector<std::pair<uint64_t, double>> ChooseBeta(const SyntheticLassoOptions& o) {
-  std::mt19937_64 rng = MakeRng(o.seed, kBetaStream);
+  std::mt19937_64 rng = StreamRng(o.seed, kBetaStream);
   const uint64_t groups = (o.features + o.group_size - 1) / o.group_size;
   std::vector<uint64_t> order(groups);
   for (uint64_t g = 0; g < groups; ++g) order[g] = g;
@@ -64,7 +59,7 @@ Status TooManyEntries(std::string_view before, uint64_t entries, std::string_vie
 // Fills x column by column, group by group.
 // Errors: InvalidArgument if the matrix has more entries than SparseColMatrix can index.
 Status GenerateDesign(const SyntheticLassoOptions& o, SparseColMatrix* x) {
-  std::mt19937_64 rng = MakeRng(o.seed, kDesignStream);
+  std::mt19937_64 rng = StreamRng(o.seed, kDesignStream);
   std::normal_distribution<double> normal(0.0, 1.0);
   std::uniform_real_distribution<double> uniform(0.0, 1.0);
   const bool dense = o.density >= 1.0;
@@ -220,7 +215,7 @@ namespace {
 void ShuffleColumns(const SyntheticLassoOptions& o, SyntheticLassoProblem& p) {
   std::vector<uint64_t> perm(o.features);
   for (uint64_t j = 0; j < o.features; ++j) perm[j] = j;
-  std::mt19937_64 rng = MakeRng(o.seed, kShuffleStream);
+  std::mt19937_64 rng = StreamRng(o.seed, kShuffleStream);
   std::shuffle(perm.begin(), perm.end(), rng);
   std::vector<uint64_t> from(o.features);  // from[perm[j]] = j
   for (uint64_t j = 0; j < o.features; ++j) from[perm[j]] = j;
@@ -255,7 +250,7 @@ Result<SyntheticLassoProblem> GenerateSyntheticLasso(const SyntheticLassoOptions
     for (const auto& [j, beta] : p.beta_true) {
       y += beta * p.data.x.col(static_cast<int64_t>(j));
     }
-    std::mt19937_64 rng = MakeRng(o.seed, kNoiseStream);
+    std::mt19937_64 rng = StreamRng(o.seed, kNoiseStream);
     std::normal_distribution<double> normal(0.0, 1.0);
     for (int64_t i = 0; i < n; ++i) y[i] += o.noise * normal(rng);
     p.data.y = std::move(y);

@@ -10,17 +10,13 @@
 #include <stdexcept>
 #include <unordered_set>
 
+#include "tools/stream_rng.h"
+
 namespace strads {
 namespace {
 
-// Independent random streams, so that e.g. the planted model does not depend on the cells drawn.
+// The random streams of a problem (tools/stream_rng.h).
 enum Stream : uint64_t { kCellStream = 1, kSplitStream = 2, kModelStream = 3, kShuffleStream = 4 };
-
-std::mt19937_64 MakeRng(uint64_t seed, Stream stream) {
-  std::seed_seq seq{static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32),
-                    static_cast<uint32_t>(stream)};
-  return std::mt19937_64(seq);
-}
 
 // Uniform in [0, 1) from the top 53 bits (portable, unlike std::uniform_real_distribution).
 double Uniform(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
@@ -50,7 +46,7 @@ struct Cell {
 
 // The distinct cells, in the order drawn: the covering set first.
 Result<std::vector<Cell>> DrawCells(const SyntheticRatingsOptions& o) {
-  std::mt19937_64 rng = MakeRng(o.seed, kCellStream);
+  std::mt19937_64 rng = StreamRng(o.seed, kCellStream);
   const ZipfSampler row_sampler(o.rows, o.zipf);
   const ZipfSampler col_sampler(o.cols, o.zipf);
   std::unordered_set<uint64_t> seen;
@@ -147,7 +143,7 @@ Result<SyntheticRatings> GenerateSyntheticRatings(const SyntheticRatingsOptions&
     STRADS_ASSIGN_OR_RETURN(std::vector<Cell> cells, DrawCells(o));
 
     // The planted model, row-major: factor entries for row i are w[i * k .. i * k + k).
-    std::mt19937_64 model_rng = MakeRng(o.seed, kModelStream);
+    std::mt19937_64 model_rng = StreamRng(o.seed, kModelStream);
     std::normal_distribution<double> normal(0.0, 1.0);
     const double scale = std::pow(static_cast<double>(o.rank), -0.25);
     std::vector<double> w(o.rows * o.rank), h(o.cols * o.rank);
@@ -156,12 +152,12 @@ Result<SyntheticRatings> GenerateSyntheticRatings(const SyntheticRatingsOptions&
 
     std::vector<uint32_t> row_id, col_id;
     if (o.shuffle) {
-      std::mt19937_64 shuffle_rng = MakeRng(o.seed, kShuffleStream);
+      std::mt19937_64 shuffle_rng = StreamRng(o.seed, kShuffleStream);
       row_id = Permutation(o.rows, shuffle_rng);
       col_id = Permutation(o.cols, shuffle_rng);
     }
 
-    std::mt19937_64 split_rng = MakeRng(o.seed, kSplitStream);
+    std::mt19937_64 split_rng = StreamRng(o.seed, kSplitStream);
     SyntheticRatings out;
     out.rows = o.rows;
     out.cols = o.cols;

@@ -1,6 +1,6 @@
 // The command-line parsing every tool executable does the same way (strads-gen and the
 // strads-*-reference solvers): boost::program_options flags, --help, and exit code 2 for a bad
-// flag.
+// flag; and exit code 1, with the error on stderr, for a failure at run time.
 #pragma once
 
 #include <iostream>
@@ -32,6 +32,12 @@ inline std::optional<int> ParseToolFlags(int argc, char** argv,
     return 0;
   }
   return std::nullopt;
+}
+
+// Prints "NAME: message" to stderr; the exit code of a tool that failed at run time.
+inline int ToolFailure(const std::string& name, const std::string& message) {
+  std::cerr << name << ": " << message << "\n";
+  return 1;
 }
 
 }  // namespace strads::tools

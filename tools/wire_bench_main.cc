@@ -84,6 +84,8 @@ double TimeRaw(strads::ZmqTransport& client, strads::ZmqTransport& server,
 
 }  // namespace
 
+constexpr char kTool[] = "strads-wire-bench";
+
 int main(int argc, char** argv) {
   std::vector<size_t> sizes = {256, 4096, 65536, 1048576};
   size_t messages = 40;
@@ -108,10 +110,7 @@ int main(int argc, char** argv) {
   zmq::context_t context;
   strads::ZmqTransport server(context, "server");
   auto bound = server.Bind("tcp://127.0.0.1:0");
-  if (!bound.ok()) {
-    std::cerr << "strads-wire-bench: " << bound.status().message() << "\n";
-    return 1;
-  }
+  if (!bound.ok()) return strads::tools::ToolFailure(kTool, bound.status().message());
   strads::ZmqTransport client(context, "client");
   if (!client.Connect("server", *bound).ok()) return 1;
   zmq::socket_t router(context, zmq::socket_type::router);

@@ -59,15 +59,9 @@ Result<DynamicWorkerJob::Loaded> DynamicWorkerJob::LoadColumns(const proto::JobS
   }
 }
 
-DynamicWorkerJob::DynamicWorkerJob(const MemberContext& context, uint64_t job_id,
-                                   const proto::JobStart& start, const DynamicApp* app)
-    : MemberJob(context, job_id),
-      spec_(start.spec()),
-      rank_(start.rank()),
-      num_schedulers_(std::max<uint32_t>(1, start.num_schedulers())),
-      num_workers_(start.num_workers()),
-      app_(app) {
-  ConnectPeers(start.scheduler_ids(), start.scheduler_endpoints());
+DynamicWorkerJob::DynamicWorkerJob(const JobContext& context, const DynamicApp* app)
+    : DynamicMemberJob(context, app) {
+  ConnectPeers(context.start.scheduler_ids(), context.start.scheduler_endpoints());
   log_->info("job {}: loading columns {}/{} of {}", id_, rank_, num_workers_, spec_.data_path());
   count_.Start(Count, spec_, rank_, num_workers_);
 }
@@ -145,13 +139,7 @@ void DynamicWorkerJob::FinishLoading(Result<Loaded> loaded) {
   (void)session_.SendToCoordinator(reply);
 }
 
-void DynamicWorkerJob::OnMessage(const proto::Envelope& e) {
-  if (errors_.failed()) return;
-  if (e.body_case() == proto::Envelope::kColumnCounts) return HandleColumnCounts(e);
-  if (!columns_) {
-    log_->debug("job {}: dropping {} (the columns are not loaded)", id_, BodyName(e));
-    return;
-  }
+void DynamicWorkerJob::Handle(const proto::Envelope& e) {
   switch (e.body_case()) {
     case proto::Envelope::kBegin:
       return HandleBegin(e);

@@ -33,29 +33,17 @@
 #include "common/data_loader.h"
 #include "common/dataset.h"
 #include "engine/column_owners.h"
-#include "engine/dynamic_app.h"
-#include "engine/member_job.h"
+#include "engine/dynamic_member_job.h"
 
 namespace strads {
 
-class DynamicWorkerJob final : public MemberJob {
+class DynamicWorkerJob final : public DynamicMemberJob {
  public:
   // Starts loading shard start.rank() of start.num_workers().
-  DynamicWorkerJob(const MemberContext& context, uint64_t job_id, const proto::JobStart& start,
-                   const DynamicApp* app);
+  DynamicWorkerJob(const JobContext& context, const DynamicApp* app);
   ~DynamicWorkerJob() override;
 
-  void OnMessage(const proto::Envelope& e) override;
   void OnTick() override;
-  void Abandon() override {
-    count_.Abandon();
-    load_.Abandon();
-  }
-  bool Busy() override { return count_.Busy() || load_.Busy(); }
-  // While the count or the load is fresh, the event loop ticks every millisecond to see it end:
-  // at its default 50 ms a small job's start waited up to that for each (the diabetes data's load
-  // and first check took ~60 or ~100 ms on loopback, from one tick to the next).
-  bool Polling() const override { return count_.fresh() || load_.fresh(); }
 
   // Test hooks: the number of rounds whose shared updates are applied, and of chords waiting.
   uint64_t applied_rounds() const { return applied_; }
@@ -78,7 +66,9 @@ class DynamicWorkerJob final : public MemberJob {
   // Sends its part's counts to the coordinator; the columns load once the whole file's are in.
   void FinishCounting(Result<CountedColumns> counted);
   // The whole file's counts (the coordinator's sum of the workers' parts).
-  void HandleColumnCounts(const proto::Envelope& e);
+  void HandleColumnCounts(const proto::Envelope& e) override;
+  bool data_loaded() const override { return columns_ != nullptr; }
+  void Handle(const proto::Envelope& e) override;
   void MaybeLoadColumns();
   void FinishLoading(Result<Loaded> loaded);
   // The spec a column model is made from: the job's with its number of workers filled in (the
@@ -100,11 +90,6 @@ class DynamicWorkerJob final : public MemberJob {
   // Refuses a commit or shared update that is not the next round's.
   bool InOrder(const proto::Envelope& e);
 
-  proto::JobSpec spec_;
-  uint32_t rank_;
-  uint32_t num_schedulers_;
-  uint32_t num_workers_;
-  const DynamicApp* app_;
   std::unique_ptr<ColumnModel> columns_;  // null until loaded
   ColumnOwners owners_;                   // see Loaded
   // From loading until Begin: the columns of the ranges held whole (with this
@@ -122,8 +107,8 @@ class DynamicWorkerJob final : public MemberJob {
   bool counted_ = false;                      // its part's counts are sent
   std::optional<CountedColumns> totals_;      // the whole file's, until the load starts
   // Last members: destroyed (waited for) first.
-  BackgroundLoad<CountedColumns> count_;  // the first step
-  BackgroundLoad<Loaded> load_;
+  BackgroundLoad<CountedColumns> count_{work_};  // the first step
+  BackgroundLoad<Loaded> load_{work_};
 };
 
 }  // namespace strads

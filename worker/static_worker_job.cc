@@ -10,10 +10,9 @@
 
 namespace strads {
 
-StaticWorkerJob::StaticWorkerJob(const MemberContext& context, uint64_t job_id,
-                                 const proto::JobStart& start, const StaticApp* app)
-    : StaticMemberJob(context, job_id, start, app) {
-  ConnectPeers(start.scheduler_ids(), start.scheduler_endpoints());
+StaticWorkerJob::StaticWorkerJob(const JobContext& context, const StaticApp* app)
+    : StaticMemberJob(context, app, "shard") {
+  ConnectPeers(context.start.scheduler_ids(), context.start.scheduler_endpoints());
   log_->info("job {}: loading {} shard {}/{} of {}", id_, app_->name(), rank_, plan_.workers(),
              spec_.data_path());
   load_.Start([app = app_, spec = spec_, rank = rank_, workers = plan_.workers(),
@@ -95,13 +94,13 @@ void StaticWorkerJob::TryProcess() {
   std::vector<double> aggregates(start_->aggregates().begin(), start_->aggregates().end());
   start_.reset();
 
-  // The sub-round runs on its own thread so the event loop goes on (heartbeats) however long it
-  // takes; the shard is touched by that thread alone until it is collected. A short sub-round is
-  // collected at once, without a round trip through the loop.
+  // The sub-round runs on its own thread (inline in unit tests) so the event loop goes on
+  // (heartbeats) however long it takes; the shard is touched by that thread alone until it is
+  // collected. A short sub-round is collected at once, without a round trip through the loop.
   const bool last = r + 1 == plan_.sub_rounds();
-  compute_ = std::async(std::launch::async, [shard = shard_.get(), last,
-                                             aggregates = std::move(aggregates),
-                                             work = std::move(work)]() mutable {
+  compute_ = Launch(work_.execution(), [shard = shard_.get(), last,
+                                        aggregates = std::move(aggregates),
+                                        work = std::move(work)]() mutable {
     work.delta.assign(aggregates.size(), 0.0);
     const auto began = std::chrono::steady_clock::now();
     work.work = shard->Process(work.step, aggregates, work.block, work.delta);
@@ -163,23 +162,6 @@ void StaticWorkerJob::SendBlock(const std::string& to, uint64_t iteration, uint3
     errors_.ReportLostPeer(
         to, fmt::format("cannot send block {} to {}: {}", block.id, to, st.message()));
   }
-}
-
-Status StaticWorkerJob::Output(std::vector<proto::OutputPiece>& pieces) const {
-  if (!shard_) return Status::FailedPrecondition("model requested before the shard was loaded");
-  shard_->Output(pieces);
-  return Status::Ok();
-}
-
-Status StaticWorkerJob::SaveState(std::vector<proto::OutputPiece>& pieces) const {
-  if (!shard_) return Status::FailedPrecondition("state requested before the shard was loaded");
-  shard_->SaveState(pieces);
-  return Status::Ok();
-}
-
-Status StaticWorkerJob::RestoreState(const StatePieces& pieces) {
-  if (!shard_) return Status::FailedPrecondition("a checkpoint came before the shard was loaded");
-  return shard_->RestoreState(pieces);
 }
 
 }  // namespace strads

@@ -30,21 +30,18 @@ namespace strads {
 class StaticWorkerJob final : public StaticMemberJob {
  public:
   // Starts loading shard start.rank() of start.num_workers().
-  StaticWorkerJob(const MemberContext& context, uint64_t job_id, const proto::JobStart& start,
-                  const StaticApp* app);
+  StaticWorkerJob(const JobContext& context, const StaticApp* app);
   ~StaticWorkerJob() override;
 
   // Polls the background load (answers Ready when it is done) and the sub-round in progress.
   void OnTick() override;
   // A sub-round in progress, or a fresh load: the event loop ticks every millisecond to see it
   // end.
-  bool Polling() const override { return compute_.valid() || load_.fresh(); }
-  // Drops the job's load (a load still running is abandoned, not waited for).
-  void Abandon() override { load_.Abandon(); }
+  bool Polling() const override { return compute_.valid() || MemberJob::Polling(); }
   // True while a load (abandoned or not) or a sub-round still runs.
   bool Busy() override {
-    return load_.Busy() || (compute_.valid() && compute_.wait_for(std::chrono::seconds(0)) !=
-                                                    std::future_status::ready);
+    return MemberJob::Busy() || (compute_.valid() && compute_.wait_for(std::chrono::seconds(0)) !=
+                                                         std::future_status::ready);
   }
 
  private:
@@ -60,12 +57,7 @@ class StaticWorkerJob final : public StaticMemberJob {
   };
 
   bool Handle(const proto::Envelope& e) override;
-  Status Output(std::vector<proto::OutputPiece>& pieces) const override;
-  Status SaveState(std::vector<proto::OutputPiece>& pieces) const override;
-  Status RestoreState(const StatePieces& pieces) override;
-  bool Keeps(const proto::OutputPiece& piece) const override {
-    return !shard_ || shard_->KeepsForRestore(piece);
-  }
+  StaticPart* part() const override { return shard_.get(); }
   void FinishLoading(Result<std::unique_ptr<StaticShard>> loaded);
   void HandleBegin(const proto::Envelope& e);
   void HandleBlock(const proto::Envelope& e) override;
@@ -78,10 +70,10 @@ class StaticWorkerJob final : public StaticMemberJob {
 
   std::vector<std::string> scheduler_ids_;
   std::unique_ptr<StaticShard> shard_;
-  std::optional<proto::SubRoundStart> start_;          // the barrier passed, not yet worked on
-  std::map<BlockKey, StaticBlock> blocks_;             // blocks that arrived before their sub-round
-  std::future<Computed> compute_;                      // the sub-round in progress
-  BackgroundLoad<std::unique_ptr<StaticShard>> load_;  // last member: destroyed first
+  std::optional<proto::SubRoundStart> start_;  // the barrier passed, not yet worked on
+  std::map<BlockKey, StaticBlock> blocks_;     // blocks that arrived before their sub-round
+  std::future<Computed> compute_;              // the sub-round in progress
+  BackgroundLoad<std::unique_ptr<StaticShard>> load_{work_};  // last member: destroyed first
 };
 
 }  // namespace strads

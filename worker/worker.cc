@@ -6,9 +6,8 @@
 
 namespace strads {
 
-Result<std::unique_ptr<MemberJob>> MakeWorkerJob(const MemberContext& context, uint64_t job_id,
-                                                 const proto::JobStart& start) {
-  return MakeMemberJob<DynamicWorkerJob, StaticWorkerJob>(context, job_id, start);
+Result<std::unique_ptr<MemberJob>> MakeWorkerJob(const JobContext& context) {
+  return MakeMemberJob<DynamicWorkerJob, StaticWorkerJob>(context);
 }
 
 }  // namespace strads

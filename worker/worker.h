@@ -8,17 +8,8 @@
 
 namespace strads {
 
-// The worker's MemberJobFactory.
-Result<std::unique_ptr<MemberJob>> MakeWorkerJob(const MemberContext& context, uint64_t job_id,
-                                                 const proto::JobStart& start);
+Result<std::unique_ptr<MemberJob>> MakeWorkerJob(const JobContext& context);
 
-class Worker : public Member {
- public:
-  // `identity.role` is set to ROLE_WORKER.
-  // `apps` must outlive the worker: the app of each JobStart is found in it.
-  Worker(Transport& transport, MemberIdentity identity, const AppRegistry& apps, Logger log)
-      : Member(transport, proto::ROLE_WORKER, std::move(identity), apps, std::move(log),
-               MakeWorkerJob) {}
-};
+using Worker = RoleMember<proto::ROLE_WORKER, MakeWorkerJob>;
 
 }  // namespace strads

@@ -269,37 +269,44 @@ Status WriteText(const std::string& path, const std::string& text) {
   return out.Close();
 }
 
+// A reference run, whatever the sampler: validates the options, draws the initial state from
+// options.seed, then sweeps with the sampler `make(initial, rng)` builds on the same stream.
+template <typename MakeSampler>
+Result<LdaResult> SolveWith(const Corpus& corpus, const LdaOptions& options,
+                            const std::function<void(const LdaTracePoint&)>& on_iteration,
+                            MakeSampler make) {
+  STRADS_RETURN_IF_ERROR(ValidateOptions(corpus, options));
+  std::mt19937_64 rng(options.seed);
+  LdaState initial = InitialState(corpus, options.topics, rng);
+  auto sampler = make(std::as_const(initial), rng);
+  return RunSweeps(
+      corpus, options, std::move(initial), [&](LdaState& s) { sampler.Sweep(s); }, on_iteration);
+}
+
 }  // namespace
 
 Result<LdaResult> SolveLdaReference(const Corpus& corpus, const LdaOptions& options,
                                     std::function<void(const LdaTracePoint&)> on_iteration) {
-  STRADS_RETURN_IF_ERROR(ValidateOptions(corpus, options));
-  std::mt19937_64 rng(options.seed);
-  LdaState initial = InitialState(corpus, options.topics, rng);
-  SparseSweeper sampler(corpus, options, rng);
-  return RunSweeps(
-      corpus, options, std::move(initial), [&](LdaState& s) { sampler.Sweep(s); }, on_iteration);
+  return SolveWith(corpus, options, on_iteration, [&](const LdaState&, std::mt19937_64& rng) {
+    return SparseSweeper(corpus, options, rng);
+  });
 }
 
 Result<LdaResult> SolveLdaMh(const Corpus& corpus, const LdaOptions& options,
                              std::function<void(const LdaTracePoint&)> on_iteration) {
   STRADS_RETURN_IF_ERROR(ValidateOptions(corpus, options));
   if (options.mh_steps == 0) return Status::InvalidArgument("lda: mh_steps must be at least 1");
-  std::mt19937_64 rng(options.seed);
-  LdaState initial = InitialState(corpus, options.topics, rng);
-  MhSweeper sampler(corpus, options, rng);
-  return RunSweeps(
-      corpus, options, std::move(initial), [&](LdaState& s) { sampler.Sweep(s); }, on_iteration);
+  return SolveWith(corpus, options, on_iteration, [&](const LdaState&, std::mt19937_64& rng) {
+    return MhSweeper(corpus, options, rng);
+  });
 }
 
 Result<LdaResult> SolveLdaDense(const Corpus& corpus, const LdaOptions& options,
                                 std::function<void(const LdaTracePoint&)> on_iteration) {
-  STRADS_RETURN_IF_ERROR(ValidateOptions(corpus, options));
-  std::mt19937_64 rng(options.seed);
-  LdaState initial = InitialState(corpus, options.topics, rng);
-  DenseSampler sampler(corpus, options, initial, rng);
-  return RunSweeps(
-      corpus, options, std::move(initial), [&](LdaState& s) { sampler.Sweep(s); }, on_iteration);
+  return SolveWith(corpus, options, on_iteration,
+                   [&](const LdaState& initial, std::mt19937_64& rng) {
+                     return DenseSampler(corpus, options, initial, rng);
+                   });
 }
 
 double LogLikelihoodPerToken(const Corpus& corpus, const LdaState& state, double alpha,
