@@ -549,6 +549,7 @@ bool DynamicJob::CommitColumns(Round& round, proto::Envelope& e, Clock::time_poi
     for (double& v : *change.mutable_values()) v *= alpha;
     ++damped_rounds_;
   }
+  stale_rounds_ += chord.stale_lane();
   step_sum_ += alpha;
   auto* commit = e.mutable_commit();
   commit->mutable_ids()->Reserve(chord.ids_size());
@@ -853,6 +854,7 @@ std::vector<proto::ResultFile> DynamicJob::ResultFiles() const {
   summary["updates"] = updates_;
   // Rounds whose combined step was shortened (engine/step_length.h), and the mean step.
   summary["damped_rounds"] = damped_rounds_;
+  if (spec_.dynamic().dual_pipeline()) summary["stale_lane_rounds"] = stale_rounds_;
   summary["mean_step_length"] = next_commit_ ? step_sum_ / double(next_commit_) : 1.0;
   summary["seconds"] = Duration();
   // What the solve waited for (coordinator/wait_ledger.h): how much of it the schedulers held.

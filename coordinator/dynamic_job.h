@@ -197,6 +197,7 @@ class DynamicJob final : public EngineJob {
   double penalty_ = 0;
   SharedReplica replica_;  // the shared vector, as every worker holds it
   uint64_t damped_rounds_ = 0;
+  uint64_t stale_rounds_ = 0;  // the dual pipeline's stale-lane rounds committed
   double step_sum_ = 0;
   std::optional<DeltaAccumulator> sum_;  // a round's summed change (scratch)
 

@@ -214,6 +214,12 @@ TEST_CASE("the dual pipeline reaches the reference optimum: its stale lanes are 
     CHECK(job.info.converged());
     CHECK(std::abs(job.info.objective() - reference) / reference < 1e-6);
     CHECK(job.summary.at("engine").at("dual_pipeline").get<bool>());
+    // About every other round a stale lane (a draw's second half; fewer where a draw is short).
+    const auto stale = job.summary.at("stale_lane_rounds").get<uint64_t>();
+    const auto rounds = job.summary.at("rounds").get<uint64_t>();
+    CAPTURE(stale, rounds);
+    CHECK(stale > rounds / 8);
+    CHECK(stale <= rounds / 2 + 1);
   }
 }
 

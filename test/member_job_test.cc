@@ -512,6 +512,36 @@ TEST_CASE("dynamic worker job: round t is computed after the shared updates of e
   }
 }
 
+TEST_CASE("dynamic worker job: a stale-lane chord is computed one round early, a fresh one is not",
+          "[member_job][dynamic_worker][dual]") {
+  // The dual pipeline: rounds 0 and 2 fresh, 1 and 3 stale. Round 1 goes right after round 0,
+  // before round 0's shared update; round 2 waits for both; round 3 then goes at once.
+  Bench bench("worker-0", 1, 1);
+  bench.start.mutable_spec()->mutable_dynamic()->set_pipeline_depth(2);
+  DynamicWorkerJob job(bench.context(), &kDynamicApp);
+  (void)bench.AwaitReady(job);
+  for (uint64_t t = 0; t < 4; ++t) {
+    auto e = ChordEnvelope(t, {t % 3});
+    e.mutable_chord()->set_stale_lane(t % 2 == 1);
+    bench.Deliver(job, e);
+  }
+  // Each computed round with the number of shared updates its replica held.
+  auto computed = [&] {
+    std::vector<std::pair<uint64_t, uint64_t>> rounds;
+    for (const auto& e : bench.Drain("coordinator", proto::Envelope::kColumnPartials)) {
+      rounds.emplace_back(e.round(), e.column_partials().applied_through());
+    }
+    return rounds;
+  };
+  using Rounds = std::vector<std::pair<uint64_t, uint64_t>>;
+  CHECK(computed() == Rounds{{0, 0}, {1, 0}});  // round 1 without round 0's update
+  bench.Deliver(job, SharedUpdateEnvelope(0));
+  CHECK(computed().empty());  // round 2 is fresh: it waits for round 1's update too
+  bench.Deliver(job, SharedUpdateEnvelope(1));
+  CHECK(computed() == Rounds{{2, 2}, {3, 2}});
+  CHECK(job.pending_chords() == 0);
+}
+
 TEST_CASE("dynamic worker job: a shared update out of round order is refused and reported once",
           "[member_job][dynamic_worker]") {
   Bench bench("worker-0", 1, 1);
