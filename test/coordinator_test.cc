@@ -97,6 +97,12 @@ class CoordinatorFixture {
     *e.mutable_submit()->mutable_spec() = spec;
     return Call(e);
   }
+  // A client's cancel of job `id`: the coordinator's whole answer (a CancelReply or an Error).
+  proto::Envelope Cancel(uint64_t id) {
+    auto e = MakeEnvelope("client", id);
+    e.mutable_cancel();
+    return Call(e);
+  }
   proto::StatusReply Status() {
     auto e = MakeEnvelope("client");
     e.mutable_status_request();
@@ -178,9 +184,7 @@ TEST_CASE("Coordinator: a second job waits in FIFO order for the running one", "
   const uint64_t second = f.Submit(ValidSpec()).submit_reply().job_id();
   CHECK(f.Job(first).state() == proto::JOB_LOADING);
   CHECK(f.Job(second).state() == proto::JOB_QUEUED);
-  auto cancel = MakeEnvelope("client", first);
-  cancel.mutable_cancel();
-  CHECK(f.Call(cancel).cancel_reply().state() == proto::JOB_CANCELLED);
+  CHECK(f.Cancel(first).cancel_reply().state() == proto::JOB_CANCELLED);
   CHECK(f.Job(second).state() == proto::JOB_LOADING);
 }
 
@@ -189,12 +193,10 @@ TEST_CASE("Coordinator: cancel of a job that has ended changes nothing and says 
   CoordinatorFixture f;
   f.RegisterAll();
   const uint64_t id = f.Submit(ValidSpec()).submit_reply().job_id();
-  auto cancel = MakeEnvelope("client", id);
-  cancel.mutable_cancel();
-  const auto first = f.Call(cancel).cancel_reply();
+  const auto first = f.Cancel(id).cancel_reply();
   CHECK(first.state() == proto::JOB_CANCELLED);
   CHECK_FALSE(first.had_ended());
-  const auto again = f.Call(cancel).cancel_reply();
+  const auto again = f.Cancel(id).cancel_reply();
   CHECK(again.state() == proto::JOB_CANCELLED);
   CHECK(again.had_ended());
   CHECK(f.Job(id).state() == proto::JOB_CANCELLED);
@@ -252,9 +254,7 @@ TEST_CASE("Coordinator: cancel ends a running job, tells its members, and frees 
   f.RegisterAll();
   const uint64_t id = f.Submit(ValidSpec()).submit_reply().job_id();
   f.h_.ClearInboxes();
-  auto cancel = MakeEnvelope("client", id);
-  cancel.mutable_cancel();
-  CHECK(f.Call(cancel).cancel_reply().state() == proto::JOB_CANCELLED);
+  CHECK(f.Cancel(id).cancel_reply().state() == proto::JOB_CANCELLED);
   for (const std::string member : {"scheduler-0", "worker-0", "worker-1"}) {
     auto inbox = f.h_.Inbox(member);
     REQUIRE(inbox.size() == 1);
@@ -262,9 +262,7 @@ TEST_CASE("Coordinator: cancel ends a running job, tells its members, and frees 
   }
   const auto status = f.Status();
   for (const auto& m : status.members()) CHECK_FALSE(m.busy());
-  auto unknown = MakeEnvelope("client", 99);
-  unknown.mutable_cancel();
-  CHECK(f.Call(unknown).error().message() == "no job 99");
+  CHECK(f.Cancel(99).error().message() == "no job 99");
 }
 
 TEST_CASE("Coordinator: status reports uptime, members with heartbeat age, and every job",
