@@ -20,6 +20,9 @@
 #                                   flags for one side's jobs only, added to --flags (an option
 #                                   must not be in both): two settings of one build compared
 #                                   (--base-bin = --new-bin)
+#   --base-launcher FILE            the strads-cluster script that starts the base build's
+#                                   clusters (default: this checkout's): a build from before the
+#                                   launcher moved into the C++ CLI needs its own checkout's
 #   --dir DIR                       results (default /tmp/strads-ab-jobs)
 # Prints, for each build, the medians over its jobs of: seconds to 1e-3 / 1e-6 / 1e-9 of F*
 # (bench/epsilon.py: the first trace.csv row at or below the relative gap; nan: not reached), rounds, checks, the
@@ -32,12 +35,13 @@ REPO=$(cd "$SCRIPT_DIR/.." && pwd)
 # The Python harnesses (bench/ at the repository's root).
 pybench() { PYTHONPATH="$REPO${PYTHONPATH:+:$PYTHONPATH}" python3 -m "bench.$1" "${@:2}"; }
 BASE_BIN='' NEW_BIN='' DATA='' LAMBDA='' FSTAR='' FLAGS='' BASE_FLAGS='' NEW_FLAGS=''
-APP=lasso S=1 W=2 REPS=3 JOBS=4 DIR=/tmp/strads-ab-jobs
+APP=lasso S=1 W=2 REPS=3 JOBS=4 DIR=/tmp/strads-ab-jobs BASE_LAUNCHER=$SCRIPT_DIR/strads-cluster
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
 die() { echo "ab-jobs.sh: $*" >&2; exit 2; }
 while [[ $# -gt 0 ]]; do
   case $1 in
     --base-bin) BASE_BIN=${2:?}; shift 2 ;;
+    --base-launcher) BASE_LAUNCHER=${2:?}; shift 2 ;;
     --new-bin) NEW_BIN=${2:?}; shift 2 ;;
     --data) DATA=${2:?}; shift 2 ;;
     --lambda) LAMBDA=${2:?}; shift 2 ;;
@@ -70,11 +74,11 @@ done
 rm -rf "$DIR" && mkdir -p "$DIR"
 for rep in $(seq "$REPS"); do
   for side in base new; do
-    bin=$BASE_BIN side_flags=$BASE_FLAGS
-    [[ $side == new ]] && bin=$NEW_BIN side_flags=$NEW_FLAGS
+    bin=$BASE_BIN side_flags=$BASE_FLAGS launcher=$BASE_LAUNCHER
+    [[ $side == new ]] && bin=$NEW_BIN side_flags=$NEW_FLAGS launcher=$SCRIPT_DIR/strads-cluster
     run=$(mktemp -d /tmp/strads-ab-cluster.XXXXXX)
     printf '127.0.0.1 coordinator scheduler=%s worker=%s\n' "$S" "$W" > "$run/hosts"
-    exports=$("$SCRIPT_DIR/strads-cluster" start --hostfile "$run/hosts" --run-dir "$run" --port 0 \
+    exports=$("$launcher" start --hostfile "$run/hosts" --run-dir "$run" --port 0 \
       --bin-dir "$bin" --log-level warn 2> "$run/start.log") ||
       { cat "$run/start.log" >&2; die "the $side cluster did not start"; }
     eval "$(grep '^export STRADS_COORDINATOR=' <<< "$exports")"
@@ -86,7 +90,7 @@ for rep in $(seq "$REPS"); do
         --output "$DIR/$side-$rep-$job" \
         > "$DIR/$side-$rep-$job.log" 2>&1 || echo "ab-jobs.sh: $side job $rep-$job failed (its log: $DIR/$side-$rep-$job.log)" >&2
     done
-    "$SCRIPT_DIR/strads-cluster" stop --run-dir "$run" --bin-dir "$bin" > /dev/null 2>&1 || true
+    "$launcher" stop --run-dir "$run" --bin-dir "$bin" > /dev/null 2>&1 || true
     rm -rf "$run"
   done
 done
