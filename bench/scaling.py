@@ -44,7 +44,7 @@ import tempfile
 import time
 from typing import Dict, List, Optional
 
-from bench import epsilon, markdown, trace
+from bench import epsilon, markdown, stats, trace
 
 ROLES = ("coordinator", "scheduler", "worker")
 CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -104,13 +104,13 @@ class Cluster:
 
 
 def run_job(cluster: Cluster, args, schedule: str, seed: int, out_dir: str,
-            extra: List[str]) -> dict:
+            max_updates: int) -> dict:
     """Submits one job under the CPU lock; its CPU seconds by role and the submit's exit code."""
     cmd = [os.path.join(args.bin_dir, "strads"), "submit", args.app, "--data", args.data,
            "--lambda", args.lam, "--schedule", schedule, "--seed", str(seed),
            "--tolerance", str(args.tolerance), "--trace-every", str(args.trace_every),
-           "--max-seconds", str(args.max_seconds), "--max-updates", str(args.max_updates),
-           *shlex.split(args.flags), *extra, "--wait", "--quiet", "--output", out_dir]
+           "--max-seconds", str(args.max_seconds), "--max-updates", str(max_updates),
+           *shlex.split(args.flags), "--wait", "--quiet", "--output", out_dir]
     env = dict(os.environ, STRADS_COORDINATOR=cluster.endpoint)
     with open(args.lock, "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -209,10 +209,13 @@ def main(argv):
                     tag = f"s{s}-p{p}-{schedule}"
                     print(f"bench.scaling: {args.name} {tag}", file=sys.stderr)
                     load = run_job(cluster, args, schedule, 1, os.path.join(jobs_dir, tag + "-load"),
-                                   ["--max-updates", "1"])
+                                   1)
+                    if load["rc"] != 0:
+                        raise RuntimeError(f"{tag}: the load-only job failed (its log: "
+                                           f"{jobs_dir}/{tag}-load.log)")
                     for seed in args.seeds:
                         d = os.path.join(jobs_dir, f"{tag}-seed{seed}")
-                        job = run_job(cluster, args, schedule, seed, d, [])
+                        job = run_job(cluster, args, schedule, seed, d, args.max_updates)
                         row = {"name": args.name, "schedulers": s, "workers": p,
                                "schedule": schedule, "seed": seed, "rc": job["rc"]}
                         if os.path.exists(os.path.join(d, "summary.json")):
@@ -268,12 +271,13 @@ def render(args, rows) -> str:
                      n(".0f")(r["us_round_coordinator"]), n(".0f")(r["us_round_scheduler"]),
                      n(".0f")(r["us_round_worker"]), wall(r, "wall_s_1e-3"),
                      wall(r, "wall_s_1e-6"), end])
+    medians = render_medians(rows)
     lines = [f"Problem `{args.name}` ({args.data}): {args.app}, lambda = {args.lam}, "
              f"F* = {args.fstar!r}; every job: --tolerance {args.tolerance} --max-seconds "
              f"{args.max_seconds:g} --max-updates {args.max_updates} --trace-every "
              f"{args.trace_every:g} {args.flags}".rstrip() + f"; host {socket.gethostname()}, "
              f"{os.cpu_count()} CPUs.", "",
-             markdown.table(header, body, [str] * len(header)), "",
+             markdown.table(header, body, [str] * len(header)), ""] + medians + [
              "x P=1: updates to the target over the same schedule's at P = 1 (1.00 = no update "
              "wasted by parallelism). Updates and rounds do not depend on the machine (a round is "
              "synchronous; checks are paced by time, so repeated runs differ by a few tenths of a "
@@ -282,6 +286,44 @@ def render(args, rows) -> str:
              "more processes than cores: not meaningful (wall time is meaningful only at P <= 2 on "
              "a 2-core machine)."]
     return "\n".join(lines)
+
+
+def render_medians(rows) -> List[str]:
+    """With several seeds: per configuration, medians over its jobs (and the range of updates);
+    x P=1 is then the ratio of the medians."""
+    groups = {}
+    for r in rows:
+        if "rounds" in r:
+            groups.setdefault((r["schedulers"], r["workers"], r["schedule"]), []).append(r)
+    if all(len(g) < 2 for g in groups.values()):
+        return []
+
+    def med(g, key):
+        return stats.median([r.get(key) for r in g])
+
+    def spread(g, key):
+        xs = stats.present([r.get(key) for r in g])
+        m = med(g, key)
+        if m is None:
+            return "n/r"
+        missed = len(g) - len(xs)
+        return (f"{m:,.0f} ({min(xs):,}-{max(xs):,})" + (f", {missed} n/r" if missed else ""))
+
+    body = []
+    for (s, p, schedule), g in groups.items():
+        base = groups.get((s, 1, schedule))
+        eff = [stats.ratio(med(g, f"updates_{e}"), med(base, f"updates_{e}") if base else None)
+               for e in ("1e-3", "1e-6")]
+        body.append([f"{s} x {p}", schedule, str(len(g)), spread(g, "updates_1e-3"),
+                     markdown.number(eff[0], ".2f"), spread(g, "updates_1e-6"),
+                     markdown.number(eff[1], ".2f"), markdown.number(med(g, "mean_step"), ".3f"),
+                     markdown.number(med(g, "us_round_coordinator"), ".0f"),
+                     markdown.number(med(g, "us_round_scheduler"), ".0f"),
+                     markdown.number(med(g, "us_round_worker"), ".0f")])
+    header = ["S x P", "schedule", "jobs", "updates to 1e-3: median (range)", "x P=1",
+              "updates to 1e-6: median (range)", "x P=1", "mean step", "coord. µs/round",
+              "sched. µs/round", "workers µs/round"]
+    return ["Medians over the seeds:", "", markdown.table(header, body), ""]
 
 
 if __name__ == "__main__":
