@@ -27,7 +27,8 @@ the coordinator and schedulers share the cores with the workers).
 
 The updates to eps are those of the first trace row within eps; --trace-every 0.00001 writes a
 row after about every commit, so they are exact to a round or two. Checks are paced by time
-(--check-every 0), so two runs of one seed differ slightly (a few tenths of a percent).
+(--check-every 0) and a check resets priorities, so two runs of one seed differ (by up to about
+10 % on the gene problem).
 
 Writes OUT/scaling.csv (one line a job), OUT/table.md (the table as printed) and each job's
 output directory under OUT/jobs/.
@@ -280,8 +281,8 @@ def render(args, rows) -> str:
              markdown.table(header, body, [str] * len(header)), ""] + medians + [
              "x P=1: updates to the target over the same schedule's at P = 1 (1.00 = no update "
              "wasted by parallelism). Updates and rounds do not depend on the machine (a round is "
-             "synchronous; checks are paced by time, so repeated runs differ by a few tenths of a "
-             "percent). µs/round: CPU (utime + stime from /proc) of the role's processes, summed, "
+             "synchronous; checks are paced by time, so repeated runs of a seed differ by up to "
+             "about 10 %). µs/round: CPU (utime + stime from /proc) of the role's processes, summed, "
              "over the job minus a load-only job (--max-updates 1), per round. † wall time with "
              "more processes than cores: not meaningful (wall time is meaningful only at P <= 2 on "
              "a 2-core machine)."]
