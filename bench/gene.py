@@ -4,10 +4,11 @@
                                   [--no-sklearn]
 
 Needs Debian's r-bioc-all (apt-get install r-bioc-all: R, Biobase and the ALL expression set;
-a benchmark-only package, like r-cran-glmnet). The RMA expression of 12,625 probes x 128
-patients is exported by Rscript; the response is the probe of highest variance, the features
-every other probe (12,624 columns, dense). y and every column are centred and scaled so that
-||x_j||^2 = n (the solvers fit no intercept).
+a benchmark-only package, like r-cran-glmnet) and numpy (python3-numpy; the anchor needs
+python3-sklearn). The RMA expression of 12,625 probes x 128 patients is exported by Rscript;
+the response is the probe of highest variance, the features every other probe (12,624 columns,
+dense). y and every column are centred and scaled so that ||x_j||^2 = n (the solvers fit no
+intercept).
 
 The objective is STRADS's Lasso (apps/linear/lasso_loss.h):
 

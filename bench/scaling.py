@@ -137,7 +137,8 @@ def job_row(d: str, fstar: float) -> dict:
     row.update(rounds=summary["rounds"], updates=summary["updates"],
                mean_step=summary.get("mean_step_length"), damped=summary.get("damped_rounds"),
                final_gap=epsilon.relative_gap(summary["objective"], fstar),
-               converged=summary["converged"], seconds=summary["seconds"], solve_s=summary["seconds"] - start)
+               converged=summary["converged"], seconds=summary["seconds"],
+               solve_s=summary["seconds"] - start)
     return row
 
 
@@ -209,8 +210,8 @@ def main(argv):
                 for schedule in args.schedules:
                     tag = f"s{s}-p{p}-{schedule}"
                     print(f"bench.scaling: {args.name} {tag}", file=sys.stderr)
-                    load = run_job(cluster, args, schedule, 1, os.path.join(jobs_dir, tag + "-load"),
-                                   1)
+                    load = run_job(cluster, args, schedule, 1,
+                                   os.path.join(jobs_dir, tag + "-load"), 1)
                     if load["rc"] != 0:
                         raise RuntimeError(f"{tag}: the load-only job failed (its log: "
                                            f"{jobs_dir}/{tag}-load.log)")
@@ -282,10 +283,10 @@ def render(args, rows) -> str:
              "x P=1: updates to the target over the same schedule's at P = 1 (1.00 = no update "
              "wasted by parallelism). Updates and rounds do not depend on the machine (a round is "
              "synchronous; checks are paced by time, so repeated runs of a seed differ by up to "
-             "about 10 %). µs/round: CPU (utime + stime from /proc) of the role's processes, summed, "
-             "over the job minus a load-only job (--max-updates 1), per round. † wall time with "
-             "more processes than cores: not meaningful (wall time is meaningful only at P <= 2 on "
-             "a 2-core machine)."]
+             "about 10 %). µs/round: CPU (utime + stime from /proc) of the role's processes, "
+             "summed, over the job minus a load-only job (--max-updates 1), per round. † wall "
+             "time with more processes than cores: not meaningful (wall time is meaningful only "
+             "at P <= 2 on a 2-core machine)."]
     return "\n".join(lines)
 
 
