@@ -39,23 +39,9 @@ std::string Trim(std::string s) {
   return s;
 }
 
-// The whole file, empty when it cannot be read.
-std::string ReadText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // Line `n` (0-based) of the file, without its end of line; empty when there is none.
 std::string FileLine(const std::string& path, int n) {
-  std::ifstream in(path);
-  std::string line;
-  for (int i = 0; i <= n; ++i) {
-    if (!std::getline(in, line)) return "";
-  }
-  if (!line.empty() && line.back() == '\r') line.pop_back();
-  return line;
+  return std::string(TextLine(ReadTextOrEmpty(path), n));
 }
 
 // The last `lines` lines of the file at `path`, each ending in '\n'; nullopt when it is missing.
@@ -123,9 +109,7 @@ ClusterLauncher::~ClusterLauncher() {
 
 void ClusterLauncher::Note(const std::string& line) { err_ << kProg << ": " << line << "\n"; }
 
-std::string ClusterLauncher::EndpointFile() const {
-  return options_.run_dir + "/coordinator.endpoint";
-}
+std::string ClusterLauncher::EndpointFile() const { return EndpointFileIn(options_.run_dir); }
 
 Status ClusterLauncher::PrepareRunDir() {
   for (const char* sub : {"/logs", "/pids", "/coordinator"}) {
@@ -251,7 +235,7 @@ Result<std::string> ClusterLauncher::WaitForEndpoint(const ClusterPlan& plan,
           SshCommand(coordinator.host, fmt::format("cat {} 2>/dev/null", ShellQuote(file))));
       if (said.ok()) text = *said;
     } else {
-      text = ReadText(file);
+      text = ReadTextOrEmpty(file);
     }
     if (auto endpoint = EndpointInText(text, previous)) {
       // stop, status and a later restart read the endpoints here.

@@ -34,6 +34,11 @@ namespace strads {
 // Stands for the control endpoint in member commands before the coordinator has written it.
 inline constexpr const char* kEndpointPlaceholder = "<endpoint>";
 
+// The coordinator's endpoint file in run directory `run_dir`.
+inline std::string EndpointFileIn(const std::string& run_dir) {
+  return run_dir + "/coordinator.endpoint";
+}
+
 struct DaemonLaunch {
   proto::Role role = proto::ROLE_UNSPECIFIED;
   std::string host;
@@ -64,7 +69,7 @@ class ClusterPlan {
   ClusterPlan WithCoordinatorPorts(int control, int status) const;
   int schedulers() const { return static_cast<int>(hostfile_.schedulers.size()); }
   int workers() const { return static_cast<int>(hostfile_.workers.size()); }
-  std::string endpoint_file() const { return options_.run_dir + "/coordinator.endpoint"; }
+  std::string endpoint_file() const { return EndpointFileIn(options_.run_dir); }
   // The executables that must exist for a real start: "strads-ROLE" for each role with a local
   // daemon, "ssh" when any host is remote.
   std::vector<std::string> NeededPrograms() const;

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "common/atomic_file.h"
+
 namespace strads {
 namespace {
 
@@ -20,8 +22,9 @@ long ParsePid(std::string_view s) {
   return pid;
 }
 
-// Line `n` (0-based) of `text`, without its '\n' (and a '\r' before it).
-std::string_view Line(std::string_view text, int n) {
+}  // namespace
+
+std::string_view TextLine(std::string_view text, int n) {
   for (; n > 0; --n) {
     const size_t nl = text.find('\n');
     text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
@@ -31,7 +34,10 @@ std::string_view Line(std::string_view text, int n) {
   return text;
 }
 
-}  // namespace
+std::string ReadTextOrEmpty(const std::string& path) {
+  Result<std::string> text = ReadWholeFile(path);
+  return text.ok() ? std::move(*text) : std::string();
+}
 
 std::string DaemonRecord::Describe() const {
   return fmt::format("{} on {} (pid {}{})", role, host, pid, remote ? ", remote" : "");
@@ -48,8 +54,8 @@ DaemonRecord ParseDaemonRecord(const std::string& run_dir, const std::string& na
   r.role = name.substr(0, name.find('-'));
   r.file = run_dir + "/pids/" + name + ".pid";
   r.log = run_dir + "/logs/" + name + ".log";
-  const std::string_view first = Line(text, 0);
-  const std::string_view second = Line(text, 1);
+  const std::string_view first = TextLine(text, 0);
+  const std::string_view second = TextLine(text, 1);
   if (const size_t colon = first.rfind(':'); colon != std::string_view::npos) {
     r.remote = true;
     r.host = first.substr(0, colon);
@@ -73,10 +79,7 @@ std::vector<DaemonRecord> LoadDaemonRecords(const std::string& run_dir) {
   std::sort(files.begin(), files.end());
   std::vector<DaemonRecord> records;
   for (const auto& path : files) {
-    std::ifstream in(path);
-    std::ostringstream text;
-    text << in.rdbuf();
-    records.push_back(ParseDaemonRecord(run_dir, path.stem().string(), text.str()));
+    records.push_back(ParseDaemonRecord(run_dir, path.stem().string(), ReadTextOrEmpty(path)));
   }
   return records;
 }

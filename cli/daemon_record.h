@@ -37,6 +37,12 @@ DaemonRecord ParseDaemonRecord(const std::string& run_dir, const std::string& na
 // The records under `run_dir`/pids, sorted by file name; none when the folder does not exist.
 std::vector<DaemonRecord> LoadDaemonRecords(const std::string& run_dir);
 
+// Line `n` (0-based) of `text`, without its '\n' (and a '\r' before it); empty when there is none.
+std::string_view TextLine(std::string_view text, int n);
+
+// The whole file at `path`, empty when it cannot be read (ReadWholeFile without the reason).
+std::string ReadTextOrEmpty(const std::string& path);
+
 // Writes r.FileText() to r.file. IoError naming the file when it cannot.
 Status WriteDaemonRecord(const DaemonRecord& r);
 

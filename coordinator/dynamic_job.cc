@@ -283,7 +283,7 @@ void DynamicJob::StartRestore(Clock::time_point now) {
   lambda_max_ = cp.lambda_max();
   updates_ = cp.updates();  // the restore's check starts the count from here
   checks_ = cp.checks();
-  committed_.assign(num_features_, 0.0);
+  // committed_ holds zeros: HandleReady sized it just before.
   for (int k = 0; k < cp.ids_size(); ++k) committed_[cp.ids(k)] = cp.values(k);
   penalty_ = app_->PenaltySum(Values(cp.values()), spec_);
   log_->info(
@@ -302,14 +302,13 @@ void DynamicJob::StartRestore(Clock::time_point now) {
 
 void DynamicJob::HandleRestoreShare(const proto::Envelope& e, Clock::time_point now) {
   const int rank = Rank(e.sender(), proto::ROLE_WORKER);
-  if (rank < 0 || e.round() != 0 || restored_.Has(static_cast<size_t>(rank))) return;
+  if (rank < 0 || e.round() != 0 || !restored_.Take(static_cast<size_t>(rank))) return;
   const auto& p = e.column_partials();
   if (p.ids_size() != p.values_size() || !CheckDelta(p.change(), num_rows_).ok()) {
     return Fail("malformed restore share from " + e.sender(), now);
   }
   last_progress_ = now;
   restore_shares_[rank] = p;
-  restored_.Take(static_cast<size_t>(rank));
   if (!restored_.complete()) return;
   // Every restored parameter is owned by exactly one worker.
   DeltaAccumulator sum(num_rows_);

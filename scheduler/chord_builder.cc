@@ -75,8 +75,8 @@ std::vector<uint64_t> ChordBuilder::Draw(std::vector<uint64_t>& stale) {
   stale.assign(fresh.begin() + split, fresh.end());
   fresh.resize(static_cast<size_t>(split));
   if (policy_.index_order && policy_.rho >= 1.0) {
-    std::sort(fresh.begin(), fresh.end());
-    std::sort(stale.begin(), stale.end());
+    ascending_.Sort(fresh);
+    ascending_.Sort(stale);
   }
   return fresh;
 }
