@@ -54,7 +54,8 @@ inline constexpr double kDefaultDenseRho = 0.8;
 // --group-rho when it is not given (engine/feature_grouping.h): the synthetic problems' groups
 // are correlated at 0.9, and the pairs that damp a round are the strongly correlated ones.
 inline constexpr double kDefaultGroupRho = 0.5;
-// Whether a job of `workers` workers groups correlated features (where cheap).
+// Whether a job of `workers` workers groups correlated features (where cheap; never with
+// --active-worker).
 bool GroupsFeatures(const proto::DynamicEngineSpec& d, uint32_t workers);
 
 // The passes a worker makes over its share per round: up to d.inner_passes() (set

@@ -342,11 +342,19 @@ DynamicSchedulerJob::ChordMessages DynamicSchedulerJob::MakeChord(
     share.mutable_chord()->mutable_ids()->Reserve(expected);
     share.mutable_chord()->mutable_values()->Reserve(expected);
   }
+  // --active-worker: the non-zero parameters all go to one worker (this scheduler's rank mod P),
+  // which holds every column and updates them in sequence; the zero ones to their owners.
+  const bool active_worker = spec_.dynamic().active_worker();
+  const auto active = static_cast<uint32_t>(rank_ % worker_ids_.size());
   for (int k = 0; k < all.ids_size(); ++k) {
     const uint64_t j = all.ids(k);
-    proto::Chord& c = *m.shares[owners.WorkerIn(rank_, j)].mutable_chord();
+    const uint32_t w = active_worker && all.values(k) != 0.0 ? active : owners.WorkerIn(rank_, j);
+    proto::Chord& c = *m.shares[w].mutable_chord();
     c.add_ids(j);
     c.add_values(all.values(k));
+  }
+  if (active_worker) {
+    for (proto::Envelope& share : m.shares) share.mutable_chord()->set_assigned(true);
   }
   return m;
 }

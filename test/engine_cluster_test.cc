@@ -242,6 +242,43 @@ TEST_CASE(
   CHECK(std::abs(job.info.objective() - reference_objective) / reference_objective < 1e-6);
 }
 
+TEST_CASE("--active-worker puts the non-zero twins on one worker: whole steps, the same optimum",
+          "[cluster][columns][active]") {
+  // The twins of the test above, in blocks of ids (no grouping): each pair is split across the
+  // workers, and without --active-worker the line search halves their combined step. With it,
+  // every chord's non-zero parameters go to one worker (every worker holds every column), so once
+  // a pair has moved its twins are updated in turn there, exactly; only rounds that move zero
+  // twins on both workers are damped.
+  // (With two schedulers, 4 copies: each partition holds twins, as in the grouping test below.)
+  testing::TempDir dir;
+  for (auto [schedulers, workers, depth] :
+       {std::tuple{1u, 2u, 1u}, std::tuple{1u, 3u, 2u}, std::tuple{2u, 2u, 2u}}) {
+    CAPTURE(schedulers, workers, depth);
+    const int copies = schedulers == 1 ? 2 : 4;
+    const std::string path = dir.Path("twins-" + std::to_string(copies) + ".svm");
+    WriteTwins(path, copies);
+    const auto [lambda, reference_objective] = ReferenceAtTwentiethOfMax(path);
+    std::vector<double> steps;
+    for (const bool active : {false, true}) {
+      EmbeddedCluster cluster(schedulers, workers, FastOptions());
+      auto spec = UnfilteredColumnsSpec(path, lambda);
+      spec.mutable_dynamic()->set_group_rho(1.0);
+      spec.mutable_dynamic()->set_pipeline_depth(depth);
+      spec.mutable_dynamic()->set_active_worker(active);
+      auto job = RunJob(cluster, spec, "test-client");
+      REQUIRE(job.info.state() == proto::JOB_SUCCEEDED);
+      CHECK(job.info.converged());
+      CHECK(std::abs(job.info.objective() - reference_objective) / reference_objective < 1e-6);
+      CHECK(job.summary.at("engine").at("active_worker").get<bool>() == active);
+      steps.push_back(job.summary.at("mean_step_length").get<double>());
+    }
+    CAPTURE(steps);
+    CHECK(steps[0] < 0.7);
+    CHECK(steps[1] > 0.8);
+    CHECK(steps[1] > steps[0] + 0.2);
+  }
+}
+
 TEST_CASE(
     "grouping puts each twin pair on one worker: whole steps, the same optimum, 1 and 2 schedulers",
     "[cluster][columns][grouping]") {

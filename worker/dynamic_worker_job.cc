@@ -43,7 +43,9 @@ Result<DynamicWorkerJob::Loaded> DynamicWorkerJob::LoadColumns(const proto::JobS
     std::vector<ColumnRange> kept;
     for (uint32_t s = 0; s < schedulers; ++s) {
       const ColumnRange r = out.owners.RangeOf(s);
-      if (MayGroupRange(spec.dynamic(), workers, counted.rows, counts, r)) {
+      if (spec.dynamic().active_worker()) {
+        kept.push_back(r);  // every column: any of them may be this worker's in a chord
+      } else if (MayGroupRange(spec.dynamic(), workers, counted.rows, counts, r)) {
         kept.push_back(r);
         out.whole_ranges.push_back(s);
       } else {
@@ -240,11 +242,15 @@ void DynamicWorkerJob::ComputeColumnShare(uint64_t round, const proto::Chord& ch
     return errors_.Report("malformed chord of round " + std::to_string(round));
   }
   const ColumnRange range = owners_.RangeOf(s);
+  // An assigned share (--active-worker) is all this worker's, whoever owns the columns (it holds
+  // every column); otherwise the ids it owns.
+  const bool assigned = chord.assigned() && spec_.dynamic().active_worker();
   std::vector<uint64_t> ids;
   std::vector<double> values;
   for (int k = 0; k < chord.ids_size(); ++k) {
     const uint64_t j = chord.ids(k);
-    if (j < range.begin || j >= range.end || owners_.WorkerIn(s, j) != rank_) continue;
+    if (j < range.begin || j >= range.end) continue;
+    if (!assigned && owners_.WorkerIn(s, j) != rank_) continue;
     ids.push_back(j);
     values.push_back(chord.values(k));
   }
