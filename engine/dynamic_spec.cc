@@ -55,9 +55,10 @@ po::options_description DynamicEngineOptions() {
       "before it, the stale lane (the next ones) may be computed before that round is applied "
       "(its step is always line-searched); needs --pipeline-depth 2 or more")(
       "active-worker", po::bool_switch(),
-      "every worker holds every column, and a chord's non-zero parameters go to one worker, "
-      "updated there in sequence (the zero ones to their owners): correlated active features "
-      "stop interfering across workers; costs each worker the whole data set's memory")(
+      "a chord's non-zero parameters go to one worker (for scheduler s's range worker s mod P, "
+      "which holds that range's columns whole), updated there in sequence, the zero ones to "
+      "their owners: correlated active features stop interfering across workers; costs that "
+      "worker the range's memory")(
       "check-every", po::value<uint64_t>()->default_value(0),
       "updates between full optimality checks (0 = auto: after as many updates as there are "
       "features, or, with the dynamic schedule, sooner once the rounds since the last check "

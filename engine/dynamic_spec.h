@@ -54,6 +54,16 @@ inline constexpr double kDefaultDenseRho = 0.8;
 // --group-rho when it is not given (engine/feature_grouping.h): the synthetic problems' groups
 // are correlated at 0.9, and the pairs that damp a round are the strongly correlated ones.
 inline constexpr double kDefaultGroupRho = 0.5;
+// --active-worker: the worker that updates every non-zero parameter of scheduler s's range, and
+// the only one that holds the range's columns whole: s mod P (distinct workers while S <= P).
+inline uint32_t ActiveWorkerOf(uint32_t scheduler, uint32_t workers) {
+  return workers == 0 ? 0 : scheduler % workers;
+}
+// Whether worker `rank` of `workers` is range s's active worker in a job of spec `d`.
+inline bool IsActiveWorker(const proto::DynamicEngineSpec& d, uint32_t s, uint32_t rank,
+                           uint32_t workers) {
+  return d.active_worker() && ActiveWorkerOf(s, workers) == rank;
+}
 // Whether a job of `workers` workers groups correlated features (where cheap; never with
 // --active-worker).
 bool GroupsFeatures(const proto::DynamicEngineSpec& d, uint32_t workers);

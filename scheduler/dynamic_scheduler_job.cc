@@ -345,7 +345,7 @@ DynamicSchedulerJob::ChordMessages DynamicSchedulerJob::MakeChord(
   // --active-worker: the non-zero parameters all go to one worker (this scheduler's rank mod P),
   // which holds every column and updates them in sequence; the zero ones to their owners.
   const bool active_worker = spec_.dynamic().active_worker();
-  const auto active = static_cast<uint32_t>(rank_ % worker_ids_.size());
+  const uint32_t active = ActiveWorkerOf(rank_, static_cast<uint32_t>(worker_ids_.size()));
   for (int k = 0; k < all.ids_size(); ++k) {
     const uint64_t j = all.ids(k);
     const uint32_t w = active_worker && all.values(k) != 0.0 ? active : owners.WorkerIn(rank_, j);

@@ -246,7 +246,7 @@ TEST_CASE("--active-worker puts the non-zero twins on one worker: whole steps, t
           "[cluster][columns][active]") {
   // The twins of the test above, in blocks of ids (no grouping): each pair is split across the
   // workers, and without --active-worker the line search halves their combined step. With it,
-  // every chord's non-zero parameters go to one worker (every worker holds every column), so once
+  // every chord's non-zero parameters go to one worker (which holds every column), so once
   // a pair has moved its twins are updated in turn there, exactly; only rounds that move zero
   // twins on both workers are damped.
   // (With two schedulers, 4 copies: each partition holds twins, as in the grouping test below.)

@@ -11,6 +11,7 @@
 #include "common/event_loop.h"
 #include "common/partitioner.h"
 #include "common/protocol.h"
+#include "engine/dynamic_spec.h"
 #include "engine/feature_grouping.h"
 
 namespace strads {
@@ -43,8 +44,8 @@ Result<DynamicWorkerJob::Loaded> DynamicWorkerJob::LoadColumns(const proto::JobS
     std::vector<ColumnRange> kept;
     for (uint32_t s = 0; s < schedulers; ++s) {
       const ColumnRange r = out.owners.RangeOf(s);
-      if (spec.dynamic().active_worker()) {
-        kept.push_back(r);  // every column: any of them may be this worker's in a chord
+      if (IsActiveWorker(spec.dynamic(), s, rank, workers)) {
+        kept.push_back(r);  // every column: any non-zero parameter of the range is this worker's
       } else if (MayGroupRange(spec.dynamic(), workers, counted.rows, counts, r)) {
         kept.push_back(r);
         out.whole_ranges.push_back(s);
@@ -245,12 +246,21 @@ void DynamicWorkerJob::ComputeColumnShare(uint64_t round, const proto::Chord& ch
   // An assigned share (--active-worker) is all this worker's, whoever owns the columns (it holds
   // every column); otherwise the ids it owns.
   const bool assigned = chord.assigned() && spec_.dynamic().active_worker();
+  const bool holds_range = IsActiveWorker(spec_.dynamic(), s, rank_, num_workers_);
   std::vector<uint64_t> ids;
   std::vector<double> values;
   for (int k = 0; k < chord.ids_size(); ++k) {
     const uint64_t j = chord.ids(k);
     if (j < range.begin || j >= range.end) continue;
-    if (!assigned && owners_.WorkerIn(s, j) != rank_) continue;
+    if (owners_.WorkerIn(s, j) != rank_) {
+      if (!assigned) continue;
+      // Only the range's active worker holds columns it does not own.
+      if (!holds_range) {
+        return errors_.Report(fmt::format(
+            "round {}: the chord assigns parameter {} to worker {}, which does not hold its column",
+            round, j, rank_));
+      }
+    }
     ids.push_back(j);
     values.push_back(chord.values(k));
   }
