@@ -59,10 +59,16 @@ inline constexpr double kDefaultGroupRho = 0.5;
 inline uint32_t ActiveWorkerOf(uint32_t scheduler, uint32_t workers) {
   return workers == 0 ? 0 : scheduler % workers;
 }
-// Whether worker `rank` of `workers` is range s's active worker in a job of spec `d`.
-inline bool IsActiveWorker(const proto::DynamicEngineSpec& d, uint32_t s, uint32_t rank,
-                           uint32_t workers) {
-  return d.active_worker() && ActiveWorkerOf(s, workers) == rank;
+// The most a range's columns may take for its active worker to hold them whole, estimated from
+// the column counts as the loader's compressed columns (12 bytes a non-zero, 16 a column): a
+// larger range keeps its owners for every parameter. A fixed figure, so that every member
+// decides the same from the same counts (the worker's own memory check still applies).
+inline constexpr uint64_t kActiveWorkerMaxBytes = uint64_t{1} << 30;
+// Whether a range of `nonzeros` entries in `columns` columns has an active worker in a job of
+// spec `d` (--active-worker, and the range fits kActiveWorkerMaxBytes).
+inline bool RangeHasActiveWorker(const proto::DynamicEngineSpec& d, uint64_t nonzeros,
+                                 uint64_t columns) {
+  return d.active_worker() && 12 * nonzeros + 16 * columns <= kActiveWorkerMaxBytes;
 }
 // Whether a job of `workers` workers groups correlated features (where cheap; never with
 // --active-worker).

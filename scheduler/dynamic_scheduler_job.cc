@@ -241,6 +241,15 @@ void DynamicSchedulerJob::FinishLoading(Result<Partition> loaded) {
   if (p.neighbours) builder_->UseNeighbours(p.neighbours.get());
   if (!p.neighbours_note.empty()) log_->info("job {}: {}", id_, p.neighbours_note);
   if (!p.owners_note.empty()) log_->info("job {}: {}", id_, p.owners_note);
+  if (spec_.dynamic().active_worker()) {
+    const uint32_t active = ActiveWorkerOf(rank_, static_cast<uint32_t>(worker_ids_.size()));
+    if (RangeHasActiveWorker(spec_.dynamic(), p.nonzeros, p.end - p.first)) {
+      log_->info("job {}: the chords' non-zero parameters go to worker {}", id_, active);
+    } else {
+      log_->info("job {}: --active-worker off for this range: its columns would take over 1 GiB",
+                 id_);
+    }
+  }
   values_.assign(p.end - p.first, 0.0);
   auto reply = JobEnvelope();
   auto* ready = reply.mutable_ready();
@@ -344,7 +353,8 @@ DynamicSchedulerJob::ChordMessages DynamicSchedulerJob::MakeChord(
   }
   // --active-worker: the non-zero parameters all go to one worker (this scheduler's rank mod P),
   // which holds every column and updates them in sequence; the zero ones to their owners.
-  const bool active_worker = spec_.dynamic().active_worker();
+  const bool active_worker =
+      RangeHasActiveWorker(spec_.dynamic(), part_.nonzeros, part_.end - part_.first);
   const uint32_t active = ActiveWorkerOf(rank_, static_cast<uint32_t>(worker_ids_.size()));
   for (int k = 0; k < all.ids_size(); ++k) {
     const uint64_t j = all.ids(k);

@@ -42,9 +42,14 @@ Result<DynamicWorkerJob::Loaded> DynamicWorkerJob::LoadColumns(const proto::JobS
     Loaded out;
     out.owners = ColumnOwners(counts, schedulers, workers);
     std::vector<ColumnRange> kept;
+    out.active_ranges.assign(schedulers, 0);
     for (uint32_t s = 0; s < schedulers; ++s) {
       const ColumnRange r = out.owners.RangeOf(s);
-      if (IsActiveWorker(spec.dynamic(), s, rank, workers)) {
+      uint64_t nonzeros = 0;
+      for (uint64_t j = r.begin; j < r.end && j < counts.size(); ++j) nonzeros += counts[j];
+      out.active_ranges[s] = ActiveWorkerOf(s, workers) == rank &&
+                             RangeHasActiveWorker(spec.dynamic(), nonzeros, r.end - r.begin);
+      if (out.active_ranges[s]) {
         kept.push_back(r);  // every column: any non-zero parameter of the range is this worker's
       } else if (MayGroupRange(spec.dynamic(), workers, counted.rows, counts, r)) {
         kept.push_back(r);
@@ -112,6 +117,7 @@ void DynamicWorkerJob::FinishLoading(Result<Loaded> loaded) {
   auto reply = JobEnvelope();
   auto* ready = reply.mutable_ready();
   Dataset& shard = loaded->data;
+  active_ranges_ = std::move(loaded->active_ranges);
   if (!loaded->whole_ranges.empty()) {
     // Ranges a scheduler may group are held whole until Begin; the model starts on this worker's
     // blocks (what it keeps where no range is grouped): at the start every replica is the same
@@ -245,8 +251,8 @@ void DynamicWorkerJob::ComputeColumnShare(uint64_t round, const proto::Chord& ch
   const ColumnRange range = owners_.RangeOf(s);
   // An assigned share (--active-worker) is all this worker's, whoever owns the columns (it holds
   // every column); otherwise the ids it owns.
-  const bool assigned = chord.assigned() && spec_.dynamic().active_worker();
-  const bool holds_range = IsActiveWorker(spec_.dynamic(), s, rank_, num_workers_);
+  const bool assigned = chord.assigned();
+  const bool holds_range = s < active_ranges_.size() && active_ranges_[s];
   std::vector<uint64_t> ids;
   std::vector<double> values;
   for (int k = 0; k < chord.ids_size(); ++k) {

@@ -57,6 +57,7 @@ class DynamicWorkerJob final : public DynamicMemberJob {
     Dataset data;
     ColumnOwners owners;
     std::vector<uint32_t> whole_ranges;
+    std::vector<char> active_ranges;  // by scheduler rank: this worker is the range's active one
   };
   // The counting pass over part `rank` of the file, then (with the whole file's counts) the pass
   // that keeps this worker's columns.
@@ -96,6 +97,9 @@ class DynamicWorkerJob final : public DynamicMemberJob {
   // worker's blocks of the others), and which ranges those are.
   std::unique_ptr<Dataset> whole_;
   std::vector<uint32_t> whole_ranges_;
+  // --active-worker: by scheduler rank, whether this worker is the range's active worker (it
+  // holds the range's columns whole and takes shares of parameters it does not own).
+  std::vector<char> active_ranges_;
   // Until the first check's gradient slices carry them: the owned columns' squared norms (a
   // scheduler without the dependency filter parses no value of the file).
   bool norms_unsent_ = false;
