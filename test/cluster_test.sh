@@ -15,6 +15,13 @@ HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd -P)
 LAUNCHER="$HERE/../deploy/strads-cluster"
 STRADS="$BIN/strads"
 
+# The full-disk cases mount a small tmpfs: as root, or else in a user and mount namespace of their
+# own (the case runs again inside `unshare -rm`); where neither is possible they are skipped (77).
+if [[ $CASE == full_disk_* && $EUID != 0 && -z ${STRADS_IN_USERNS:-} ]] &&
+  unshare -rm true 2>/dev/null; then
+  STRADS_IN_USERNS=1 exec unshare -rm bash "$0" "$@"
+fi
+
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/strads-cluster-test.XXXXXX")
 export HOME="$TMP/home" # the launcher's defaults must never touch the real ~/.strads
 export STRADS_STOP_GRACE=5
@@ -24,6 +31,7 @@ RUN="$TMP/run"
 EP=""
 DAEMON_PIDS=() # every daemon pid the launcher recorded, for the last-resort kill
 BG_PIDS=()     # background CLI processes of this script
+MOUNTS=()      # tmpfs mounts of this script, unmounted at the end
 MAIN_PID=$$
 T0=$SECONDS
 
@@ -92,6 +100,7 @@ cleanup() {
       kill -9 "$pid" 2>/dev/null
     fi
   done
+  for pid in "${MOUNTS[@]}"; do umount -l "$pid" 2>/dev/null; done
   rm -rf -- "$TMP"
   log "case $CASE: $([[ $rc == 0 ]] && echo PASS || echo "FAIL (exit $rc)")"
 }
@@ -1427,6 +1436,87 @@ case_recovery_exhausted_fails() {
   check_recovered "$TMP/partial/summary.json" FAILED 1 "$first_id"
   assert_alive_but "$first_pid" "$VICTIM_PID"
   assert_members 2 "$first_id" "$VICTIM_ID"
+  stop_cluster
+}
+
+# --- A full disk (issue 42; docs/reliability.md) ---------------------------------------------
+
+# mount_tmpfs DIR SIZE: a file system of SIZE (e.g. 2m) at DIR; exit 77 (skipped) if none can be
+# mounted here.
+mount_tmpfs() {
+  mkdir -p "$1"
+  mount -t tmpfs -o "size=$2" tmpfs "$1" 2>/dev/null || {
+    echo "cannot mount a tmpfs here (neither root nor a user namespace): skipped" >&2
+    exit 77
+  }
+  MOUNTS+=("$1")
+}
+
+# fill_disk DIR: fills DIR's file system to the last byte (DIR/filler).
+fill_disk() {
+  dd if=/dev/zero of="$1/filler" bs=4k 2>/dev/null || true
+  (($(stat -f -c %a "$1") == 0)) || fail "$1 still has room after filling it"
+}
+
+# Every *.tmp file under DIR, one a line.
+tmp_files() { find "$1" -name '*.tmp' 2>/dev/null || true; }
+
+# The coordinator's work dir on a 2 MB tmpfs. A submit on the full disk is a storage error (exit
+# 6, not a usage error). A job that finishes while the disk is full (its result files refused; its
+# checkpoints and final record fit in the pages failed writes free, or not: the unit tests pin
+# those) SUCCEEDS, is served from memory, and new jobs are refused; the CLI's --output on the full
+# disk exits 6 and leaves no file; nothing leaves a *.tmp behind. Once the disk has room the
+# coordinator writes what it kept, and after a restart the job's result is served from disk, the
+# same files.
+case_full_disk_keeps_finished_job() {
+  mount_tmpfs "$RUN/coordinator" 2m
+  gen_data "$TMP/small.svm" 200 300 1
+  start_cluster "127.0.0.1 coordinator scheduler=1 worker=2"
+  local disk=$RUN/coordinator
+  fill_disk "$disk"
+  timed_cli "submit on a full disk" submit lasso --data "$TMP/small.svm" --lambda 0.05
+  assert_rc 6
+  assert_out_has "No space left on device"
+  [[ $OUT != *"strads --help"* ]] || fail "a disk error reported as a usage error"
+  rm -f "$disk/filler"
+
+  cli submit lasso --data "$TMP/small.svm" --lambda 0.05 --tolerance 1e-15 \
+    --check-every 1000000000000 --max-seconds 4 --checkpoint-every 0.2
+  assert_rc 0
+  assert_out_has "job 1 submitted"
+  wait_state 1 20 RUNNING >/dev/null || fail "job 1 did not run"
+  fill_disk "$disk"
+  wait_state 1 20 SUCCEEDED >/dev/null || fail "job 1 did not succeed on the full disk"
+  wait_log "cannot write its results" 5
+  cli status
+  assert_rc 0
+  assert_out_has "work dir is not written"
+  assert_out_has "No space left on device"
+  cli result 1 --output "$TMP/out1"
+  assert_rc 0
+  cli submit lasso --data "$TMP/small.svm" --lambda 0.05
+  assert_rc 6
+  assert_out_has "new jobs are refused"
+  cli result 1 --output "$disk/out"
+  assert_rc 6
+  assert_out_has "No space left on device"
+  [[ -z $(ls -A "$disk/out" 2>/dev/null) ]] || fail "--output on a full disk left $(ls "$disk/out")"
+  [[ -z $(tmp_files "$disk") ]] || fail "temporary files left: $(tmp_files "$disk")"
+
+  rm -rf "$disk/filler" "$disk/out"
+  local deadline=$((SECONDS + 10))
+  until cli status --json && [[ $OUT == *'"store_problem": ""'* ]]; do
+    ((SECONDS < deadline)) || fail "the kept state was not written once the disk had room"
+    sleep 0.2
+  done
+  wait_log "the work dir takes writes again" 1
+  relaunch "$TMP/restart.err" restart coordinator --hostfile "$TMP/hosts" --run-dir "$RUN" \
+    --bin-dir "$BIN" --timeout 30
+  [[ $(job_field 1 state) == SUCCEEDED ]] || fail "job 1 is not SUCCEEDED after the restart"
+  same_results_as_out1 "differs after the restart"
+  cli submit lasso --data "$TMP/small.svm" --lambda 0.05 --wait --quiet
+  assert_rc 0
+  assert_out_has "job 2 lasso SUCCEEDED"
   stop_cluster
 }
 
