@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "common/data_loader.h"
 #include "common/line_reader.h"
 #include "engine/dynamic_app.h"
 #include "engine/dynamic_spec.h"
@@ -187,6 +188,25 @@ std::vector<std::string> JobSpecPaths(const AppRegistry& apps, const proto::JobS
   add(spec.dynamic().labels_path());  // "" in a static spec (dynamic is one of the engine oneof)
   for (const std::string& p : (*app)->InputFiles(spec)) add(p);
   return paths;
+}
+
+}  // namespace strads
+
+namespace strads {
+
+void MapJobSpecPaths(const AppRegistry& apps, proto::JobSpec& spec,
+                     const std::function<std::string(const std::string&)>& map) {
+  if (spec.has_dynamic()) {
+    auto& dynamic = *spec.mutable_dynamic();
+    if (dynamic.data_format().empty()) {
+      auto format = ResolveFormat(DataSource{spec.data_path(), "", ""});
+      dynamic.set_data_format(format.ok() && *format == DataFormat::kMatrixMarket ? "mm"
+                                                                                  : "libsvm");
+    }
+    if (!dynamic.labels_path().empty()) dynamic.set_labels_path(map(dynamic.labels_path()));
+  }
+  if (!spec.data_path().empty()) spec.set_data_path(map(spec.data_path()));
+  if (auto app = apps.Find(spec.app()); app.ok()) (*app)->MapInputFiles(spec, map);
 }
 
 }  // namespace strads

@@ -4,6 +4,7 @@
 // submitted spec with it (a spec may come from any client, not only this parser).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -57,5 +58,11 @@ Status ValidateJobSpec(const AppRegistry& apps, const proto::JobSpec& spec);
 // App::InputFiles (e.g. lda's --vocab), the empty ones left out; members check them against their
 // DataRoots (common/data_roots.h) before a job starts. An unknown app names only --data.
 std::vector<std::string> JobSpecPaths(const AppRegistry& apps, const proto::JobSpec& spec);
+
+// Replaces each path of JobSpecPaths(apps, spec) in `spec` by `map(path)`. A dynamic spec's data
+// format is made explicit first (it follows the extension of --data when not given), since the
+// new path may have none.
+void MapJobSpecPaths(const AppRegistry& apps, proto::JobSpec& spec,
+                     const std::function<std::string(const std::string&)>& map);
 
 }  // namespace strads

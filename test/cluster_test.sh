@@ -1520,6 +1520,63 @@ case_full_disk_keeps_finished_job() {
   stop_cluster
 }
 
+# --- Data roots without a race (issue 42; docs/reliability.md) ---------------------------------
+
+# Members confined with --data-root open each job file once, beneath the root, and read that open
+# file. ROOT/race.svm is swapped, as fast as a loop can, between the file inside (a hard link) and
+# a symbolic link to a file outside holding other data: each of 20 jobs on it either fails (no
+# link is followed) or runs on the inside data only (coefficients identical to a run on
+# inside.svm); none reads the outside data, alone or mixed. (Before, 4 of 40 ran on the outside
+# file and 8 mixed the two.)
+case_data_root_symlink_race() {
+  mkdir -p "$TMP/root"
+  gen_data "$TMP/root/inside.svm" 200 300 1
+  gen_data "$TMP/outside.svm" 200 300 2
+  START_ARGS=(--data-root "$TMP/root")
+  start_cluster "127.0.0.1 coordinator scheduler=1 worker=2"
+  cli submit lasso --data "$TMP/root/inside.svm" --lambda 0.05 --output "$TMP/in" --wait --quiet
+  assert_rc 0
+  cli submit lasso --data "$TMP/outside.svm" --lambda 0.05 --wait --quiet
+  assert_rc 1
+  assert_out_has "is outside the data roots of this member"
+  cli submit lasso --data "$TMP/nothing.svm" --lambda 0.05 --wait --quiet
+  assert_rc 1
+  [[ $OUT == *"$TMP/nothing.svm is outside the data roots of this member"* ]] ||
+    fail "a missing file outside gets another error than an existing one"
+  ln "$TMP/root/inside.svm" "$TMP/root/race.svm"
+  python3 -c '
+import os, sys
+root, outside = sys.argv[1], sys.argv[2]
+race, tmp = os.path.join(root, "race.svm"), os.path.join(root, "swap.tmp")
+inside = os.path.join(root, "inside.svm")
+while True:
+    for make in (lambda: os.symlink(outside, tmp), lambda: os.link(inside, tmp)):
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        make()
+        os.rename(tmp, race)
+' "$TMP/root" "$TMP/outside.svm" &
+  BG_PIDS+=($!)
+  local i ran=0 refused=0
+  for i in $(seq 1 20); do
+    cli submit lasso --data "$TMP/root/race.svm" --lambda 0.05 --output "$TMP/race$i" --wait --quiet
+    if [[ $RC == 0 ]]; then
+      cmp -s "$TMP/in/coefficients.tsv" "$TMP/race$i/coefficients.tsv" ||
+        fail "job $((i + 3)) on race.svm ran on other data than inside.svm (outside, or a mix)"
+      ran=$((ran + 1))
+    else
+      assert_rc 1
+      assert_out_has "no link is followed"
+      refused=$((refused + 1))
+    fi
+  done
+  log "of 20 jobs on race.svm: $ran ran on the inside data, $refused were refused (a link)"
+  kill "${BG_PIDS[-1]}" 2>/dev/null || true
+  stop_cluster
+}
+
 fn="case_$CASE"
 declare -F "$fn" >/dev/null || { echo "unknown case '$CASE'" >&2; exit 2; }
 command -v python3 >/dev/null || { echo "python3 is needed" >&2; exit 1; }

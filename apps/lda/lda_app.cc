@@ -145,6 +145,14 @@ std::vector<std::string> LdaApp::InputFiles(const proto::JobSpec& spec) const {
   return {lda.ok() ? lda->vocab_path() : ""};
 }
 
+void LdaApp::MapInputFiles(proto::JobSpec& spec,
+                           const std::function<std::string(const std::string&)>& map) const {
+  Result<proto::LdaSpec> params = AppParams<proto::LdaSpec>(spec);
+  if (!params.ok() || params->vocab_path().empty()) return;
+  params->set_vocab_path(map(params->vocab_path()));
+  SetAppParams(*params, spec);
+}
+
 std::vector<std::string> LdaApp::OutputFiles() const {
   return {"doc_topic.mtx", "word_topic.mtx", "topics.txt"};
 }

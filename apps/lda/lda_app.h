@@ -20,6 +20,8 @@ class LdaApp final : public StaticApp {
                      proto::JobSpec& spec) const override;
   std::vector<std::string> OutputFiles() const override;
   std::vector<std::string> InputFiles(const proto::JobSpec& spec) const override;
+  void MapInputFiles(proto::JobSpec& spec,
+                     const std::function<std::string(const std::string&)>& map) const override;
   Status Validate(const proto::JobSpec& spec) const override;
   uint32_t NumAggregates(const proto::JobSpec& spec) const override;
   // Topic assignments by shard, word-topic rows by home (lda_static.h).
