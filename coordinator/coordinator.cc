@@ -307,7 +307,10 @@ void Coordinator::OnMessage(const proto::Envelope& e, Clock::time_point now) {
       }
       return;
     default:
-      log_->warn("unexpected {} from {}", BodyName(e), e.sender());
+      if (auto line = unexpected_log_.Note(
+              fmt::format("unexpected {} from {}", BodyName(e), e.sender()), Clock::now())) {
+        log_->warn("{}", *line);
+      }
       if (e.body_case() == proto::Envelope::BODY_NOT_SET) ReplyError(e, "empty message");
   }
 }

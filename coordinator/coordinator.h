@@ -48,6 +48,7 @@
 #include <vector>
 
 #include "common/event_loop.h"
+#include "common/log_throttle.h"
 #include "common/logging.h"
 #include "common/transport.h"
 #include "coordinator/checkpoint_store.h"
@@ -226,6 +227,7 @@ class Coordinator : public Actor {
   Clock::time_point last_observe_{};
   Clock::time_point last_prune_{};
   bool seen_full_cluster_ = false;  // the launcher's expected counts were reached once
+  LogThrottle unexpected_log_;      // messages a coordinator never takes, a line per 10 s
 };
 
 }  // namespace strads
