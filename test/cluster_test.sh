@@ -1577,6 +1577,44 @@ while True:
   stop_cluster
 }
 
+# --- `strads-cluster start` is idempotent (issue 42) ------------------------------------------
+
+# kill -9 of the coordinator and of a worker: `strads-cluster start` on the same run dir starts
+# both again (the coordinator on its recorded ports), leaves the scheduler and the other worker
+# running, and waits for all; a job then runs on both workers. A second `start` starts nothing.
+# (Before, it restarted only the coordinator and failed after 30 s: "not registered: 1 of 2
+# workers".)
+case_start_brings_back_dead_daemons() {
+  gen_data "$TMP/small.svm" 200 300 1
+  start_cluster "127.0.0.1 coordinator scheduler=1 worker=2"
+  local cpid wpid spid w0pid
+  cpid=$(head -n 1 "$(ls "$RUN"/pids/coordinator-*.pid)")
+  spid=$(member_pid scheduler 0)
+  w0pid=$(member_pid worker 0)
+  wpid=$(member_pid worker 1)
+  log "kill -9 coordinator (pid $cpid) and worker 1 (pid $wpid)"
+  kill -9 "$cpid" "$wpid"
+  relaunch "$TMP/start2.err" start --hostfile "$TMP/hosts" --run-dir "$RUN" --port 0 \
+    --bin-dir "$BIN" --timeout 30
+  log "strads-cluster start brought them back in $RELAUNCH_S s"
+  grep -q "starting worker on 127.0.0.1: it does not run" "$TMP/start2.err" ||
+    fail "start did not start the dead worker: $(cat "$TMP/start2.err")"
+  grep -q "2 daemons started, 2 already ran" "$TMP/start2.err" ||
+    fail "start did not say what it started: $(cat "$TMP/start2.err")"
+  [[ $(member_pid scheduler 0) == "$spid" && $(member_pid worker 0) == "$w0pid" ]] ||
+    fail "start replaced daemons that were running"
+  mapfile -t -O "${#DAEMON_PIDS[@]}" DAEMON_PIDS < <(recorded_pids)
+  assert_members 3
+  cli submit lasso --data "$TMP/small.svm" --lambda 0.05 --wait --quiet
+  assert_rc 0
+  wait_log "job 1: starting lasso on 1 scheduler and 2 workers" 1
+  relaunch "$TMP/start3.err" start --hostfile "$TMP/hosts" --run-dir "$RUN" --port 0 \
+    --bin-dir "$BIN" --timeout 30
+  grep -q "0 daemons started, 4 already ran" "$TMP/start3.err" ||
+    fail "a start with everything running did something: $(cat "$TMP/start3.err")"
+  stop_cluster
+}
+
 fn="case_$CASE"
 declare -F "$fn" >/dev/null || { echo "unknown case '$CASE'" >&2; exit 2; }
 command -v python3 >/dev/null || { echo "python3 is needed" >&2; exit 1; }
