@@ -2,6 +2,7 @@
 
 #include <zmq_addon.hpp>
 
+#include "common/protocol.h"
 #include "common/sender_check.h"
 #include "common/wire_frames.h"
 
@@ -167,8 +168,9 @@ std::optional<proto::Envelope> ZmqTransport::Admit(zmq::message_t& routing_id,
   if (Status st = CheckSender(*envelope, routing_id.to_string_view(), user_id); !st.ok()) {
     ++refused_;
     if (!log_) return std::nullopt;
-    if (auto line = refused_log_.Note("refused a message: " + st.message(),
-                                      std::chrono::steady_clock::now())) {
+    // A line per kind of message: a refused register does not hide a refused job_failed.
+    if (auto line = refused_log_[BodyName(*envelope)].Note("refused a message: " + st.message(),
+                                                           std::chrono::steady_clock::now())) {
       log_->warn("{}", *line);
     }
     return std::nullopt;

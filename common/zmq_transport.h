@@ -95,9 +95,10 @@ class ZmqTransport : public Transport {
   size_t next_poll_start_ = 0;            // round-robin fairness among sockets
   uint64_t malformed_ = 0;
   uint64_t refused_ = 0;
-  // A line per 10 s for each, with a count: a flood of garbage does not flood the log.
+  // A line per 10 s, with a count: a flood of garbage does not flood the log. Refused messages
+  // per kind of body (a bounded set).
   LogThrottle malformed_log_;
-  LogThrottle refused_log_;
+  std::map<std::string, LogThrottle> refused_log_;
 };
 
 // Makes `socket` a CURVE client presenting `curve.own` to a server holding

@@ -1012,7 +1012,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "CheckpointStore: keeps the last two checkpoints; a corrupt latest falls back to the one "
+    "CheckpointStore: keeps the last two checkpoints, a corrupt latest falls back to the one "
     "before",
     "[coordinator][recovery][journal][faults]") {
   testing::TempDir dir;
