@@ -18,7 +18,10 @@ namespace strads {
 // for the linear models instead of JobSpec.lasso, .logistic and .svm.
 // 8: the app's parameters as JobSpec.params, a google.protobuf.Any of the app's own message
 // (proto/apps/<app>.proto; engine/app_params.h), instead of the oneof JobSpec.linear, .lda, .mf.
-inline constexpr uint32_t kProtocolVersion = 8;
+// 9: the job table in pages (StatusRequest.first_job_id, .max_jobs; StatusReply.next_job_id), the
+// store's health (StatusReply.store_problem), ErrorReply.kind; job specs bounded
+// (engine/job_spec.h).
+inline constexpr uint32_t kProtocolVersion = 9;
 
 // Default control port of the coordinator; the status socket is the next port.
 inline constexpr int kDefaultControlPort = 7700;

@@ -10,6 +10,7 @@
 // Thread-safety: an App is immutable once registered; every method is const and reentrant.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,10 @@ class App {
   // before a job starts (JobSpecPaths, engine/job_spec.h), so a file option that is not listed
   // here would escape that check. Default: none.
   virtual std::vector<std::string> InputFiles(const proto::JobSpec& spec) const { return {}; }
+  // Replaces each non-empty path of InputFiles(spec) in `spec` by `map(path)` (a member reads the
+  // files it opened beneath its data roots by their descriptors' paths). Default: none.
+  virtual void MapInputFiles(proto::JobSpec& spec,
+                             const std::function<std::string(const std::string&)>& map) const {}
 
   // What `strads predict` does with this app's models (engine/model_predictor.h); nullptr: the
   // app has no predict.

@@ -233,10 +233,13 @@ class RemoteClient {
 
   std::string StatusJson() {
     ConnectStatus();
-    auto req = MakeEnvelope(remote_->transport->id());
-    req.mutable_status_request();
-    auto reply = Call(req, true);
-    return strads::StatusJson(reply.status_reply()).dump();
+    strads::Result<proto::StatusReply> reply = Status::Internal("no reply");
+    {
+      py::gil_scoped_release release;
+      reply = remote_->client->FetchStatus();
+    }
+    if (!reply.ok()) Fail(reply.status());
+    return strads::StatusJson(*reply).dump();
   }
 
   std::string Cancel(uint64_t id) {
