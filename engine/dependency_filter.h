@@ -117,6 +117,11 @@ class DependencyFilter {
   // group of parameter store.first() + i.
   // REQUIRES: group_by_local.size() == store.end() - store.first().
   void SetGroups(std::vector<uint32_t> group_by_local);
+  // Moves parameter j to group `group` (< the number of groups SetGroups saw), e.g. to the worker
+  // that now updates it (--active-worker). No-op without groups. REQUIRES: store.Contains(j).
+  void SetGroup(uint64_t j, uint32_t group) {
+    if (!group_.empty()) group_[j - store_.first()] = group;
+  }
 
   // Checks candidates against precomputed neighbour lists (engine/neighbour_lists.h) of this
   // store at threshold `lists_rho`: a candidate then costs O(its neighbours) and the work bound

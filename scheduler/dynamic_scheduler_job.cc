@@ -237,12 +237,15 @@ void DynamicSchedulerJob::FinishLoading(Result<Partition> loaded) {
     std::vector<uint32_t> group(p.end - p.first);
     for (uint64_t j = p.first; j < p.end; ++j) group[j - p.first] = p.owners.WorkerIn(rank_, j);
     builder_->SetGroups(std::move(group));
+    // With an active worker a parameter's group is the worker that updates it: its owner while
+    // it is zero, the active worker once it is not (updated at each commit).
+    active_groups_ = RangeHasActiveWorker(d, p.nonzeros, p.end - p.first) && num_workers_ > 1;
   }
   if (p.neighbours) builder_->UseNeighbours(p.neighbours.get());
   if (!p.neighbours_note.empty()) log_->info("job {}: {}", id_, p.neighbours_note);
   if (!p.owners_note.empty()) log_->info("job {}: {}", id_, p.owners_note);
   if (spec_.dynamic().active_worker()) {
-    const uint32_t active = ActiveWorkerOf(rank_, static_cast<uint32_t>(worker_ids_.size()));
+    const uint32_t active = ActiveWorkerOf(rank_, num_workers_);
     if (RangeHasActiveWorker(spec_.dynamic(), p.nonzeros, p.end - p.first)) {
       log_->info("job {}: the chords' non-zero parameters go to worker {}", id_, active);
     } else {
@@ -435,6 +438,11 @@ void DynamicSchedulerJob::HandleCommit(const proto::Envelope& e) {
     const uint64_t j = c.ids(k);
     values_[j - part_.first] = c.values(k);
     builder_->OnCommit(j, c.deltas(k));
+    // --active-worker: the filter's groups follow the worker that will update j next.
+    if (active_groups_) {
+      builder_->SetGroup(j, c.values(k) != 0.0 ? ActiveWorkerOf(rank_, num_workers_)
+                                               : part_.owners.WorkerIn(rank_, j));
+    }
   }
   ServeWaiting();  // the commit freed its parameters
   if (early) {

@@ -129,6 +129,8 @@ class DynamicSchedulerJob final : public DynamicMemberJob {
 
   std::vector<std::string> worker_ids_;
   Partition part_;
+  // --active-worker with a dependency filter: its groups follow the parameters' values.
+  bool active_groups_ = false;
   std::unique_ptr<ChordBuilder> builder_;
   HugePageVector<double> values_;  // by local index
   // Check in progress: the sum of the slices received; once evaluated, the violations.

@@ -264,6 +264,25 @@ TEST_CASE("FilterIndependent rejects a candidate parallel to a kept one", "[depe
   CHECK(FilterIndependent(store, order, 0.4, 3) == std::vector<uint64_t>{1});
 }
 
+TEST_CASE("SetGroup moves a parameter to another worker's group: same-group pairs go unchecked",
+          "[dependency_filter]") {
+  const ColumnStore store = ParallelPairStore();
+  for (const auto kind :
+       {DependencyFilter::IndexKind::kRows, DependencyFilter::IndexKind::kDense}) {
+    DependencyFilter filter(store);
+    filter.SetIndexKind(kind);
+    filter.SetGroups({0, 1, 1});
+    const std::vector<uint64_t> order = {1, 0, 2};
+    // 0 and 1 are parallel and on different workers: 0 is kept out.
+    CHECK(filter.Filter(order, 0.6, 3) == std::vector<uint64_t>{1, 2});
+    // Moved to 1's worker, 0 is updated after 1 in sequence there: kept.
+    filter.SetGroup(0, 1);
+    CHECK(filter.Filter(order, 0.6, 3) == std::vector<uint64_t>{1, 0, 2});
+    // Running parameters are checked whatever their group.
+    CHECK(filter.Filter(order, 0.6, 3, std::vector<uint64_t>{0}) == std::vector<uint64_t>{2});
+  }
+}
+
 TEST_CASE("DependencyFilter also keeps new candidates independent of parameters still running",
           "[dependency_filter]") {
   const ColumnStore store = ParallelPairStore();

@@ -242,7 +242,7 @@ TEST_CASE(
   CHECK(std::abs(job.info.objective() - reference_objective) / reference_objective < 1e-6);
 }
 
-TEST_CASE("--active-worker puts the non-zero twins on one worker: whole steps, the same optimum",
+TEST_CASE("the active worker takes the non-zero twins: whole steps, the same optimum",
           "[cluster][columns][active]") {
   // The twins of the test above, in blocks of ids (no grouping): each pair is split across the
   // workers, and without --active-worker the line search halves their combined step. With it,
