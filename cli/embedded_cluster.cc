@@ -8,7 +8,8 @@
 namespace strads {
 
 EmbeddedCluster::EmbeddedCluster(uint32_t schedulers, uint32_t workers, CoordinatorOptions options,
-                                 const std::string& log_level, FaultScript faults)
+                                 const std::string& log_level, FaultScript faults,
+                                 std::shared_ptr<const MemoryData> memory)
     : apps_(BuiltinApps()) {
   options.expect_schedulers = schedulers;
   options.expect_workers = workers;
@@ -35,6 +36,7 @@ EmbeddedCluster::EmbeddedCluster(uint32_t schedulers, uint32_t workers, Coordina
     identity.host = "embedded";
     identity.pid = i;
     identity.endpoint = "inproc://" + id;
+    identity.memory_data = memory;
     if (role == "scheduler") {
       node->actor = std::make_unique<Scheduler>(*node->transport, identity, apps_, node->log);
     } else {

@@ -56,7 +56,9 @@ def check_is_fitted(estimator, attribute):
 # Docstring text of the parameters every estimator has (appended to each class's docstring).
 RUN_PARAMETERS = """
     n_workers, n_schedulers : int, default 2 and 1
-        Size of the embedded cluster the job runs on (in this process, one thread per member).
+        Size of the embedded cluster the job runs on (in this process, one thread per member;
+        its members read X where it is, in memory, without a copy for a float64 array in C or
+        Fortran order or a CSR/CSC matrix, and keep their columns of it).
     coordinator : str or None, default None
         "tcp://HOST:PORT": run the job on that cluster instead. The data goes to the members as
         files in a temporary directory (``tmp_dir``), which they must be able to read.
@@ -66,7 +68,8 @@ RUN_PARAMETERS = """
         Show progress while ``fit`` runs (a tqdm bar when tqdm is installed, else one line on
         stderr) and one line at the end.
     tmp_dir : str or None, default None
-        Where the job's data files are written (default: the system's temporary directory).
+        With ``coordinator``: where the job's data files are written (default: the system's
+        temporary directory).
 """
 
 

@@ -6,7 +6,7 @@ import scipy.sparse as sp
 
 from ._base import (RUN_PARAMETERS, BaseEstimator, ClassifierMixin, JobParamsMixin,
                     RegressorMixin, check_is_fitted)
-from ._data import JobFiles, check_X, check_y
+from ._data import JobData, check_X, check_y
 from ._jobs import run
 
 
@@ -94,9 +94,8 @@ class Lasso(JobParamsMixin, RegressorMixin, BaseEstimator):
             X = X.toarray() if sp.issparse(X) else X
             X_offset, y_offset = X.mean(axis=0), y.mean()
             X, y = X - X_offset, y - y_offset
-        with JobFiles(self.tmp_dir) as files:
-            job = run("lasso", data=files.matrix("X.mtx", X), labels=files.labels("y.txt", y),
-                      lambda_=float(n_samples * self.alpha), tolerance=float(self.tol),
+        with JobData(self.coordinator, self.tmp_dir) as data:
+            job = run("lasso", **data.dataset("X", X, y), lambda_=float(n_samples * self.alpha), tolerance=float(self.tol),
                       max_updates=_max_updates(self.max_iter, n_features),
                       check_every=_check_every(self.random_state, n_features),
                       seed=self.random_state, schedule=self.schedule,
@@ -146,12 +145,10 @@ class _LinearClassifier(JobParamsMixin, ClassifierMixin, BaseEstimator):
         # (one-vs-rest, as liblinear does).
         positives = classes[1:] if classes.size == 2 else classes
         coefs, passes = [], []
-        with JobFiles(self.tmp_dir) as files:
-            data = files.matrix("X.mtx", X)
+        with JobData(self.coordinator, self.tmp_dir) as data:
             for k, positive in enumerate(positives):
-                job = run(self._app, data=data,
-                          labels=files.labels(f"y{k}.txt", np.where(y == positive, 1.0, -1.0)),
-                          lambda_=1.0 / float(self.C), tolerance=float(self.tol),
+                labels = np.where(y == positive, 1.0, -1.0)
+                job = run(self._app, **data.dataset(f"X{k}", X, labels), lambda_=1.0 / float(self.C), tolerance=float(self.tol),
                           max_updates=_max_updates(self.max_iter, X.shape[1]),
                           check_every=_check_every(self.random_state, X.shape[1]),
                           seed=self.random_state, **self._app_options(), **self._run_kwargs())

@@ -48,6 +48,50 @@ def test_lasso_on_sparse_input_equals_dense(regression_data):
                                .fit(X, y).coef_, atol=1e-6)
 
 
+def _no_files(*args, **kwargs):
+    raise AssertionError("an embedded fit wrote a data file")
+
+
+@pytest.mark.parametrize("layout", [
+    lambda X: np.asfortranarray(X),
+    lambda X: sp.csr_matrix(X),
+    lambda X: sp.csc_matrix(X),
+    lambda X: sp.coo_matrix(X),
+    lambda X: _with_int64_indices(sp.csc_matrix(X)),
+    lambda X: _unsorted_with_repeats(sp.csr_matrix(X)),
+], ids=["fortran", "csr", "csc", "coo", "csc-int64", "csr-unsorted"])
+def test_every_layout_is_read_in_memory_and_gives_the_dense_fit(regression_data, layout,
+                                                              monkeypatch):
+    X, y = regression_data
+    X = np.where(np.abs(X) > 0.7, X, 0.0)
+    model = strads.Lasso(alpha=0.02, fit_intercept=False, tol=1e-9, max_iter=100000,
+                         random_state=0, **QUIET)
+    expected = clone(model).fit(X, y).coef_
+    monkeypatch.setattr(strads._core, "write_coordinate", _no_files)
+    monkeypatch.setattr(strads._core, "write_labels", _no_files)
+    np.testing.assert_allclose(clone(model).fit(layout(X), y).coef_, expected, atol=1e-12)
+
+
+def _with_int64_indices(X):
+    X.indices, X.indptr = X.indices.astype(np.int64), X.indptr.astype(np.int64)
+    return X
+
+
+def _unsorted_with_repeats(X):
+    """X as a CSR matrix whose rows hold their columns in reverse, each entry split in two."""
+    rows, cols, values = [], [], []
+    for r in range(X.shape[0]):
+        row = X.getrow(r)
+        for c, v in zip(row.indices[::-1], row.data[::-1]):
+            rows += [r, r]
+            cols += [c, c]
+            values += [v / 2, v / 2]
+    out = sp.csr_matrix((values, (rows, cols)), shape=X.shape)
+    out.indices, out.data = out.indices.copy(), out.data.copy()
+    out.has_canonical_format = False
+    return out
+
+
 def test_logistic_regression_reaches_liblinears_minimiser(classification_data):
     X, y = classification_data
     ours = strads.LogisticRegression(C=0.5, tol=1e-9, max_iter=100000, **QUIET).fit(X, y)
