@@ -14,6 +14,7 @@ EmbeddedCluster::EmbeddedCluster(uint32_t schedulers, uint32_t workers, Coordina
   options.expect_schedulers = schedulers;
   options.expect_workers = workers;
   auto coordinator = std::make_unique<Node>();
+  coordinator->id = kCoordinatorId;
   coordinator->hub_transport = std::make_unique<InProcTransport>(hub_, kCoordinatorId);
   coordinator->transport = coordinator->hub_transport.get();
   coordinator->log = MakeLogger("coordinator", kCoordinatorId, log_level);
@@ -63,7 +64,10 @@ FaultInjectingTransport* EmbeddedCluster::faults(const std::string& id) {
 }
 
 EmbeddedCluster::~EmbeddedCluster() {
-  for (auto& node : nodes_) node->stop = true;
+  for (auto& node : nodes_) {
+    node->stop = true;
+    hub_.Wake(node->id);  // not a tick later (20 ms: most of a small fit from Python)
+  }
   for (auto& node : nodes_) {
     if (node->thread.joinable()) node->thread.join();
   }

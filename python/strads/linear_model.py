@@ -40,9 +40,10 @@ class Lasso(JobParamsMixin, RegressorMixin, BaseEstimator):
     alpha : float, default 1.0
         L1 strength as in scikit-learn (the job's ``--lambda`` is ``n_samples * alpha``).
     fit_intercept : bool, default True
-        As scikit-learn does it: X and y are centred (their column means subtracted) before the
-        job and ``intercept_ = mean(y) - mean(X) @ coef_``, so the intercept is not penalised.
-        A sparse X is densified by the centring (centred data has no zeros left).
+        As scikit-learn does it: the coefficients are those of X and y centred (their column
+        means subtracted) and ``intercept_ = mean(y) - mean(X) @ coef_``, so the intercept is not
+        penalised. The job (``--intercept``) centres implicitly: X is passed as it is, and a
+        sparse X stays sparse.
     max_iter : int, default 1000
         At most this many passes over the features (``--max-updates max_iter * n_features``);
         0 or None: no limit.
@@ -90,18 +91,19 @@ class Lasso(JobParamsMixin, RegressorMixin, BaseEstimator):
         X = check_X(X, estimator=self)
         y = check_y(y, X.shape[0]).astype(np.float64)
         n_samples, n_features = X.shape
-        if self.fit_intercept:
-            X = X.toarray() if sp.issparse(X) else X
-            X_offset, y_offset = X.mean(axis=0), y.mean()
-            X, y = X - X_offset, y - y_offset
         with JobData(self.coordinator, self.tmp_dir) as data:
-            job = run("lasso", **data.dataset("X", X, y), lambda_=float(n_samples * self.alpha), tolerance=float(self.tol),
+            job = run("lasso", **data.dataset("X", X, y), intercept=bool(self.fit_intercept),
+                      lambda_=float(n_samples * self.alpha), tolerance=float(self.tol),
                       max_updates=_max_updates(self.max_iter, n_features),
                       check_every=_check_every(self.random_state, n_features),
                       seed=self.random_state, schedule=self.schedule,
                       **self._run_kwargs())
         self.coef_ = job.coefficients(n_features)
-        self.intercept_ = float(y_offset - X_offset @ self.coef_) if self.fit_intercept else 0.0
+        if self.fit_intercept:
+            X_offset = np.asarray(X.mean(axis=0)).ravel()
+            self.intercept_ = float(y.mean() - X_offset @ self.coef_)
+        else:
+            self.intercept_ = 0.0
         self.n_iter_ = _n_passes(job.info, n_features)
         self.n_features_in_ = n_features
         self.job_ = job
