@@ -1,7 +1,9 @@
 """What every estimator shares: scikit-learn's BaseEstimator when it is installed (so clone,
 get_params/set_params, repr and its checks work as for its own estimators), else a small
-equivalent; and the parameters that say where and how a job runs."""
+equivalent; the parameters that say where and how a job runs; and the warning for a fit that a
+limit stopped."""
 import inspect
+import warnings
 
 try:
     from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, TransformerMixin
@@ -41,6 +43,31 @@ except ImportError:  # scikit-learn is optional
     class TransformerMixin:
         def fit_transform(self, X, y=None, **fit_params):
             return self.fit(X, y, **fit_params).transform(X)
+
+
+try:
+    from sklearn.exceptions import ConvergenceWarning
+except ImportError:
+
+    class ConvergenceWarning(UserWarning):
+        """A fit stopped by a limit (max_iter, max_seconds) before it met its tolerance."""
+
+
+def warn_unless_converged(estimator, info, n_features, detail=""):
+    """ConvergenceWarning when the job of ``info`` stopped before it met ``estimator.tol``: which
+    limit stopped it, the violation it reached, and what to change. ``detail`` is appended."""
+    if info["converged"] or info["state"] != "SUCCEEDED":
+        return
+    max_seconds = float(getattr(estimator, "max_seconds", 0) or 0)
+    if max_seconds > 0 and info["seconds"] >= max_seconds:
+        limit = f"max_seconds={max_seconds:g}"
+    else:
+        limit = f"max_iter={estimator.max_iter} ({info['updates']} updates over {n_features} " \
+                f"features)"
+    warnings.warn(f"{type(estimator).__name__} did not converge: stopped by {limit} at the "
+                  f"optimality violation {info['violation']:.3g}, above tol={estimator.tol:g} (both "
+                  f"relative to lambda_max){detail}. Increase max_iter or max_seconds, or tol.",
+                  ConvergenceWarning, stacklevel=3)
 
 
 def check_is_fitted(estimator, attribute):

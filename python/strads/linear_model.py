@@ -5,7 +5,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._base import (RUN_PARAMETERS, BaseEstimator, ClassifierMixin, JobParamsMixin,
-                    RegressorMixin, check_is_fitted)
+                    RegressorMixin, check_is_fitted, warn_unless_converged)
 from ._data import JobData, check_X, check_y
 from ._jobs import run
 
@@ -20,6 +20,28 @@ def _check_every(random_state, n_features):
     fit is reproducible; without, the engine's default (0), whose checks come sooner on large data
     at points that depend on timing (coordinator/check_pacer.h)."""
     return 0 if random_state is None else n_features
+
+
+def lasso_dual_gap(X, y, coef, alpha, fit_intercept):
+    """The duality gap of Lasso at ``coef`` as scikit-learn's ``dual_gap_`` gives it: of its
+    objective ``1/(2n) ||y - Xw - b||^2 + alpha ||w||_1`` (X and y centred for an intercept),
+    from the residual scaled into the dual feasible set."""
+    n = X.shape[0]
+    if fit_intercept:
+        X_offset = np.asarray(X.mean(axis=0)).ravel()
+        y = y - y.mean()
+        r = y - (np.asarray(X @ coef).ravel() - X_offset @ coef)
+        Xtr = np.asarray(X.T @ r).ravel() - X_offset * r.sum()
+    else:
+        r = y - np.asarray(X @ coef).ravel()
+        Xtr = np.asarray(X.T @ r).ravel()
+    lam = n * alpha
+    dual_norm = np.max(np.abs(Xtr)) if Xtr.size else 0.0
+    r2 = float(r @ r)
+    const = lam / dual_norm if dual_norm > lam else 1.0
+    gap = 0.5 * r2 * (1 + const ** 2) if dual_norm > lam else r2
+    gap += lam * float(np.abs(coef).sum()) - const * float(r @ y)
+    return gap / n
 
 
 def _n_passes(info, n_features):
@@ -46,7 +68,8 @@ class Lasso(JobParamsMixin, RegressorMixin, BaseEstimator):
         sparse X stays sparse.
     max_iter : int, default 1000
         At most this many passes over the features (``--max-updates max_iter * n_features``);
-        0 or None: no limit.
+        0 or None: no limit. A fit that it (or ``max_seconds``) stops before ``tol`` is met warns
+        with a ``ConvergenceWarning`` (scikit-learn's), saying the violation reached.
     tol : float, default 1e-6
         The job's ``--tolerance``: converged when every coefficient's optimality (KKT) violation
         is at most ``tol * lambda_max`` (scikit-learn's tol bounds the duality gap instead).
@@ -66,6 +89,9 @@ class Lasso(JobParamsMixin, RegressorMixin, BaseEstimator):
     intercept_ : float
     n_iter_ : int
         Updates made, in passes over the features.
+    dual_gap_ : float
+        The duality gap of the coefficients, in scikit-learn's scale (its objective, divided by
+        n_samples as its ``dual_gap_``).
     n_features_in_ : int
     job_ : strads.JobResult
         The job's info (objective, rounds, seconds, converged) and result files.
@@ -99,6 +125,9 @@ class Lasso(JobParamsMixin, RegressorMixin, BaseEstimator):
                       seed=self.random_state, schedule=self.schedule,
                       **self._run_kwargs())
         self.coef_ = job.coefficients(n_features)
+        self.dual_gap_ = lasso_dual_gap(X, y, self.coef_, float(self.alpha), self.fit_intercept)
+        warn_unless_converged(self, job.info, n_features,
+                              f"; duality gap {self.dual_gap_:.3g} (scikit-learn's scale)")
         if self.fit_intercept:
             X_offset = np.asarray(X.mean(axis=0)).ravel()
             self.intercept_ = float(y.mean() - X_offset @ self.coef_)
@@ -156,6 +185,8 @@ class _LinearClassifier(JobParamsMixin, ClassifierMixin, BaseEstimator):
                           seed=self.random_state, **self._app_options(), **self._run_kwargs())
                 coefs.append(job.coefficients(X.shape[1]))
                 passes.append(_n_passes(job.info, X.shape[1]))
+                warn_unless_converged(self, job.info, X.shape[1], "" if classes.size == 2 else
+                                      f" (class {positive!r} against the rest)")
         w = np.vstack(coefs)
         self.classes_ = classes
         self.coef_ = w[:, :n_features]
@@ -198,6 +229,7 @@ _CLASSIFIER_PARAMETERS = """
         The job's ``--tolerance`` (KKT violation relative to lambda_max).
     max_iter : int, default 1000
         At most this many passes over the features (``--max-updates``); 0 or None: no limit.
+        A job it (or ``max_seconds``) stops before ``tol`` is met warns (``ConvergenceWarning``).
     random_state : int or None
         The job's ``--seed``; given, also ``--check-every n_features`` (reproducible fits, see
         Lasso).

@@ -9,24 +9,65 @@ import scipy.sparse as sp
 import strads
 
 import sklearn  # python3-sklearn (deploy/install-deps.sh): without it the suite fails
+import sklearn.exceptions
 from sklearn import linear_model, svm  # noqa: E402
 from sklearn.base import clone  # noqa: E402
 
 QUIET = dict(verbose=False)
 
 
+@pytest.mark.parametrize("tol", [1e-9, None])  # None: the default (the README's claim)
 @pytest.mark.parametrize("fit_intercept", [True, False])
-def test_lasso_reaches_sklearns_coefficients(regression_data, fit_intercept):
+def test_lasso_reaches_sklearns_coefficients(regression_data, fit_intercept, tol):
     X, y = regression_data
-    ours = strads.Lasso(alpha=0.05, fit_intercept=fit_intercept, tol=1e-9, max_iter=100000, **QUIET)
+    ours = strads.Lasso(alpha=0.05, fit_intercept=fit_intercept, max_iter=100000, **QUIET)
+    if tol is not None:
+        ours.set_params(tol=tol)
     ours.fit(X, y)
     theirs = linear_model.Lasso(alpha=0.05, fit_intercept=fit_intercept, tol=1e-14,
                                 max_iter=100000).fit(X, y)
     assert ours.job_.info["converged"]
-    np.testing.assert_allclose(ours.coef_, theirs.coef_, rtol=0, atol=1e-6)
-    assert ours.intercept_ == pytest.approx(theirs.intercept_, abs=1e-6)
+    atol = 1e-6 if tol is not None else 1e-5
+    np.testing.assert_allclose(ours.coef_, theirs.coef_, rtol=0, atol=atol)
+    assert ours.intercept_ == pytest.approx(theirs.intercept_, abs=atol)
     assert 0 < np.count_nonzero(ours.coef_) < X.shape[1]
-    np.testing.assert_allclose(ours.predict(X), theirs.predict(X), atol=1e-5)
+    np.testing.assert_allclose(ours.predict(X), theirs.predict(X), atol=10 * atol)
+
+
+@pytest.mark.parametrize("fit_intercept", [True, False])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_lasso_dual_gap_is_sklearns_for_the_same_coefficients(regression_data, fit_intercept,
+                                                              sparse):
+    X, y = regression_data
+    X = np.where(np.abs(X) > 0.7, X, 0.0)
+    with warnings.catch_warnings():  # stopped early on purpose, so that the gap is not ~0
+        warnings.simplefilter("ignore")
+        theirs = linear_model.Lasso(alpha=0.01, fit_intercept=fit_intercept, max_iter=3,
+                                    tol=1e-12).fit(X, y)
+    assert theirs.dual_gap_ > 1e-6
+    gap = strads.linear_model.lasso_dual_gap(sp.csr_matrix(X) if sparse else X, y, theirs.coef_,
+                                             0.01, fit_intercept)
+    assert gap == pytest.approx(theirs.dual_gap_, rel=1e-9)
+    ours = strads.Lasso(alpha=0.01, fit_intercept=fit_intercept, tol=1e-9, max_iter=100000,
+                        **QUIET).fit(X, y)
+    r = y - ours.predict(X)
+    primal = 0.5 * (r @ r) / X.shape[0] + 0.01 * np.abs(ours.coef_).sum()
+    assert 0 <= ours.dual_gap_ < 1e-7 * primal  # at tol 1e-9: ~2e-8 relative
+
+
+def test_a_fit_stopped_by_max_iter_warns_with_the_violation(regression_data, classification_data):
+    X, y = regression_data
+    with pytest.warns(strads.ConvergenceWarning, match=r"Lasso did not converge: stopped by "
+                      r"max_iter=1 \(30 updates over 30 features\) at the optimality violation"):
+        strads.Lasso(alpha=0.01, max_iter=1, **QUIET).fit(X, y)
+    assert issubclass(strads.ConvergenceWarning, sklearn.exceptions.ConvergenceWarning)
+    X, y = classification_data
+    with pytest.warns(strads.ConvergenceWarning, match="LinearSVC did not converge"):
+        strads.LinearSVC(max_iter=1, **QUIET).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a converged fit does not warn
+        strads.LogisticRegression(**QUIET).fit(X, y)
+        strads.Lasso(alpha=0.01, **QUIET).fit(*regression_data)
 
 
 def test_lasso_lambda_is_n_times_alpha(regression_data):
