@@ -1,5 +1,6 @@
 #include "apps/linear/lasso_loss.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "apps/linear.pb.h"
@@ -89,9 +90,10 @@ class LassoResidualModel : public ColumnModel {
 // it touched then restores the replica bit for bit and gives the change.
 class LassoColumnModel : public LassoResidualModel {
  public:
-  LassoColumnModel(Dataset columns, double lambda, SharePasses passes, bool centred)
+  LassoColumnModel(Dataset columns, double lambda, bool positive, SharePasses passes, bool centred)
       : LassoResidualModel(std::move(columns), centred),
         lambda_(lambda),
+        positive_(positive),
         passes_(passes),
         sq_norm_(static_cast<size_t>(data_.x.cols())),
         saved_(static_cast<size_t>(data_.x.rows()), 0) {
@@ -109,7 +111,8 @@ class LassoColumnModel : public LassoResidualModel {
       const uint64_t j = ids[k];
       if (!Holds(j)) return 0.0;
       PrefetchAhead(data_.x, ids, ahead, sq_norm_.data());
-      const double next = lasso::CoordinateUpdate(Dot(j, sum), sq_norm_[j], beta[k], lambda_);
+      double next = lasso::CoordinateUpdate(Dot(j, sum), sq_norm_[j], beta[k], lambda_);
+      if (positive_) next = std::max(0.0, next);  // the constrained minimiser (LinearPenalty)
       const double d = next - beta[k];
       beta[k] = next;
       if (d == 0.0) return 0.0;
@@ -170,6 +173,7 @@ class LassoColumnModel : public LassoResidualModel {
 
  private:
   double lambda_;
+  bool positive_;
   SharePasses passes_;
   HugePageVector<double> sq_norm_;                // by column
   std::vector<char> saved_;                       // by row: in undo_
@@ -191,8 +195,9 @@ Result<std::unique_ptr<ColumnModel>> LassoLoss::MakeColumnModel(Dataset columns,
                                                                 const proto::JobSpec& spec) const {
   Result<proto::LinearModelSpec> linear = AppParams<proto::LinearModelSpec>(spec);
   const bool centred = linear.ok() && linear->intercept();
-  return std::unique_ptr<ColumnModel>(std::make_unique<LassoColumnModel>(
-      std::move(columns), penalty.lambda, SharePassesOf(spec.dynamic(), spec.workers()), centred));
+  return std::unique_ptr<ColumnModel>(
+      std::make_unique<LassoColumnModel>(std::move(columns), penalty.lambda, penalty.positive,
+                                         SharePassesOf(spec.dynamic(), spec.workers()), centred));
 }
 
 // The loss term of a row is r^2 / 2 in its residual r.

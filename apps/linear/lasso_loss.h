@@ -1,4 +1,5 @@
-// Lasso's loss, least squares: F(beta) = 1/2 ||y - X beta||^2 + lambda ||beta||_1 (l1 only);
+// Lasso's loss, least squares: F(beta) = 1/2 ||y - X beta||^2 + lambda ||beta||_1 (l1 only;
+// --positive: over beta >= 0);
 // with --intercept, F(beta) = min_b 1/2 ||y - X beta - b 1||^2 + lambda ||beta||_1, fitted by
 // centring implicitly (DynamicApp::CentresShared).
 //

@@ -11,7 +11,8 @@
 namespace strads {
 
 LinearPenalty PenaltyOf(const proto::LinearModelSpec& spec) {
-  return {spec.lambda(), spec.penalty() == "l2" ? PenaltyKind::kL2 : PenaltyKind::kL1};
+  return {spec.lambda(), spec.penalty() == "l2" ? PenaltyKind::kL2 : PenaltyKind::kL1,
+          spec.positive()};
 }
 
 LinearPenalty PenaltyOf(const proto::JobSpec& spec) {
@@ -37,6 +38,7 @@ Status LinearModelApp::FromOptions(const boost::program_options::variables_map& 
   linear.set_penalty(flags.penalty);
   linear.set_loss(flags.loss);
   linear.set_intercept(flags.intercept);
+  linear.set_positive(flags.positive);
   SetAppParams(linear, spec);
   if (auto defaults = loss_->EngineDefaults(spec)) SetAppDefaults(options, *defaults, spec);
   return Status::Ok();
@@ -92,6 +94,11 @@ CheckSums LinearModelApp::EvaluateCheck(std::span<double> gradients, std::span<c
   // The arithmetic inlined per penalty, the spec read once (see DynamicApp::EvaluateCheck).
   const LinearPenalty penalty = PenaltyOf(spec);
   const double lambda = penalty.lambda;
+  if (penalty.positive) {
+    return EvaluateCheckWith(
+        gradients, values, [penalty](double g, double w) { return penalty.Violation(g, w); },
+        [penalty](double w) { return penalty.Term(w); });
+  }
   if (penalty.kind == PenaltyKind::kL2) {
     return EvaluateCheckWith(
         gradients, values, [lambda](double g, double w) { return std::abs(g + lambda * w); },

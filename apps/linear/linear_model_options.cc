@@ -8,7 +8,9 @@ po::options_description LinearModelOptions(const std::string& app, const std::st
                                            const std::string& loss_help, bool intercept) {
   po::options_description d(app);
   d.add_options()("lambda", po::value<double>(), "regularisation strength lambda >= 0 (required)")(
-      "penalty", po::value<std::string>(), ("penalty: " + penalties).c_str());
+      "penalty", po::value<std::string>(), ("penalty: " + penalties).c_str())(
+      "positive", po::value<bool>()->implicit_value(true)->zero_tokens(),
+      "constrain every coefficient to be >= 0");
   if (!loss_help.empty()) d.add_options()("loss", po::value<std::string>(), loss_help.c_str());
   if (intercept) {
     d.add_options()("intercept", po::value<bool>()->implicit_value(true)->zero_tokens(),
@@ -25,6 +27,7 @@ Result<LinearModelFlags> LinearModelFromOptions(const po::variables_map& vm) {
   if (vm.count("penalty")) flags.penalty = vm["penalty"].as<std::string>();
   if (vm.count("loss")) flags.loss = vm["loss"].as<std::string>();
   if (vm.count("intercept")) flags.intercept = vm["intercept"].as<bool>();
+  if (vm.count("positive")) flags.positive = vm["positive"].as<bool>();
   return flags;
 }
 

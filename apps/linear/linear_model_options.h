@@ -16,10 +16,11 @@ struct LinearModelFlags {
   std::string penalty;  // as given; empty = the default (l1)
   std::string loss;     // as given; empty = the default
   bool intercept = false;
+  bool positive = false;
 };
 
-// --lambda and --penalty (help: `penalties`, e.g. "l1 only"), --loss when `loss_help` is not
-// empty, and --intercept when `intercept`, under the caption `app`.
+// --lambda, --penalty (help: `penalties`, e.g. "l1 only") and --positive, --loss when
+// `loss_help` is not empty, and --intercept when `intercept`, under the caption `app`.
 boost::program_options::options_description LinearModelOptions(const std::string& app,
                                                                const std::string& penalties,
                                                                const std::string& loss_help = "",

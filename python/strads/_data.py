@@ -89,6 +89,25 @@ def memory_matrix(X, y):
     return ("dense_c", X.shape[0], X.shape[1], X.reshape(-1), None, None, labels)
 
 
+def check_sample_weight(sample_weight, n_samples):
+    """sample_weight as n_samples finite float64 weights >= 0, not all 0 (scalars broadcast);
+    ValueError otherwise (scikit-learn's messages where it has them)."""
+    weights = np.asarray(sample_weight, dtype=np.float64)
+    if weights.ndim == 0:
+        weights = np.full(n_samples, float(weights))
+    if weights.ndim != 1:
+        raise ValueError("Sample weights must be 1D array or scalar")
+    if weights.shape != (n_samples,):
+        raise ValueError(f"sample_weight.shape == {weights.shape}, expected ({n_samples},)!")
+    if not np.all(np.isfinite(weights)):
+        raise ValueError("Input sample_weight contains NaN or infinity.")
+    if np.any(weights < 0):
+        raise ValueError("Negative values in data passed to `sample_weight`")
+    if not weights.sum() > 0:
+        raise ValueError("The sample weights are all zero: nothing to fit")
+    return weights
+
+
 class JobData:
     """The data of one estimator's jobs, for as long as they run: in memory on the embedded
     cluster, else as files in a temporary directory (removed on exit)."""

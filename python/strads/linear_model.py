@@ -6,7 +6,7 @@ import scipy.sparse as sp
 
 from ._base import (RUN_PARAMETERS, BaseEstimator, ClassifierMixin, JobParamsMixin,
                     RegressorMixin, check_is_fitted, warn_unless_converged)
-from ._data import JobData, check_X, check_y
+from ._data import JobData, check_sample_weight, check_X, check_y
 from ._jobs import run
 
 
@@ -22,10 +22,10 @@ def _check_every(random_state, n_features):
     return 0 if random_state is None else n_features
 
 
-def lasso_dual_gap(X, y, coef, alpha, fit_intercept):
+def lasso_dual_gap(X, y, coef, alpha, fit_intercept, positive=False):
     """The duality gap of Lasso at ``coef`` as scikit-learn's ``dual_gap_`` gives it: of its
-    objective ``1/(2n) ||y - Xw - b||^2 + alpha ||w||_1`` (X and y centred for an intercept),
-    from the residual scaled into the dual feasible set."""
+    objective ``1/(2n) ||y - Xw - b||^2 + alpha ||w||_1`` (X and y centred for an intercept;
+    over w >= 0 when ``positive``), from the residual scaled into the dual feasible set."""
     n = X.shape[0]
     if fit_intercept:
         X_offset = np.asarray(X.mean(axis=0)).ravel()
@@ -36,7 +36,7 @@ def lasso_dual_gap(X, y, coef, alpha, fit_intercept):
         r = y - np.asarray(X @ coef).ravel()
         Xtr = np.asarray(X.T @ r).ravel()
     lam = n * alpha
-    dual_norm = np.max(np.abs(Xtr)) if Xtr.size else 0.0
+    dual_norm = (np.max(Xtr) if positive else np.max(np.abs(Xtr))) if Xtr.size else 0.0
     r2 = float(r @ r)
     const = lam / dual_norm if dual_norm > lam else 1.0
     gap = 0.5 * r2 * (1 + const ** 2) if dual_norm > lam else r2
@@ -82,7 +82,18 @@ class Lasso(JobParamsMixin, RegressorMixin, BaseEstimator):
     schedule : str or None
         The engine's ``--schedule`` (dynamic | random | cyclic | static); None: the CLI's
         default.
+    positive : bool, default False
+        Constrain the coefficients to be >= 0 (the job's ``--positive``), as scikit-learn's.
+    precompute : bool or "auto", default False
+        Accepted for scikit-learn's signature, with no effect: the engine's coordinate steps work
+        on X's columns, never on a Gram matrix (a precomputed Gram array is refused).
 """ + RUN_PARAMETERS + """
+    ``fit(X, y, sample_weight=None)``: with weights, as scikit-learn, the loss is
+    ``1/(2n) sum_i s_i (y_i - x_i w - b)^2`` with the weights rescaled to sum to n_samples; X's
+    rows are scaled by ``sqrt(s_i)`` for the job, and with an intercept X and y are centred on
+    their weighted means first (which densifies a sparse X: the job's implicit centring is
+    unweighted).
+
     Attributes
     ----------
     coef_ : ndarray of shape (n_features,)
@@ -98,10 +109,12 @@ class Lasso(JobParamsMixin, RegressorMixin, BaseEstimator):
     """
 
     def __init__(self, alpha=1.0, *, fit_intercept=True, max_iter=1000, tol=1e-6,
-                 random_state=None, schedule=None, n_workers=2, n_schedulers=1,
-                 coordinator=None, max_seconds=0.0, verbose=True, tmp_dir=None):
+                 random_state=None, schedule=None, positive=False, precompute=False, n_workers=2,
+                 n_schedulers=1, coordinator=None, max_seconds=0.0, verbose=True, tmp_dir=None):
         self.alpha = alpha
         self.fit_intercept = fit_intercept
+        self.positive = positive
+        self.precompute = precompute
         self.max_iter = max_iter
         self.tol = tol
         self.random_state = random_state
@@ -113,26 +126,49 @@ class Lasso(JobParamsMixin, RegressorMixin, BaseEstimator):
         self.verbose = verbose
         self.tmp_dir = tmp_dir
 
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         X = check_X(X, estimator=self)
         y = check_y(y, X.shape[0]).astype(np.float64)
         n_samples, n_features = X.shape
+        if not isinstance(self.precompute, (bool, str)):
+            raise ValueError("precompute: a Gram matrix is not used by STRADS (its coordinate "
+                             "steps work on X's columns); pass X and leave precompute=False")
+        # The job's data: X and y as given, the intercept by the job's implicit centring; with
+        # sample weights, rows scaled by their square roots, centred here on weighted means.
+        X_job, y_job, intercept = X, y, bool(self.fit_intercept)
+        X_offset, y_offset = None, None
+        if sample_weight is not None:
+            weights = check_sample_weight(sample_weight, n_samples)
+            weights = weights * (n_samples / weights.sum())
+            if intercept:
+                X_offset = np.asarray(weights @ X).ravel() / n_samples
+                y_offset = float(weights @ y) / n_samples
+                X_job = (X.toarray() if sp.issparse(X) else X) - X_offset
+                y_job = y - y_offset
+                intercept = False
+            scale = np.sqrt(weights)
+            X_job = (sp.csr_matrix(X_job.multiply(scale[:, None])) if sp.issparse(X_job)
+                     else X_job * scale[:, None])
+            y_job = y_job * scale
         with JobData(self.coordinator, self.tmp_dir) as data:
-            job = run("lasso", **data.dataset("X", X, y), intercept=bool(self.fit_intercept),
-                      lambda_=float(n_samples * self.alpha), tolerance=float(self.tol),
+            job = run("lasso", **data.dataset("X", X_job, y_job), intercept=intercept,
+                      positive=bool(self.positive), lambda_=float(n_samples * self.alpha),
+                      tolerance=float(self.tol),
                       max_updates=_max_updates(self.max_iter, n_features),
                       check_every=_check_every(self.random_state, n_features),
                       seed=self.random_state, schedule=self.schedule,
                       **self._run_kwargs())
         self.coef_ = job.coefficients(n_features)
-        self.dual_gap_ = lasso_dual_gap(X, y, self.coef_, float(self.alpha), self.fit_intercept)
+        self.dual_gap_ = lasso_dual_gap(X_job, y_job, self.coef_, float(self.alpha), intercept,
+                                        bool(self.positive))
         warn_unless_converged(self, job.info, n_features,
                               f"; duality gap {self.dual_gap_:.3g} (scikit-learn's scale)")
-        if self.fit_intercept:
-            X_offset = np.asarray(X.mean(axis=0)).ravel()
-            self.intercept_ = float(y.mean() - X_offset @ self.coef_)
-        else:
+        if not self.fit_intercept:
             self.intercept_ = 0.0
+        else:
+            if X_offset is None:
+                X_offset, y_offset = np.asarray(X.mean(axis=0)).ravel(), y.mean()
+            self.intercept_ = float(y_offset - X_offset @ self.coef_)
         self.n_iter_ = _n_passes(job.info, n_features)
         self.n_features_in_ = n_features
         self.job_ = job
@@ -147,7 +183,23 @@ class Lasso(JobParamsMixin, RegressorMixin, BaseEstimator):
         return np.asarray(X @ self.coef_).ravel() + self.intercept_
 
 
-class _LinearClassifier(JobParamsMixin, ClassifierMixin, BaseEstimator):
+class _SparseCoefMixin:
+    """sparsify() and densify() as scikit-learn's: coef_ as a scipy.sparse CSR matrix and back
+    (prediction works either way)."""
+
+    def sparsify(self):
+        check_is_fitted(self, "coef_")
+        self.coef_ = sp.csr_matrix(self.coef_)
+        return self
+
+    def densify(self):
+        check_is_fitted(self, "coef_")
+        if sp.issparse(self.coef_):
+            self.coef_ = self.coef_.toarray()
+        return self
+
+
+class _LinearClassifier(_SparseCoefMixin, JobParamsMixin, ClassifierMixin, BaseEstimator):
     """A linear classifier of an app whose objective is sum of losses + lambda * penalty,
     with lambda = 1 / C. fit_intercept appends a constant column of value intercept_scaling (the
     intercept is penalised like a coefficient), as scikit-learn's liblinear solver does for
@@ -155,9 +207,23 @@ class _LinearClassifier(JobParamsMixin, ClassifierMixin, BaseEstimator):
 
     _app = None
     _n_iter_array = False
+    _loss_name = None  # liblinear's, for its error texts
 
     def _app_options(self):
         raise NotImplementedError
+
+    def _check_dual(self):
+        """liblinear's refusal of a dual formulation it does not have (scikit-learn's text). The
+        engine solves the primal either way: where liblinear has both, the minimiser is the same."""
+        if self.dual and self.penalty == "l1":
+            raise ValueError(f"Unsupported set of arguments: The combination of penalty='l1' and "
+                             f"loss='{self._loss_name}' are not supported when dual=True, "
+                             f"Parameters: penalty='l1', loss='{self._loss_name}', dual=True")
+
+    def _lambda(self):
+        if not self.C > 0:
+            raise ValueError(f"Penalty term must be positive; got (C={self.C!r})")
+        return 1.0 / float(self.C)
 
     def fit(self, X, y):
         X = check_X(X, estimator=self)
@@ -166,8 +232,8 @@ class _LinearClassifier(JobParamsMixin, ClassifierMixin, BaseEstimator):
         if classes.size < 2:
             raise ValueError(f"This solver needs samples of at least 2 classes in the data, but "
                              f"the data contains only one class: {classes[0]!r}")
-        if not self.C > 0:
-            raise ValueError(f"Penalty term must be positive; got (C={self.C!r})")
+        self._check_dual()
+        lambda_ = self._lambda()
         n_features = X.shape[1]
         if self.fit_intercept:
             column = np.full((X.shape[0], 1), float(self.intercept_scaling))
@@ -179,7 +245,8 @@ class _LinearClassifier(JobParamsMixin, ClassifierMixin, BaseEstimator):
         with JobData(self.coordinator, self.tmp_dir) as data:
             for k, positive in enumerate(positives):
                 labels = np.where(y == positive, 1.0, -1.0)
-                job = run(self._app, **data.dataset(f"X{k}", X, labels), lambda_=1.0 / float(self.C), tolerance=float(self.tol),
+                job = run(self._app, **data.dataset(f"X{k}", X, labels), lambda_=lambda_,
+                          tolerance=float(self.tol),
                           max_updates=_max_updates(self.max_iter, X.shape[1]),
                           check_every=_check_every(self.random_state, X.shape[1]),
                           seed=self.random_state, **self._app_options(), **self._run_kwargs())
@@ -205,7 +272,8 @@ class _LinearClassifier(JobParamsMixin, ClassifierMixin, BaseEstimator):
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is "
                              f"expecting {self.n_features_in_} features as input.")
-        scores = np.asarray(X @ self.coef_.T) + self.intercept_
+        scores = X @ self.coef_.T
+        scores = (scores.toarray() if sp.issparse(scores) else np.asarray(scores)) + self.intercept_
         return scores.ravel() if scores.shape[1] == 1 else scores
 
     def predict(self, X):
@@ -249,25 +317,32 @@ _CLASSIFIER_ATTRIBUTES = """
 
 
 class LogisticRegression(_LinearClassifier):
-    __doc__ = """L1-regularised binary logistic regression, solved by STRADS
-    (``strads run logistic``): minimises ``sum_i log(1 + exp(-y_i (x_i w + b))) + lambda ||w||_1``
-    with ``lambda = 1 / C``; the same minimiser as scikit-learn's
-    ``LogisticRegression(penalty="l1", solver="liblinear", C=C)``.
+    __doc__ = """Regularised binary logistic regression, solved by STRADS (``strads run
+    logistic``): minimises ``sum_i log(1 + exp(-y_i (x_i w + b))) + lambda ||w||_1`` (penalty
+    "l1") or ``... + lambda/2 ||w||^2`` (penalty "l2"), with ``lambda = 1 / C``; the same
+    minimiser as scikit-learn's ``LogisticRegression(penalty=..., solver="liblinear", C=C)``
+    (whose intercept is penalised too; scikit-learn's default solver, lbfgs, leaves it free).
 
     Parameters
     ----------
-    penalty : str, default "l1"
-        "l1" only (the app's ``--penalty``; scikit-learn's default is "l2", which the app does
-        not have: any other value fails with the CLI's message).
+    penalty : {"l1", "l2", None}, default "l1"
+        The app's ``--penalty``; None (or "none", scikit-learn's older spelling): no penalty
+        (``--lambda 0``; C is then not used, and on separable data no minimiser exists, so the
+        fit stops at ``max_iter``). scikit-learn's default is "l2".
+    dual : bool, default False
+        Accepted as liblinear takes it: True only with penalty "l2" (scikit-learn's error
+        otherwise). The engine solves the primal either way; the minimiser is the same.
 """ + _CLASSIFIER_PARAMETERS + RUN_PARAMETERS + _CLASSIFIER_ATTRIBUTES
 
     _app = "logistic"
     _n_iter_array = True  # as scikit-learn's: one entry per job
+    _loss_name = "logistic_regression"
 
-    def __init__(self, penalty="l1", *, C=1.0, fit_intercept=True, intercept_scaling=1.0,
-                 tol=1e-6, max_iter=1000, random_state=None, n_workers=2, n_schedulers=1,
-                 coordinator=None, max_seconds=0.0, verbose=True, tmp_dir=None):
+    def __init__(self, penalty="l1", *, dual=False, C=1.0, fit_intercept=True,
+                 intercept_scaling=1.0, tol=1e-6, max_iter=1000, random_state=None, n_workers=2,
+                 n_schedulers=1, coordinator=None, max_seconds=0.0, verbose=True, tmp_dir=None):
         self.penalty = penalty
+        self.dual = dual
         self.C = C
         self.fit_intercept = fit_intercept
         self.intercept_scaling = intercept_scaling
@@ -281,8 +356,19 @@ class LogisticRegression(_LinearClassifier):
         self.verbose = verbose
         self.tmp_dir = tmp_dir
 
+    def _unpenalised(self):
+        return self.penalty is None or self.penalty == "none"
+
+    def _check_dual(self):
+        if self.dual and self._unpenalised():
+            raise ValueError("Unsupported set of arguments: a dual formulation needs penalty='l2'")
+        super()._check_dual()
+
+    def _lambda(self):
+        return 0.0 if self._unpenalised() else super()._lambda()
+
     def _app_options(self):
-        return {"penalty": self.penalty}
+        return {"penalty": "l1" if self._unpenalised() else self.penalty}
 
     def predict_proba(self, X):
         """Each class's probability for each row: binary, the logistic of decision_function;
@@ -309,15 +395,21 @@ class LinearSVC(_LinearClassifier):
     loss : str, default "squared_hinge"
         "squared_hinge" only (the app refuses "hinge" with the CLI's message: its coordinate
         Newton method needs a differentiable loss).
+    dual : bool, default True
+        Accepted as scikit-learn takes it: penalty "l1" needs dual=False (its error otherwise).
+        The engine solves the primal either way; the minimiser is the same.
 """ + _CLASSIFIER_PARAMETERS + RUN_PARAMETERS + _CLASSIFIER_ATTRIBUTES
 
     _app = "svm"
+    _loss_name = "squared_hinge"
 
-    def __init__(self, penalty="l2", loss="squared_hinge", *, C=1.0, fit_intercept=True,
-                 intercept_scaling=1.0, tol=1e-6, max_iter=1000, random_state=None, n_workers=2,
-                 n_schedulers=1, coordinator=None, max_seconds=0.0, verbose=True, tmp_dir=None):
+    def __init__(self, penalty="l2", loss="squared_hinge", *, dual=True, C=1.0,
+                 fit_intercept=True, intercept_scaling=1.0, tol=1e-6, max_iter=1000,
+                 random_state=None, n_workers=2, n_schedulers=1, coordinator=None,
+                 max_seconds=0.0, verbose=True, tmp_dir=None):
         self.penalty = penalty
         self.loss = loss
+        self.dual = dual
         self.C = C
         self.fit_intercept = fit_intercept
         self.intercept_scaling = intercept_scaling
