@@ -65,9 +65,9 @@ def warn_unless_converged(estimator, info, n_features, detail=""):
         limit = f"max_iter={estimator.max_iter} ({info['updates']} updates over {n_features} " \
                 f"features)"
     warnings.warn(f"{type(estimator).__name__} did not converge: stopped by {limit} at the "
-                  f"optimality violation {info['violation']:.3g}, above tol={estimator.tol:g} (both "
-                  f"relative to lambda_max){detail}. Increase max_iter or max_seconds, or tol.",
-                  ConvergenceWarning, stacklevel=3)
+                  f"optimality violation {info['violation']:.3g}, above tol={estimator.tol:g} "
+                  f"(both relative to lambda_max){detail}. Increase max_iter or max_seconds, or "
+                  f"tol.", ConvergenceWarning, stacklevel=3)
 
 
 def check_is_fitted(estimator, attribute):
