@@ -72,8 +72,9 @@ class App {
 // (static: subrounds.csv), then trace.csv and summary.json.
 std::vector<std::string> ResultFileNames(const App& app);
 
-// The path as an absolute path (relative to the current directory); unchanged if empty or if it
-// cannot be resolved. Job paths are resolved where the user typed them, not on the daemons.
+// The path as an absolute path (relative to the current directory); unchanged if empty, if it
+// names in-memory data ("memory:NAME", common/memory_matrix.h) or if it cannot be resolved. Job
+// paths are resolved where the user typed them, not on the daemons.
 std::string AbsolutePath(const std::string& path);
 
 }  // namespace strads

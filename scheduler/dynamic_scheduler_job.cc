@@ -32,7 +32,8 @@ void DynamicSchedulerJob::HandleColumnCounts(const proto::Envelope& e) {
   if (c.counts_size() == 0) return errors_.Report("the workers counted no column");
   log_->info("job {}: loading {} from the workers' counts of {} columns (scheduler {}/{})", id_,
              spec_.data_path(), c.counts_size(), rank_, num_schedulers_);
-  load_.Start(LoadPartition, spec_, rank_, num_schedulers_, num_workers_,
+  if (!source_.ok()) return errors_.Report(source_.status().message());
+  load_.Start(LoadPartition, source_.value(), spec_, rank_, num_schedulers_, num_workers_,
               CountedColumns{{c.counts().begin(), c.counts().end()}, c.rows()});
 }
 
@@ -103,15 +104,14 @@ std::string DefaultFilterRefusal(uint64_t rows, uint64_t cols, uint64_t nonzeros
 }  // namespace
 
 Result<DynamicSchedulerJob::Partition> DynamicSchedulerJob::LoadPartition(
-    const proto::JobSpec& spec, uint32_t rank, uint32_t parts, uint32_t workers,
-    CountedColumns given) {
+    const DataSource& source, const proto::JobSpec& spec, uint32_t rank, uint32_t parts,
+    uint32_t workers, CountedColumns given) {
   try {
     // The columns' entry counts (the workers', summed) give the partition, the same on every
     // member. The columns themselves are needed only by the dependency filter (rho < 1) and the
     // grouping; without them a scheduler needs their squared norms alone, which the workers, who
     // hold the columns, send with the first check's gradient (so it never reads the file). Only a
     // filtering or grouping scheduler holds columns: those of its partition.
-    DataSource source{spec.data_path(), spec.dynamic().data_format(), spec.dynamic().labels_path()};
     const proto::DynamicEngineSpec& d = spec.dynamic();
     // The filter runs only in the dynamic and static schedules, and checks nothing for one worker
     // at depth 1 (one group, nothing in flight).

@@ -22,6 +22,7 @@
 #include "engine/dynamic_spec.h"
 #include "test/app_params_edit.h"
 #include "test/cluster_test_util.h"
+#include "test/status_testing.h"
 #include "test/temp_dir.h"
 #include "tools/synthetic_lasso.h"
 #include "wait_until.h"
@@ -351,6 +352,63 @@ TEST_CASE(
     CAPTURE(updates[0], updates[1]);
     CHECK(updates[0] <= updates[1]);
   }
+}
+
+TEST_CASE(
+    "lasso --intercept reaches the optimum of the centred data, the file kept sparse, and reports "
+    "the intercept",
+    "[cluster][columns][intercept]") {
+  // The engine gets the sparse file with y shifted by 5 and --intercept; the reference solves the
+  // problem with X's columns and y centred, a dense matrix. Same objective, and the intercept
+  // mean(y) - mean(X) beta; without --intercept the shift costs the fit.
+  const Dataset data = testing::Must(LoadDataset(DataSource{ProblemPath(), "", ""}, RowRange{}));
+  testing::TempDir dir;
+  const std::string shifted = dir.Path("shifted.svm");
+  {
+    std::ofstream out(shifted);
+    out.precision(17);
+    const Eigen::SparseMatrix<double, Eigen::RowMajor> rows(data.x);
+    for (int64_t i = 0; i < rows.rows(); ++i) {
+      out << data.y[i] + 5.0;
+      for (decltype(rows)::InnerIterator it(rows, i); it; ++it) {
+        out << ' ' << it.index() + 1 << ':' << it.value();
+      }
+      out << '\n';
+    }
+    REQUIRE(out.good());
+  }
+  const Eigen::MatrixXd dense(data.x);
+  const Eigen::RowVectorXd means = dense.colwise().mean();
+  Dataset centred;
+  centred.x = (dense.rowwise() - means).sparseView();
+  centred.y = data.y.array() - data.y.mean();
+  lasso::LassoReferenceOptions o;
+  o.lambda = 0.05 * (centred.x.transpose() * centred.y).cwiseAbs().maxCoeff();
+  o.tolerance = 1e-10;
+  const auto reference = testing::Must(lasso::SolveLassoReference(centred, o));
+  REQUIRE(reference.converged);
+  for (auto [schedulers, workers] : {std::pair{1u, 1u}, std::pair{2u, 3u}}) {
+    CAPTURE(schedulers, workers);
+    EmbeddedCluster cluster(schedulers, workers, FastOptions());
+    auto spec = LassoSpec(o.lambda);
+    spec.set_data_path(shifted);
+    EditAppParams<proto::LinearModelSpec>(spec, [](auto& p) { p.set_intercept(true); });
+    auto job = RunJob(cluster, spec, "test-client");
+    REQUIRE(job.info.state() == proto::JOB_SUCCEEDED);
+    CHECK(job.info.converged());
+    CHECK(std::abs(job.info.objective() - reference.objective) / reference.objective < 1e-8);
+    CHECK(job.summary.at("intercept").get<double>() ==
+          Approx(data.y.mean() + 5.0 - means.dot(reference.beta)).margin(1e-6));
+    CHECK(job.summary.at("lambda_max").get<double>() ==
+          Approx((centred.x.transpose() * centred.y).cwiseAbs().maxCoeff()).epsilon(1e-9));
+  }
+  EmbeddedCluster cluster(1, 1, FastOptions());
+  auto spec = LassoSpec(o.lambda);
+  spec.set_data_path(shifted);
+  auto job = RunJob(cluster, spec, "test-client");
+  REQUIRE(job.info.state() == proto::JOB_SUCCEEDED);
+  CHECK(job.info.objective() > 2 * reference.objective);
+  CHECK_FALSE(job.summary.contains("intercept"));
 }
 
 TEST_CASE("every scheduling policy converges to the optimum on a well-conditioned problem",

@@ -15,20 +15,20 @@
 #include "engine/feature_grouping.h"
 
 namespace strads {
-Result<CountedColumns> DynamicWorkerJob::Count(const proto::JobSpec& spec, uint32_t rank,
+Result<CountedColumns> DynamicWorkerJob::Count(const DataSource& source, uint32_t rank,
                                                uint32_t workers) {
   try {
-    DataSource source{spec.data_path(), spec.dynamic().data_format(), spec.dynamic().labels_path()};
     CountedColumns out;
     STRADS_ASSIGN_OR_RETURN(auto counts, CountColumnEntriesPart(source, rank, workers, &out.rows));
     out.entries = std::move(counts);
     return out;
   } catch (const std::exception& e) {
-    return Status::Internal(spec.data_path() + ": cannot count the columns: " + e.what());
+    return Status::Internal(source.path + ": cannot count the columns: " + e.what());
   }
 }
 
-Result<DynamicWorkerJob::Loaded> DynamicWorkerJob::LoadColumns(const proto::JobSpec& spec,
+Result<DynamicWorkerJob::Loaded> DynamicWorkerJob::LoadColumns(const DataSource& source,
+                                                               const proto::JobSpec& spec,
                                                                uint32_t rank, uint32_t schedulers,
                                                                uint32_t workers,
                                                                const CountedColumns& counted) {
@@ -37,7 +37,6 @@ Result<DynamicWorkerJob::Loaded> DynamicWorkerJob::LoadColumns(const proto::JobS
     // worker's columns are kept, so it never holds the whole matrix. A range that its scheduler
     // may group (the same test from the same counts on both sides) is kept whole until Begin says
     // which of its columns are this worker's.
-    DataSource source{spec.data_path(), spec.dynamic().data_format(), spec.dynamic().labels_path()};
     const std::vector<uint64_t>& counts = counted.entries;
     Loaded out;
     out.owners = ColumnOwners(counts, schedulers, workers);
@@ -71,7 +70,11 @@ DynamicWorkerJob::DynamicWorkerJob(const JobContext& context, const DynamicApp* 
     : DynamicMemberJob(context, app) {
   ConnectPeers(context.start.scheduler_ids(), context.start.scheduler_endpoints());
   log_->info("job {}: loading columns {}/{} of {}", id_, rank_, num_workers_, spec_.data_path());
-  count_.Start(Count, spec_, rank_, num_workers_);
+  if (source_.ok()) {
+    count_.Start(Count, source_.value(), rank_, num_workers_);
+  } else {
+    errors_.Report(source_.status().message());
+  }
 }
 
 DynamicWorkerJob::~DynamicWorkerJob() = default;
@@ -109,7 +112,8 @@ void DynamicWorkerJob::HandleColumnCounts(const proto::Envelope& e) {
 
 void DynamicWorkerJob::MaybeLoadColumns() {
   if (!counted_ || !totals_) return;
-  load_.Start(LoadColumns, spec_, rank_, num_schedulers_, num_workers_, std::move(*totals_));
+  load_.Start(LoadColumns, source_.value(), spec_, rank_, num_schedulers_, num_workers_,
+              std::move(*totals_));
 }
 
 void DynamicWorkerJob::FinishLoading(Result<Loaded> loaded) {

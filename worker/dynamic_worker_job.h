@@ -61,9 +61,10 @@ class DynamicWorkerJob final : public DynamicMemberJob {
   };
   // The counting pass over part `rank` of the file, then (with the whole file's counts) the pass
   // that keeps this worker's columns.
-  static Result<CountedColumns> Count(const proto::JobSpec& spec, uint32_t rank, uint32_t workers);
-  static Result<Loaded> LoadColumns(const proto::JobSpec& spec, uint32_t rank, uint32_t schedulers,
-                                    uint32_t workers, const CountedColumns& counted);
+  static Result<CountedColumns> Count(const DataSource& source, uint32_t rank, uint32_t workers);
+  static Result<Loaded> LoadColumns(const DataSource& source, const proto::JobSpec& spec,
+                                    uint32_t rank, uint32_t schedulers, uint32_t workers,
+                                    const CountedColumns& counted);
   // Sends its part's counts to the coordinator; the columns load once the whole file's are in.
   void FinishCounting(Result<CountedColumns> counted);
   // The whole file's counts (the coordinator's sum of the workers' parts).
