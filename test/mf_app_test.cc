@@ -84,6 +84,7 @@ MfOptions Options(const proto::JobSpec& spec) {
   o.learning_rate = mf.learning_rate();
   o.decay = mf.decay();
   o.ccd_inner = std::max<uint32_t>(1, mf.inner_iterations());
+  o.regularization = ParseRegularization(mf.regularization()).value();
   return o;
 }
 
@@ -154,11 +155,17 @@ void ExpectCcdMatchesReference(const proto::JobSpec& spec, uint32_t workers, uin
 TEST_CASE("mf ccd at one worker equals SolveCcdReference to 1e-9 after 3 iterations") {
   TempDir dir;
   proto::JobSpec spec = Spec(dir.Write("a.mtx", PlantedMtx(1, 40, 30, 3, 0.3)), "ccd", 3);
-  SECTION("one inner alternation") { ExpectCcdMatchesReference(spec, 1, 1, 1e-9); }
-  SECTION("two inner alternations, four blocks") {
-    EditAppParams<proto::MfSpec>(spec, [&](auto& p) { p.set_inner_iterations(2); });
-    spec.mutable_static_engine()->set_blocks_per_worker(4);
-    ExpectCcdMatchesReference(spec, 1, 1, 1e-9);
+  for (const char* form : {"weighted", "plain"}) {
+    INFO(form);
+    EditAppParams<proto::MfSpec>(spec, [&](auto& p) { p.set_regularization(form); });
+    SECTION(std::string(form) + ": one inner alternation") {
+      ExpectCcdMatchesReference(spec, 1, 1, 1e-9);
+    }
+    SECTION(std::string(form) + ": two inner alternations, four blocks") {
+      EditAppParams<proto::MfSpec>(spec, [&](auto& p) { p.set_inner_iterations(2); });
+      spec.mutable_static_engine()->set_blocks_per_worker(4);
+      ExpectCcdMatchesReference(spec, 1, 1, 1e-9);
+    }
   }
 }
 
@@ -166,13 +173,59 @@ TEST_CASE("mf ccd at 2 and 3 workers and 2 schedulers matches the reference to 1
   TempDir dir;
   proto::JobSpec spec = Spec(dir.Write("a.mtx", PlantedMtx(2, 45, 37, 3, 0.3)), "ccd", 3);
   EditAppParams<proto::MfSpec>(spec, [&](auto& p) { p.set_inner_iterations(2); });
-  for (uint32_t workers : {2u, 3u}) {
-    for (uint32_t k : {1u, 2u}) {
-      INFO("P = " << workers << ", K = " << k);
-      spec.mutable_static_engine()->set_blocks_per_worker(k);
-      ExpectCcdMatchesReference(spec, workers, 2, 1e-9);
+  for (const char* form : {"weighted", "plain"}) {
+    EditAppParams<proto::MfSpec>(spec, [&](auto& p) { p.set_regularization(form); });
+    for (uint32_t workers : {2u, 3u}) {
+      for (uint32_t k : {1u, 2u}) {
+        INFO(form << ", P = " << workers << ", K = " << k);
+        spec.mutable_static_engine()->set_blocks_per_worker(k);
+        ExpectCcdMatchesReference(spec, workers, 2, 1e-9);
+      }
     }
   }
+}
+
+TEST_CASE("mf sgd at one worker and one block reaches SolveSgdReference's objective to 1e-6") {
+  TempDir dir;
+  proto::JobSpec spec = Spec(dir.Write("a.mtx", PlantedMtx(11, 50, 40, 3, 0.3)), "sgd", 6);
+  spec.mutable_static_engine()->set_blocks_per_worker(1);
+  for (const char* form : {"weighted", "plain"}) {
+    INFO(form);
+    EditAppParams<proto::MfSpec>(spec, [&](auto& p) { p.set_regularization(form); });
+    Result<Ratings> ratings = LoadRatings(spec.data_path());
+    REQUIRE(ratings.ok());
+    std::vector<double> reference;
+    Result<MfResult> solved = SolveSgdReference(
+        *ratings, Options(spec), [&](const MfTracePoint& p) { reference.push_back(p.objective); });
+    REQUIRE(solved.ok());
+    const StaticLocalResult run = Run(spec, 1, 1);
+    REQUIRE(run.metrics.size() == reference.size());
+    for (size_t i = 0; i < reference.size(); ++i) {
+      INFO("epoch " << i);
+      CHECK(Relative(Objective(run, i), reference[i]) <= 1e-6);
+    }
+    CHECK(Objective(run, 6) < 0.5 * Objective(run, 0));
+    TempDir out;
+    CHECK(RelativeDiff(File(out, run, "W.mtx"), solved->model.W) <= 1e-6);
+    CHECK(RelativeDiff(File(out, run, "H.mtx"), solved->model.H) <= 1e-6);
+  }
+}
+
+TEST_CASE("mf weighted and plain regularisation are different objectives") {
+  TempDir dir;
+  proto::JobSpec spec = Spec(dir.Write("a.mtx", PlantedMtx(12, 30, 20, 2, 0.3)), "ccd", 2);
+  const StaticLocalResult weighted = Run(spec, 2);
+  EditAppParams<proto::MfSpec>(spec, [&](auto& p) { p.set_regularization("plain"); });
+  const StaticLocalResult plain = Run(spec, 2);
+  // Same initial H and W = 0: the same squared error, different penalties of H.
+  CHECK(weighted.metrics[0].at("sq_err") == plain.metrics[0].at("sq_err"));
+  CHECK(weighted.metrics[0].at("h_penalty") > 2 * plain.metrics[0].at("h_penalty"));
+  CHECK(weighted.files[0].content() != plain.files[0].content());
+  nlohmann::ordered_json summary;
+  MfApp().Summarize(weighted.metrics.back(), summary);
+  CHECK(summary["regularization"] == "weighted");
+  MfApp().Summarize(plain.metrics.back(), summary);
+  CHECK(summary["regularization"] == "plain");
 }
 
 TEST_CASE("mf ccd objective never increases") {
@@ -189,7 +242,8 @@ TEST_CASE("mf ccd objective never increases") {
 
 TEST_CASE("mf sgd follows the reference's trajectory and lowers the RMSE") {
   TempDir dir;
-  const proto::JobSpec spec = Spec(dir.Write("a.mtx", PlantedMtx(4, 60, 50, 3, 0.3)), "sgd", 8);
+  proto::JobSpec spec = Spec(dir.Write("a.mtx", PlantedMtx(4, 60, 50, 3, 0.3)), "sgd", 8);
+  EditAppParams<proto::MfSpec>(spec, [&](auto& p) { p.set_lambda(0.01); });
   Result<Ratings> ratings = LoadRatings(spec.data_path());
   REQUIRE(ratings.ok());
   std::vector<double> reference;
@@ -324,6 +378,9 @@ TEST_CASE("mf rejects bad parameters naming the flag") {
     p.set_decay(-0.5);
   });
   expect(bad, "--decay");
+  bad = spec;
+  EditAppParams<proto::MfSpec>(bad, [&](auto& p) { p.set_regularization("l1"); });
+  expect(bad, "--regularization: unknown regularization 'l1' (weighted or plain)");
   bad = spec;
   bad.set_data_path("");
   expect(bad, "--data");

@@ -24,7 +24,7 @@ namespace po = boost::program_options;
 constexpr char kTool[] = "strads-mf-reference";
 
 int main(int argc, char** argv) {
-  std::string data, test_path, algorithm, trace_path;
+  std::string data, test_path, algorithm, trace_path, regularization;
   strads::mf::MfOptions options;
   po::options_description desc(
       "strads-mf-reference: sequential matrix factorisation (CCD++ or SGD)");
@@ -34,6 +34,9 @@ int main(int argc, char** argv) {
       "algorithm", po::value(&algorithm)->default_value("ccd"), "ccd (CCD++) | sgd")(
       "rank", strads::ValueWithDefault(&options.rank, options.rank), "k")(
       "lambda", strads::ValueWithDefault(&options.lambda, options.lambda), "lambda >= 0")(
+      "regularization", po::value(&regularization)->default_value("weighted"),
+      "weighted: lambda (sum_i |Omega_i| ||w_i||^2 + sum_j |Omega^j| ||h_j||^2) | plain: "
+      "lambda (||W||^2 + ||H||^2)")(
       "iterations", strads::ValueWithDefault(&options.iterations, options.iterations),
       "outer iterations (ccd) or epochs (sgd)")(
       "learning-rate", strads::ValueWithDefault(&options.learning_rate, options.learning_rate),
@@ -53,6 +56,13 @@ int main(int argc, char** argv) {
                  "sgd\n";
     return 2;
   }
+
+  strads::Result<strads::mf::Regularization> form = strads::mf::ParseRegularization(regularization);
+  if (!form.ok()) {
+    std::cerr << "strads-mf-reference: --regularization: " << form.status().message() << "\n";
+    return 2;
+  }
+  options.regularization = *form;
 
   const auto load_start = std::chrono::steady_clock::now();
   strads::Result<strads::mf::Ratings> train = strads::mf::LoadRatings(data);

@@ -1,7 +1,8 @@
 // The mf app on the static engine.
 //
 // Objective and initialisation are those of the sequential references (apps/mf/mf_reference.h):
-//   F(W, H) = sum_Omega (a_ij - w_i^T h_j)^2 + lambda (||W||_F^2 + ||H||_F^2).
+//   F(W, H) = sum_Omega (a_ij - w_i^T h_j)^2 + lambda (sum_i c_i ||w_i||^2 + sum_j c^j ||h_j||^2),
+// c_i = |Omega_i| and c^j = |Omega^j| (--regularization weighted, the default) or 1 (plain).
 //
 // Layout. Every member loads the training ratings and cuts them the same way (MakeLayout): rows
 // into P contiguous worker shards, columns into B contiguous blocks, both by BlockBoundaries with
@@ -14,8 +15,9 @@
 // ratings of the block in an order drawn from (seed, iteration, worker, block) and takes exactly
 // the reference's per-rating step), pass 1 is the evaluation. CCD++: for each rank t and inner
 // alternation s a W pass (blocks carry h_t; on s = 0 the worker first adds w_it h_jt back into its
-// residual of the block, R^ = R + w_t h_t^T; it sums r^_ij h_jt and h_jt^2 per row and sets w_it
-// at EndPass), then an H pass (blocks carry sums num_j, den_j that start at 0 and lambda; every
+// residual of the block, R^ = R + w_t h_t^T; it sums r^_ij h_jt and h_jt^2 per row onto 0 and
+// lambda c_i and sets w_it at EndPass), then an H pass (blocks carry sums num_j, den_j that start
+// at 0 and lambda c^j; every
 // worker adds r^_ij w_it and w_it^2 over its rows; the home sets h_jt = num_j / den_j at
 // ReturnBlock); after the last alternation an R pass carries the final h_t, R = R^ - w_t h_t^T.
 // That is k (2T + 1) passes, plus the evaluation pass. Every sum is over the same terms as in
@@ -24,10 +26,10 @@
 // summation order.
 //
 // Evaluation: blocks carry whole H rows; each worker sums (a_ij - w_i^T h_j)^2 over its training
-// ratings and over its rows' test ratings (--test), plus lambda ||W_shard||^2; the homes add
-// lambda ||H_blocks||^2 and their column count. The home of scheduler 0 also reports the rank,
-// lambda and algorithm (metrics "rank", "lambda", "sgd"), which Summarize needs and has no other
-// way to learn.
+// ratings and over its rows' test ratings (--test), plus lambda sum c_i ||w_i||^2 over its rows;
+// the homes add lambda sum c^j ||h_j||^2 over their columns and their column count. The home of
+// scheduler 0 also reports the rank, lambda, algorithm and regularization (metrics "rank",
+// "lambda", "sgd", "plain"), which Summarize needs and has no other way to learn.
 //
 // Outputs: W.mtx (rows x k) and H.mtx (cols x k), MatrixMarket array files as WriteArrayMtx
 // writes them, assembled from pieces "W" (a shard's rows) and "H" (a block's columns), each
@@ -65,6 +67,7 @@ struct Params {
   uint32_t rank = 0;
   double lambda = 0;
   uint32_t inner = 1;  // CCD++ inner alternations T
+  Regularization regularization = Regularization::kWeighted;
   double learning_rate = 0;
   double decay = 0;
   uint64_t seed = 0;
@@ -89,6 +92,11 @@ Result<Params> ParseParams(const proto::JobSpec& spec) {
         fmt::format("mf: --lambda must be finite and >= 0, got {}", mf.lambda()));
   }
   p.lambda = mf.lambda();
+  Result<Regularization> regularization = ParseRegularization(mf.regularization());
+  if (!regularization.ok()) {
+    return Status::InvalidArgument("mf: --regularization: " + regularization.status().message());
+  }
+  p.regularization = *regularization;
   p.inner = std::max<uint32_t>(1, mf.inner_iterations());
   if (p.algorithm == Algorithm::kCcd &&
       uint64_t{p.rank} * (2 * uint64_t{p.inner} + 1) + 1 > std::numeric_limits<uint32_t>::max()) {
@@ -265,8 +273,14 @@ class MfShard final : public StaticShard {
       }
       residual_ = value_;  // W = 0
       num_.assign(rows_, 0.0);
-      den_.assign(rows_, p.lambda);
     }
+    // lambda c_i: the penalty of the shard's rows (and where CCD++'s denominators start).
+    row_penalty_.resize(rows_);
+    for (uint64_t i = 0; i < rows_; ++i) {
+      const uint64_t n = train.row_start[row0_ + i + 1] - train.row_start[row0_ + i];
+      row_penalty_[i] = p.lambda * PenaltyWeight(p.regularization, n);
+    }
+    if (p.algorithm == Algorithm::kCcd) den_ = row_penalty_;
     if (test != nullptr) {
       has_test_ = true;
       test_.resize(blocks);
@@ -284,15 +298,17 @@ class MfShard final : public StaticShard {
           W(i, t) = scale * InitialUniform(p.seed, Factor::kW, row0_ + i, t);
         }
       }
+      // The per-rating split of the penalty: lambda c_i / |Omega_i|, lambda c^j / |Omega^j|.
       row_reg_.resize(rows_);
       for (uint64_t i = 0; i < rows_; ++i) {
         const uint64_t n = train.row_start[row0_ + i + 1] - train.row_start[row0_ + i];
-        row_reg_[i] = p.lambda / static_cast<double>(n);
+        row_reg_[i] = n == 0 ? 0.0 : row_penalty_[i] / static_cast<double>(n);
       }
       col_reg_.resize(cols_);
       for (uint64_t j = 0; j < cols_; ++j) {
         const uint64_t n = train.col_start[j + 1] - train.col_start[j];
-        col_reg_[j] = p.lambda / static_cast<double>(n);
+        col_reg_[j] =
+            n == 0 ? 0.0 : p.lambda * PenaltyWeight(p.regularization, n) / static_cast<double>(n);
       }
     }
   }
@@ -355,17 +371,21 @@ class MfShard final : public StaticShard {
     for (uint64_t i = 0; i < rows_; ++i) {
       w[i] = den_[i] > 0.0 ? num_[i] / den_[i] : 0.0;
       num_[i] = 0.0;
-      den_[i] = p_.lambda;
+      den_[i] = row_penalty_[i];
     }
   }
 
   void Metrics(std::map<std::string, double>& out) const override {
-    double norm = 0.0;
-    for (double v : w_) norm += v * v;
+    double penalty = 0.0;
+    for (uint64_t i = 0; i < rows_; ++i) {
+      double norm = 0.0;
+      for (uint32_t t = 0; t < k_; ++t) norm += W(i, t) * W(i, t);
+      penalty += row_penalty_[i] * norm;
+    }
     out["sq_err"] += sq_err_;
     out["ratings"] += static_cast<double>(value_.size());
     out["rows"] += static_cast<double>(rows_);
-    out["w_penalty"] += p_.lambda * norm;
+    out["w_penalty"] += penalty;
     if (has_test_) {
       out["test_sq_err"] += test_sq_err_;
       out["test_ratings"] += static_cast<double>(test_ratings_);
@@ -422,8 +442,7 @@ class MfShard final : public StaticShard {
   Result<uint64_t> Epoch(const StaticStep& step, StaticBlock& block) {
     const uint64_t c0 = layout_.col_bounds[block.id];
     order_ = by_row_[block.id];
-    SplitMix64 rng(Mix(
-        Mix(Mix(Mix(Mix(p_.seed) ^ 0x5347440000000000ULL) ^ step.iteration) ^ rank_) ^ block.id));
+    SplitMix64 rng(SgdOrderSeed(p_.seed, step.iteration, rank_, block.id));
     for (uint64_t n = order_.size(); n > 1; --n) std::swap(order_[n - 1], order_[rng.Below(n)]);
     // Epoch t = iteration - 1 of the reference.
     const double eta =
@@ -492,9 +511,11 @@ class MfShard final : public StaticShard {
 
   std::vector<double> w_;  // rows_ x k_, see W()
 
+  std::vector<double> row_penalty_;  // lambda c_i
   // CCD++: the residual R (R^ within a rank-one subproblem), and a W pass's sums per row.
   std::vector<double> residual_, num_, den_;
-  // SGD: lambda / |Omega_i|, lambda / |Omega^j| (global counts), and the visiting order buffer.
+  // SGD: lambda c_i / |Omega_i|, lambda c^j / |Omega^j| (global counts), and the visiting order
+  // buffer.
   std::vector<double> row_reg_, col_reg_;
   std::vector<uint64_t> order_;
 
@@ -511,7 +532,7 @@ class MfShard final : public StaticShard {
 
 class MfHome final : public StaticHome {
  public:
-  MfHome(const Params& p, Layout layout, uint32_t rank, uint32_t schedulers)
+  MfHome(const Params& p, const Ratings& train, Layout layout, uint32_t rank, uint32_t schedulers)
       : p_(p),
         layout_(std::move(layout)),
         rank_(rank),
@@ -523,11 +544,15 @@ class MfHome final : public StaticHome {
     for (uint32_t b = rank; b < blocks; b += schedulers) {
       const uint64_t c0 = layout_.col_bounds[b], c1 = layout_.col_bounds[b + 1];
       std::vector<double>& h = h_[b];
+      std::vector<double>& penalty = penalty_[b];
       h.resize((c1 - c0) * k_);
+      penalty.resize(c1 - c0);
       for (uint64_t j = c0; j < c1; ++j) {
         for (uint32_t t = 0; t < k_; ++t) {
           h[(j - c0) * k_ + t] = scale * InitialUniform(p.seed, Factor::kH, j, t);
         }
+        penalty[j - c0] =
+            p.lambda * PenaltyWeight(p.regularization, train.col_start[j + 1] - train.col_start[j]);
       }
       columns_ += c1 - c0;
     }
@@ -553,12 +578,14 @@ class MfHome final : public StaticHome {
         out.doubles.resize(columns);
         for (uint64_t j = 0; j < columns; ++j) out.doubles[j] = h[j * k_ + pass.t];
         break;
-      case PassKind::kH:
-        // num_j = 0, den_j = lambda: the reference's starting values.
+      case PassKind::kH: {
+        // num_j = 0, den_j = lambda c^j: the reference's starting values.
+        const std::vector<double>& penalty = penalty_.at(block);
         out.doubles.assign(2 * columns, 0.0);
-        std::fill(out.doubles.begin() + static_cast<int64_t>(columns), out.doubles.end(),
-                  p_.lambda);
+        std::copy(penalty.begin(), penalty.end(),
+                  out.doubles.begin() + static_cast<int64_t>(columns));
         break;
+      }
       case PassKind::kEpoch:
       case PassKind::kEval:
         out.doubles = h;
@@ -586,16 +613,22 @@ class MfHome final : public StaticHome {
   }
 
   void Metrics(std::map<std::string, double>& out) const override {
-    double norm = 0.0;
+    double penalty = 0.0;
     for (const auto& [b, h] : h_) {
-      for (double v : h) norm += v * v;
+      const std::vector<double>& c = penalty_.at(b);
+      for (uint64_t j = 0; j < c.size(); ++j) {
+        double norm = 0.0;
+        for (uint32_t t = 0; t < k_; ++t) norm += h[j * k_ + t] * h[j * k_ + t];
+        penalty += c[j] * norm;
+      }
     }
-    out["h_penalty"] += p_.lambda * norm;
+    out["h_penalty"] += penalty;
     out["cols"] += static_cast<double>(columns_);
     if (rank_ == 0) {
       out["rank"] += k_;
       out["lambda"] += p_.lambda;
       out["sgd"] += p_.algorithm == Algorithm::kSgd ? 1.0 : 0.0;
+      out["plain"] += p_.regularization == Regularization::kPlain ? 1.0 : 0.0;
     }
   }
 
@@ -630,7 +663,8 @@ class MfHome final : public StaticHome {
   const uint32_t k_;
   const uint32_t passes_;
   uint64_t columns_ = 0;
-  std::map<uint32_t, std::vector<double>> h_;  // owned block -> its H rows, row-major
+  std::map<uint32_t, std::vector<double>> h_;        // owned block -> its H rows, row-major
+  std::map<uint32_t, std::vector<double>> penalty_;  // owned block -> lambda c^j of its columns
 };
 
 // Joins the pieces called `name` into a (sum of piece rows) x k matrix. The pieces must tile
@@ -702,8 +736,11 @@ boost::program_options::options_description MfApp::Options() const {
       "held-out ratings (MatrixMarket coordinate) for test_rmse")(
       "rank", po::value<uint32_t>()->default_value(10), "k: rank of the factors")(
       "lambda", po::value<double>()->default_value(0.1, "0.1"), "regularisation lambda >= 0")(
-      "learning-rate", po::value<double>()->default_value(0.01, "0.01"),
-      "sgd: eta_0; epoch t uses eta_0 / (1 + decay * t)")(
+      "regularization", po::value<std::string>()->default_value("weighted"),
+      "weighted: lambda (sum_i |Omega_i| ||w_i||^2 + sum_j |Omega^j| ||h_j||^2) | plain: "
+      "lambda (||W||^2 + ||H||^2)")("learning-rate",
+                                    po::value<double>()->default_value(0.01, "0.01"),
+                                    "sgd: eta_0; epoch t uses eta_0 / (1 + decay * t)")(
       "decay", po::value<double>()->default_value(0.1, "0.1"), "sgd: learning-rate decay >= 0")(
       "inner-iterations", po::value<uint32_t>()->default_value(1),
       "ccd: inner alternations per rank-one subproblem");
@@ -717,6 +754,7 @@ Status MfApp::FromOptions(const boost::program_options::variables_map& vm,
   mf.set_test_path(AbsolutePath(vm["test"].as<std::string>()));
   mf.set_rank(vm["rank"].as<uint32_t>());
   mf.set_lambda(vm["lambda"].as<double>());
+  mf.set_regularization(vm["regularization"].as<std::string>());
   mf.set_learning_rate(vm["learning-rate"].as<double>());
   mf.set_decay(vm["decay"].as<double>());
   mf.set_inner_iterations(vm["inner-iterations"].as<uint32_t>());
@@ -775,7 +813,7 @@ Result<std::unique_ptr<StaticHome>> MfApp::LoadHome(const proto::JobSpec& spec, 
     STRADS_ASSIGN_OR_RETURN(Ratings train, LoadTrain(spec));
     Layout layout = MakeLayout(train, workers, blocks, p.balance);
     return std::unique_ptr<StaticHome>(
-        std::make_unique<MfHome>(p, std::move(layout), rank, schedulers));
+        std::make_unique<MfHome>(p, train, std::move(layout), rank, schedulers));
   } catch (const std::bad_alloc&) {
     return Status::Internal("mf: out of memory loading home " + std::to_string(rank));
   }
@@ -836,6 +874,7 @@ void MfApp::Summarize(const std::map<std::string, double>& metrics,
   summary["rank"] = static_cast<uint64_t>(Get(metrics, "rank"));
   summary["algorithm"] = Get(metrics, "sgd") > 0 ? "sgd" : "ccd";
   summary["lambda"] = Get(metrics, "lambda");
+  summary["regularization"] = Get(metrics, "plain") > 0 ? "plain" : "weighted";
 }
 
 }  // namespace strads::mf

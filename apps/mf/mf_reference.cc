@@ -57,10 +57,36 @@ double SquaredError(const Ratings& r, const MfModel& m) {
   return s;
 }
 
+// c_i for every row (rows = true) or c^j for every column.
+std::vector<double> PenaltyWeights(const Ratings& r, Regularization regularization, bool rows) {
+  const std::vector<uint64_t>& start = rows ? r.row_start : r.col_start;
+  std::vector<double> c(start.size() - 1);
+  for (size_t i = 0; i < c.size(); ++i)
+    c[i] = PenaltyWeight(regularization, start[i + 1] - start[i]);
+  return c;
+}
+
+// lambda (sum_i c_i ||w_i||^2 + sum_j c^j ||h_j||^2).
+double Penalty(const Ratings& r, const MfModel& m, double lambda, Regularization regularization) {
+  if (regularization == Regularization::kPlain) {
+    return lambda * (m.W.squaredNorm() + m.H.squaredNorm());
+  }
+  double s = 0.0;
+  for (uint64_t i = 0; i < r.rows; ++i) {
+    s += static_cast<double>(r.row_start[i + 1] - r.row_start[i]) *
+         m.W.row(static_cast<Eigen::Index>(i)).squaredNorm();
+  }
+  for (uint64_t j = 0; j < r.cols; ++j) {
+    s += static_cast<double>(r.col_start[j + 1] - r.col_start[j]) *
+         m.H.row(static_cast<Eigen::Index>(j)).squaredNorm();
+  }
+  return lambda * s;
+}
+
 // Fills in the from-scratch figures of a finished solve.
 MfResult Finish(MfModel model, const Ratings& r, const MfOptions& o, Clock::time_point start) {
   MfResult result;
-  result.objective = MfObjective(r, model, o.lambda);
+  result.objective = MfObjective(r, model, o.lambda, o.regularization);
   result.train_rmse = Rmse(r, model);
   result.iterations = o.iterations;
   result.model = std::move(model);
@@ -86,8 +112,19 @@ MfModel InitialSgdModel(const Ratings& ratings, const MfOptions& options) {
   return UniformModel(ratings, options, /*w_random=*/true);
 }
 
-double MfObjective(const Ratings& ratings, const MfModel& model, double lambda) {
-  return SquaredError(ratings, model) + lambda * (model.W.squaredNorm() + model.H.squaredNorm());
+Result<Regularization> ParseRegularization(const std::string& name) {
+  if (name.empty() || name == "weighted") return Regularization::kWeighted;
+  if (name == "plain") return Regularization::kPlain;
+  return Status::InvalidArgument("unknown regularization '" + name + "' (weighted or plain)");
+}
+
+const char* RegularizationName(Regularization regularization) {
+  return regularization == Regularization::kWeighted ? "weighted" : "plain";
+}
+
+double MfObjective(const Ratings& ratings, const MfModel& model, double lambda,
+                   Regularization regularization) {
+  return SquaredError(ratings, model) + Penalty(ratings, model, lambda, regularization);
 }
 
 double Rmse(const Ratings& ratings, const MfModel& model) {
@@ -104,6 +141,11 @@ Result<MfResult> SolveCcdReference(const Ratings& ratings, const MfOptions& opti
   const uint64_t nnz = r.nnz();
   const double lambda = options.lambda;
   MfModel model = InitialCcdModel(r, options);
+  // lambda c_i and lambda c^j: where the denominators start.
+  std::vector<double> row_den = PenaltyWeights(r, options.regularization, /*rows=*/true);
+  std::vector<double> col_den = PenaltyWeights(r, options.regularization, /*rows=*/false);
+  for (double& d : row_den) d *= lambda;
+  for (double& d : col_den) d *= lambda;
 
   // R = A - W H^T on Omega; W = 0 at the start.
   std::vector<double> res(r.value);
@@ -116,7 +158,7 @@ Result<MfResult> SolveCcdReference(const Ratings& ratings, const MfOptions& opti
     MfTracePoint p;
     p.seconds = SecondsSince(start);
     p.iteration = iteration;
-    p.objective = sq + lambda * (model.W.squaredNorm() + model.H.squaredNorm());
+    p.objective = sq + Penalty(r, model, lambda, options.regularization);
     p.train_rmse = nnz == 0 ? std::numeric_limits<double>::quiet_NaN()
                             : std::sqrt(sq / static_cast<double>(nnz));
     p.model = &model;
@@ -133,7 +175,7 @@ Result<MfResult> SolveCcdReference(const Ratings& ratings, const MfOptions& opti
       for (uint64_t e = 0; e < nnz; ++e) res[e] += w[row[e]] * h[col[e]];  // R^
       for (uint32_t s = 0; s < options.ccd_inner; ++s) {
         for (uint64_t i = 0; i < r.rows; ++i) {
-          double num = 0.0, den = lambda;
+          double num = 0.0, den = row_den[i];
           for (uint64_t e = r.row_start[i]; e < r.row_start[i + 1]; ++e) {
             const double hj = h[col[e]];
             num += res[e] * hj;
@@ -142,7 +184,7 @@ Result<MfResult> SolveCcdReference(const Ratings& ratings, const MfOptions& opti
           w[i] = den > 0.0 ? num / den : 0.0;
         }
         for (uint64_t j = 0; j < r.cols; ++j) {
-          double num = 0.0, den = lambda;
+          double num = 0.0, den = col_den[j];
           for (uint64_t k = r.col_start[j]; k < r.col_start[j + 1]; ++k) {
             const uint64_t e = r.col_entry[k];
             const double wi = w[row[e]];
@@ -179,14 +221,16 @@ Result<MfResult> SolveSgdReference(const Ratings& ratings, const MfOptions& opti
   // Row-major copies so that w_i and h_j are contiguous in the inner loop.
   Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> w = model.W, h = model.H;
 
-  std::vector<double> row_reg(r.rows), col_reg(r.cols);  // lambda / |Omega_i|, lambda / |Omega^j|
+  // lambda c_i / |Omega_i| and lambda c^j / |Omega^j|: the per-rating penalty's coefficients.
+  std::vector<double> row_reg = PenaltyWeights(r, options.regularization, /*rows=*/true);
+  std::vector<double> col_reg = PenaltyWeights(r, options.regularization, /*rows=*/false);
   for (uint64_t i = 0; i < r.rows; ++i) {
     const uint64_t n = r.row_start[i + 1] - r.row_start[i];
-    row_reg[i] = n == 0 ? 0.0 : lambda / static_cast<double>(n);
+    row_reg[i] = n == 0 ? 0.0 : lambda * row_reg[i] / static_cast<double>(n);
   }
   for (uint64_t j = 0; j < r.cols; ++j) {
     const uint64_t n = r.col_start[j + 1] - r.col_start[j];
-    col_reg[j] = n == 0 ? 0.0 : lambda / static_cast<double>(n);
+    col_reg[j] = n == 0 ? 0.0 : lambda * col_reg[j] / static_cast<double>(n);
   }
 
   // Copies the iterate into `model` and computes F (also the divergence check).
@@ -194,7 +238,7 @@ Result<MfResult> SolveSgdReference(const Ratings& ratings, const MfOptions& opti
   auto report = [&](uint32_t iteration) {
     model.W = w;
     model.H = h;
-    objective = MfObjective(r, model, lambda);
+    objective = MfObjective(r, model, lambda, options.regularization);
     if (!on_iteration) return;
     MfTracePoint p;
     p.seconds = SecondsSince(start);
@@ -210,7 +254,7 @@ Result<MfResult> SolveSgdReference(const Ratings& ratings, const MfOptions& opti
   for (uint32_t epoch = 0; epoch < options.iterations; ++epoch) {
     // The visiting order of epoch t is a pure function of (seed, t): Fisher-Yates on 0..nnz-1.
     std::iota(order.begin(), order.end(), uint64_t{0});
-    SplitMix64 rng(Mix(Mix(options.seed) ^ 0x5347440000000000ULL) ^ epoch);
+    SplitMix64 rng(SgdOrderSeed(options.seed, epoch + 1, 0, 0));
     for (uint64_t n = nnz; n > 1; --n) std::swap(order[n - 1], order[rng.Below(n)]);
 
     const double eta = options.learning_rate / (1.0 + options.decay * epoch);

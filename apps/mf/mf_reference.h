@@ -1,24 +1,34 @@
 // The sequential matrix-factorisation solvers: the oracles the distributed mf engine is checked
 // against, and the single-process baselines.
 //
-// Objective, on the ratings exactly as loaded (no centring, no biases):
-//   F(W, H) = sum_{(i,j) in Omega} (a_ij - w_i^T h_j)^2 + lambda (||W||_F^2 + ||H||_F^2),
-// W is rows x k (row i = w_i), H is cols x k (row j = h_j). Every reported objective is this F.
+// Objective, on the ratings exactly as loaded (no centring, no biases), in one of two forms:
+//   weighted (the default; LIBMF, ALS-WR (Zhou et al. 2008) and Spark MLlib's ALS):
+//     F(W, H) = sum_{(i,j) in Omega} (a_ij - w_i^T h_j)^2
+//               + lambda (sum_i |Omega_i| ||w_i||^2 + sum_j |Omega^j| ||h_j||^2),
+//   plain:
+//     F(W, H) = sum_{(i,j) in Omega} (a_ij - w_i^T h_j)^2 + lambda (||W||_F^2 + ||H||_F^2),
+// W is rows x k (row i = w_i), H is cols x k (row j = h_j), Omega_i the ratings of row i and
+// Omega^j those of column j. Write c_i (c^j) for the penalty weight of row i (column j): |Omega_i|
+// (|Omega^j|) when weighted, 1 when plain. Every reported objective is this F. The weighted form
+// shrinks a row in proportion to the evidence it has, so on power-law data the heavy rows are not
+// under-regularised and the light ones over-regularised; it is what generalises there.
 //
 // CCD++ (Yu, Hsieh, Si, Dhillon, ICDM 2012). Keeps the residual R = A - W H^T on Omega. One outer
 // iteration: for t = 0..k-1: R^ = R + w_t h_t^T on Omega (w_t, h_t the t-th columns); then
-// ccd_inner times: for every row i, w_it = sum_{j in Omega_i} R^_ij h_jt / (lambda + sum_j h_jt^2),
-// then for every column j, h_jt = sum_{i in Omega^j} R^_ij w_it / (lambda + sum_i w_it^2)
-// (0 when the denominator is 0); then R = R^ - w_t h_t^T. Each such step exactly minimises F over
-// the coordinates it changes, so F never increases. Initialisation: W = 0, H uniform in
-// [0, 1/sqrt(k)) (so R = A at the start).
+// ccd_inner times: for every row i, w_it = sum_{j in Omega_i} R^_ij h_jt / (lambda c_i +
+// sum_j h_jt^2), then for every column j, h_jt = sum_{i in Omega^j} R^_ij w_it / (lambda c^j +
+// sum_i w_it^2) (0 when the denominator is 0); then R = R^ - w_t h_t^T. Each such step exactly
+// minimises F over the coordinates it changes, so F never increases. Initialisation: W = 0, H
+// uniform in [0, 1/sqrt(k)) (so R = A at the start).
 //
 // SGD. One epoch (iteration) visits every rating once in an order drawn afresh from the seed each
 // epoch. F is split exactly into per-rating terms
-//   f_ij = (a_ij - w_i^T h_j)^2 + lambda ||w_i||^2 / |Omega_i| + lambda ||h_j||^2 / |Omega^j|,
-// (sum_ij f_ij = F), and each visit takes a step of eta_t along -1/2 grad f_ij, simultaneously:
-//   e = a_ij - w_i^T h_j;  w_i += eta_t (e h_j - lambda w_i / |Omega_i|);
-//                          h_j += eta_t (e w_i - lambda h_j / |Omega^j|)   (old w_i),
+//   f_ij = (a_ij - w_i^T h_j)^2 + lambda c_i ||w_i||^2 / |Omega_i| + lambda c^j ||h_j||^2 /
+//   |Omega^j|
+// (sum_ij f_ij = F; weighted, the per-rating penalty is just lambda (||w_i||^2 + ||h_j||^2), as in
+// LIBMF), and each visit takes a step of eta_t along -1/2 grad f_ij, simultaneously:
+//   e = a_ij - w_i^T h_j;  w_i += eta_t (e h_j - lambda c_i w_i / |Omega_i|);
+//                          h_j += eta_t (e w_i - lambda c^j h_j / |Omega^j|)   (old w_i),
 // with eta_t = learning_rate / (1 + decay * t) in epoch t = 0, 1, ... . Initialisation: W and H
 // both uniform in [0, 1/sqrt(k)).
 //
@@ -31,6 +41,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <string>
 
 #include <Eigen/Dense>
 
@@ -38,6 +49,18 @@
 #include "common/status.h"
 
 namespace strads::mf {
+
+// The form of the penalty (see above).
+enum class Regularization { kWeighted, kPlain };
+
+// "weighted" or "plain"; "" is the default, weighted. Errors: InvalidArgument naming the choices.
+Result<Regularization> ParseRegularization(const std::string& name);
+const char* RegularizationName(Regularization regularization);
+
+// The penalty weight of a row or column with `ratings` ratings: c_i = |Omega_i| weighted, 1 plain.
+inline double PenaltyWeight(Regularization regularization, uint64_t ratings) {
+  return regularization == Regularization::kWeighted ? static_cast<double>(ratings) : 1.0;
+}
 
 struct MfOptions {
   uint32_t rank = 10;           // k >= 1
@@ -47,6 +70,7 @@ struct MfOptions {
   double learning_rate = 0.01;  // SGD eta_0 > 0
   double decay = 0.1;           // SGD: eta_t = eta_0 / (1 + decay t); >= 0
   uint32_t ccd_inner = 1;       // CCD++ inner alternations per rank-one subproblem; >= 1
+  Regularization regularization = Regularization::kWeighted;
 };
 
 struct MfModel {
@@ -83,7 +107,8 @@ MfModel InitialSgdModel(const Ratings& ratings, const MfOptions& options);
 
 // F(W, H) computed from scratch. REQUIRES: W has ratings.rows rows, H ratings.cols rows, both
 // the same number of columns.
-double MfObjective(const Ratings& ratings, const MfModel& model, double lambda);
+double MfObjective(const Ratings& ratings, const MfModel& model, double lambda,
+                   Regularization regularization);
 
 // sqrt(mean over Omega of (a_ij - w_i^T h_j)^2); NaN when there are no ratings. Same REQUIRES.
 double Rmse(const Ratings& ratings, const MfModel& model);

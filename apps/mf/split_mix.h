@@ -30,4 +30,11 @@ class SplitMix64 {
   uint64_t state_;
 };
 
+// The seed of the SGD visiting order of `worker`'s ratings of column block `block` in iteration
+// (epoch) `iteration` >= 1. The sequential reference draws epoch t's order of all ratings with
+// SgdOrderSeed(seed, t + 1, 0, 0), so one worker with one block visits the ratings in its order.
+inline uint64_t SgdOrderSeed(uint64_t seed, uint64_t iteration, uint32_t worker, uint32_t block) {
+  return Mix(Mix(Mix(Mix(Mix(seed) ^ 0x5347440000000000ULL) ^ iteration) ^ worker) ^ block);
+}
+
 }  // namespace strads::mf

@@ -88,7 +88,9 @@ class LDA(JobParamsMixin, BaseEstimator):
 class MF(JobParamsMixin, BaseEstimator):
     __doc__ = """Matrix factorisation ``R ~ W H^T`` of the observed entries of a ratings matrix
     (``strads run mf``), by CCD++ or stratified SGD, minimising
-    ``sum_observed (r_ij - w_i h_j)^2 + lambda (||W||^2 + ||H||^2)``.
+    ``sum_observed (r_ij - w_i h_j)^2 + lambda (sum_i n_i ||w_i||^2 + sum_j n_j ||h_j||^2)``,
+    n_i and n_j the numbers of observed entries of row i and column j (the weighted form of
+    LIBMF, ALS-WR and Spark's ALS; the job's default ``--regularization weighted``).
 
     ``fit(R)`` takes a users x items scipy sparse matrix whose stored entries are the observed
     ratings (or a dense array whose nonzeros are).
