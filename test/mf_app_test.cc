@@ -20,6 +20,7 @@
 #include "apps/mf/array_mtx.h"
 #include "apps/mf/mf_reference.h"
 #include "apps/mf/ratings.h"
+#include "apps/mf/unseen_file.h"
 #include "engine/static_driver.h"
 #include "test/app_params_edit.h"
 
@@ -302,12 +303,70 @@ TEST_CASE("mf reports the test RMSE when a test file is given, and only then") {
   CHECK(st.message().find("bad.mtx:2:") != std::string::npos);
 }
 
+TEST_CASE("mf accepts rows and columns without ratings: zero factors, the mean for their pairs") {
+  TempDir dir;
+  // PlantedMtx's matrix with row 5 and column 7 (1-based) emptied.
+  std::istringstream in(PlantedMtx(13, 30, 20, 2, 0.3));
+  std::string line, body;
+  std::getline(in, line);
+  std::getline(in, line);
+  uint64_t nnz = 0;
+  while (std::getline(in, line)) {
+    uint64_t i, j;
+    std::istringstream(line) >> i >> j;
+    if (i == 5 || j == 7) continue;
+    body += line + "\n";
+    ++nnz;
+  }
+  const std::string data = dir.Write(
+      "a.mtx",
+      fmt::format("%%MatrixMarket matrix coordinate real general\n30 20 {}\n{}", nnz, body));
+  const std::string test = dir.Write("t.mtx",
+                                     "%%MatrixMarket matrix coordinate real general\n30 20 3\n"
+                                     "5 1 0.5\n2 7 1.5\n3 3 0.25\n");
+  Result<Ratings> ratings = LoadRatings(data, EmptyLines::kAllow);
+  REQUIRE(ratings.ok());
+  Result<Ratings> held_out = LoadRatingsLike(test, *ratings);
+  REQUIRE(held_out.ok());
+  const Coverage coverage = CoverageOf(*ratings);
+  for (const char* algorithm : {"ccd", "sgd"}) {
+    INFO(algorithm);
+    proto::JobSpec spec = Spec(data, algorithm, 3);
+    EditAppParams<proto::MfSpec>(spec, [&](auto& p) { p.set_test_path(test); });
+    spec.mutable_static_engine()->set_blocks_per_worker(1);
+    const StaticLocalResult one = Run(spec, 1);
+    const StaticLocalResult run = Run(spec, 2, 2);
+    const Result<MfResult> reference = std::string(algorithm) == "ccd"
+                                           ? SolveCcdReference(*ratings, Options(spec))
+                                           : SolveSgdReference(*ratings, Options(spec));
+    REQUIRE(reference.ok());
+    CHECK(Relative(Objective(one, 3), reference->objective) <= 1e-9);
+    TempDir out;
+    const Eigen::MatrixXd w = File(out, run, "W.mtx"), h = File(out, run, "H.mtx");
+    CHECK(w.row(4).isZero(0));
+    CHECK(h.row(6).isZero(0));
+    CHECK(reference->model.W.row(4).isZero(0));
+    CHECK(reference->model.H.row(6).isZero(0));
+    // Two of the three held-out pairs are predicted by the mean, as HeldOutRmse does.
+    const auto& m = one.metrics.back();
+    CHECK(std::sqrt(m.at("test_sq_err") / 3) ==
+          Approx(HeldOutRmse(*held_out, reference->model, coverage)).epsilon(1e-9));
+    nlohmann::ordered_json summary;
+    MfApp().Summarize(run.metrics.back(), summary);
+    CHECK(summary["empty_rows"] == 1);
+    CHECK(summary["empty_cols"] == 1);
+    CHECK(summary["mean"].get<double>() == coverage.mean);
+    REQUIRE(run.files.size() == 3);
+    CHECK(run.files[2].content() == FormatUnseen(coverage.mean, {4}, {6}));
+  }
+}
+
 TEST_CASE("mf runs are reproducible for a seed") {
   TempDir dir;
   proto::JobSpec spec = Spec(dir.Write("a.mtx", PlantedMtx(6, 30, 25, 2, 0.3)), "sgd", 3);
   spec.mutable_static_engine()->set_blocks_per_worker(2);
   const StaticLocalResult a = Run(spec, 2), b = Run(spec, 2);
-  REQUIRE(a.files.size() == 2);
+  REQUIRE(a.files.size() == 3);
   CHECK(a.files[0].content() == b.files[0].content());
   CHECK(a.files[1].content() == b.files[1].content());
   CHECK(a.trace == b.trace);
@@ -337,9 +396,10 @@ TEST_CASE("mf writes W.mtx and H.mtx as WriteArrayMtx does") {
   TempDir dir;
   const proto::JobSpec spec = Spec(dir.Write("a.mtx", PlantedMtx(8, 12, 9, 2, 0.4)), "ccd", 1);
   const StaticLocalResult run = Run(spec, 2, 2);
-  REQUIRE(run.files.size() == 2);
+  REQUIRE(run.files.size() == 3);
   CHECK(run.files[0].name() == "W.mtx");
   CHECK(run.files[1].name() == "H.mtx");
+  CHECK(run.files[2].name() == "unseen.txt");
   const Eigen::MatrixXd w = File(dir, run, "W.mtx"), h = File(dir, run, "H.mtx");
   CHECK(w.rows() == 12);
   CHECK(w.cols() == 4);
@@ -389,12 +449,7 @@ TEST_CASE("mf rejects bad parameters naming the flag") {
 TEST_CASE("mf rejects bad ratings with file:line") {
   TempDir dir;
   proto::JobSpec spec = Spec("", "ccd", 1);
-  spec.set_data_path(dir.Write("empty_row.mtx",
-                               "%%MatrixMarket matrix coordinate real general\n3 2 3\n"
-                               "1 1 1\n1 2 2\n3 1 3\n"));
-  Status st = RunStatus(spec);
-  CHECK(st.code() == StatusCode::kInvalidArgument);
-  CHECK_THAT(st.message(), Catch::Contains("empty_row.mtx:2: row 2 of 3 has no ratings"));
+  Status st;
   spec.set_data_path(dir.Write("range.mtx",
                                "%%MatrixMarket matrix coordinate real general\n2 2 2\n"
                                "1 1 1\n2 3 2\n"));

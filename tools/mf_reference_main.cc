@@ -65,8 +65,10 @@ int main(int argc, char** argv) {
   options.regularization = *form;
 
   const auto load_start = std::chrono::steady_clock::now();
-  strads::Result<strads::mf::Ratings> train = strads::mf::LoadRatings(data);
+  strads::Result<strads::mf::Ratings> train =
+      strads::mf::LoadRatings(data, strads::mf::EmptyLines::kAllow);
   if (!train.ok()) return strads::tools::ToolFailure(kTool, train.status().message());
+  const strads::mf::Coverage coverage = strads::mf::CoverageOf(*train);
   std::optional<strads::mf::Ratings> test;
   if (!test_path.empty()) {
     strads::Result<strads::mf::Ratings> t = strads::mf::LoadRatingsLike(test_path, *train);
@@ -74,8 +76,9 @@ int main(int argc, char** argv) {
     test = std::move(t).value();
   }
   std::cout << fmt::format(
-      "loaded {} x {} ({} ratings, {} test) in {:.3f} s\n", train->rows, train->cols, train->nnz(),
-      test ? test->nnz() : 0,
+      "loaded {} x {} ({} ratings, {} test; {} rows and {} columns without ratings) in {:.3f} s\n",
+      train->rows, train->cols, train->nnz(), test ? test->nnz() : 0, coverage.empty_rows,
+      coverage.empty_cols,
       std::chrono::duration<double>(std::chrono::steady_clock::now() - load_start).count());
 
   std::ofstream trace(trace_path);
@@ -83,7 +86,8 @@ int main(int argc, char** argv) {
   double last_seconds = 0;
   auto on_iteration = [&](const strads::mf::MfTracePoint& p) {
     const std::string test_rmse =
-        test ? fmt::format("{:.10g}", strads::mf::Rmse(*test, *p.model)) : std::string();
+        test ? fmt::format("{:.10g}", strads::mf::HeldOutRmse(*test, *p.model, coverage))
+             : std::string();
     trace << fmt::format("{:.6f},{},{:.12g},{:.10g},{}\n", p.seconds, p.iteration, p.objective,
                          p.train_rmse, test_rmse);
     trace.flush();
@@ -100,6 +104,8 @@ int main(int argc, char** argv) {
       algorithm, result->iterations, last_seconds,
       result->iterations ? last_seconds / result->iterations : 0.0, result->objective,
       result->train_rmse,
-      test ? fmt::format(", test RMSE {:.6f}", strads::mf::Rmse(*test, result->model)) : "");
+      test ? fmt::format(", test RMSE {:.6f}",
+                         strads::mf::HeldOutRmse(*test, result->model, coverage))
+           : "");
   return 0;
 }

@@ -53,6 +53,7 @@
 #include "apps/mf/mf_reference.h"
 #include "apps/mf/ratings.h"
 #include "apps/mf/split_mix.h"
+#include "apps/mf/unseen_file.h"
 #include "engine/app_params.h"
 #include "engine/rotation_plan.h"
 
@@ -200,7 +201,7 @@ Status CheckBlock(const StaticBlock& block, const StaticStep& step, const Params
 }
 
 Result<Ratings> LoadTrain(const proto::JobSpec& spec) {
-  STRADS_ASSIGN_OR_RETURN(Ratings train, LoadRatings(spec.data_path()));
+  STRADS_ASSIGN_OR_RETURN(Ratings train, LoadRatings(spec.data_path(), EmptyLines::kAllow));
   if (train.nnz() == 0) return Status::InvalidArgument(spec.data_path() + ": no ratings");
   return train;
 }
@@ -236,7 +237,12 @@ Status TakeRows(const StatePieces& pieces, const std::string& name, uint64_t fir
 class MfShard final : public StaticShard {
  public:
   MfShard(const Params& p, const Ratings& train, const Ratings* test, Layout layout, uint32_t rank)
-      : p_(p), layout_(std::move(layout)), rank_(rank), k_(p.rank), passes_(Passes(p)) {
+      : p_(p),
+        layout_(std::move(layout)),
+        rank_(rank),
+        k_(p.rank),
+        passes_(Passes(p)),
+        coverage_(CoverageOf(train)) {
     const uint32_t blocks = static_cast<uint32_t>(layout_.col_bounds.size() - 1);
     row0_ = layout_.row_bounds[rank];
     rows_ = layout_.row_bounds[rank + 1] - row0_;
@@ -294,6 +300,7 @@ class MfShard final : public StaticShard {
     w_.assign(rows_ * k_, 0.0);
     if (p.algorithm == Algorithm::kSgd) {
       for (uint64_t i = 0; i < rows_; ++i) {
+        if (coverage_.empty_row[row0_ + i]) continue;  // stays 0
         for (uint32_t t = 0; t < k_; ++t) {
           W(i, t) = scale * InitialUniform(p.seed, Factor::kW, row0_ + i, t);
         }
@@ -386,13 +393,17 @@ class MfShard final : public StaticShard {
     out["ratings"] += static_cast<double>(value_.size());
     out["rows"] += static_cast<double>(rows_);
     out["w_penalty"] += penalty;
+    uint64_t empty = 0;
+    for (uint64_t i = 0; i < rows_; ++i) empty += coverage_.empty_row[row0_ + i] ? 1 : 0;
+    out["empty_rows"] += static_cast<double>(empty);
+    if (rank_ == 0) out["mean"] += coverage_.mean;
     if (has_test_) {
       out["test_sq_err"] += test_sq_err_;
       out["test_ratings"] += static_cast<double>(test_ratings_);
     }
   }
 
-  void SaveState(std::vector<proto::OutputPiece>& out) const override { Output(out); }
+  void SaveState(std::vector<proto::OutputPiece>& out) const override { OutputW(out); }
 
   // W's rows of the shard; CCD++ also rebuilds the residual A - W H^T from every column of H.
   Status RestoreState(const StatePieces& pieces) override {
@@ -409,7 +420,33 @@ class MfShard final : public StaticShard {
     return Status::Ok();
   }
 
+  // W's rows, the shard's rows without ratings ("unseen_rows", global ids) and, from shard 0, the
+  // training mean ("mean"): what unseen.txt lists.
   void Output(std::vector<proto::OutputPiece>& out) const override {
+    OutputW(out);
+    proto::OutputPiece unseen;
+    unseen.set_name("unseen_rows");
+    unseen.set_width(1);
+    for (uint64_t i = 0; i < rows_; ++i) {
+      if (coverage_.empty_row[row0_ + i]) unseen.add_values(static_cast<double>(row0_ + i));
+    }
+    if (unseen.values_size() > 0) out.push_back(std::move(unseen));
+    if (rank_ == 0) {
+      proto::OutputPiece& mean = out.emplace_back();
+      mean.set_name("mean");
+      mean.set_width(1);
+      mean.add_values(coverage_.mean);
+    }
+  }
+
+ private:
+  struct TestRating {
+    uint32_t row;  // in the shard
+    uint32_t col;
+    double value;
+  };
+
+  void OutputW(std::vector<proto::OutputPiece>& out) const {
     if (rows_ == 0) return;
     proto::OutputPiece& piece = out.emplace_back();
     piece.set_name("W");
@@ -420,13 +457,6 @@ class MfShard final : public StaticShard {
       for (uint32_t t = 0; t < k_; ++t) piece.add_values(W(i, t));
     }
   }
-
- private:
-  struct TestRating {
-    uint32_t row;  // in the shard
-    uint32_t col;
-    double value;
-  };
 
   // W is column-major (w_t contiguous) for CCD++, row-major (w_i contiguous) for SGD.
   double& W(uint64_t i, uint32_t t) {
@@ -490,7 +520,11 @@ class MfShard final : public StaticShard {
     }
     if (!has_test_) return;
     for (const TestRating& r : test_[block.id]) {
-      const double d = r.value - Predict(r.row, h + (r.col - c0) * k_);
+      // A pair without factors is predicted by the training mean.
+      const double predicted = coverage_.Covers(row0_ + r.row, r.col)
+                                   ? Predict(r.row, h + (r.col - c0) * k_)
+                                   : coverage_.mean;
+      const double d = r.value - predicted;
       test_sq_err_ += d * d;
     }
   }
@@ -501,7 +535,8 @@ class MfShard final : public StaticShard {
   const uint32_t k_;
   const uint32_t passes_;
   uint64_t row0_ = 0, rows_ = 0, cols_ = 0;
-  uint64_t e0_ = 0;  // the shard's first entry in the training matrix
+  uint64_t e0_ = 0;          // the shard's first entry in the training matrix
+  const Coverage coverage_;  // of the whole training matrix
 
   // The shard's training ratings, in (row, col) order; rows relative to row0_.
   std::vector<uint32_t> row_, col_;
@@ -548,7 +583,9 @@ class MfHome final : public StaticHome {
       h.resize((c1 - c0) * k_);
       penalty.resize(c1 - c0);
       for (uint64_t j = c0; j < c1; ++j) {
-        for (uint32_t t = 0; t < k_; ++t) {
+        const uint64_t ratings = train.col_start[j + 1] - train.col_start[j];
+        if (ratings == 0) unseen_.push_back(j);  // h_j stays 0
+        for (uint32_t t = 0; ratings > 0 && t < k_; ++t) {
           h[(j - c0) * k_ + t] = scale * InitialUniform(p.seed, Factor::kH, j, t);
         }
         penalty[j - c0] =
@@ -624,6 +661,7 @@ class MfHome final : public StaticHome {
     }
     out["h_penalty"] += penalty;
     out["cols"] += static_cast<double>(columns_);
+    out["empty_cols"] += static_cast<double>(unseen_.size());
     if (rank_ == 0) {
       out["rank"] += k_;
       out["lambda"] += p_.lambda;
@@ -632,7 +670,7 @@ class MfHome final : public StaticHome {
     }
   }
 
-  void SaveState(std::vector<proto::OutputPiece>& out) const override { Output(out); }
+  void SaveState(std::vector<proto::OutputPiece>& out) const override { OutputH(out); }
 
   Status RestoreState(const StatePieces& pieces) override {
     for (auto& [b, h] : h_) {
@@ -644,7 +682,18 @@ class MfHome final : public StaticHome {
     return Status::Ok();
   }
 
+  // H's rows and the home's columns without ratings ("unseen_cols").
   void Output(std::vector<proto::OutputPiece>& out) const override {
+    OutputH(out);
+    if (unseen_.empty()) return;
+    proto::OutputPiece& piece = out.emplace_back();
+    piece.set_name("unseen_cols");
+    piece.set_width(1);
+    for (uint64_t j : unseen_) piece.add_values(static_cast<double>(j));
+  }
+
+ private:
+  void OutputH(std::vector<proto::OutputPiece>& out) const {
     for (const auto& [b, h] : h_) {
       if (h.empty()) continue;
       proto::OutputPiece& piece = out.emplace_back();
@@ -655,7 +704,6 @@ class MfHome final : public StaticHome {
     }
   }
 
- private:
   const Params p_;
   const Layout layout_;
   const uint32_t rank_;
@@ -665,6 +713,7 @@ class MfHome final : public StaticHome {
   uint64_t columns_ = 0;
   std::map<uint32_t, std::vector<double>> h_;        // owned block -> its H rows, row-major
   std::map<uint32_t, std::vector<double>> penalty_;  // owned block -> lambda c^j of its columns
+  std::vector<uint64_t> unseen_;                     // owned columns without ratings
 };
 
 // Joins the pieces called `name` into a (sum of piece rows) x k matrix. The pieces must tile
@@ -768,7 +817,7 @@ std::vector<std::string> MfApp::InputFiles(const proto::JobSpec& spec) const {
   return {mf.ok() ? mf->test_path() : ""};
 }
 
-std::vector<std::string> MfApp::OutputFiles() const { return {"W.mtx", "H.mtx"}; }
+std::vector<std::string> MfApp::OutputFiles() const { return {"W.mtx", "H.mtx", "unseen.txt"}; }
 
 Status MfApp::Validate(const proto::JobSpec& spec) const { return ParseParams(spec).status(); }
 
@@ -846,11 +895,19 @@ Result<std::vector<proto::ResultFile>> MfApp::Assemble(
     const proto::JobSpec& spec, const std::vector<proto::OutputPiece>& pieces) const {
   STRADS_ASSIGN_OR_RETURN(const proto::MfSpec mf, AppParams<proto::MfSpec>(spec));
   if (mf.rank() == 0) return Status::InvalidArgument("mf: --rank must be >= 1");
+  std::vector<uint64_t> rows, cols;
+  std::optional<double> mean;
   for (const auto& piece : pieces) {
-    if (piece.name() != "W" && piece.name() != "H") {
+    if (piece.name() == "unseen_rows" || piece.name() == "unseen_cols") {
+      std::vector<uint64_t>& ids = piece.name() == "unseen_rows" ? rows : cols;
+      for (double id : piece.values()) ids.push_back(static_cast<uint64_t>(id));
+    } else if (piece.name() == "mean" && piece.values_size() == 1 && !mean) {
+      mean = piece.values(0);
+    } else if (piece.name() != "W" && piece.name() != "H") {
       return Status::InvalidArgument("mf: unexpected output piece '" + piece.name() + "'");
     }
   }
+  if (!mean) return Status::InvalidArgument("mf: no output piece 'mean' (from worker 0)");
   std::vector<proto::ResultFile> files;
   for (const char* name : {"W", "H"}) {
     STRADS_ASSIGN_OR_RETURN(Eigen::MatrixXd m, Join(pieces, name, mf.rank()));
@@ -858,6 +915,11 @@ Result<std::vector<proto::ResultFile>> MfApp::Assemble(
     file.set_name(std::string(name) + ".mtx");
     file.set_content(FormatArrayMtx(m));
   }
+  std::sort(rows.begin(), rows.end());
+  std::sort(cols.begin(), cols.end());
+  proto::ResultFile& unseen = files.emplace_back();
+  unseen.set_name("unseen.txt");
+  unseen.set_content(FormatUnseen(*mean, rows, cols));
   return files;
 }
 
@@ -870,6 +932,9 @@ void MfApp::Summarize(const std::map<std::string, double>& metrics,
       std::isnan(test_rmse) ? nlohmann::ordered_json() : nlohmann::ordered_json(test_rmse);
   summary["rows"] = static_cast<uint64_t>(Get(metrics, "rows"));
   summary["cols"] = static_cast<uint64_t>(Get(metrics, "cols"));
+  summary["empty_rows"] = static_cast<uint64_t>(Get(metrics, "empty_rows"));
+  summary["empty_cols"] = static_cast<uint64_t>(Get(metrics, "empty_cols"));
+  summary["mean"] = Get(metrics, "mean");
   summary["ratings"] = static_cast<uint64_t>(Get(metrics, "ratings"));
   summary["rank"] = static_cast<uint64_t>(Get(metrics, "rank"));
   summary["algorithm"] = Get(metrics, "sgd") > 0 ? "sgd" : "ccd";

@@ -33,13 +33,16 @@ MfModel UniformModel(const Ratings& r, const MfOptions& o, bool w_random) {
   MfModel m;
   m.W = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(r.rows), o.rank);
   m.H = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(r.cols), o.rank);
+  // Rows and columns without ratings stay 0.
   for (uint32_t t = 0; t < o.rank; ++t) {
     if (w_random) {
       for (uint64_t i = 0; i < r.rows; ++i) {
+        if (r.row_start[i] == r.row_start[i + 1]) continue;
         m.W(static_cast<Eigen::Index>(i), t) = scale * InitialUniform(o.seed, Factor::kW, i, t);
       }
     }
     for (uint64_t j = 0; j < r.cols; ++j) {
+      if (r.col_start[j] == r.col_start[j + 1]) continue;
       m.H(static_cast<Eigen::Index>(j), t) = scale * InitialUniform(o.seed, Factor::kH, j, t);
     }
   }
@@ -130,6 +133,18 @@ double MfObjective(const Ratings& ratings, const MfModel& model, double lambda,
 double Rmse(const Ratings& ratings, const MfModel& model) {
   if (ratings.nnz() == 0) return std::numeric_limits<double>::quiet_NaN();
   return std::sqrt(SquaredError(ratings, model) / static_cast<double>(ratings.nnz()));
+}
+
+double HeldOutRmse(const Ratings& ratings, const MfModel& model, const Coverage& coverage) {
+  if (ratings.nnz() == 0) return std::numeric_limits<double>::quiet_NaN();
+  double s = 0.0;
+  for (uint64_t e = 0; e < ratings.nnz(); ++e) {
+    const uint32_t i = ratings.row[e], j = ratings.col[e];
+    const double d =
+        ratings.value[e] - (coverage.Covers(i, j) ? Predict(model, i, j) : coverage.mean);
+    s += d * d;
+  }
+  return std::sqrt(s / static_cast<double>(ratings.nnz()));
 }
 
 Result<MfResult> SolveCcdReference(const Ratings& ratings, const MfOptions& options,

@@ -32,6 +32,9 @@
 // with eta_t = learning_rate / (1 + decay * t) in epoch t = 0, 1, ... . Initialisation: W and H
 // both uniform in [0, 1/sqrt(k)).
 //
+// Rows and columns without ratings (allowed: see EmptyLines) have factors 0 from the start, which
+// neither solver changes; a prediction for them is the training mean (Coverage, HeldOutRmse).
+//
 // Randomness is reproducible across platforms and partitionings: the initial value of factor
 // entry (index, t) is InitialValue(seed, factor, index, t), a pure function (a SplitMix64 hash), so
 // a worker owning some rows can draw exactly the oracle's values for them.
@@ -112,6 +115,10 @@ double MfObjective(const Ratings& ratings, const MfModel& model, double lambda,
 
 // sqrt(mean over Omega of (a_ij - w_i^T h_j)^2); NaN when there are no ratings. Same REQUIRES.
 double Rmse(const Ratings& ratings, const MfModel& model);
+
+// The RMSE of held-out `ratings` (a matrix of the training matrix's shape) when a pair the
+// training matrix did not cover (`coverage` = CoverageOf(training)) is predicted by its mean.
+double HeldOutRmse(const Ratings& ratings, const MfModel& model, const Coverage& coverage);
 
 // Runs options.iterations CCD++ outer iterations from InitialCcdModel. on_iteration, if set, is
 // called for iteration 0 and after each iteration. Errors: InvalidArgument for rank 0, ccd_inner
