@@ -287,7 +287,7 @@ TEST_CASE("mf reports the test RMSE when a test file is given, and only then") {
   CHECK(with.trace.back().substr(with.trace.back().rfind(',') + 1) == fmt::format("{:.10g}", rmse));
   nlohmann::ordered_json summary;
   MfApp().Summarize(m, summary);
-  CHECK(summary["test_rmse"].get<double>() == rmse);
+  CHECK(summary["last_test_rmse"].get<double>() == rmse);
   CHECK(summary["rows"] == 30);
   CHECK(summary["cols"] == 20);
   CHECK(summary["rank"] == 4);
@@ -358,6 +358,154 @@ TEST_CASE("mf accepts rows and columns without ratings: zero factors, the mean f
     CHECK(summary["mean"].get<double>() == coverage.mean);
     REQUIRE(run.files.size() == 3);
     CHECK(run.files[2].content() == FormatUnseen(coverage.mean, {4}, {6}));
+  }
+}
+
+// An overfitting job: rank 8 and a small lambda on a noisy rank-2 matrix of 40 x 30, with a
+// held-out set; the test RMSE falls, then rises.
+proto::JobSpec Overfitting(const TempDir& dir, const char* algorithm) {
+  std::mt19937_64 rng(21);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  Eigen::MatrixXd w(40, 2), h(30, 2);
+  for (Eigen::Index k = 0; k < w.size(); ++k) w.data()[k] = unit(rng);
+  for (Eigen::Index k = 0; k < h.size(); ++k) h.data()[k] = unit(rng);
+  std::string train, test;
+  uint64_t train_nnz = 0, test_nnz = 0;
+  for (int i = 0; i < 40; ++i) {
+    for (int j = 0; j < 30; ++j) {
+      const double draw = unit(rng);
+      const double v = w.row(i).dot(h.row(j)) + (unit(rng) - 0.5);
+      if (draw < 0.25 || j == i % 30) {
+        train += fmt::format("{} {} {}\n", i + 1, j + 1, v);
+        ++train_nnz;
+      } else if (draw < 0.35) {
+        test += fmt::format("{} {} {}\n", i + 1, j + 1, v);
+        ++test_nnz;
+      }
+    }
+  }
+  const std::string banner = "%%MatrixMarket matrix coordinate real general\n40 30 ";
+  proto::JobSpec spec = Spec(dir.Write(fmt::format("train-{}.mtx", algorithm),
+                                       banner + std::to_string(train_nnz) + "\n" + train),
+                             algorithm, 30);
+  EditAppParams<proto::MfSpec>(spec, [&](auto& p) {
+    p.set_rank(8);
+    p.set_lambda(0.001);
+    p.set_learning_rate(0.05);
+    p.set_decay(0.0);
+    p.set_test_path(dir.Write(fmt::format("test-{}.mtx", algorithm),
+                              banner + std::to_string(test_nnz) + "\n" + test));
+  });
+  spec.mutable_static_engine()->set_blocks_per_worker(2);
+  return spec;
+}
+
+std::vector<double> TestRmses(const StaticLocalResult& run) {
+  std::vector<double> rmse;
+  for (const auto& m : run.metrics)
+    rmse.push_back(std::sqrt(m.at("test_sq_err") / m.at("test_ratings")));
+  return rmse;
+}
+
+TEST_CASE("mf with --test writes the model of the best test RMSE and stops --patience after it") {
+  TempDir dir;
+  for (const char* algorithm : {"ccd", "sgd"}) {
+    INFO(algorithm);
+    proto::JobSpec spec = Overfitting(dir, algorithm);
+    const StaticLocalResult all = Run(spec, 2, 2);  // patience 0: every iteration
+    REQUIRE_FALSE(all.stopped_early);
+    const std::vector<double> rmse = TestRmses(all);
+    REQUIRE(rmse.size() == 31);
+    const auto best =
+        static_cast<uint64_t>(std::min_element(rmse.begin(), rmse.end()) - rmse.begin());
+    INFO("best test RMSE " << rmse[best] << " at iteration " << best << ", last " << rmse.back());
+    REQUIRE(best >= 1);
+    REQUIRE(best + 5 < 30);
+    REQUIRE(rmse.back() > 1.02 * rmse[best]);
+
+    // The files are those of a run that ends at the best iteration.
+    proto::JobSpec shorter = spec;
+    shorter.mutable_static_engine()->set_iterations(static_cast<uint32_t>(best));
+    const StaticLocalResult until_best = Run(shorter, 2, 2);
+    CHECK(all.files[0].content() == until_best.files[0].content());
+    CHECK(all.files[1].content() == until_best.files[1].content());
+    nlohmann::ordered_json summary;
+    MfApp().Summarize(all.metrics.back(), summary);
+    CHECK(summary["model"] == "best");
+    CHECK(summary["model_iteration"] == best);
+    CHECK(summary["test_rmse"].get<double>() == Approx(rmse[best]).epsilon(1e-12));
+    CHECK(summary["last_test_rmse"].get<double>() == Approx(rmse.back()).epsilon(1e-12));
+    CHECK(MfApp().ProgressNote(all.metrics.back()) ==
+          fmt::format("test_rmse {:.6g} (best {:.6g} at iteration {}, kept)", rmse.back(),
+                      rmse[best], best));
+    CHECK(MfApp().ProgressNote(all.metrics[best]) ==
+          fmt::format("test_rmse {:.6g} (best so far)", rmse[best]));
+
+    // --patience 5: the run ends 5 iterations after the best, with the same files.
+    EditAppParams<proto::MfSpec>(spec, [&](auto& p) { p.set_patience(5); });
+    const StaticLocalResult stopped = Run(spec, 2, 2);
+    CHECK(stopped.stopped_early);
+    CHECK(stopped.metrics.size() == best + 6);
+    CHECK(stopped.files[0].content() == until_best.files[0].content());
+    CHECK(stopped.files[1].content() == until_best.files[1].content());
+    CHECK(MfApp().StopsAfter(spec, best + 5, stopped.metrics.back()));
+    CHECK_FALSE(MfApp().StopsAfter(spec, best + 4, stopped.metrics[best + 4]));
+  }
+}
+
+TEST_CASE("mf keeps the last model when it is the best") {
+  TempDir dir;
+  proto::JobSpec spec = Overfitting(dir, "ccd");
+  spec.mutable_static_engine()->set_iterations(1);
+  const StaticLocalResult run = Run(spec, 1);
+  const std::vector<double> rmse = TestRmses(run);
+  REQUIRE(rmse[1] < rmse[0]);
+  EditAppParams<proto::MfSpec>(spec, [&](auto& p) { p.set_test_path(""); });
+  const StaticLocalResult without = Run(spec, 1);
+  CHECK(run.files[0].content() == without.files[0].content());
+  nlohmann::ordered_json summary;
+  MfApp().Summarize(run.metrics.back(), summary);
+  CHECK(summary["model"] == "last");
+  CHECK(summary["model_iteration"] == 1);
+}
+
+TEST_CASE("mf resumed from a checkpoint keeps the same best model") {
+  TempDir dir;
+  for (const char* algorithm : {"ccd", "sgd"}) {
+    INFO(algorithm);
+    const proto::JobSpec spec = Overfitting(dir, algorithm);
+    const StaticLocalResult all = Run(spec, 2, 2);
+    const std::vector<double> rmse = TestRmses(all);
+    const auto best =
+        static_cast<uint64_t>(std::min_element(rmse.begin(), rmse.end()) - rmse.begin());
+    // A checkpoint a few iterations after the best, and one before it.
+    for (const uint64_t at : {best + 3, best - 1}) {
+      INFO("checkpoint after iteration " << at);
+      static const MfApp app;
+      StaticLocalOptions options;
+      options.workers = 2;
+      options.schedulers = 2;
+      StaticLocalOptions::Resume resume;
+      options.after_iteration = [&](uint64_t iteration, const std::vector<StaticShard*>& shards,
+                                    const std::vector<StaticHome*>& homes,
+                                    const std::vector<double>& aggregates) {
+        if (iteration != at) return Status::Ok();
+        std::vector<proto::OutputPiece> pieces;
+        for (StaticShard* shard : shards) shard->SaveState(pieces);
+        for (StaticHome* home : homes) home->SaveState(pieces);
+        resume.iteration = iteration;
+        resume.aggregates = aggregates;
+        for (auto& piece : pieces) *resume.pieces.Add() = std::move(piece);
+        return Status::Ok();
+      };
+      REQUIRE(RunStaticLocally(app, spec, options).ok());
+      options.after_iteration = nullptr;
+      options.resume = resume;
+      Result<StaticLocalResult> resumed = RunStaticLocally(app, spec, options);
+      REQUIRE(resumed.ok());
+      CHECK(resumed->files[0].content() == all.files[0].content());
+      CHECK(resumed->files[1].content() == all.files[1].content());
+    }
   }
 }
 

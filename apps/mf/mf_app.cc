@@ -74,6 +74,10 @@ struct Params {
   uint64_t seed = 0;
   Balance balance = Balance::kWork;
   std::string test_path;  // empty: none
+  uint32_t patience = 0;  // --test: stop after this many iterations without a better test RMSE
+
+  // With --test the job keeps the model of the best test RMSE (see Tracking).
+  bool keep_best() const { return !test_path.empty(); }
 };
 
 Result<Params> ParseParams(const proto::JobSpec& spec) {
@@ -118,6 +122,7 @@ Result<Params> ParseParams(const proto::JobSpec& spec) {
   p.decay = mf.decay();
   p.seed = spec.seed();
   p.test_path = mf.test_path();
+  p.patience = mf.patience();
   Result<Balance> balance = ParseBalance(
       spec.static_engine().balance().empty() ? "work" : spec.static_engine().balance());
   if (!balance.ok()) return Status::InvalidArgument("mf: --balance: " + balance.status().message());
@@ -191,7 +196,9 @@ Status CheckBlock(const StaticBlock& block, const StaticStep& step, const Params
   }
   if (block.id >= blocks) return BadBlock(block, step, fmt::format("not one of {}", blocks));
   const uint64_t columns = layout.col_bounds[block.id + 1] - layout.col_bounds[block.id];
-  const uint64_t expected = columns * Width(p, Describe(p, step.pass).kind);
+  // Pass 0 of a job that keeps its best model carries the decision of Tracking in a last number.
+  const uint64_t expected =
+      columns * Width(p, Describe(p, step.pass).kind) + (p.keep_best() && step.pass == 0 ? 1 : 0);
   if (block.doubles.size() != expected) {
     return BadBlock(block, step,
                     fmt::format("carries {} numbers, expected {} ({} columns)",
@@ -199,6 +206,57 @@ Status CheckBlock(const StaticBlock& block, const StaticStep& step, const Params
   }
   return Status::Ok();
 }
+
+// Keeping the best model (--test). The job's two aggregates carry, summed over every evaluation so
+// far, the test squared error (each worker adds its blocks' as it evaluates them) and the number
+// of evaluations (worker 0 adds 1). At its first sub-round of an iteration every worker sees the
+// evaluation that ended the previous iteration, the same numbers in every worker, so all take the
+// same decision: whether that model is the best so far (strictly better than every earlier
+// evaluation). If so each worker copies its rows of W, and the blocks of pass 0 carry the decision
+// (one more number, 1 or 0) to their homes, which keep the copy of H they took at that
+// evaluation. The last evaluation has no pass after it: Assemble weighs it against the best
+// (pieces "test_sq_err" of every worker, "best" of worker 0) and writes the better one,
+// preferring the last unless the best is better by more than a relative 1e-12 (Summarize says the
+// same from the metrics, summed in another order).
+struct Tracking {
+  bool has_best = false;
+  double best_sq_err = 0;
+  uint64_t best_iteration = 0;
+  double seen_sq_err = 0, seen_evaluations = 0;  // the aggregates last taken
+
+  static constexpr uint32_t kSqErr = 0, kEvaluations = 1;  // the aggregates
+
+  // Takes the aggregates at the start of `iteration`: true when the evaluation that ended the
+  // previous iteration is a new best.
+  bool Take(std::span<const double> aggregates, uint64_t iteration) {
+    if (aggregates[kEvaluations] <= seen_evaluations) return false;  // none since
+    const double sq_err = aggregates[kSqErr] - seen_sq_err;
+    seen_sq_err = aggregates[kSqErr];
+    seen_evaluations = aggregates[kEvaluations];
+    if (has_best && !(sq_err < best_sq_err)) return false;
+    has_best = true;
+    best_sq_err = sq_err;
+    best_iteration = iteration - 1;
+    return true;
+  }
+
+  std::vector<double> Values() const {
+    return {has_best ? 1.0 : 0.0, best_sq_err, static_cast<double>(best_iteration), seen_sq_err,
+            seen_evaluations};
+  }
+  bool FromValues(const proto::OutputPiece& piece) {
+    if (piece.values_size() != 5) return false;
+    has_best = piece.values(0) > 0;
+    best_sq_err = piece.values(1);
+    best_iteration = static_cast<uint64_t>(piece.values(2));
+    seen_sq_err = piece.values(3);
+    seen_evaluations = piece.values(4);
+    return true;
+  }
+};
+
+// Whether the best model (test squared error `best`) is kept over the last one (`last`).
+bool KeepsBest(double best, double last) { return best < last * (1.0 - 1e-12); }
 
 Result<Ratings> LoadTrain(const proto::JobSpec& spec) {
   STRADS_ASSIGN_OR_RETURN(Ratings train, LoadRatings(spec.data_path(), EmptyLines::kAllow));
@@ -323,11 +381,21 @@ class MfShard final : public StaticShard {
   uint64_t rows() const override { return rows_; }
   uint64_t items() const override { return cols_; }
   uint64_t work() const override { return value_.size(); }
-  std::vector<double> InitialAggregates() const override { return {}; }
+  std::vector<double> InitialAggregates() const override {
+    return p_.keep_best() ? std::vector<double>{0.0, 0.0} : std::vector<double>{};
+  }
 
-  Result<uint64_t> Process(const StaticStep& step, std::span<const double>, StaticBlock& block,
-                           std::span<double>) override {
+  Result<uint64_t> Process(const StaticStep& step, std::span<const double> aggregates,
+                           StaticBlock& block, std::span<double> delta) override {
     STRADS_RETURN_IF_ERROR(CheckBlock(block, step, p_, layout_, passes_));
+    if (p_.keep_best() && step.pass == 0) {
+      if (decided_ != step.iteration) {  // the first sub-round of the iteration
+        decided_ = step.iteration;
+        new_best_ = tracking_.Take(aggregates, step.iteration);
+        if (new_best_) w_best_ = w_;
+      }
+      block.doubles.back() = new_best_ ? 1.0 : 0.0;
+    }
     const PassInfo pass = Describe(p_, step.pass);
     const uint64_t c0 = layout_.col_bounds[block.id];
     const std::vector<uint64_t>& entries = by_row_[block.id];
@@ -347,7 +415,7 @@ class MfShard final : public StaticShard {
       }
       case PassKind::kH: {
         const double* w = Column(pass.t);
-        const uint64_t columns = block.doubles.size() / 2;
+        const uint64_t columns = layout_.col_bounds[block.id + 1] - c0;
         double* num = h;
         double* den = h + columns;
         for (uint64_t e : by_col_[block.id]) {
@@ -365,7 +433,7 @@ class MfShard final : public StaticShard {
       case PassKind::kEpoch:
         return Epoch(step, block);
       case PassKind::kEval:
-        Evaluate(step, block);
+        Evaluate(step, block, delta);
         return entries.size();
     }
     return Status::Internal("mf: unknown pass kind");
@@ -401,15 +469,29 @@ class MfShard final : public StaticShard {
       out["test_sq_err"] += test_sq_err_;
       out["test_ratings"] += static_cast<double>(test_ratings_);
     }
+    if (p_.keep_best() && rank_ == 0) {  // the best before this evaluation
+      out["iteration"] += static_cast<double>(evaluated_);
+      out["has_best"] += tracking_.has_best ? 1.0 : 0.0;
+      out["best_test_sq_err"] += tracking_.best_sq_err;
+      out["best_iteration"] += static_cast<double>(tracking_.best_iteration);
+      out["patience"] += p_.patience;
+    }
   }
 
-  void SaveState(std::vector<proto::OutputPiece>& out) const override { OutputW(out); }
+  // W (and the best W and Tracking, worker 0's, with --test).
+  void SaveState(std::vector<proto::OutputPiece>& out) const override {
+    OutputW(out, "W", w_);
+    if (!p_.keep_best()) return;
+    if (tracking_.has_best) OutputW(out, "W_best", w_best_);
+    if (rank_ == 0) AddValues(out, "tracking", tracking_.Values());
+  }
 
   // W's rows of the shard; CCD++ also rebuilds the residual A - W H^T from every column of H.
   Status RestoreState(const StatePieces& pieces) override {
     STRADS_RETURN_IF_ERROR(
         TakeRows(pieces, "W", row0_, rows_, k_,
                  [&](uint64_t i, uint32_t t, double v) { W(i - row0_, t) = v; }));
+    if (p_.keep_best()) STRADS_RETURN_IF_ERROR(RestoreTracking(pieces));
     if (p_.algorithm != Algorithm::kCcd) return Status::Ok();
     std::vector<double> h(cols_ * k_);
     STRADS_RETURN_IF_ERROR(TakeRows(pieces, "H", 0, cols_, k_,
@@ -422,8 +504,20 @@ class MfShard final : public StaticShard {
 
   // W's rows, the shard's rows without ratings ("unseen_rows", global ids) and, from shard 0, the
   // training mean ("mean"): what unseen.txt lists.
+  // With --test also the best W ("W_best"), the last evaluation's test squared error
+  // ("test_sq_err") and, from worker 0, the best's ("best": has_best, squared error, iteration):
+  // Assemble writes the better model.
   void Output(std::vector<proto::OutputPiece>& out) const override {
-    OutputW(out);
+    OutputW(out, "W", w_);
+    if (p_.keep_best()) {
+      if (tracking_.has_best) OutputW(out, "W_best", w_best_);
+      AddValues(out, "test_sq_err", {test_sq_err_});
+      if (rank_ == 0) {
+        AddValues(out, "best",
+                  {tracking_.has_best ? 1.0 : 0.0, tracking_.best_sq_err,
+                   static_cast<double>(tracking_.best_iteration)});
+      }
+    }
     proto::OutputPiece unseen;
     unseen.set_name("unseen_rows");
     unseen.set_width(1);
@@ -431,12 +525,7 @@ class MfShard final : public StaticShard {
       if (coverage_.empty_row[row0_ + i]) unseen.add_values(static_cast<double>(row0_ + i));
     }
     if (unseen.values_size() > 0) out.push_back(std::move(unseen));
-    if (rank_ == 0) {
-      proto::OutputPiece& mean = out.emplace_back();
-      mean.set_name("mean");
-      mean.set_width(1);
-      mean.add_values(coverage_.mean);
-    }
+    if (rank_ == 0) AddValues(out, "mean", {coverage_.mean});
   }
 
  private:
@@ -446,25 +535,48 @@ class MfShard final : public StaticShard {
     double value;
   };
 
-  void OutputW(std::vector<proto::OutputPiece>& out) const {
+  // The shard's rows of `w` (laid out as w_) as piece `name`.
+  void OutputW(std::vector<proto::OutputPiece>& out, const char* name,
+               const std::vector<double>& w) const {
     if (rows_ == 0) return;
     proto::OutputPiece& piece = out.emplace_back();
-    piece.set_name("W");
+    piece.set_name(name);
     piece.set_first(row0_);
     piece.set_width(k_);
-    piece.mutable_values()->Reserve(static_cast<int>(w_.size()));
+    piece.mutable_values()->Reserve(static_cast<int>(w.size()));
     for (uint64_t i = 0; i < rows_; ++i) {
-      for (uint32_t t = 0; t < k_; ++t) piece.add_values(W(i, t));
+      for (uint32_t t = 0; t < k_; ++t) piece.add_values(w[Index(i, t)]);
     }
   }
 
+  static void AddValues(std::vector<proto::OutputPiece>& out, const char* name,
+                        const std::vector<double>& values) {
+    proto::OutputPiece& piece = out.emplace_back();
+    piece.set_name(name);
+    piece.set_width(1);
+    piece.mutable_values()->Add(values.begin(), values.end());
+  }
+
+  Status RestoreTracking(const StatePieces& pieces) {
+    tracking_ = Tracking();
+    for (const auto& piece : pieces) {
+      if (piece.name() == "tracking" && !tracking_.FromValues(piece)) {
+        return Status::InvalidArgument("checkpoint: a 'tracking' piece of the wrong size");
+      }
+    }
+    decided_ = std::numeric_limits<uint64_t>::max();
+    if (!tracking_.has_best) return Status::Ok();
+    w_best_.assign(w_.size(), 0.0);
+    return TakeRows(pieces, "W_best", row0_, rows_, k_,
+                    [&](uint64_t i, uint32_t t, double v) { w_best_[Index(i - row0_, t)] = v; });
+  }
+
   // W is column-major (w_t contiguous) for CCD++, row-major (w_i contiguous) for SGD.
-  double& W(uint64_t i, uint32_t t) {
-    return p_.algorithm == Algorithm::kSgd ? w_[i * k_ + t] : w_[t * rows_ + i];
+  uint64_t Index(uint64_t i, uint32_t t) const {
+    return p_.algorithm == Algorithm::kSgd ? i * k_ + t : t * rows_ + i;
   }
-  double W(uint64_t i, uint32_t t) const {
-    return p_.algorithm == Algorithm::kSgd ? w_[i * k_ + t] : w_[t * rows_ + i];
-  }
+  double& W(uint64_t i, uint32_t t) { return w_[Index(i, t)]; }
+  double W(uint64_t i, uint32_t t) const { return w_[Index(i, t)]; }
   // CCD++: w_t, rows_ values.
   double* Column(uint32_t t) { return w_.data() + uint64_t{t} * rows_; }
 
@@ -507,11 +619,13 @@ class MfShard final : public StaticShard {
     return pred;
   }
 
-  void Evaluate(const StaticStep& step, const StaticBlock& block) {
+  void Evaluate(const StaticStep& step, const StaticBlock& block, std::span<double> delta) {
     if (step.iteration != evaluated_) {  // the first block of this evaluation pass
       evaluated_ = step.iteration;
       sq_err_ = test_sq_err_ = 0.0;
+      if (p_.keep_best() && rank_ == 0) delta[Tracking::kEvaluations] += 1.0;
     }
+
     const uint64_t c0 = layout_.col_bounds[block.id];
     const double* h = block.doubles.data();
     for (uint64_t e : by_row_[block.id]) {
@@ -519,14 +633,17 @@ class MfShard final : public StaticShard {
       sq_err_ += d * d;
     }
     if (!has_test_) return;
+    double block_sq_err = 0.0;
     for (const TestRating& r : test_[block.id]) {
       // A pair without factors is predicted by the training mean.
       const double predicted = coverage_.Covers(row0_ + r.row, r.col)
                                    ? Predict(r.row, h + (r.col - c0) * k_)
                                    : coverage_.mean;
       const double d = r.value - predicted;
-      test_sq_err_ += d * d;
+      block_sq_err += d * d;
     }
+    test_sq_err_ += block_sq_err;
+    if (p_.keep_best()) delta[Tracking::kSqErr] += block_sq_err;
   }
 
   const Params p_;
@@ -560,6 +677,12 @@ class MfShard final : public StaticShard {
 
   uint64_t evaluated_ = std::numeric_limits<uint64_t>::max();
   double sq_err_ = 0.0, test_sq_err_ = 0.0;
+
+  // --test: the best model so far (see Tracking).
+  Tracking tracking_;
+  std::vector<double> w_best_;                               // laid out as w_
+  uint64_t decided_ = std::numeric_limits<uint64_t>::max();  // the iteration Take ran in
+  bool new_best_ = false;                                    // what it said
 };
 
 // ------------------------------------------------------------------------------------------------
@@ -607,6 +730,7 @@ class MfHome final : public StaticHome {
     const std::vector<double>& h = it->second;
     const uint64_t columns = h.size() / k_;
     const PassInfo pass = Describe(p_, step.pass);
+    if (p_.keep_best() && pass.kind == PassKind::kEval) candidate_[block] = h;
     StaticBlock out;
     out.id = block;
     switch (pass.kind) {
@@ -628,6 +752,7 @@ class MfHome final : public StaticHome {
         out.doubles = h;
         break;
     }
+    if (p_.keep_best() && step.pass == 0) out.doubles.push_back(0.0);  // Tracking's decision
     return out;
   }
 
@@ -637,6 +762,11 @@ class MfHome final : public StaticHome {
     if (it == h_.end()) return BadBlock(block, step, fmt::format("not homed at {}", rank_));
     std::vector<double>& h = it->second;
     const PassInfo pass = Describe(p_, step.pass);
+    if (p_.keep_best() && step.pass == 0) {
+      // The last evaluation was the best so far: keep H as it was then.
+      if (block.doubles.back() != 0.0) h_best_[block.id] = candidate_[block.id];
+      block.doubles.pop_back();
+    }
     if (pass.kind == PassKind::kH) {
       const uint64_t columns = h.size() / k_;
       for (uint64_t j = 0; j < columns; ++j) {
@@ -670,21 +800,38 @@ class MfHome final : public StaticHome {
     }
   }
 
-  void SaveState(std::vector<proto::OutputPiece>& out) const override { OutputH(out); }
+  void SaveState(std::vector<proto::OutputPiece>& out) const override {
+    OutputH(out, "H", h_);
+    OutputH(out, "H_best", h_best_);
+  }
 
+  // H, and with --test the best H when the checkpoint has one (H is also the copy taken at the
+  // last evaluation: a checkpoint comes after an iteration).
   Status RestoreState(const StatePieces& pieces) override {
+    bool has_best = false;
+    for (const auto& piece : pieces) has_best = has_best || piece.name() == "H_best";
+    h_best_.clear();
     for (auto& [b, h] : h_) {
       const uint64_t c0 = layout_.col_bounds[b], c1 = layout_.col_bounds[b + 1];
       STRADS_RETURN_IF_ERROR(
           TakeRows(pieces, "H", c0, c1 - c0, k_,
                    [&](uint64_t j, uint32_t t, double v) { h[(j - c0) * k_ + t] = v; }));
+      if (p_.keep_best()) candidate_[b] = h;
+      if (!p_.keep_best() || !has_best) continue;
+      std::vector<double>& best = h_best_[b];
+      best.resize(h.size());
+      STRADS_RETURN_IF_ERROR(
+          TakeRows(pieces, "H_best", c0, c1 - c0, k_,
+                   [&](uint64_t j, uint32_t t, double v) { best[(j - c0) * k_ + t] = v; }));
     }
     return Status::Ok();
   }
 
-  // H's rows and the home's columns without ratings ("unseen_cols").
+  // H's rows, the best H's ("H_best", with --test, once there is one) and the home's columns
+  // without ratings ("unseen_cols").
   void Output(std::vector<proto::OutputPiece>& out) const override {
-    OutputH(out);
+    OutputH(out, "H", h_);
+    OutputH(out, "H_best", h_best_);
     if (unseen_.empty()) return;
     proto::OutputPiece& piece = out.emplace_back();
     piece.set_name("unseen_cols");
@@ -693,11 +840,12 @@ class MfHome final : public StaticHome {
   }
 
  private:
-  void OutputH(std::vector<proto::OutputPiece>& out) const {
-    for (const auto& [b, h] : h_) {
+  void OutputH(std::vector<proto::OutputPiece>& out, const char* name,
+               const std::map<uint32_t, std::vector<double>>& blocks) const {
+    for (const auto& [b, h] : blocks) {
       if (h.empty()) continue;
       proto::OutputPiece& piece = out.emplace_back();
-      piece.set_name("H");
+      piece.set_name(name);
       piece.set_first(layout_.col_bounds[b]);
       piece.set_width(k_);
       piece.mutable_values()->Add(h.begin(), h.end());
@@ -714,6 +862,8 @@ class MfHome final : public StaticHome {
   std::map<uint32_t, std::vector<double>> h_;        // owned block -> its H rows, row-major
   std::map<uint32_t, std::vector<double>> penalty_;  // owned block -> lambda c^j of its columns
   std::vector<uint64_t> unseen_;                     // owned columns without ratings
+  // --test (see Tracking): each block's H at the last evaluation, and at the best one.
+  std::map<uint32_t, std::vector<double>> candidate_, h_best_;
 };
 
 // Joins the pieces called `name` into a (sum of piece rows) x k matrix. The pieces must tile
@@ -772,6 +922,34 @@ double TestRmse(const std::map<std::string, double>& m) {
   return n > 0 ? std::sqrt(Get(m, "test_sq_err") / n) : std::numeric_limits<double>::quiet_NaN();
 }
 
+// With --test, from an evaluation's metrics: the best model so far, this evaluation included
+// (`best`), and the model the job writes if this evaluation is its last (`kept`, see Tracking).
+struct Models {
+  struct Model {
+    double sq_err = 0;
+    uint64_t iteration = 0;
+  };
+  Model best, kept;
+  bool kept_earlier = false;  // kept is the best of an earlier evaluation, not this one
+};
+
+std::optional<Models> ModelsOf(const std::map<std::string, double>& m) {
+  if (m.count("has_best") == 0) return std::nullopt;
+  const Models::Model last{Get(m, "test_sq_err"), static_cast<uint64_t>(Get(m, "iteration"))};
+  const Models::Model earlier{Get(m, "best_test_sq_err"),
+                              static_cast<uint64_t>(Get(m, "best_iteration"))};
+  const bool has_earlier = Get(m, "has_best") > 0;
+  Models models;
+  models.best = has_earlier && !(last.sq_err < earlier.sq_err) ? earlier : last;
+  models.kept_earlier = has_earlier && KeepsBest(earlier.sq_err, last.sq_err);
+  models.kept = models.kept_earlier ? earlier : last;
+  return models;
+}
+
+double RmseOf(const Models::Model& model, const std::map<std::string, double>& m) {
+  return std::sqrt(model.sq_err / Get(m, "test_ratings"));
+}
+
 }  // namespace
 
 std::string MfApp::summary() const { return "matrix factorisation, CCD++ or stratified SGD"; }
@@ -792,7 +970,10 @@ boost::program_options::options_description MfApp::Options() const {
                                     "sgd: eta_0; epoch t uses eta_0 / (1 + decay * t)")(
       "decay", po::value<double>()->default_value(0.1, "0.1"), "sgd: learning-rate decay >= 0")(
       "inner-iterations", po::value<uint32_t>()->default_value(1),
-      "ccd: inner alternations per rank-one subproblem");
+      "ccd: inner alternations per rank-one subproblem")(
+      "patience", po::value<uint32_t>()->default_value(5),
+      "with --test: stop after this many iterations without a better test RMSE (0: never); the "
+      "job writes the model of the best test RMSE either way");
   return d;
 }
 
@@ -807,6 +988,7 @@ Status MfApp::FromOptions(const boost::program_options::variables_map& vm,
   mf.set_learning_rate(vm["learning-rate"].as<double>());
   mf.set_decay(vm["decay"].as<double>());
   mf.set_inner_iterations(vm["inner-iterations"].as<uint32_t>());
+  mf.set_patience(vm["patience"].as<uint32_t>());
   SetAppParams(mf, spec);
   return Status::Ok();
 }
@@ -821,7 +1003,10 @@ std::vector<std::string> MfApp::OutputFiles() const { return {"W.mtx", "H.mtx", 
 
 Status MfApp::Validate(const proto::JobSpec& spec) const { return ParseParams(spec).status(); }
 
-uint32_t MfApp::NumAggregates(const proto::JobSpec&) const { return 0; }
+uint32_t MfApp::NumAggregates(const proto::JobSpec& spec) const {
+  Result<Params> p = ParseParams(spec);
+  return p.ok() && p->keep_best() ? 2 : 0;  // Tracking's
+}
 
 uint32_t MfApp::PassesPerIteration(const proto::JobSpec& spec) const {
   Result<Params> p = ParseParams(spec);
@@ -896,21 +1081,30 @@ Result<std::vector<proto::ResultFile>> MfApp::Assemble(
   STRADS_ASSIGN_OR_RETURN(const proto::MfSpec mf, AppParams<proto::MfSpec>(spec));
   if (mf.rank() == 0) return Status::InvalidArgument("mf: --rank must be >= 1");
   std::vector<uint64_t> rows, cols;
-  std::optional<double> mean;
+  std::optional<double> mean, best;
+  double last_sq_err = 0.0;
   for (const auto& piece : pieces) {
     if (piece.name() == "unseen_rows" || piece.name() == "unseen_cols") {
       std::vector<uint64_t>& ids = piece.name() == "unseen_rows" ? rows : cols;
       for (double id : piece.values()) ids.push_back(static_cast<uint64_t>(id));
     } else if (piece.name() == "mean" && piece.values_size() == 1 && !mean) {
       mean = piece.values(0);
-    } else if (piece.name() != "W" && piece.name() != "H") {
+    } else if (piece.name() == "test_sq_err" && piece.values_size() == 1) {
+      last_sq_err += piece.values(0);
+    } else if (piece.name() == "best" && piece.values_size() == 3 && !best) {
+      if (piece.values(0) > 0) best = piece.values(1);
+    } else if (piece.name() != "W" && piece.name() != "H" && piece.name() != "W_best" &&
+               piece.name() != "H_best") {
       return Status::InvalidArgument("mf: unexpected output piece '" + piece.name() + "'");
     }
   }
   if (!mean) return Status::InvalidArgument("mf: no output piece 'mean' (from worker 0)");
+  // --test: the best model when it beats the last (see Tracking).
+  const bool keep_best = best && KeepsBest(*best, last_sq_err);
   std::vector<proto::ResultFile> files;
   for (const char* name : {"W", "H"}) {
-    STRADS_ASSIGN_OR_RETURN(Eigen::MatrixXd m, Join(pieces, name, mf.rank()));
+    STRADS_ASSIGN_OR_RETURN(
+        Eigen::MatrixXd m, Join(pieces, keep_best ? std::string(name) + "_best" : name, mf.rank()));
     proto::ResultFile& file = files.emplace_back();
     file.set_name(std::string(name) + ".mtx");
     file.set_content(FormatArrayMtx(m));
@@ -940,6 +1134,35 @@ void MfApp::Summarize(const std::map<std::string, double>& metrics,
   summary["algorithm"] = Get(metrics, "sgd") > 0 ? "sgd" : "ccd";
   summary["lambda"] = Get(metrics, "lambda");
   summary["regularization"] = Get(metrics, "plain") > 0 ? "plain" : "weighted";
+  if (const std::optional<Models> models = ModelsOf(metrics)) {
+    // W.mtx and H.mtx are the kept model: test_rmse is its; objective and train_rmse stay the
+    // last evaluation's (the trace has the kept iteration's).
+    summary["test_rmse"] = RmseOf(models->kept, metrics);
+    summary["model_iteration"] = models->kept.iteration;
+    summary["model"] = models->kept_earlier ? "best" : "last";
+    summary["last_test_rmse"] = test_rmse;
+    summary["patience"] = static_cast<uint64_t>(Get(metrics, "patience"));
+  }
+}
+
+std::string MfApp::ProgressNote(const std::map<std::string, double>& metrics) const {
+  const double test_rmse = TestRmse(metrics);
+  if (std::isnan(test_rmse)) return "";
+  const std::optional<Models> models = ModelsOf(metrics);
+  if (!models) return fmt::format("test_rmse {:.6g}", test_rmse);
+  if (models->best.iteration == static_cast<uint64_t>(Get(metrics, "iteration"))) {
+    return fmt::format("test_rmse {:.6g} (best so far)", test_rmse);
+  }
+  return fmt::format("test_rmse {:.6g} (best {:.6g} at iteration {}, kept)", test_rmse,
+                     RmseOf(models->best, metrics), models->best.iteration);
+}
+
+bool MfApp::StopsAfter(const proto::JobSpec& spec, uint64_t iteration,
+                       const std::map<std::string, double>& metrics) const {
+  Result<Params> p = ParseParams(spec);
+  const std::optional<Models> models = ModelsOf(metrics);
+  if (!p.ok() || p->patience == 0 || !models) return false;
+  return iteration >= models->best.iteration + p->patience;
 }
 
 }  // namespace strads::mf

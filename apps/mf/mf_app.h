@@ -40,6 +40,12 @@ class MfApp final : public StaticApp {
       const proto::JobSpec& spec, const std::vector<proto::OutputPiece>& pieces) const override;
   void Summarize(const std::map<std::string, double>& metrics,
                  nlohmann::ordered_json& summary) const override;
+  // With --test: the test RMSE and the best so far ("test_rmse 1.81 (best 1.80 at iteration 12,
+  // kept)").
+  std::string ProgressNote(const std::map<std::string, double>& metrics) const override;
+  // With --test and --patience P > 0: P iterations after the best test RMSE.
+  bool StopsAfter(const proto::JobSpec& spec, uint64_t iteration,
+                  const std::map<std::string, double>& metrics) const override;
 
  private:
   MfPredictor predictor_;
