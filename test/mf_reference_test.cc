@@ -213,9 +213,11 @@ TEST_CASE("mf: the initial model is a pure function of the seed", "[mf]") {
   CHECK(a.H.minCoeff() >= 0.0);
   CHECK(a.H.maxCoeff() < 0.5);
   CHECK(a.H(3, 2) == 0.5 * InitialUniform(o.seed, Factor::kH, 3, 2));
+  // SGD's factors: uniform in [0, sqrt(s / k)), s the ratings' standard deviation.
   const MfModel s = InitialSgdModel(r, o);
-  CHECK(s.H == a.H);
-  CHECK(s.W(7, 1) == 0.5 * InitialUniform(o.seed, Factor::kW, 7, 1));
+  const double scale = std::sqrt(RatingScale(r) / 4);
+  CHECK(s.H(3, 2) == scale * InitialUniform(o.seed, Factor::kH, 3, 2));
+  CHECK(s.W(7, 1) == scale * InitialUniform(o.seed, Factor::kW, 7, 1));
   o.seed = 2;
   CHECK(InitialCcdModel(r, o).H != a.H);
 }
@@ -288,7 +290,7 @@ TEST_CASE("mf sgd: lowers either objective", "[mf]") {
   for (Regularization form : {Regularization::kWeighted, Regularization::kPlain}) {
     const double lambda = form == Regularization::kWeighted ? 0.005 : 0.05;
     MfOptions o{
-        .rank = 3, .lambda = lambda, .iterations = 20, .learning_rate = 0.02, .decay = 0.05};
+        .rank = 3, .lambda = lambda, .iterations = 20, .learning_rate = 0.1, .decay = 0};
     o.regularization = form;
     std::vector<double> trace;
     Result<MfResult> res =
@@ -311,7 +313,7 @@ TEST_CASE("mf ccd: recovers a planted low-rank matrix", "[mf]") {
 
 TEST_CASE("mf sgd: recovers a planted low-rank matrix, deterministically", "[mf]") {
   const Ratings r = Planted(5, 80, 60, 3, 0.4);
-  MfOptions o{.rank = 3, .lambda = 1e-6, .iterations = 300, .learning_rate = 0.05, .decay = 0.01};
+  MfOptions o{.rank = 3, .lambda = 1e-6, .iterations = 300, .learning_rate = 0.1, .decay = 0};
   std::vector<double> trace;
   Result<MfResult> res =
       SolveSgdReference(r, o, [&](const MfTracePoint& p) { trace.push_back(p.train_rmse); });

@@ -52,6 +52,7 @@
 #include "apps/mf/array_mtx.h"
 #include "apps/mf/mf_reference.h"
 #include "apps/mf/ratings.h"
+#include "apps/mf/sgd_kernel.h"
 #include "apps/mf/split_mix.h"
 #include "apps/mf/unseen_file.h"
 #include "engine/app_params.h"
@@ -162,6 +163,7 @@ uint32_t Width(const Params& p, PassKind kind) {
     case PassKind::kH:
       return 2;
     case PassKind::kEpoch:
+      return p.rank + 1;  // h_j and its AdaGrad accumulator G^j
     case PassKind::kEval:
       return p.rank;
   }
@@ -354,28 +356,8 @@ class MfShard final : public StaticShard {
         ++test_ratings_;
       }
     }
-    const double scale = 1.0 / std::sqrt(static_cast<double>(k_));
-    w_.assign(rows_ * k_, 0.0);
-    if (p.algorithm == Algorithm::kSgd) {
-      for (uint64_t i = 0; i < rows_; ++i) {
-        if (coverage_.empty_row[row0_ + i]) continue;  // stays 0
-        for (uint32_t t = 0; t < k_; ++t) {
-          W(i, t) = scale * InitialUniform(p.seed, Factor::kW, row0_ + i, t);
-        }
-      }
-      // The per-rating split of the penalty: lambda c_i / |Omega_i|, lambda c^j / |Omega^j|.
-      row_reg_.resize(rows_);
-      for (uint64_t i = 0; i < rows_; ++i) {
-        const uint64_t n = train.row_start[row0_ + i + 1] - train.row_start[row0_ + i];
-        row_reg_[i] = n == 0 ? 0.0 : row_penalty_[i] / static_cast<double>(n);
-      }
-      col_reg_.resize(cols_);
-      for (uint64_t j = 0; j < cols_; ++j) {
-        const uint64_t n = train.col_start[j + 1] - train.col_start[j];
-        col_reg_[j] =
-            n == 0 ? 0.0 : p.lambda * PenaltyWeight(p.regularization, n) / static_cast<double>(n);
-      }
-    }
+    if (p.algorithm == Algorithm::kCcd) w_.assign(rows_ * k_, 0.0);  // W = 0
+    if (p.algorithm == Algorithm::kSgd) InitSgd(train);
   }
 
   uint64_t rows() const override { return rows_; }
@@ -392,7 +374,12 @@ class MfShard final : public StaticShard {
       if (decided_ != step.iteration) {  // the first sub-round of the iteration
         decided_ = step.iteration;
         new_best_ = tracking_.Take(aggregates, step.iteration);
-        if (new_best_) w_best_ = w_;
+        if (new_best_) {
+          w_best_.resize(rows_ * k_);
+          for (uint64_t i = 0; i < rows_; ++i) {
+            for (uint32_t t = 0; t < k_; ++t) w_best_[i * k_ + t] = W(i, t);
+          }
+        }
       }
       block.doubles.back() = new_best_ ? 1.0 : 0.0;
     }
@@ -480,9 +467,16 @@ class MfShard final : public StaticShard {
 
   // W (and the best W and Tracking, worker 0's, with --test).
   void SaveState(std::vector<proto::OutputPiece>& out) const override {
-    OutputW(out, "W", w_);
+    OutputW(out, "W");
+    if (p_.algorithm == Algorithm::kSgd) {
+      proto::OutputPiece& g = out.emplace_back();
+      g.set_name("Gw");
+      g.set_first(row0_);
+      g.set_width(1);
+      g.mutable_values()->Add(gw_.begin(), gw_.end());
+    }
     if (!p_.keep_best()) return;
-    if (tracking_.has_best) OutputW(out, "W_best", w_best_);
+    if (tracking_.has_best) OutputBestW(out);
     if (rank_ == 0) AddValues(out, "tracking", tracking_.Values());
   }
 
@@ -490,7 +484,12 @@ class MfShard final : public StaticShard {
   Status RestoreState(const StatePieces& pieces) override {
     STRADS_RETURN_IF_ERROR(
         TakeRows(pieces, "W", row0_, rows_, k_,
-                 [&](uint64_t i, uint32_t t, double v) { W(i - row0_, t) = v; }));
+                 [&](uint64_t i, uint32_t t, double v) { SetW(i - row0_, t, v); }));
+    if (p_.algorithm == Algorithm::kSgd) {
+      STRADS_RETURN_IF_ERROR(TakeRows(
+          pieces, "Gw", row0_, rows_, 1,
+          [&](uint64_t i, uint32_t, double v) { gw_[i - row0_] = static_cast<float>(v); }));
+    }
     if (p_.keep_best()) STRADS_RETURN_IF_ERROR(RestoreTracking(pieces));
     if (p_.algorithm != Algorithm::kCcd) return Status::Ok();
     std::vector<double> h(cols_ * k_);
@@ -508,9 +507,9 @@ class MfShard final : public StaticShard {
   // ("test_sq_err") and, from worker 0, the best's ("best": has_best, squared error, iteration):
   // Assemble writes the better model.
   void Output(std::vector<proto::OutputPiece>& out) const override {
-    OutputW(out, "W", w_);
+    OutputW(out, "W");
     if (p_.keep_best()) {
-      if (tracking_.has_best) OutputW(out, "W_best", w_best_);
+      if (tracking_.has_best) OutputBestW(out);
       AddValues(out, "test_sq_err", {test_sq_err_});
       if (rank_ == 0) {
         AddValues(out, "best",
@@ -535,18 +534,26 @@ class MfShard final : public StaticShard {
     double value;
   };
 
-  // The shard's rows of `w` (laid out as w_) as piece `name`.
-  void OutputW(std::vector<proto::OutputPiece>& out, const char* name,
-               const std::vector<double>& w) const {
+  // The shard's rows of W as piece `name`.
+  void OutputW(std::vector<proto::OutputPiece>& out, const char* name) const {
     if (rows_ == 0) return;
     proto::OutputPiece& piece = out.emplace_back();
     piece.set_name(name);
     piece.set_first(row0_);
     piece.set_width(k_);
-    piece.mutable_values()->Reserve(static_cast<int>(w.size()));
+    piece.mutable_values()->Reserve(static_cast<int>(rows_ * k_));
     for (uint64_t i = 0; i < rows_; ++i) {
-      for (uint32_t t = 0; t < k_; ++t) piece.add_values(w[Index(i, t)]);
+      for (uint32_t t = 0; t < k_; ++t) piece.add_values(W(i, t));
     }
+  }
+
+  void OutputBestW(std::vector<proto::OutputPiece>& out) const {
+    if (rows_ == 0) return;
+    proto::OutputPiece& piece = out.emplace_back();
+    piece.set_name("W_best");
+    piece.set_first(row0_);
+    piece.set_width(k_);
+    piece.mutable_values()->Add(w_best_.begin(), w_best_.end());
   }
 
   static void AddValues(std::vector<proto::OutputPiece>& out, const char* name,
@@ -566,57 +573,137 @@ class MfShard final : public StaticShard {
     }
     decided_ = std::numeric_limits<uint64_t>::max();
     if (!tracking_.has_best) return Status::Ok();
-    w_best_.assign(w_.size(), 0.0);
+    w_best_.assign(rows_ * k_, 0.0);
     return TakeRows(pieces, "W_best", row0_, rows_, k_,
-                    [&](uint64_t i, uint32_t t, double v) { w_best_[Index(i - row0_, t)] = v; });
+                    [&](uint64_t i, uint32_t t, double v) { w_best_[(i - row0_) * k_ + t] = v; });
   }
 
-  // W is column-major (w_t contiguous) for CCD++, row-major (w_i contiguous) for SGD.
-  uint64_t Index(uint64_t i, uint32_t t) const {
-    return p_.algorithm == Algorithm::kSgd ? i * k_ + t : t * rows_ + i;
+  // W: for CCD++ w_, column-major (w_t contiguous); for SGD wf_, rows of kp_ floats.
+  double W(uint64_t i, uint32_t t) const {
+    return p_.algorithm == Algorithm::kSgd ? wf_[i * kp_ + t] : w_[t * rows_ + i];
   }
-  double& W(uint64_t i, uint32_t t) { return w_[Index(i, t)]; }
-  double W(uint64_t i, uint32_t t) const { return w_[Index(i, t)]; }
+  void SetW(uint64_t i, uint32_t t, double v) {
+    if (p_.algorithm == Algorithm::kSgd) {
+      wf_[i * kp_ + t] = static_cast<float>(v);
+    } else {
+      w_[t * rows_ + i] = v;
+    }
+  }
   // CCD++: w_t, rows_ values.
   double* Column(uint32_t t) { return w_.data() + uint64_t{t} * rows_; }
 
-  // One SGD sweep over the shard's ratings of `block` (whole H rows).
+  // SGD's state: W in single precision and padded (sgd_kernel.h), the accumulators G_i, the
+  // per-rating penalty coefficients, and each block's ratings as runs of one row's, in
+  // SgdRowOrder, as the kernel streams them.
+  void InitSgd(const Ratings& train) {
+    kp_ = PaddedRank(k_);
+    const double s = RatingScale(train);
+    const double scale = SgdInitialScale(s, k_);
+    g_scale_ = static_cast<float>(1.0 / (s * k_));
+    wf_.assign(rows_ * kp_, 0.0f);
+    gw_.assign(rows_, static_cast<float>(s * s));
+    for (uint64_t i = 0; i < rows_; ++i) {
+      if (coverage_.empty_row[row0_ + i]) continue;  // stays 0
+      for (uint32_t t = 0; t < k_; ++t) {
+        wf_[i * kp_ + t] =
+            static_cast<float>(scale * InitialUniform(p_.seed, Factor::kW, row0_ + i, t));
+      }
+    }
+    // lambda c_i / |Omega_i| and lambda c^j / |Omega^j| (as the reference computes them).
+    auto per_rating = [&](uint64_t n) {
+      return n == 0 ? 0.0f
+                    : static_cast<float>(p_.lambda * PenaltyWeight(p_.regularization, n) /
+                                         static_cast<double>(n));
+    };
+    row_reg_.resize(rows_);
+    for (uint64_t i = 0; i < rows_; ++i) {
+      row_reg_[i] = per_rating(train.row_start[row0_ + i + 1] - train.row_start[row0_ + i]);
+    }
+    const uint32_t blocks = static_cast<uint32_t>(layout_.col_bounds.size() - 1);
+    sgd_.resize(blocks);
+    for (uint32_t b = 0; b < blocks; ++b) {
+      const uint64_t c0 = layout_.col_bounds[b], c1 = layout_.col_bounds[b + 1];
+      SgdBlock& block = sgd_[b];
+      for (uint64_t j = c0; j < c1; ++j) {
+        block.col_reg.push_back(per_rating(train.col_start[j + 1] - train.col_start[j]));
+      }
+      // by_row_[b] holds each row's ratings of the block as one run.
+      const std::vector<uint64_t>& entries = by_row_[b];
+      for (size_t q = 0; q < entries.size();) {
+        size_t end = q;
+        while (end < entries.size() && row_[entries[end]] == row_[entries[q]]) ++end;
+        const std::vector<SgdRating> run =
+            SgdRowOrder(train, p_.seed, e0_ + entries[q], e0_ + entries[end - 1] + 1,
+                        static_cast<uint32_t>(c0));
+        block.runs.push_back({row_[entries[q]], static_cast<uint32_t>(block.ratings.size()),
+                              static_cast<uint32_t>(run.size())});
+        block.ratings.insert(block.ratings.end(), run.begin(), run.end());
+        q = end;
+      }
+    }
+  }
+
+  // One SGD sweep over the shard's ratings of `block` (H rows and accumulators): its rows in an
+  // order drawn from (seed, iteration, worker, block), each row's ratings in their fixed order.
   Result<uint64_t> Epoch(const StaticStep& step, StaticBlock& block) {
-    const uint64_t c0 = layout_.col_bounds[block.id];
-    order_ = by_row_[block.id];
+    const SgdBlock& sb = sgd_[block.id];
+    const uint64_t columns = sb.col_reg.size();
+    const uint32_t width = k_ + 1;
+    h_.assign(columns * kp_, 0.0f);
+    gh_.resize(columns);
+    for (uint64_t j = 0; j < columns; ++j) {
+      for (uint32_t t = 0; t < k_; ++t) {
+        h_[j * kp_ + t] = static_cast<float>(block.doubles[j * width + t]);
+      }
+      gh_[j] = static_cast<float>(block.doubles[j * width + k_]);
+    }
+    order_.resize(sb.runs.size());
+    std::iota(order_.begin(), order_.end(), uint32_t{0});
     SplitMix64 rng(SgdOrderSeed(p_.seed, step.iteration, rank_, block.id));
     for (uint64_t n = order_.size(); n > 1; --n) std::swap(order_[n - 1], order_[rng.Below(n)]);
+    SgdRates rates;
     // Epoch t = iteration - 1 of the reference.
-    const double eta =
-        p_.learning_rate / (1.0 + p_.decay * static_cast<double>(step.iteration - 1));
-    double check = 0.0;
-    for (uint64_t e : order_) {
-      double* wi = &w_[uint64_t{row_[e]} * k_];
-      double* hj = block.doubles.data() + (col_[e] - c0) * k_;
-      double pred = 0.0;
-      for (uint32_t t = 0; t < k_; ++t) pred += wi[t] * hj[t];
-      const double err = value_[e] - pred;
-      const double ri = row_reg_[row_[e]], cj = col_reg_[col_[e]];
-      for (uint32_t t = 0; t < k_; ++t) {
-        const double wt = wi[t], ht = hj[t];
-        wi[t] = wt + eta * (err * ht - ri * wt);
-        hj[t] = ht + eta * (err * wt - cj * ht);
-      }
-      check += err;
+    rates.eta = static_cast<float>(p_.learning_rate /
+                                   (1.0 + p_.decay * static_cast<double>(step.iteration - 1)));
+    rates.g_scale = g_scale_;
+    float errors = 0.0f;
+    for (uint32_t q : order_) {
+      const SgdRun& run = sb.runs[q];
+      rates.row_reg = row_reg_[run.row];
+      errors += SgdRow(&wf_[uint64_t{run.row} * kp_], &gw_[run.row], sb.ratings.data() + run.begin,
+                       run.count, h_.data(), gh_.data(), sb.col_reg.data(), kp_, rates);
     }
-    if (!std::isfinite(check)) {
+    for (uint64_t j = 0; j < columns; ++j) {
+      for (uint32_t t = 0; t < k_; ++t) block.doubles[j * width + t] = h_[j * kp_ + t];
+      block.doubles[j * width + k_] = gh_[j];
+    }
+    if (!std::isfinite(errors)) {
       return Status::FailedPrecondition(
           fmt::format("mf sgd: diverged in epoch {} (a prediction is not finite); lower "
                       "--learning-rate",
                       step.iteration));
     }
-    return order_.size();
+    return sb.ratings.size();
   }
 
+  // w_i^T h_j, in four partial sums (the evaluation pass is as long as an SGD epoch otherwise).
   double Predict(uint32_t i, const double* hj) const {
-    double pred = 0.0;
-    for (uint32_t t = 0; t < k_; ++t) pred += W(i, t) * hj[t];
-    return pred;
+    if (p_.algorithm == Algorithm::kSgd) return Dot(&wf_[uint64_t{i} * kp_], 1, hj);
+    return Dot(&w_[i], rows_, hj);
+  }
+
+  template <typename T>
+  double Dot(const T* w, uint64_t stride, const double* hj) const {
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+    uint32_t t = 0;
+    for (; t + 4 <= k_; t += 4) {
+      s0 += static_cast<double>(w[t * stride]) * hj[t];
+      s1 += static_cast<double>(w[(t + 1) * stride]) * hj[t + 1];
+      s2 += static_cast<double>(w[(t + 2) * stride]) * hj[t + 2];
+      s3 += static_cast<double>(w[(t + 3) * stride]) * hj[t + 3];
+    }
+    for (; t < k_; ++t) s0 += static_cast<double>(w[t * stride]) * hj[t];
+    return (s0 + s1) + (s2 + s3);
   }
 
   void Evaluate(const StaticStep& step, const StaticBlock& block, std::span<double> delta) {
@@ -661,15 +748,28 @@ class MfShard final : public StaticShard {
   std::vector<std::vector<uint64_t>> by_row_;  // per block: entries in (row, col) order
   std::vector<std::vector<uint64_t>> by_col_;  // per block: entries in (col, row) order (CCD++)
 
-  std::vector<double> w_;  // rows_ x k_, see W()
+  std::vector<double> w_;  // CCD++: rows_ x k_, see W()
 
   std::vector<double> row_penalty_;  // lambda c_i
   // CCD++: the residual R (R^ within a rank-one subproblem), and a W pass's sums per row.
   std::vector<double> residual_, num_, den_;
-  // SGD: lambda c_i / |Omega_i|, lambda c^j / |Omega^j| (global counts), and the visiting order
-  // buffer.
-  std::vector<double> row_reg_, col_reg_;
-  std::vector<uint64_t> order_;
+  // SGD (InitSgd, Epoch): W and G_i, r_i per row, each block's ratings, and buffers.
+  struct SgdRun {
+    uint32_t row;    // in the shard
+    uint32_t begin;  // in SgdBlock::ratings
+    uint32_t count;
+  };
+  struct SgdBlock {
+    std::vector<SgdRating> ratings;  // runs of one row's ratings, rows ascending
+    std::vector<SgdRun> runs;
+    std::vector<float> col_reg;  // c_j of the block's columns
+  };
+  uint32_t kp_ = 0;
+  float g_scale_ = 0;
+  std::vector<float> wf_, gw_, row_reg_;
+  std::vector<SgdBlock> sgd_;
+  std::vector<float> h_, gh_;    // the block's H rows (kp_ each) and accumulators
+  std::vector<uint32_t> order_;  // of the block's runs
 
   bool has_test_ = false;
   uint64_t test_ratings_ = 0;
@@ -680,7 +780,7 @@ class MfShard final : public StaticShard {
 
   // --test: the best model so far (see Tracking).
   Tracking tracking_;
-  std::vector<double> w_best_;                               // laid out as w_
+  std::vector<double> w_best_;                               // rows_ x k_, row-major
   uint64_t decided_ = std::numeric_limits<uint64_t>::max();  // the iteration Take ran in
   bool new_best_ = false;                                    // what it said
 };
@@ -698,18 +798,23 @@ class MfHome final : public StaticHome {
         k_(p.rank),
         passes_(Passes(p)) {
     const uint32_t blocks = static_cast<uint32_t>(layout_.col_bounds.size() - 1);
-    const double scale = 1.0 / std::sqrt(static_cast<double>(k_));
+    const bool sgd = p.algorithm == Algorithm::kSgd;
+    const double s = sgd ? RatingScale(train) : 1.0;
+    const double scale = sgd ? SgdInitialScale(s, k_) : CcdInitialScale(k_);
     for (uint32_t b = rank; b < blocks; b += schedulers) {
       const uint64_t c0 = layout_.col_bounds[b], c1 = layout_.col_bounds[b + 1];
       std::vector<double>& h = h_[b];
       std::vector<double>& penalty = penalty_[b];
       h.resize((c1 - c0) * k_);
       penalty.resize(c1 - c0);
+      // SGD: G^j = s^2, and single-precision values (sgd_kernel.h).
+      if (sgd) g_[b].assign(c1 - c0, static_cast<float>(s * s));
       for (uint64_t j = c0; j < c1; ++j) {
         const uint64_t ratings = train.col_start[j + 1] - train.col_start[j];
         if (ratings == 0) unseen_.push_back(j);  // h_j stays 0
         for (uint32_t t = 0; ratings > 0 && t < k_; ++t) {
-          h[(j - c0) * k_ + t] = scale * InitialUniform(p.seed, Factor::kH, j, t);
+          const double v = scale * InitialUniform(p.seed, Factor::kH, j, t);
+          h[(j - c0) * k_ + t] = sgd ? static_cast<float>(v) : v;
         }
         penalty[j - c0] =
             p.lambda * PenaltyWeight(p.regularization, train.col_start[j + 1] - train.col_start[j]);
@@ -747,7 +852,16 @@ class MfHome final : public StaticHome {
                   out.doubles.begin() + static_cast<int64_t>(columns));
         break;
       }
-      case PassKind::kEpoch:
+      case PassKind::kEpoch: {
+        const std::vector<double>& g = g_.at(block);
+        out.doubles.resize(columns * (k_ + 1));
+        for (uint64_t j = 0; j < columns; ++j) {
+          std::copy_n(h.begin() + static_cast<int64_t>(j * k_), k_,
+                      out.doubles.begin() + static_cast<int64_t>(j * (k_ + 1)));
+          out.doubles[j * (k_ + 1) + k_] = g[j];
+        }
+        break;
+      }
       case PassKind::kEval:
         out.doubles = h;
         break;
@@ -774,7 +888,12 @@ class MfHome final : public StaticHome {
         h[j * k_ + pass.t] = den > 0.0 ? num / den : 0.0;
       }
     } else if (pass.kind == PassKind::kEpoch) {
-      h = std::move(block.doubles);
+      std::vector<double>& g = g_.at(block.id);
+      for (uint64_t j = 0; j < g.size(); ++j) {
+        std::copy_n(block.doubles.begin() + static_cast<int64_t>(j * (k_ + 1)), k_,
+                    h.begin() + static_cast<int64_t>(j * k_));
+        g[j] = block.doubles[j * (k_ + 1) + k_];
+      }
     }
     return Status::Ok();
   }
@@ -803,6 +922,13 @@ class MfHome final : public StaticHome {
   void SaveState(std::vector<proto::OutputPiece>& out) const override {
     OutputH(out, "H", h_);
     OutputH(out, "H_best", h_best_);
+    for (const auto& [b, g] : g_) {
+      proto::OutputPiece& piece = out.emplace_back();
+      piece.set_name("Gh");
+      piece.set_first(layout_.col_bounds[b]);
+      piece.set_width(1);
+      piece.mutable_values()->Add(g.begin(), g.end());
+    }
   }
 
   // H, and with --test the best H when the checkpoint has one (H is also the copy taken at the
@@ -816,6 +942,11 @@ class MfHome final : public StaticHome {
       STRADS_RETURN_IF_ERROR(
           TakeRows(pieces, "H", c0, c1 - c0, k_,
                    [&](uint64_t j, uint32_t t, double v) { h[(j - c0) * k_ + t] = v; }));
+      if (p_.algorithm == Algorithm::kSgd) {
+        std::vector<double>& g = g_.at(b);
+        STRADS_RETURN_IF_ERROR(TakeRows(pieces, "Gh", c0, c1 - c0, 1,
+                                        [&](uint64_t j, uint32_t, double v) { g[j - c0] = v; }));
+      }
       if (p_.keep_best()) candidate_[b] = h;
       if (!p_.keep_best() || !has_best) continue;
       std::vector<double>& best = h_best_[b];
@@ -864,6 +995,7 @@ class MfHome final : public StaticHome {
   std::vector<uint64_t> unseen_;                     // owned columns without ratings
   // --test (see Tracking): each block's H at the last evaluation, and at the best one.
   std::map<uint32_t, std::vector<double>> candidate_, h_best_;
+  std::map<uint32_t, std::vector<double>> g_;  // SGD: owned block -> G^j of its columns
 };
 
 // Joins the pieces called `name` into a (sum of piece rows) x k matrix. The pieces must tile
@@ -965,10 +1097,10 @@ boost::program_options::options_description MfApp::Options() const {
       "lambda", po::value<double>()->default_value(0.1, "0.1"), "regularisation lambda >= 0")(
       "regularization", po::value<std::string>()->default_value("weighted"),
       "weighted: lambda (sum_i |Omega_i| ||w_i||^2 + sum_j |Omega^j| ||h_j||^2) | plain: "
-      "lambda (||W||^2 + ||H||^2)")("learning-rate",
-                                    po::value<double>()->default_value(0.01, "0.01"),
-                                    "sgd: eta_0; epoch t uses eta_0 / (1 + decay * t)")(
-      "decay", po::value<double>()->default_value(0.1, "0.1"), "sgd: learning-rate decay >= 0")(
+      "lambda (||W||^2 + ||H||^2)")("learning-rate", po::value<double>()->default_value(0.1, "0.1"),
+                                    "sgd: eta_0 of LIBMF's adaptive steps; epoch t uses "
+                                    "eta_0 / (1 + decay * t)")(
+      "decay", po::value<double>()->default_value(0.0, "0"), "sgd: learning-rate decay >= 0")(
       "inner-iterations", po::value<uint32_t>()->default_value(1),
       "ccd: inner alternations per rank-one subproblem")(
       "patience", po::value<uint32_t>()->default_value(5),

@@ -1,5 +1,6 @@
 #include "apps/mf/mf_reference.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -7,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "apps/mf/sgd_kernel.h"
 #include "apps/mf/split_mix.h"
 
 namespace strads::mf {
@@ -28,8 +30,8 @@ Status ValidateCommon(const MfOptions& o, const char* algorithm) {
   return Status::Ok();
 }
 
-MfModel UniformModel(const Ratings& r, const MfOptions& o, bool w_random) {
-  const double scale = 1.0 / std::sqrt(static_cast<double>(o.rank));
+// Factors uniform in [0, scale) (W only when w_random; 0 otherwise).
+MfModel UniformModel(const Ratings& r, const MfOptions& o, bool w_random, double scale) {
   MfModel m;
   m.W = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(r.rows), o.rank);
   m.H = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(r.cols), o.rank);
@@ -108,11 +110,42 @@ double InitialUniform(uint64_t seed, Factor factor, uint64_t index, uint32_t t) 
 }
 
 MfModel InitialCcdModel(const Ratings& ratings, const MfOptions& options) {
-  return UniformModel(ratings, options, /*w_random=*/false);
+  return UniformModel(ratings, options, /*w_random=*/false, CcdInitialScale(options.rank));
 }
 
 MfModel InitialSgdModel(const Ratings& ratings, const MfOptions& options) {
-  return UniformModel(ratings, options, /*w_random=*/true);
+  return UniformModel(ratings, options, /*w_random=*/true,
+                      SgdInitialScale(RatingScale(ratings), options.rank));
+}
+
+double RatingScale(const Ratings& ratings) {
+  double sum = 0.0, sum_sq = 0.0;
+  for (double v : ratings.value) {
+    sum += v;
+    sum_sq += v * v;
+  }
+  const double n = static_cast<double>(std::max<uint64_t>(1, ratings.nnz()));
+  const double mean = sum / n;
+  return std::max(1e-4, std::sqrt(std::max(0.0, sum_sq / n - mean * mean)));
+}
+
+double CcdInitialScale(uint32_t rank) { return 1.0 / std::sqrt(static_cast<double>(rank)); }
+
+double SgdInitialScale(double rating_scale, uint32_t rank) {
+  return std::sqrt(rating_scale / static_cast<double>(rank));
+}
+
+std::vector<SgdRating> SgdRowOrder(const Ratings& ratings, uint64_t seed, uint64_t first,
+                                   uint64_t end, uint32_t col0) {
+  std::vector<SgdRating> out;
+  out.reserve(end - first);
+  for (uint64_t e = first; e < end; ++e) {
+    out.push_back({ratings.col[e] - col0, static_cast<float>(ratings.value[e])});
+  }
+  std::sort(out.begin(), out.end(), [&](const SgdRating& a, const SgdRating& b) {
+    return ColumnOrderKey(seed, a.col + col0) < ColumnOrderKey(seed, b.col + col0);
+  });
+  return out;
 }
 
 Result<Regularization> ParseRegularization(const std::string& name) {
@@ -229,30 +262,54 @@ Result<MfResult> SolveSgdReference(const Ratings& ratings, const MfOptions& opti
   }
   const Clock::time_point start = Clock::now();
   const Ratings& r = ratings;
-  const uint64_t nnz = r.nnz();
-  const uint32_t k = options.rank;
+  const uint32_t k = options.rank, kp = PaddedRank(k);
   const double lambda = options.lambda;
+  const double scale = RatingScale(r);
   MfModel model = InitialSgdModel(r, options);
-  // Row-major copies so that w_i and h_j are contiguous in the inner loop.
-  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> w = model.W, h = model.H;
-
-  // lambda c_i / |Omega_i| and lambda c^j / |Omega^j|: the per-rating penalty's coefficients.
-  std::vector<double> row_reg = PenaltyWeights(r, options.regularization, /*rows=*/true);
-  std::vector<double> col_reg = PenaltyWeights(r, options.regularization, /*rows=*/false);
+  // The iterate in single precision, rows padded to kp (sgd_kernel.h), and its accumulators.
+  std::vector<float> w(r.rows * kp, 0.0f), h(r.cols * kp, 0.0f);
   for (uint64_t i = 0; i < r.rows; ++i) {
-    const uint64_t n = r.row_start[i + 1] - r.row_start[i];
-    row_reg[i] = n == 0 ? 0.0 : lambda * row_reg[i] / static_cast<double>(n);
+    for (uint32_t t = 0; t < k; ++t) w[i * kp + t] = static_cast<float>(model.W(i, t));
   }
   for (uint64_t j = 0; j < r.cols; ++j) {
-    const uint64_t n = r.col_start[j + 1] - r.col_start[j];
-    col_reg[j] = n == 0 ? 0.0 : lambda * col_reg[j] / static_cast<double>(n);
+    for (uint32_t t = 0; t < k; ++t) h[j * kp + t] = static_cast<float>(model.H(j, t));
+  }
+  std::vector<float> gw(r.rows, static_cast<float>(scale * scale));
+  std::vector<float> gh(r.cols, static_cast<float>(scale * scale));
+
+  // lambda c_i / |Omega_i| and lambda c^j / |Omega^j|: the per-rating penalty's coefficients.
+  auto per_rating = [&](uint64_t n) {
+    return n == 0 ? 0.0f
+                  : static_cast<float>(lambda * PenaltyWeight(options.regularization, n) /
+                                       static_cast<double>(n));
+  };
+  std::vector<float> row_reg(r.rows), col_reg(r.cols);
+  for (uint64_t i = 0; i < r.rows; ++i)
+    row_reg[i] = per_rating(r.row_start[i + 1] - r.row_start[i]);
+  for (uint64_t j = 0; j < r.cols; ++j)
+    col_reg[j] = per_rating(r.col_start[j + 1] - r.col_start[j]);
+
+  // Each row's ratings in SgdRowOrder, and the rows that have any.
+  std::vector<SgdRating> packed;
+  packed.reserve(r.nnz());
+  std::vector<uint32_t> rows;
+  for (uint64_t i = 0; i < r.rows; ++i) {
+    if (r.row_start[i] == r.row_start[i + 1]) continue;
+    rows.push_back(static_cast<uint32_t>(i));
+    std::vector<SgdRating> row =
+        SgdRowOrder(r, options.seed, r.row_start[i], r.row_start[i + 1], 0);
+    packed.insert(packed.end(), row.begin(), row.end());
   }
 
   // Copies the iterate into `model` and computes F (also the divergence check).
   double objective = 0.0;
   auto report = [&](uint32_t iteration) {
-    model.W = w;
-    model.H = h;
+    for (uint64_t i = 0; i < r.rows; ++i) {
+      for (uint32_t t = 0; t < k; ++t) model.W(i, t) = w[i * kp + t];
+    }
+    for (uint64_t j = 0; j < r.cols; ++j) {
+      for (uint32_t t = 0; t < k; ++t) model.H(j, t) = h[j * kp + t];
+    }
     objective = MfObjective(r, model, lambda, options.regularization);
     if (!on_iteration) return;
     MfTracePoint p;
@@ -265,30 +322,25 @@ Result<MfResult> SolveSgdReference(const Ratings& ratings, const MfOptions& opti
   };
   report(0);
 
-  std::vector<uint64_t> order(nnz);
+  std::vector<uint32_t> order(rows.size());
+  SgdRates rates;
+  rates.g_scale = static_cast<float>(1.0 / (scale * k));
   for (uint32_t epoch = 0; epoch < options.iterations; ++epoch) {
-    // The visiting order of epoch t is a pure function of (seed, t): Fisher-Yates on 0..nnz-1.
-    std::iota(order.begin(), order.end(), uint64_t{0});
+    // The rows' order in epoch t is a pure function of (seed, t): Fisher-Yates on them.
+    std::iota(order.begin(), order.end(), uint32_t{0});
     SplitMix64 rng(SgdOrderSeed(options.seed, epoch + 1, 0, 0));
-    for (uint64_t n = nnz; n > 1; --n) std::swap(order[n - 1], order[rng.Below(n)]);
-
-    const double eta = options.learning_rate / (1.0 + options.decay * epoch);
-    for (uint64_t e : order) {
-      const uint32_t i = r.row[e], j = r.col[e];
-      double* wi = w.row(i).data();
-      double* hj = h.row(j).data();
-      double pred = 0.0;
-      for (uint32_t t = 0; t < k; ++t) pred += wi[t] * hj[t];
-      const double err = r.value[e] - pred;
-      const double ri = row_reg[i], cj = col_reg[j];
-      for (uint32_t t = 0; t < k; ++t) {
-        const double wt = wi[t], ht = hj[t];
-        wi[t] = wt + eta * (err * ht - ri * wt);
-        hj[t] = ht + eta * (err * wt - cj * ht);
-      }
+    for (uint64_t n = order.size(); n > 1; --n) std::swap(order[n - 1], order[rng.Below(n)]);
+    rates.eta = static_cast<float>(options.learning_rate / (1.0 + options.decay * epoch));
+    float errors = 0.0f;
+    for (uint32_t q : order) {
+      const uint32_t i = rows[q];
+      rates.row_reg = row_reg[i];
+      errors += SgdRow(&w[uint64_t{i} * kp], &gw[i], packed.data() + r.row_start[i],
+                       r.row_start[i + 1] - r.row_start[i], h.data(), gh.data(), col_reg.data(), kp,
+                       rates);
     }
     report(epoch + 1);
-    if (!std::isfinite(objective)) {
+    if (!std::isfinite(objective) || !std::isfinite(errors)) {
       return Status::FailedPrecondition("mf sgd: diverged in epoch " + std::to_string(epoch + 1) +
                                         " (objective not finite); lower the learning rate");
     }

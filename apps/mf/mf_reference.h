@@ -21,16 +21,19 @@
 // minimises F over the coordinates it changes, so F never increases. Initialisation: W = 0, H
 // uniform in [0, 1/sqrt(k)) (so R = A at the start).
 //
-// SGD. One epoch (iteration) visits every rating once in an order drawn afresh from the seed each
-// epoch. F is split exactly into per-rating terms
+// SGD. One epoch (iteration) visits every rating once: the rows with ratings in an order drawn
+// afresh from the seed each epoch, and each row's ratings in one fixed order (SgdRowOrder: by a
+// hash of the seed and the column, so that no row meets its columns in the order of their ids).
+// F is split exactly into per-rating terms
 //   f_ij = (a_ij - w_i^T h_j)^2 + lambda c_i ||w_i||^2 / |Omega_i| + lambda c^j ||h_j||^2 /
 //   |Omega^j|
 // (sum_ij f_ij = F; weighted, the per-rating penalty is just lambda (||w_i||^2 + ||h_j||^2), as in
-// LIBMF), and each visit takes a step of eta_t along -1/2 grad f_ij, simultaneously:
-//   e = a_ij - w_i^T h_j;  w_i += eta_t (e h_j - lambda c_i w_i / |Omega_i|);
-//                          h_j += eta_t (e w_i - lambda c^j h_j / |Omega^j|)   (old w_i),
-// with eta_t = learning_rate / (1 + decay * t) in epoch t = 0, 1, ... . Initialisation: W and H
-// both uniform in [0, 1/sqrt(k)).
+// LIBMF), and each visit takes LIBMF's adaptive step along -1/2 grad f_ij, in single precision
+// (apps/mf/sgd_kernel.h): w_i and h_j move at once, each by eta_t / sqrt(G) times its gradient,
+// with one AdaGrad accumulator G per factor row that starts at s^2, s = RatingScale, and
+// eta_t = learning_rate / (1 + decay * t) in epoch t = 0, 1, ... . Initialisation: W and H both
+// uniform in [0, sqrt(s / k)) (LIBMF's sqrt(1/k) on the ratings divided by s), then rounded to
+// single precision.
 //
 // Rows and columns without ratings (allowed: see EmptyLines) have factors 0 from the start, which
 // neither solver changes; a prediction for them is the training mean (Coverage, HeldOutRmse).
@@ -45,10 +48,12 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include <Eigen/Dense>
 
 #include "apps/mf/ratings.h"
+#include "apps/mf/sgd_kernel.h"
 #include "common/status.h"
 
 namespace strads::mf {
@@ -66,13 +71,13 @@ inline double PenaltyWeight(Regularization regularization, uint64_t ratings) {
 }
 
 struct MfOptions {
-  uint32_t rank = 10;           // k >= 1
-  double lambda = 0.1;          // >= 0
-  uint32_t iterations = 10;     // outer iterations (CCD++) or epochs (SGD); 0 = initial model
-  uint64_t seed = 1;            // initial factors (both) and visiting order (SGD)
-  double learning_rate = 0.01;  // SGD eta_0 > 0
-  double decay = 0.1;           // SGD: eta_t = eta_0 / (1 + decay t); >= 0
-  uint32_t ccd_inner = 1;       // CCD++ inner alternations per rank-one subproblem; >= 1
+  uint32_t rank = 10;          // k >= 1
+  double lambda = 0.1;         // >= 0
+  uint32_t iterations = 10;    // outer iterations (CCD++) or epochs (SGD); 0 = initial model
+  uint64_t seed = 1;           // initial factors (both) and visiting order (SGD)
+  double learning_rate = 0.1;  // SGD eta_0 > 0 (LIBMF's default)
+  double decay = 0;            // SGD: eta_t = eta_0 / (1 + decay t); >= 0
+  uint32_t ccd_inner = 1;      // CCD++ inner alternations per rank-one subproblem; >= 1
   Regularization regularization = Regularization::kWeighted;
 };
 
@@ -107,6 +112,19 @@ double InitialUniform(uint64_t seed, Factor factor, uint64_t index, uint32_t t);
 // The documented starting points (see above). REQUIRES: options.rank >= 1.
 MfModel InitialCcdModel(const Ratings& ratings, const MfOptions& options);
 MfModel InitialSgdModel(const Ratings& ratings, const MfOptions& options);
+
+// The standard deviation of the ratings, at least 1e-4: the scale s of SGD's steps and
+// initialisation.
+double RatingScale(const Ratings& ratings);
+
+// The initial factors' range [0, scale): CCD++'s H, SGD's W and H.
+double CcdInitialScale(uint32_t rank);
+double SgdInitialScale(double rating_scale, uint32_t rank);
+
+// SGD's order of the ratings [first, end) (one row's, in the (row, col) order of `ratings`): by
+// ColumnOrderKey(seed, column). Columns are given relative to col0 (a block's first).
+std::vector<SgdRating> SgdRowOrder(const Ratings& ratings, uint64_t seed, uint64_t first,
+                                   uint64_t end, uint32_t col0);
 
 // F(W, H) computed from scratch. REQUIRES: W has ratings.rows rows, H ratings.cols rows, both
 // the same number of columns.

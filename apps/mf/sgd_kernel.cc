@@ -1,0 +1,59 @@
+#include "apps/mf/sgd_kernel.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace strads::mf {
+namespace {
+
+// kSgdLanes floats as one value (GCC/Clang vector extension): element-wise arithmetic that
+// compiles to one AVX register or two SSE ones, each lane computed as the scalar code would.
+using Lanes = float __attribute__((vector_size(kSgdLanes * sizeof(float))));
+
+inline Lanes Load(const float* p) {
+  Lanes v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+inline void Store(float* p, Lanes v) { std::memcpy(p, &v, sizeof v); }
+
+// The lanes' sum as a tree of depth 3 (it is on the critical path of every step).
+inline float Sum(Lanes v) {
+  static_assert(kSgdLanes == 8);
+  return ((v[0] + v[4]) + (v[2] + v[6])) + ((v[1] + v[5]) + (v[3] + v[7]));
+}
+
+}  // namespace
+
+__attribute__((target_clones("arch=x86-64-v3", "default"))) float SgdRow(
+    float* w, float* gw, const SgdRating* ratings, size_t n, float* h, float* gh,
+    const float* col_reg, uint32_t kp, const SgdRates& rates) {
+  const float row_reg = rates.row_reg;
+  float errors = 0.0f;
+  for (size_t r = 0; r < n; ++r) {
+    const uint32_t j = ratings[r].col;
+    float* hj = h + size_t{j} * kp;
+    Lanes dot = {};
+    for (size_t d = 0; d < kp; d += kSgdLanes) dot += Load(w + d) * Load(hj + d);
+    const float e = ratings[r].value - Sum(dot);
+    const float cj = col_reg[j];
+    const float step_w = rates.eta / std::sqrt(*gw), step_h = rates.eta / std::sqrt(gh[j]);
+    Lanes norm_w = {}, norm_h = {};
+    for (size_t d = 0; d < kp; d += kSgdLanes) {
+      const Lanes wd = Load(w + d), hd = Load(hj + d);
+      const Lanes g_w = row_reg * wd - e * hd;
+      const Lanes g_h = cj * hd - e * wd;
+      norm_w += g_w * g_w;
+      norm_h += g_h * g_h;
+      Store(w + d, wd - step_w * g_w);
+      Store(hj + d, hd - step_h * g_h);
+    }
+    *gw += Sum(norm_w) * rates.g_scale;
+    gh[j] += Sum(norm_h) * rates.g_scale;
+    errors += e;
+  }
+  return errors;
+}
+
+}  // namespace strads::mf
