@@ -289,8 +289,7 @@ TEST_CASE("mf sgd: lowers either objective", "[mf]") {
   const Ratings r = Planted(8, 50, 40, 3, 0.3);
   for (Regularization form : {Regularization::kWeighted, Regularization::kPlain}) {
     const double lambda = form == Regularization::kWeighted ? 0.005 : 0.05;
-    MfOptions o{
-        .rank = 3, .lambda = lambda, .iterations = 20, .learning_rate = 0.1, .decay = 0};
+    MfOptions o{.rank = 3, .lambda = lambda, .iterations = 20, .learning_rate = 0.1, .decay = 0};
     o.regularization = form;
     std::vector<double> trace;
     Result<MfResult> res =

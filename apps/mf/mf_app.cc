@@ -667,8 +667,11 @@ class MfShard final : public StaticShard {
                                    (1.0 + p_.decay * static_cast<double>(step.iteration - 1)));
     rates.g_scale = g_scale_;
     float errors = 0.0f;
-    for (uint32_t q : order_) {
-      const SgdRun& run = sb.runs[q];
+    for (size_t o = 0; o < order_.size(); ++o) {
+      const SgdRun& run = sb.runs[order_[o]];
+      if (o + 1 < order_.size()) {  // the next row's factor: rows come in a random order
+        __builtin_prefetch(&wf_[uint64_t{sb.runs[order_[o + 1]].row} * kp_], 1);
+      }
       rates.row_reg = row_reg_[run.row];
       errors += SgdRow(&wf_[uint64_t{run.row} * kp_], &gw_[run.row], sb.ratings.data() + run.begin,
                        run.count, h_.data(), gh_.data(), sb.col_reg.data(), kp_, rates);

@@ -332,8 +332,9 @@ Result<MfResult> SolveSgdReference(const Ratings& ratings, const MfOptions& opti
     for (uint64_t n = order.size(); n > 1; --n) std::swap(order[n - 1], order[rng.Below(n)]);
     rates.eta = static_cast<float>(options.learning_rate / (1.0 + options.decay * epoch));
     float errors = 0.0f;
-    for (uint32_t q : order) {
-      const uint32_t i = rows[q];
+    for (size_t o = 0; o < order.size(); ++o) {
+      const uint32_t i = rows[order[o]];
+      if (o + 1 < order.size()) __builtin_prefetch(&w[uint64_t{rows[order[o + 1]]} * kp], 1);
       rates.row_reg = row_reg[i];
       errors += SgdRow(&w[uint64_t{i} * kp], &gw[i], packed.data() + r.row_start[i],
                        r.row_start[i + 1] - r.row_start[i], h.data(), gh.data(), col_reg.data(), kp,

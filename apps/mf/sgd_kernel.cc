@@ -3,6 +3,10 @@
 #include <cmath>
 #include <cstring>
 
+#if defined(__SSE__)
+#include <xmmintrin.h>
+#endif
+
 namespace strads::mf {
 namespace {
 
@@ -24,6 +28,21 @@ inline float Sum(Lanes v) {
   return ((v[0] + v[4]) + (v[2] + v[6])) + ((v[1] + v[5]) + (v[3] + v[7]));
 }
 
+// 1 / sqrt(x) for x > 0: the hardware's estimate and one Newton step (about 23 bits, as LIBMF's
+// own approximation), off the critical path's square root and division.
+inline float InvSqrt(float x) {
+#if defined(__SSE__)
+  const float y = _mm_cvtss_f32(_mm_rsqrt_ss(_mm_set_ss(x)));
+  return y * (1.5f - 0.5f * x * y * y);
+#else
+  return 1.0f / std::sqrt(x);
+#endif
+}
+
+// How many ratings ahead the next H rows are fetched (their columns are random; the rows do not
+// fit the L2 cache for ~10^4 columns and more).
+constexpr size_t kPrefetch = 4;
+
 }  // namespace
 
 __attribute__((target_clones("arch=x86-64-v3", "default"))) float SgdRow(
@@ -32,13 +51,17 @@ __attribute__((target_clones("arch=x86-64-v3", "default"))) float SgdRow(
   const float row_reg = rates.row_reg;
   float errors = 0.0f;
   for (size_t r = 0; r < n; ++r) {
+    if (r + kPrefetch < n) {
+      const float* ahead = h + size_t{ratings[r + kPrefetch].col} * kp;
+      for (size_t d = 0; d < kp; d += 16) __builtin_prefetch(ahead + d, 1);
+    }
     const uint32_t j = ratings[r].col;
     float* hj = h + size_t{j} * kp;
     Lanes dot = {};
     for (size_t d = 0; d < kp; d += kSgdLanes) dot += Load(w + d) * Load(hj + d);
     const float e = ratings[r].value - Sum(dot);
     const float cj = col_reg[j];
-    const float step_w = rates.eta / std::sqrt(*gw), step_h = rates.eta / std::sqrt(gh[j]);
+    const float step_w = rates.eta * InvSqrt(*gw), step_h = rates.eta * InvSqrt(gh[j]);
     Lanes norm_w = {}, norm_h = {};
     for (size_t d = 0; d < kp; d += kSgdLanes) {
       const Lanes wd = Load(w + d), hd = Load(hj + d);

@@ -6,7 +6,7 @@
 // For rating a_ij, with e = a_ij - w_i^T h_j, the gradients (halved) of the per-rating term f_ij
 // (apps/mf/mf_reference.h) are g_w = -e h_j + r_i w_i and g_h = -e w_i + c_j h_j (r_i, c_j the
 // per-rating penalty coefficients), and both rows move at once, from their old values:
-//   w_i -= eta / sqrt(G_i) g_w,   h_j -= eta / sqrt(G^j) g_h,
+//   w_i -= eta / sqrt(G_i) g_w,   h_j -= eta / sqrt(G^j) g_h   (1 / sqrt to about 23 bits),
 //   G_i += |g_w|^2 / (s k),       G^j += |g_h|^2 / (s k).
 // G_i and G^j are one AdaGrad accumulator per factor row (LIBMF's "RPCS": per-coordinate steps
 // averaged over the row), starting at s^2, where s is the standard deviation of the training
