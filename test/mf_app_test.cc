@@ -86,6 +86,7 @@ MfOptions Options(const proto::JobSpec& spec) {
   o.decay = mf.decay();
   o.ccd_inner = std::max<uint32_t>(1, mf.inner_iterations());
   o.regularization = ParseRegularization(mf.regularization()).value();
+  if (mf.cg_steps() > 0) o.cg_steps = mf.cg_steps();
   return o;
 }
 
@@ -209,6 +210,37 @@ TEST_CASE("mf sgd at one worker and one block reaches SolveSgdReference's object
     TempDir out;
     CHECK(RelativeDiff(File(out, run, "W.mtx"), solved->model.W) <= 1e-6);
     CHECK(RelativeDiff(File(out, run, "H.mtx"), solved->model.H) <= 1e-6);
+  }
+}
+
+TEST_CASE("mf als matches SolveAlsReference to 1e-9 at 1 to 3 workers, either penalty") {
+  TempDir dir;
+  proto::JobSpec spec = Spec(dir.Write("a.mtx", PlantedMtx(14, 45, 37, 3, 0.3)), "als", 4);
+  for (const char* form : {"weighted", "plain"}) {
+    EditAppParams<proto::MfSpec>(spec, [&](auto& p) {
+      p.set_regularization(form);
+      p.set_cg_steps(2);
+    });
+    Result<Ratings> ratings = LoadRatings(spec.data_path());
+    REQUIRE(ratings.ok());
+    std::vector<double> objectives;
+    Result<MfResult> reference = SolveAlsReference(
+        *ratings, Options(spec), [&](const MfTracePoint& p) { objectives.push_back(p.objective); });
+    REQUIRE(reference.ok());
+    CHECK(objectives.back() < 0.3 * objectives.front());
+    for (uint32_t workers : {1u, 2u, 3u}) {
+      INFO(form << ", P = " << workers);
+      spec.mutable_static_engine()->set_blocks_per_worker(workers == 1 ? 1 : 2);
+      const StaticLocalResult run = Run(spec, workers, 2);
+      REQUIRE(run.metrics.size() == objectives.size());
+      for (size_t i = 0; i < objectives.size(); ++i) {
+        INFO("iteration " << i);
+        CHECK(Relative(Objective(run, i), objectives[i]) <= (workers == 1 ? 1e-12 : 1e-9));
+      }
+      TempDir out;
+      CHECK(RelativeDiff(File(out, run, "W.mtx"), reference->model.W) <= 1e-9);
+      CHECK(RelativeDiff(File(out, run, "H.mtx"), reference->model.H) <= 1e-9);
+    }
   }
 }
 
@@ -566,8 +598,8 @@ TEST_CASE("mf rejects bad parameters naming the flag") {
     testing::CheckInvalidArgument(app.Validate(bad), text);
   };
   proto::JobSpec bad = spec;
-  EditAppParams<proto::MfSpec>(bad, [&](auto& p) { p.set_algorithm("als"); });
-  expect(bad, "unknown --algorithm 'als' (ccd or sgd)");
+  EditAppParams<proto::MfSpec>(bad, [&](auto& p) { p.set_algorithm("pca"); });
+  expect(bad, "unknown --algorithm 'pca' (ccd, sgd or als)");
   bad = spec;
   EditAppParams<proto::MfSpec>(bad, [&](auto& p) { p.set_rank(0); });
   expect(bad, "--rank");
@@ -650,7 +682,7 @@ TEST_CASE("mf rejects malformed blocks instead of crashing") {
   CHECK(!app.Assemble(spec, pieces).ok());
 }
 
-TEST_CASE("mf passes per iteration: k (2T + 1) + 1 for ccd, 2 for sgd") {
+TEST_CASE("mf passes per iteration: k (2T + 1) + 1 for ccd, 2 for sgd, cg-steps + 3 for als") {
   proto::JobSpec spec = Spec("a.mtx", "ccd", 1);
   EditAppParams<proto::MfSpec>(spec, [&](auto& p) {
     p.set_rank(5);
@@ -659,6 +691,10 @@ TEST_CASE("mf passes per iteration: k (2T + 1) + 1 for ccd, 2 for sgd") {
   CHECK(MfApp().PassesPerIteration(spec) == 5 * 7 + 1);
   EditAppParams<proto::MfSpec>(spec, [&](auto& p) { p.set_algorithm("sgd"); });
   CHECK(MfApp().PassesPerIteration(spec) == 2);
+  EditAppParams<proto::MfSpec>(spec, [&](auto& p) { p.set_algorithm("als"); });
+  CHECK(MfApp().PassesPerIteration(spec) == 3 + 3);
+  EditAppParams<proto::MfSpec>(spec, [&](auto& p) { p.set_cg_steps(5); });
+  CHECK(MfApp().PassesPerIteration(spec) == 5 + 3);
 }
 
 }  // namespace

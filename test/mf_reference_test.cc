@@ -16,6 +16,7 @@
 
 #include "test/temp_dir.h"
 
+#include "apps/mf/als_solve.h"
 #include "apps/mf/array_mtx.h"
 #include "apps/mf/ratings.h"
 
@@ -299,6 +300,48 @@ TEST_CASE("mf sgd: lowers either objective", "[mf]") {
     CHECK(trace.back() < 0.1 * trace.front());
     CHECK(res->objective == MfObjective(r, res->model, o.lambda, o.regularization));
   }
+}
+
+TEST_CASE("mf als: objective never increases; with many CG steps it is exact ALS", "[mf]") {
+  const Ratings r = Planted(9, 40, 30, 3, 0.3);
+  for (Regularization form : {Regularization::kWeighted, Regularization::kPlain}) {
+    const double lambda = form == Regularization::kWeighted ? 0.05 : 0.5;
+    MfOptions o{.rank = 4, .lambda = lambda, .iterations = 10};
+    o.regularization = form;
+    std::vector<double> trace;
+    Result<MfResult> res = SolveAlsReference(r, o, [&](const MfTracePoint& p) {
+      CHECK(std::abs(p.objective - MfObjective(r, *p.model, o.lambda, o.regularization)) <=
+            1e-12 * p.objective);
+      trace.push_back(p.objective);
+    });
+    REQUIRE(res.ok());
+    for (size_t t = 1; t < trace.size(); ++t) {
+      INFO(RegularizationName(form) << " iteration " << t);
+      CHECK(trace[t] <= trace[t - 1] * (1 + 1e-12));
+    }
+    CHECK(trace.back() < 0.2 * trace.front());
+    // k = 4 CG steps solve each column's 4 x 4 system: every column then satisfies its normal
+    // equations, and one more exact column solve changes nothing.
+    o.cg_steps = 4;
+    o.iterations = 3;
+    Result<MfResult> exact = SolveAlsReference(r, o);
+    REQUIRE(exact.ok());
+    AlsNormalEquations equations(4);
+    for (uint64_t j = 0; j < r.cols; ++j) {
+      equations.Clear();
+      for (uint64_t n = r.col_start[j]; n < r.col_start[j + 1]; ++n) {
+        const uint64_t e = r.col_entry[n];
+        equations.Add(exact->model.W.row(r.row[e]).eval().data(), r.value[e]);
+      }
+      Eigen::VectorXd h(4);
+      equations.Solve(lambda * PenaltyWeight(form, r.col_start[j + 1] - r.col_start[j]), h.data());
+      INFO("column " << j);
+      CHECK((h - exact->model.H.row(j).transpose()).norm() <= 1e-8 * h.norm());
+    }
+  }
+  MfOptions bad{.rank = 2};
+  bad.cg_steps = 0;
+  CHECK(SolveAlsReference(r, bad).status().code() == StatusCode::kInvalidArgument);
 }
 
 TEST_CASE("mf ccd: recovers a planted low-rank matrix", "[mf]") {

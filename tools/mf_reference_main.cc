@@ -1,5 +1,5 @@
 // strads-mf-reference: runs a sequential matrix-factorisation solver (apps/mf/mf_reference.h:
-// CCD++ or SGD) on MatrixMarket ratings. Writes the trace CSV
+// CCD++, SGD or ALS) on MatrixMarket ratings. Writes the trace CSV
 //   seconds,iteration,objective,train_rmse,test_rmse
 // one row for the initial model and one per iteration (seconds since the start of the solve,
 // loading excluded; test_rmse empty without --test), and prints the seconds per iteration. The
@@ -31,7 +31,7 @@ int main(int argc, char** argv) {
   desc.add_options()("help,h", "show this help")("data", po::value(&data),
                                                  "training ratings, MatrixMarket (required)")(
       "test", po::value(&test_path), "held-out ratings, MatrixMarket (optional)")(
-      "algorithm", po::value(&algorithm)->default_value("ccd"), "ccd (CCD++) | sgd")(
+      "algorithm", po::value(&algorithm)->default_value("ccd"), "ccd (CCD++) | sgd | als")(
       "rank", strads::ValueWithDefault(&options.rank, options.rank), "k")(
       "lambda", strads::ValueWithDefault(&options.lambda, options.lambda), "lambda >= 0")(
       "regularization", po::value(&regularization)->default_value("weighted"),
@@ -44,6 +44,8 @@ int main(int argc, char** argv) {
                     "sgd: eta_t = eta_0 / (1 + decay t)")(
       "inner-iterations", strads::ValueWithDefault(&options.ccd_inner, options.ccd_inner),
       "ccd: inner alternations per rank-one subproblem")(
+      "cg-steps", strads::ValueWithDefault(&options.cg_steps, options.cg_steps),
+      "als: conjugate-gradient steps per column and iteration")(
       "seed", strads::ValueWithDefault(&options.seed, options.seed), "random seed")(
       "trace", po::value(&trace_path), "trace CSV to write (required)");
   po::variables_map vm;
@@ -51,9 +53,10 @@ int main(int argc, char** argv) {
           strads::tools::ParseToolFlags(argc, argv, desc, "strads-mf-reference", "--help", &vm)) {
     return *exit_code;
   }
-  if (data.empty() || trace_path.empty() || (algorithm != "ccd" && algorithm != "sgd")) {
-    std::cerr << "strads-mf-reference: --data and --trace are required, --algorithm is ccd or "
-                 "sgd\n";
+  if (data.empty() || trace_path.empty() ||
+      (algorithm != "ccd" && algorithm != "sgd" && algorithm != "als")) {
+    std::cerr << "strads-mf-reference: --data and --trace are required, --algorithm is ccd, sgd "
+                 "or als\n";
     return 2;
   }
 
@@ -94,8 +97,9 @@ int main(int argc, char** argv) {
     last_seconds = p.seconds;
   };
   strads::Result<strads::mf::MfResult> result =
-      algorithm == "ccd" ? strads::mf::SolveCcdReference(*train, options, on_iteration)
-                         : strads::mf::SolveSgdReference(*train, options, on_iteration);
+      algorithm == "ccd"   ? strads::mf::SolveCcdReference(*train, options, on_iteration)
+      : algorithm == "sgd" ? strads::mf::SolveSgdReference(*train, options, on_iteration)
+                           : strads::mf::SolveAlsReference(*train, options, on_iteration);
   if (!result.ok()) return strads::tools::ToolFailure(kTool, result.status().message());
   if (!trace) return strads::tools::ToolFailure(kTool, "cannot write " + trace_path);
   std::cout << fmt::format(

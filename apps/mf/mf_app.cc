@@ -20,7 +20,12 @@
 // at 0 and lambda c^j; every
 // worker adds r^_ij w_it and w_it^2 over its rows; the home sets h_jt = num_j / den_j at
 // ReturnBlock); after the last alternation an R pass carries the final h_t, R = R^ - w_t h_t^T.
-// That is k (2T + 1) passes, plus the evaluation pass. Every sum is over the same terms as in
+// That is k (2T + 1) passes, plus the evaluation pass. ALS: pass 0 gathers H (blocks carry
+// whole H rows; each worker copies them, and at EndPass solves each of its rows exactly,
+// AlsNormalEquations); then a residual pass (blocks carry x_j = h_j and a sum every worker adds
+// (a_ij - w_i^T x_j) w_i to) and --cg-steps CG passes (blocks carry p_j and a sum of
+// (w_i^T p_j) w_i), after each of which the home takes one conjugate-gradient step (AlsStep);
+// cg_steps + 3 passes with the evaluation. Every sum is over the same terms as in
 // SolveCcdReference, in its order for one worker (rows by ascending column within a block, blocks
 // in order; columns by ascending row), so P = 1 reproduces it bit for bit and any P up to
 // summation order.
@@ -49,6 +54,7 @@
 
 #include <fmt/format.h>
 
+#include "apps/mf/als_solve.h"
 #include "apps/mf/array_mtx.h"
 #include "apps/mf/mf_reference.h"
 #include "apps/mf/ratings.h"
@@ -61,14 +67,15 @@
 namespace strads::mf {
 namespace {
 
-enum class Algorithm { kCcd, kSgd };
+enum class Algorithm { kCcd, kSgd, kAls };
 
 // The job's parameters, checked.
 struct Params {
   Algorithm algorithm = Algorithm::kCcd;
   uint32_t rank = 0;
   double lambda = 0;
-  uint32_t inner = 1;  // CCD++ inner alternations T
+  uint32_t inner = 1;     // CCD++ inner alternations T
+  uint32_t cg_steps = 3;  // ALS: conjugate-gradient steps per column and iteration
   Regularization regularization = Regularization::kWeighted;
   double learning_rate = 0;
   double decay = 0;
@@ -88,8 +95,11 @@ Result<Params> ParseParams(const proto::JobSpec& spec) {
   Params p;
   if (mf.algorithm() == "sgd") {
     p.algorithm = Algorithm::kSgd;
+  } else if (mf.algorithm() == "als") {
+    p.algorithm = Algorithm::kAls;
   } else if (mf.algorithm() != "ccd" && !mf.algorithm().empty()) {
-    return Status::InvalidArgument("mf: unknown --algorithm '" + mf.algorithm() + "' (ccd or sgd)");
+    return Status::InvalidArgument("mf: unknown --algorithm '" + mf.algorithm() +
+                                   "' (ccd, sgd or als)");
   }
   if (mf.rank() == 0) return Status::InvalidArgument("mf: --rank must be >= 1");
   p.rank = mf.rank();
@@ -104,6 +114,11 @@ Result<Params> ParseParams(const proto::JobSpec& spec) {
   }
   p.regularization = *regularization;
   p.inner = std::max<uint32_t>(1, mf.inner_iterations());
+  p.cg_steps = mf.cg_steps() == 0 ? 3 : mf.cg_steps();
+  if (p.algorithm == Algorithm::kAls && p.cg_steps > 1000) {
+    return Status::InvalidArgument(
+        fmt::format("mf als: --cg-steps must be in 1..1000, got {}", p.cg_steps));
+  }
   if (p.algorithm == Algorithm::kCcd &&
       uint64_t{p.rank} * (2 * uint64_t{p.inner} + 1) + 1 > std::numeric_limits<uint32_t>::max()) {
     return Status::InvalidArgument(
@@ -133,10 +148,19 @@ Result<Params> ParseParams(const proto::JobSpec& spec) {
 }
 
 uint32_t Passes(const Params& p) {
-  return p.algorithm == Algorithm::kSgd ? 2 : p.rank * (2 * p.inner + 1) + 1;
+  switch (p.algorithm) {
+    case Algorithm::kSgd:
+      return 2;
+    case Algorithm::kAls:
+      return p.cg_steps + 3;
+    case Algorithm::kCcd:
+      break;
+  }
+  return p.rank * (2 * p.inner + 1) + 1;
 }
 
-enum class PassKind { kW, kH, kR, kEpoch, kEval };
+// CCD++: kW, kH, kR; SGD: kEpoch; ALS: kGather, kResidual, kCg (see AlsHome); all: kEval.
+enum class PassKind { kW, kH, kR, kEpoch, kGather, kResidual, kCg, kEval };
 
 struct PassInfo {
   PassKind kind = PassKind::kEval;
@@ -148,6 +172,9 @@ struct PassInfo {
 PassInfo Describe(const Params& p, uint32_t pass) {
   if (pass + 1 == Passes(p)) return {PassKind::kEval};
   if (p.algorithm == Algorithm::kSgd) return {PassKind::kEpoch};
+  if (p.algorithm == Algorithm::kAls) {
+    return {pass == 0 ? PassKind::kGather : pass == 1 ? PassKind::kResidual : PassKind::kCg};
+  }
   const uint32_t per_rank = 2 * p.inner + 1;
   const uint32_t t = pass / per_rank, q = pass % per_rank;
   if (q == 2 * p.inner) return {PassKind::kR, t, p.inner - 1};
@@ -164,6 +191,10 @@ uint32_t Width(const Params& p, PassKind kind) {
       return 2;
     case PassKind::kEpoch:
       return p.rank + 1;  // h_j and its AdaGrad accumulator G^j
+    case PassKind::kResidual:
+    case PassKind::kCg:
+      return 2 * p.rank;  // x_j or p_j, and a sum
+    case PassKind::kGather:
     case PassKind::kEval:
       return p.rank;
   }
@@ -325,7 +356,7 @@ class MfShard final : public StaticShard {
     }
     by_row_.resize(blocks);
     for (uint64_t e = 0; e < nnz; ++e) by_row_[block_of[col_[e]]].push_back(e);
-    if (p.algorithm == Algorithm::kCcd) {
+    if (p.algorithm != Algorithm::kSgd) {
       by_col_.resize(blocks);
       const uint64_t e_end = e0_ + nnz;
       for (uint64_t j = 0; j < cols_; ++j) {
@@ -337,6 +368,8 @@ class MfShard final : public StaticShard {
           by_col_[block_of[j]].push_back(*q - e0_);
         }
       }
+    }
+    if (p.algorithm == Algorithm::kCcd) {
       residual_ = value_;  // W = 0
       num_.assign(rows_, 0.0);
     }
@@ -356,7 +389,13 @@ class MfShard final : public StaticShard {
         ++test_ratings_;
       }
     }
-    if (p.algorithm == Algorithm::kCcd) w_.assign(rows_ * k_, 0.0);  // W = 0
+    if (p.algorithm != Algorithm::kSgd) w_.assign(rows_ * k_, 0.0);  // W = 0
+    if (p.algorithm == Algorithm::kAls) {
+      h_full_.assign(cols_ * k_, 0.0);
+      row_begin_.assign(rows_ + 1, 0);
+      for (uint64_t e = 0; e < nnz; ++e) ++row_begin_[row_[e] + 1];
+      for (uint64_t i = 0; i < rows_; ++i) row_begin_[i + 1] += row_begin_[i];
+    }
     if (p.algorithm == Algorithm::kSgd) InitSgd(train);
   }
 
@@ -419,6 +458,25 @@ class MfShard final : public StaticShard {
       }
       case PassKind::kEpoch:
         return Epoch(step, block);
+      case PassKind::kGather:  // every block's H rows, for the row solves at EndPass
+        std::copy_n(block.doubles.begin(), (layout_.col_bounds[block.id + 1] - c0) * k_,
+                    h_full_.begin() + static_cast<int64_t>(c0 * k_));
+        return entries.size();
+      case PassKind::kResidual:
+      case PassKind::kCg: {
+        // Per column j: r_j += (a_ij - w_i^T x_j) w_i (residual), q_j += (w_i^T p_j) w_i (CG).
+        const bool residual = pass.kind == PassKind::kResidual;
+        for (uint64_t e : by_col_[block.id]) {
+          const double* wi = &w_[uint64_t{row_[e]} * k_];
+          const double* x = h + (col_[e] - c0) * 2 * k_;
+          double* sum = h + (col_[e] - c0) * 2 * k_ + k_;
+          double d = 0.0;
+          for (uint32_t t = 0; t < k_; ++t) d += wi[t] * x[t];
+          const double c = residual ? value_[e] - d : d;
+          for (uint32_t t = 0; t < k_; ++t) sum[t] += c * wi[t];
+        }
+        return entries.size();
+      }
       case PassKind::kEval:
         Evaluate(step, block, delta);
         return entries.size();
@@ -428,6 +486,7 @@ class MfShard final : public StaticShard {
 
   void EndPass(const StaticStep& step) override {
     const PassInfo pass = Describe(p_, step.pass);
+    if (pass.kind == PassKind::kGather) return SolveRows();
     if (pass.kind != PassKind::kW) return;
     double* w = Column(pass.t);
     for (uint64_t i = 0; i < rows_; ++i) {
@@ -579,14 +638,42 @@ class MfShard final : public StaticShard {
   }
 
   // W: for CCD++ w_, column-major (w_t contiguous); for SGD wf_, rows of kp_ floats.
+  // ALS: w_, row-major.
   double W(uint64_t i, uint32_t t) const {
-    return p_.algorithm == Algorithm::kSgd ? wf_[i * kp_ + t] : w_[t * rows_ + i];
+    switch (p_.algorithm) {
+      case Algorithm::kSgd:
+        return wf_[i * kp_ + t];
+      case Algorithm::kAls:
+        return w_[i * k_ + t];
+      case Algorithm::kCcd:
+        break;
+    }
+    return w_[t * rows_ + i];
   }
   void SetW(uint64_t i, uint32_t t, double v) {
-    if (p_.algorithm == Algorithm::kSgd) {
-      wf_[i * kp_ + t] = static_cast<float>(v);
-    } else {
-      w_[t * rows_ + i] = v;
+    switch (p_.algorithm) {
+      case Algorithm::kSgd:
+        wf_[i * kp_ + t] = static_cast<float>(v);
+        return;
+      case Algorithm::kAls:
+        w_[i * k_ + t] = v;
+        return;
+      case Algorithm::kCcd:
+        w_[t * rows_ + i] = v;
+        return;
+    }
+  }
+
+  // ALS: every row with ratings solved exactly against the gathered H (als_solve.h).
+  void SolveRows() {
+    AlsNormalEquations equations(k_);
+    for (uint64_t i = 0; i < rows_; ++i) {
+      if (row_begin_[i] == row_begin_[i + 1]) continue;  // w_i stays 0
+      equations.Clear();
+      for (uint64_t e = row_begin_[i]; e < row_begin_[i + 1]; ++e) {
+        equations.Add(&h_full_[uint64_t{col_[e]} * k_], value_[e]);
+      }
+      equations.Solve(row_penalty_[i], &w_[i * k_]);
     }
   }
   // CCD++: w_t, rows_ values.
@@ -692,6 +779,7 @@ class MfShard final : public StaticShard {
   // w_i^T h_j, in four partial sums (the evaluation pass is as long as an SGD epoch otherwise).
   double Predict(uint32_t i, const double* hj) const {
     if (p_.algorithm == Algorithm::kSgd) return Dot(&wf_[uint64_t{i} * kp_], 1, hj);
+    if (p_.algorithm == Algorithm::kAls) return Dot(&w_[uint64_t{i} * k_], 1, hj);
     return Dot(&w_[i], rows_, hj);
   }
 
@@ -751,7 +839,10 @@ class MfShard final : public StaticShard {
   std::vector<std::vector<uint64_t>> by_row_;  // per block: entries in (row, col) order
   std::vector<std::vector<uint64_t>> by_col_;  // per block: entries in (col, row) order (CCD++)
 
-  std::vector<double> w_;  // CCD++: rows_ x k_, see W()
+  std::vector<double> w_;  // CCD++, ALS: rows_ x k_, see W()
+  // ALS: the whole of H, gathered in pass 0, and each row's first entry (rows_ + 1).
+  std::vector<double> h_full_;
+  std::vector<uint64_t> row_begin_;
 
   std::vector<double> row_penalty_;  // lambda c_i
   // CCD++: the residual R (R^ within a rank-one subproblem), and a W pass's sums per row.
@@ -865,6 +956,18 @@ class MfHome final : public StaticHome {
         }
         break;
       }
+      case PassKind::kResidual:
+      case PassKind::kCg: {
+        // ALS (see AlsStep): x_j = h_j or p_j, then a sum every worker adds to.
+        const std::vector<double>& x = pass.kind == PassKind::kResidual ? h : als_p_.at(block);
+        out.doubles.assign(columns * 2 * k_, 0.0);
+        for (uint64_t j = 0; j < columns; ++j) {
+          std::copy_n(x.begin() + static_cast<int64_t>(j * k_), k_,
+                      out.doubles.begin() + static_cast<int64_t>(j * 2 * k_));
+        }
+        break;
+      }
+      case PassKind::kGather:
       case PassKind::kEval:
         out.doubles = h;
         break;
@@ -890,6 +993,8 @@ class MfHome final : public StaticHome {
         const double num = block.doubles[j], den = block.doubles[columns + j];
         h[j * k_ + pass.t] = den > 0.0 ? num / den : 0.0;
       }
+    } else if (pass.kind == PassKind::kResidual || pass.kind == PassKind::kCg) {
+      AlsStep(block.id, pass.kind, block.doubles);
     } else if (pass.kind == PassKind::kEpoch) {
       std::vector<double>& g = g_.at(block.id);
       for (uint64_t j = 0; j < g.size(); ++j) {
@@ -899,6 +1004,50 @@ class MfHome final : public StaticHome {
       }
     }
     return Status::Ok();
+  }
+
+  // ALS's conjugate-gradient steps on the columns of `block` (mf_reference.h), from the sums the
+  // workers added: after the residual pass, r_j = b - A x_j and p_j = r_j; after a CG pass, one
+  // step. The arithmetic is the reference's, term by term.
+  void AlsStep(uint32_t block, PassKind kind, const std::vector<double>& sums) {
+    std::vector<double>& h = h_.at(block);
+    std::vector<double>& r = als_r_[block];
+    std::vector<double>& p = als_p_[block];
+    std::vector<double>& rs = als_rs_[block];
+    const std::vector<double>& penalty = penalty_.at(block);
+    const uint64_t columns = penalty.size();
+    r.resize(columns * k_);
+    p.resize(columns * k_);
+    rs.resize(columns);
+    auto dot = [this](const double* a, const double* b) {
+      double d = 0.0;
+      for (uint32_t t = 0; t < k_; ++t) d += a[t] * b[t];
+      return d;
+    };
+    for (uint64_t j = 0; j < columns; ++j) {
+      double* x = &h[j * k_];
+      double* rj = &r[j * k_];
+      double* pj = &p[j * k_];
+      const double* sum = &sums[j * 2 * k_ + k_];
+      if (kind == PassKind::kResidual) {
+        for (uint32_t t = 0; t < k_; ++t) rj[t] = sum[t] - penalty[j] * x[t];
+        std::copy_n(rj, k_, pj);
+        rs[j] = dot(rj, rj);
+        continue;
+      }
+      q_.resize(k_);
+      for (uint32_t t = 0; t < k_; ++t) q_[t] = sum[t] + penalty[j] * pj[t];
+      const double pq = dot(pj, q_.data());
+      if (!(rs[j] > 0.0 && pq > 0.0)) continue;
+      const double alpha = rs[j] / pq;
+      for (uint32_t t = 0; t < k_; ++t) {
+        x[t] += alpha * pj[t];
+        rj[t] -= alpha * q_[t];
+      }
+      const double rs_next = dot(rj, rj);
+      for (uint32_t t = 0; t < k_; ++t) pj[t] = rj[t] + (rs_next / rs[j]) * pj[t];
+      rs[j] = rs_next;
+    }
   }
 
   void Metrics(std::map<std::string, double>& out) const override {
@@ -918,6 +1067,7 @@ class MfHome final : public StaticHome {
       out["rank"] += k_;
       out["lambda"] += p_.lambda;
       out["sgd"] += p_.algorithm == Algorithm::kSgd ? 1.0 : 0.0;
+      out["als"] += p_.algorithm == Algorithm::kAls ? 1.0 : 0.0;
       out["plain"] += p_.regularization == Regularization::kPlain ? 1.0 : 0.0;
     }
   }
@@ -999,6 +1149,9 @@ class MfHome final : public StaticHome {
   // --test (see Tracking): each block's H at the last evaluation, and at the best one.
   std::map<uint32_t, std::vector<double>> candidate_, h_best_;
   std::map<uint32_t, std::vector<double>> g_;  // SGD: owned block -> G^j of its columns
+  // ALS: each owned block's CG state r_j, p_j (k each), r_j^T r_j, and a buffer.
+  std::map<uint32_t, std::vector<double>> als_r_, als_p_, als_rs_;
+  std::vector<double> q_;
 };
 
 // Joins the pieces called `name` into a (sum of piece rows) x k matrix. The pieces must tile
@@ -1087,13 +1240,14 @@ double RmseOf(const Models::Model& model, const std::map<std::string, double>& m
 
 }  // namespace
 
-std::string MfApp::summary() const { return "matrix factorisation, CCD++ or stratified SGD"; }
+std::string MfApp::summary() const { return "matrix factorisation, CCD++, stratified SGD or ALS"; }
 
 boost::program_options::options_description MfApp::Options() const {
   namespace po = boost::program_options;
   po::options_description d("mf");
   d.add_options()("algorithm", po::value<std::string>()->default_value("ccd"),
-                  "ccd (CCD++) | sgd (stratified SGD)")(
+                  "ccd (CCD++) | sgd (stratified SGD, LIBMF's steps) | als (alternating least "
+                  "squares: exact rows, conjugate-gradient columns)")(
       "test", po::value<std::string>()->default_value(""),
       "held-out ratings (MatrixMarket coordinate) for test_rmse")(
       "rank", po::value<uint32_t>()->default_value(10), "k: rank of the factors")(
@@ -1106,6 +1260,8 @@ boost::program_options::options_description MfApp::Options() const {
       "decay", po::value<double>()->default_value(0.0, "0"), "sgd: learning-rate decay >= 0")(
       "inner-iterations", po::value<uint32_t>()->default_value(1),
       "ccd: inner alternations per rank-one subproblem")(
+      "cg-steps", po::value<uint32_t>()->default_value(3),
+      "als: conjugate-gradient steps per column and iteration (each one pass over the ratings)")(
       "patience", po::value<uint32_t>()->default_value(5),
       "with --test: stop after this many iterations without a better test RMSE (0: never); the "
       "job writes the model of the best test RMSE either way");
@@ -1123,6 +1279,7 @@ Status MfApp::FromOptions(const boost::program_options::variables_map& vm,
   mf.set_learning_rate(vm["learning-rate"].as<double>());
   mf.set_decay(vm["decay"].as<double>());
   mf.set_inner_iterations(vm["inner-iterations"].as<uint32_t>());
+  mf.set_cg_steps(vm["cg-steps"].as<uint32_t>());
   mf.set_patience(vm["patience"].as<uint32_t>());
   SetAppParams(mf, spec);
   return Status::Ok();
@@ -1266,7 +1423,7 @@ void MfApp::Summarize(const std::map<std::string, double>& metrics,
   summary["mean"] = Get(metrics, "mean");
   summary["ratings"] = static_cast<uint64_t>(Get(metrics, "ratings"));
   summary["rank"] = static_cast<uint64_t>(Get(metrics, "rank"));
-  summary["algorithm"] = Get(metrics, "sgd") > 0 ? "sgd" : "ccd";
+  summary["algorithm"] = Get(metrics, "sgd") > 0 ? "sgd" : Get(metrics, "als") > 0 ? "als" : "ccd";
   summary["lambda"] = Get(metrics, "lambda");
   summary["regularization"] = Get(metrics, "plain") > 0 ? "plain" : "weighted";
   if (const std::optional<Models> models = ModelsOf(metrics)) {

@@ -1,5 +1,6 @@
-// MfApp: matrix factorisation on the static engine (the `mf` app), --algorithm ccd (CCD++) or sgd
-// (DSGD-style stratified SGD). See mf_app.cc for the passes, block contents and outputs.
+// MfApp: matrix factorisation on the static engine (the `mf` app), --algorithm ccd (CCD++), sgd
+// (DSGD-style stratified SGD) or als (ALS: exact rows, conjugate-gradient columns). See mf_app.cc
+// for the passes, block contents and outputs.
 // Thread-compatibility: stateless and const (see engine/static_app.h).
 #pragma once
 

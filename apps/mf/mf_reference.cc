@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "apps/mf/als_solve.h"
 #include "apps/mf/sgd_kernel.h"
 #include "apps/mf/split_mix.h"
 
@@ -246,6 +247,92 @@ Result<MfResult> SolveCcdReference(const Ratings& ratings, const MfOptions& opti
     }
     report(it);
   }
+  return Finish(std::move(model), r, options, start);
+}
+
+Result<MfResult> SolveAlsReference(const Ratings& ratings, const MfOptions& options,
+                                   std::function<void(const MfTracePoint&)> on_iteration) {
+  STRADS_RETURN_IF_ERROR(ValidateCommon(options, "als"));
+  if (options.cg_steps == 0) return Status::InvalidArgument("mf als: cg_steps must be >= 1");
+  const Clock::time_point start = Clock::now();
+  const Ratings& r = ratings;
+  const uint32_t k = options.rank;
+  const double lambda = options.lambda;
+  MfModel model = InitialCcdModel(r, options);
+  // Row-major copies: w_i and h_j contiguous.
+  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> w = model.W, h = model.H;
+  std::vector<double> row_reg = PenaltyWeights(r, options.regularization, /*rows=*/true);
+  std::vector<double> col_reg = PenaltyWeights(r, options.regularization, /*rows=*/false);
+  for (double& c : row_reg) c *= lambda;
+  for (double& c : col_reg) c *= lambda;
+
+  auto report = [&](uint32_t iteration) {
+    if (!on_iteration) return;
+    model.W = w;
+    model.H = h;
+    MfTracePoint p;
+    p.seconds = SecondsSince(start);
+    p.iteration = iteration;
+    p.objective = MfObjective(r, model, lambda, options.regularization);
+    p.train_rmse = Rmse(r, model);
+    p.model = &model;
+    on_iteration(p);
+  };
+  report(0);
+
+  auto dot = [k](const double* a, const double* b) {
+    double d = 0.0;
+    for (uint32_t t = 0; t < k; ++t) d += a[t] * b[t];
+    return d;
+  };
+  AlsNormalEquations equations(k);
+  std::vector<double> res(k), p(k), q(k);
+  for (uint32_t it = 1; it <= options.iterations; ++it) {
+    for (uint64_t i = 0; i < r.rows; ++i) {
+      if (r.row_start[i] == r.row_start[i + 1]) continue;  // w_i stays 0
+      equations.Clear();
+      for (uint64_t e = r.row_start[i]; e < r.row_start[i + 1]; ++e) {
+        equations.Add(h.row(r.col[e]).data(), r.value[e]);
+      }
+      equations.Solve(row_reg[i], w.row(static_cast<Eigen::Index>(i)).data());
+    }
+    for (uint64_t j = 0; j < r.cols; ++j) {
+      double* x = h.row(static_cast<Eigen::Index>(j)).data();
+      // r = b - A x.
+      std::fill(res.begin(), res.end(), 0.0);
+      for (uint64_t n = r.col_start[j]; n < r.col_start[j + 1]; ++n) {
+        const uint64_t e = r.col_entry[n];
+        const double* wi = w.row(r.row[e]).data();
+        const double c = r.value[e] - dot(wi, x);
+        for (uint32_t t = 0; t < k; ++t) res[t] += c * wi[t];
+      }
+      for (uint32_t t = 0; t < k; ++t) res[t] -= col_reg[j] * x[t];
+      p = res;
+      double rs = dot(res.data(), res.data());
+      for (uint32_t s = 0; s < options.cg_steps; ++s) {
+        std::fill(q.begin(), q.end(), 0.0);
+        for (uint64_t n = r.col_start[j]; n < r.col_start[j + 1]; ++n) {
+          const double* wi = w.row(r.row[r.col_entry[n]]).data();
+          const double c = dot(wi, p.data());
+          for (uint32_t t = 0; t < k; ++t) q[t] += c * wi[t];
+        }
+        for (uint32_t t = 0; t < k; ++t) q[t] += col_reg[j] * p[t];
+        const double pq = dot(p.data(), q.data());
+        if (!(rs > 0.0 && pq > 0.0)) continue;
+        const double alpha = rs / pq;
+        for (uint32_t t = 0; t < k; ++t) {
+          x[t] += alpha * p[t];
+          res[t] -= alpha * q[t];
+        }
+        const double rs_next = dot(res.data(), res.data());
+        for (uint32_t t = 0; t < k; ++t) p[t] = res[t] + (rs_next / rs) * p[t];
+        rs = rs_next;
+      }
+    }
+    report(it);
+  }
+  model.W = w;
+  model.H = h;
   return Finish(std::move(model), r, options, start);
 }
 

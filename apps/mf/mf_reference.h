@@ -35,6 +35,17 @@
 // uniform in [0, sqrt(s / k)) (LIBMF's sqrt(1/k) on the ratings divided by s), then rounded to
 // single precision.
 //
+// ALS (Zhou, Wilkinson, Schreiber and Pan 2008, "ALS-WR"; Spark MLlib's ALS). One iteration:
+// every row exactly, w_i = (sum_{j in Omega_i} h_j h_j^T + lambda c_i I)^{-1} sum_j a_ij h_j
+// (AlsNormalEquations, apps/mf/als_solve.h); then every column by cg_steps steps of conjugate
+// gradient on its normal equations A h_j = b, A = sum_{i in Omega^j} w_i w_i^T + lambda c^j I,
+// b = sum_i a_ij w_i, warm-started at the current h_j: r = b - A h_j, p = r, rs = r^T r; a step
+// (while rs > 0 and p^T A p > 0): q = A p, alpha = rs / p^T q, h_j += alpha p, r -= alpha q,
+// p = r + (r^T r / rs) p, rs = r^T r. A row's solve minimises F over w_i and each CG step lowers
+// it over h_j, so F never increases. Every sum over a column's ratings runs in ascending row
+// order, every dot product w_i^T x over t = 0..k-1. Initialisation: CCD++'s (W = 0, H uniform in
+// [0, 1/sqrt(k))).
+//
 // Rows and columns without ratings (allowed: see EmptyLines) have factors 0 from the start, which
 // neither solver changes; a prediction for them is the training mean (Coverage, HeldOutRmse).
 //
@@ -79,6 +90,7 @@ struct MfOptions {
   double decay = 0;            // SGD: eta_t = eta_0 / (1 + decay t); >= 0
   uint32_t ccd_inner = 1;      // CCD++ inner alternations per rank-one subproblem; >= 1
   Regularization regularization = Regularization::kWeighted;
+  uint32_t cg_steps = 3;  // ALS: conjugate-gradient steps per column and iteration; >= 1
 };
 
 struct MfModel {
@@ -142,6 +154,11 @@ double HeldOutRmse(const Ratings& ratings, const MfModel& model, const Coverage&
 // called for iteration 0 and after each iteration. Errors: InvalidArgument for rank 0, ccd_inner
 // 0, lambda < 0 or NaN.
 Result<MfResult> SolveCcdReference(const Ratings& ratings, const MfOptions& options,
+                                   std::function<void(const MfTracePoint&)> on_iteration = {});
+
+// Runs options.iterations ALS iterations from InitialCcdModel. Errors: InvalidArgument for rank
+// 0, cg_steps 0, lambda < 0 or NaN.
+Result<MfResult> SolveAlsReference(const Ratings& ratings, const MfOptions& options,
                                    std::function<void(const MfTracePoint&)> on_iteration = {});
 
 // Runs options.iterations SGD epochs from InitialSgdModel. Errors: InvalidArgument for rank 0,

@@ -87,7 +87,7 @@ class LDA(JobParamsMixin, BaseEstimator):
 
 class MF(JobParamsMixin, BaseEstimator):
     __doc__ = """Matrix factorisation ``R ~ W H^T`` of the observed entries of a ratings matrix
-    (``strads run mf``), by CCD++ or stratified SGD, minimising
+    (``strads run mf``), by CCD++, stratified SGD or ALS, minimising
     ``sum_observed (r_ij - w_i h_j)^2 + lambda (sum_i n_i ||w_i||^2 + sum_j n_j ||h_j||^2)``,
     n_i and n_j the numbers of observed entries of row i and column j (the weighted form of
     LIBMF, ALS-WR and Spark's ALS; the job's default ``--regularization weighted``).
@@ -108,7 +108,7 @@ class MF(JobParamsMixin, BaseEstimator):
         Weight each row's and column's penalty by its number of ratings (LIBMF's, ALS-WR's and
         Spark's convention); False: ``lambda (||W||^2 + ||H||^2)`` (``--regularization``).
     algorithm : str, default "ccd"
-        "ccd" (CCD++) or "sgd".
+        "ccd" (CCD++), "sgd" (LIBMF's steps) or "als" (exact rows, conjugate-gradient columns).
     max_iter : int, default 30
         Outer iterations (ccd) or epochs (sgd) (``--iterations``).
     learning_rate, decay : float
@@ -118,6 +118,8 @@ class MF(JobParamsMixin, BaseEstimator):
         default 5; 0: never).
     inner_iterations : int, default 1
         ccd only.
+    cg_steps : int or None
+        als only: conjugate-gradient steps per column and iteration (``--cg-steps``, default 3).
     random_state : int or None
         ``--seed``.
 """ + RUN_PARAMETERS + """
@@ -134,12 +136,14 @@ class MF(JobParamsMixin, BaseEstimator):
 
     def __init__(self, n_components=10, *, regularization=0.1, weighted_regularization=True,
                  algorithm="ccd", max_iter=30, learning_rate=None, decay=None,
-                 inner_iterations=None, patience=None, random_state=None, n_workers=2,
+                 inner_iterations=None, cg_steps=None, patience=None, random_state=None,
+                 n_workers=2,
                  n_schedulers=1, coordinator=None, max_seconds=0.0, verbose=True, tmp_dir=None):
         self.n_components = n_components
         self.regularization = regularization
         self.weighted_regularization = weighted_regularization
         self.patience = patience
+        self.cg_steps = cg_steps
         self.algorithm = algorithm
         self.max_iter = max_iter
         self.learning_rate = learning_rate
@@ -166,7 +170,8 @@ class MF(JobParamsMixin, BaseEstimator):
                       regularization="weighted" if self.weighted_regularization else "plain",
                       algorithm=self.algorithm, iterations=self.max_iter,
                       learning_rate=self.learning_rate, decay=self.decay,
-                      inner_iterations=self.inner_iterations, patience=self.patience,
+                      inner_iterations=self.inner_iterations, cg_steps=self.cg_steps,
+                      patience=self.patience,
                       seed=self.random_state, **self._run_kwargs())
         self.user_factors_ = np.asarray(job.matrix("W.mtx"))
         self.components_ = np.asarray(job.matrix("H.mtx")).T

@@ -177,7 +177,7 @@ def test_lda_topics_conserve_the_tokens():
     assert list(trace["loglik_per_token"])[-1] > list(trace["loglik_per_token"])[0]
 
 
-@pytest.mark.parametrize("algorithm", ["ccd", "sgd"])
+@pytest.mark.parametrize("algorithm", ["ccd", "sgd", "als"])
 def test_mf_factors_fit_a_low_rank_matrix(algorithm):
     rng = np.random.default_rng(2)
     U, V = rng.random((40, 2)) + 0.5, rng.random((30, 2)) + 0.5
