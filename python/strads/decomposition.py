@@ -137,8 +137,8 @@ class MF(JobParamsMixin, BaseEstimator):
     def __init__(self, n_components=10, *, regularization=0.1, weighted_regularization=True,
                  algorithm="ccd", max_iter=30, learning_rate=None, decay=None,
                  inner_iterations=None, cg_steps=None, patience=None, random_state=None,
-                 n_workers=2,
-                 n_schedulers=1, coordinator=None, max_seconds=0.0, verbose=True, tmp_dir=None):
+                 n_workers=2, n_schedulers=1, coordinator=None, max_seconds=0.0, verbose=True,
+                 tmp_dir=None):
         self.n_components = n_components
         self.regularization = regularization
         self.weighted_regularization = weighted_regularization
