@@ -778,8 +778,8 @@ class MfShard final : public StaticShard {
 
   // w_i^T h_j, in four partial sums (the evaluation pass is as long as an SGD epoch otherwise).
   double Predict(uint32_t i, const double* hj) const {
-    if (p_.algorithm == Algorithm::kSgd) return Dot(&wf_[uint64_t{i} * kp_], 1, hj);
-    if (p_.algorithm == Algorithm::kAls) return Dot(&w_[uint64_t{i} * k_], 1, hj);
+    if (p_.algorithm == Algorithm::kSgd) return EvalDot(&wf_[uint64_t{i} * kp_], hj, k_);
+    if (p_.algorithm == Algorithm::kAls) return EvalDot(&w_[uint64_t{i} * k_], hj, k_);
     return Dot(&w_[i], rows_, hj);
   }
 

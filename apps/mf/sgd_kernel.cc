@@ -79,4 +79,46 @@ __attribute__((target_clones("arch=x86-64-v3", "default"))) float SgdRow(
   return errors;
 }
 
+namespace {
+
+// Four doubles as one value, like Lanes.
+using Doubles = double __attribute__((vector_size(4 * sizeof(double))));
+using Floats = float __attribute__((vector_size(4 * sizeof(float))));
+
+inline Doubles Load4(const double* p) {
+  Doubles v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+inline Doubles Load4(const float* p) {
+  Floats v;
+  std::memcpy(&v, p, sizeof v);
+  return __builtin_convertvector(v, Doubles);
+}
+
+template <typename T>
+inline double Dot4(const T* w, const double* h, uint32_t k) {
+  Doubles sum = {};
+  size_t t = 0;
+  for (; t + 4 <= k; t += 4) sum += Load4(w + t) * Load4(h + t);
+  double tail = 0.0;
+  for (; t < k; ++t) tail += static_cast<double>(w[t]) * h[t];
+  return ((sum[0] + sum[1]) + (sum[2] + sum[3])) + tail;
+}
+
+}  // namespace
+
+__attribute__((target_clones("arch=x86-64-v3", "default"))) double EvalDot(const float* w,
+                                                                           const double* h,
+                                                                           uint32_t k) {
+  return Dot4(w, h, k);
+}
+
+__attribute__((target_clones("arch=x86-64-v3", "default"))) double EvalDot(const double* w,
+                                                                           const double* h,
+                                                                           uint32_t k) {
+  return Dot4(w, h, k);
+}
+
 }  // namespace strads::mf

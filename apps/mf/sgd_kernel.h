@@ -49,4 +49,10 @@ struct SgdRates {
 float SgdRow(float* w, float* gw, const SgdRating* ratings, size_t n, float* h, float* gh,
              const float* col_reg, uint32_t kp, const SgdRates& rates);
 
+// The evaluation pass's w^T h over t < k, for SGD's single-precision w and the blocks' double h
+// (and for ALS's double w): in double, four lanes of partial sums (then the k mod 4 last terms)
+// added in a fixed order, vectorised like SgdRow.
+double EvalDot(const float* w, const double* h, uint32_t k);
+double EvalDot(const double* w, const double* h, uint32_t k);
+
 }  // namespace strads::mf
