@@ -91,6 +91,8 @@ std::string DescribeJob(const proto::JobInfo& j) {
         fmt::format("job {} {} {}: iteration {} of {}, {} {}, {} {:.10g}", j.job_id(), j.app(),
                     JobStateName(j.state()), j.iteration(), j.spec().static_engine().iterations(),
                     j.updates(), j.work_unit(), j.objective_name(), j.objective());
+    if (!j.note().empty()) s += ", " + j.note();
+    if (j.stopped_early()) s += ", stopped early";
     if (j.state() == proto::JOB_SUCCEEDED) {
       s += fmt::format(" in {:.2f} s (load imbalance {:.2f})", j.seconds(), j.imbalance());
     }

@@ -122,6 +122,8 @@ std::vector<LineField> ProgressFields(const proto::JobInfo& j) {
     f.push_back({fmt::format("{} {}", j.updates(), WorkUnit(j)), 3});
     f.push_back({fmt::format("({:.3g} {}/s)", j.updates_per_s(), WorkUnit(j)), 1});
     f.push_back({fmt::format("{} {:.8g}", ObjectiveName(j), j.objective()), 0});
+    if (!j.note().empty()) f.push_back({j.note(), 0});
+    if (j.stopped_early()) f.push_back({"(stopped early)", 0});
     f.push_back({fmt::format("imbalance {:.2f}", j.imbalance()), 2});
     f.push_back({fmt::format("worker-s {}", WorkerSeconds(j)), 4});
   }

@@ -294,8 +294,12 @@ void StaticJob::MaybeEndPass(Clock::time_point now) {
     const double objective = app_->Objective(metrics_);
     objective_ = objective;
     trace_ += app_->TraceRow(Elapsed(now), iteration_, work_, metrics_) + "\n";
-    log_->info("job {}: iteration {}: {} {:.10g}", id_, iteration_, app_->ObjectiveName(),
-               objective);
+    note_ = app_->ProgressNote(metrics_);
+    stopped_early_ = iteration_ < spec_.static_engine().iterations() &&
+                     app_->StopsAfter(spec_, iteration_, metrics_);
+    log_->info("job {}: iteration {}: {} {:.10g}{}{}", id_, iteration_, app_->ObjectiveName(),
+               objective, note_.empty() ? "" : ", " + note_,
+               stopped_early_ ? " (the app stops the job here)" : "");
     if (!std::isfinite(objective)) {
       const std::string advice = app_->DivergenceAdvice(spec_);
       return Fail(fmt::format("diverged: the {} is {} after iteration {}{}", app_->ObjectiveName(),
@@ -314,7 +318,8 @@ void StaticJob::EndIteration(Clock::time_point now) {
   iterations_done_ = iteration_;
   if (mean_sum_ > 0) imbalance_ = max_sum_ / mean_sum_;
   max_sum_ = mean_sum_ = 0;
-  const bool last = iteration_ >= spec_.static_engine().iterations() || LimitReached(now);
+  const bool last =
+      iteration_ >= spec_.static_engine().iterations() || LimitReached(now) || stopped_early_;
   if (last) {
     // Every run ends with a measured state.
     if (!evaluated_) return StartPass(iteration_, passes_ - 1, now);
@@ -381,6 +386,8 @@ proto::JobInfo StaticJob::Info(Clock::time_point now) const {
   info.set_iteration(iterations_done_);
   info.set_imbalance(imbalance_);
   info.set_objective_name(app_->ObjectiveName());
+  info.set_note(note_);
+  info.set_stopped_early(stopped_early_);
   info.set_work_unit(app_->WorkUnit());
   info.mutable_worker_seconds()->Assign(last_sub_round_seconds_.begin(),
                                         last_sub_round_seconds_.end());
@@ -406,6 +413,7 @@ std::vector<proto::ResultFile> StaticJob::ResultFiles() const {
   AddOutcome(summary);
   summary[app_->ObjectiveName()] = objective_.value_or(0.0);
   summary["iterations"] = iterations_done_;
+  summary["stopped_early"] = stopped_early_;
   const double seconds = Duration();
   summary["seconds"] = seconds;
   summary["work_units"] = work_;

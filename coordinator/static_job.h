@@ -124,6 +124,8 @@ class StaticJob final : public EngineJob {
   std::map<std::string, double> pass_metrics_;
   std::map<std::string, double> metrics_;  // of the last evaluation
   std::optional<double> objective_;
+  std::string note_;            // the app's ProgressNote on the last evaluation
+  bool stopped_early_ = false;  // the app's StopsAfter said so at the last evaluation
   uint64_t iterations_done_ = 0;
 
   // Imbalance: per sub-round the slowest worker against the mean, summed over an iteration.

@@ -172,6 +172,18 @@ class StaticApp : public App {
   // Adds app fields to summary.json from the last evaluation's metrics.
   virtual void Summarize(const std::map<std::string, double>& metrics,
                          nlohmann::ordered_json& summary) const {}
+  // A short note on an evaluation for progress lines and the coordinator's log, after the
+  // objective (e.g. mf: "test_rmse 1.81, best 1.80 at iteration 12"); empty: none. Default: none.
+  virtual std::string ProgressNote(const std::map<std::string, double>& metrics) const {
+    return "";
+  }
+  // Whether the job ends after the evaluation of `iteration` with `metrics` although iterations
+  // remain (e.g. mf: the held-out error has not improved for --patience iterations). The engine
+  // then ends it as at its last iteration: Output, Assemble. Default: never.
+  virtual bool StopsAfter(const proto::JobSpec& spec, uint64_t iteration,
+                          const std::map<std::string, double>& metrics) const {
+    return false;
+  }
 };
 
 }  // namespace strads

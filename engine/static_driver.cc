@@ -102,7 +102,13 @@ Result<StaticLocalResult> RunStaticLocally(const StaticApp& app, const proto::Jo
     for (auto& shard : shards) shard->Metrics(metrics);
     for (auto& home : homes) home->Metrics(metrics);
     result.trace.push_back(app.TraceRow(0.0, iteration, result.work, metrics));
+    const bool stop =
+        iteration < spec.static_engine().iterations() && app.StopsAfter(spec, iteration, metrics);
     result.metrics.push_back(std::move(metrics));
+    if (stop) {
+      result.stopped_early = true;
+      break;
+    }
   }
 
   std::vector<proto::OutputPiece> pieces;

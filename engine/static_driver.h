@@ -49,10 +49,12 @@ struct StaticLocalResult {
   std::vector<proto::ResultFile> files;                // Assemble()'s files
   uint64_t work = 0;                                   // work units of non-evaluation passes
   std::vector<double> aggregates;                      // final aggregates
+  bool stopped_early = false;                          // StopsAfter ended the run
 };
 
-// Runs spec.static_engine().iterations() iterations of `app` with options.workers shards and
-// options.schedulers homes, K = spec.static_engine().blocks_per_worker() (0 = 1).
+// Runs spec.static_engine().iterations() iterations of `app` (fewer when its StopsAfter says so)
+// with options.workers shards and options.schedulers homes, K =
+// spec.static_engine().blocks_per_worker() (0 = 1).
 Result<StaticLocalResult> RunStaticLocally(const StaticApp& app, const proto::JobSpec& spec,
                                            const StaticLocalOptions& options);
 

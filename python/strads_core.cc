@@ -69,6 +69,8 @@ py::dict InfoToDict(const proto::JobInfo& j) {
   d["imbalance"] = j.imbalance();
   d["work_unit"] = j.work_unit().empty() ? "updates" : j.work_unit();
   d["error"] = j.error();
+  d["note"] = j.note();
+  d["stopped_early"] = j.stopped_early();
   d["description"] = DescribeJob(j);
   return d;
 }

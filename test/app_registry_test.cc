@@ -101,7 +101,8 @@ TEST_CASE("Every built-in app declares its files, a summary and a predictor wher
   CHECK(ResultFileNames(*apps.Find("lasso").value()) ==
         std::vector<std::string>{"coefficients.tsv", "trace.csv", "summary.json"});
   CHECK(ResultFileNames(*apps.Find("mf").value()) ==
-        std::vector<std::string>{"W.mtx", "H.mtx", "subrounds.csv", "trace.csv", "summary.json"});
+        std::vector<std::string>{"W.mtx", "H.mtx", "unseen.txt", "subrounds.csv", "trace.csv",
+                                 "summary.json"});
   CHECK(apps.Find("lasso").value()->predictor() != nullptr);
   CHECK(apps.Find("lda").value()->predictor() == nullptr);
 }

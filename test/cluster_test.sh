@@ -630,9 +630,9 @@ EOF
   cli submit mf --data "$TMP/bad.mtx" --wait --quiet
   assert_rc 1
   assert_out_has "bad.mtx:4"
-  cli submit mf --algorithm als --data "$TMP/r.mtx" --wait --quiet
+  cli submit mf --algorithm lbfgs --data "$TMP/r.mtx" --wait --quiet
   assert_rc 2
-  assert_out_has "als"
+  assert_out_has "lbfgs"
   # The cluster still runs jobs.
   cli submit mf --data "$TMP/r.mtx" --iterations 2 --wait --quiet
   assert_rc 0

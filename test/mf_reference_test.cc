@@ -16,6 +16,7 @@
 
 #include "test/temp_dir.h"
 
+#include "apps/mf/als_solve.h"
 #include "apps/mf/array_mtx.h"
 #include "apps/mf/ratings.h"
 
@@ -75,14 +76,16 @@ MfModel NaiveCcd(const Ratings& r, const MfOptions& o) {
   // (row, column) of the matrix where mine's row a meets the other's row b.
   auto update = [&](Eigen::MatrixXd& mine, const Eigen::MatrixXd& other, int t, auto cell) {
     for (Eigen::Index a = 0; a < mine.rows(); ++a) {
-      double num = 0, den = o.lambda;
+      double num = 0, den = 0, ratings = 0;
       for (Eigen::Index b = 0; b < other.rows(); ++b) {
         const auto [i, j] = cell(a, b);
         if (mask(i, j) == 0) continue;
         num += rhat(i, j, t) * other(b, t);
         den += other(b, t) * other(b, t);
+        ++ratings;
       }
-      mine(a, t) = num / den;
+      const bool weighted = o.regularization == Regularization::kWeighted;
+      mine(a, t) = num / (den + o.lambda * (weighted ? ratings : 1.0));
     }
   };
   for (uint32_t it = 0; it < o.iterations; ++it) {
@@ -211,47 +214,134 @@ TEST_CASE("mf: the initial model is a pure function of the seed", "[mf]") {
   CHECK(a.H.minCoeff() >= 0.0);
   CHECK(a.H.maxCoeff() < 0.5);
   CHECK(a.H(3, 2) == 0.5 * InitialUniform(o.seed, Factor::kH, 3, 2));
+  // SGD's factors: uniform in [0, sqrt(s / k)), s the ratings' standard deviation.
   const MfModel s = InitialSgdModel(r, o);
-  CHECK(s.H == a.H);
-  CHECK(s.W(7, 1) == 0.5 * InitialUniform(o.seed, Factor::kW, 7, 1));
+  const double scale = std::sqrt(RatingScale(r) / 4);
+  CHECK(s.H(3, 2) == scale * InitialUniform(o.seed, Factor::kH, 3, 2));
+  CHECK(s.W(7, 1) == scale * InitialUniform(o.seed, Factor::kW, 7, 1));
   o.seed = 2;
   CHECK(InitialCcdModel(r, o).H != a.H);
 }
 
 TEST_CASE("mf ccd: objective never increases, trace matches from-scratch F", "[mf]") {
   const Ratings r = Planted(2, 40, 30, 4, 0.3);
-  for (uint32_t inner : {1u, 3u}) {
-    MfOptions o{.rank = 6, .lambda = 0.5, .iterations = 15, .ccd_inner = inner};
-    std::vector<double> trace;
-    Result<MfResult> res = SolveCcdReference(r, o, [&](const MfTracePoint& p) {
-      CHECK(p.iteration == trace.size());
-      CHECK(std::abs(p.objective - MfObjective(r, *p.model, o.lambda)) <= 1e-10 * p.objective);
-      trace.push_back(p.objective);
-    });
-    REQUIRE(res.ok());
-    REQUIRE(trace.size() == 16);
-    for (size_t t = 1; t < trace.size(); ++t) {
-      INFO("inner " << inner << " iteration " << t);
-      CHECK(trace[t] <= trace[t - 1] * (1 + 1e-12));
+  for (Regularization form : {Regularization::kWeighted, Regularization::kPlain}) {
+    for (uint32_t inner : {1u, 3u}) {
+      // About the same shrinkage in both forms: rows and columns have about 10 ratings.
+      const double lambda = form == Regularization::kWeighted ? 0.05 : 0.5;
+      MfOptions o{.rank = 6, .lambda = lambda, .iterations = 15, .ccd_inner = inner};
+      o.regularization = form;
+      std::vector<double> trace;
+      Result<MfResult> res = SolveCcdReference(r, o, [&](const MfTracePoint& p) {
+        CHECK(p.iteration == trace.size());
+        CHECK(std::abs(p.objective - MfObjective(r, *p.model, o.lambda, o.regularization)) <=
+              1e-10 * p.objective);
+        trace.push_back(p.objective);
+      });
+      REQUIRE(res.ok());
+      REQUIRE(trace.size() == 16);
+      for (size_t t = 1; t < trace.size(); ++t) {
+        INFO(RegularizationName(form) << " inner " << inner << " iteration " << t);
+        CHECK(trace[t] <= trace[t - 1] * (1 + 1e-12));
+      }
+      CHECK(trace.back() < 0.5 * trace.front());
+      CHECK(res->objective == Approx(trace.back()).epsilon(1e-10));
     }
-    CHECK(trace.back() < 0.5 * trace.front());
-    CHECK(res->objective == Approx(trace.back()).epsilon(1e-10));
   }
 }
 
 TEST_CASE("mf ccd: equals a naive from-scratch implementation to 1e-9 after 3 iterations", "[mf]") {
   const Ratings r = Planted(3, 25, 18, 3, 0.4);
-  for (uint32_t inner : {1u, 2u}) {
-    MfOptions o{.rank = 4, .lambda = 0.3, .iterations = 3, .ccd_inner = inner};
-    Result<MfResult> res = SolveCcdReference(r, o);
-    REQUIRE(res.ok());
-    const MfModel naive = NaiveCcd(r, o);
-    INFO("inner " << inner);
-    CHECK(RelDiff(res->model.W, naive.W) <= 1e-9);
-    CHECK(RelDiff(res->model.H, naive.H) <= 1e-9);
-    const double f = MfObjective(r, naive, o.lambda);
-    CHECK(std::abs(res->objective - f) <= 1e-9 * f);
+  for (Regularization form : {Regularization::kWeighted, Regularization::kPlain}) {
+    for (uint32_t inner : {1u, 2u}) {
+      MfOptions o{.rank = 4, .lambda = 0.3, .iterations = 3, .ccd_inner = inner};
+      o.regularization = form;
+      Result<MfResult> res = SolveCcdReference(r, o);
+      REQUIRE(res.ok());
+      const MfModel naive = NaiveCcd(r, o);
+      INFO(RegularizationName(form) << " inner " << inner);
+      CHECK(RelDiff(res->model.W, naive.W) <= 1e-9);
+      CHECK(RelDiff(res->model.H, naive.H) <= 1e-9);
+      const double f = MfObjective(r, naive, o.lambda, o.regularization);
+      CHECK(std::abs(res->objective - f) <= 1e-9 * f);
+    }
   }
+}
+
+TEST_CASE("mf: the weighted penalty counts every row's and column's ratings", "[mf]") {
+  // Row 0 has 2 ratings, row 1 one; column 0 has 2, column 1 one.
+  Result<Ratings> r = MakeRatings(2, 2, {0, 0, 1}, {0, 1, 0}, {1.0, 2.0, 3.0});
+  REQUIRE(r.ok());
+  MfModel m;
+  m.W = Eigen::MatrixXd{{1.0}, {2.0}};
+  m.H = Eigen::MatrixXd{{3.0}, {0.5}};
+  // Squared error: (1 - 3)^2 + (2 - 0.5)^2 + (3 - 6)^2 = 15.25.
+  CHECK(MfObjective(*r, m, 0.1, Regularization::kPlain) ==
+        Approx(15.25 + 0.1 * (1 + 4 + 9 + 0.25)).epsilon(1e-15));
+  CHECK(MfObjective(*r, m, 0.1, Regularization::kWeighted) ==
+        Approx(15.25 + 0.1 * (2 * 1 + 1 * 4 + 2 * 9 + 1 * 0.25)).epsilon(1e-15));
+  CHECK(ParseRegularization("").value() == Regularization::kWeighted);
+  CHECK(ParseRegularization("plain").value() == Regularization::kPlain);
+  CHECK(ParseRegularization("l2").status().message() ==
+        "unknown regularization 'l2' (weighted or plain)");
+}
+
+TEST_CASE("mf sgd: lowers either objective", "[mf]") {
+  const Ratings r = Planted(8, 50, 40, 3, 0.3);
+  for (Regularization form : {Regularization::kWeighted, Regularization::kPlain}) {
+    const double lambda = form == Regularization::kWeighted ? 0.005 : 0.05;
+    MfOptions o{.rank = 3, .lambda = lambda, .iterations = 20, .learning_rate = 0.1, .decay = 0};
+    o.regularization = form;
+    std::vector<double> trace;
+    Result<MfResult> res =
+        SolveSgdReference(r, o, [&](const MfTracePoint& p) { trace.push_back(p.objective); });
+    REQUIRE(res.ok());
+    INFO(RegularizationName(form) << ": " << trace.front() << " -> " << trace.back());
+    CHECK(trace.back() < 0.1 * trace.front());
+    CHECK(res->objective == MfObjective(r, res->model, o.lambda, o.regularization));
+  }
+}
+
+TEST_CASE("mf als: objective never increases, with many CG steps it is exact ALS", "[mf]") {
+  const Ratings r = Planted(9, 40, 30, 3, 0.3);
+  for (Regularization form : {Regularization::kWeighted, Regularization::kPlain}) {
+    const double lambda = form == Regularization::kWeighted ? 0.05 : 0.5;
+    MfOptions o{.rank = 4, .lambda = lambda, .iterations = 10};
+    o.regularization = form;
+    std::vector<double> trace;
+    Result<MfResult> res = SolveAlsReference(r, o, [&](const MfTracePoint& p) {
+      CHECK(std::abs(p.objective - MfObjective(r, *p.model, o.lambda, o.regularization)) <=
+            1e-12 * p.objective);
+      trace.push_back(p.objective);
+    });
+    REQUIRE(res.ok());
+    for (size_t t = 1; t < trace.size(); ++t) {
+      INFO(RegularizationName(form) << " iteration " << t);
+      CHECK(trace[t] <= trace[t - 1] * (1 + 1e-12));
+    }
+    CHECK(trace.back() < 0.2 * trace.front());
+    // k = 4 CG steps solve each column's 4 x 4 system: every column then satisfies its normal
+    // equations, and one more exact column solve changes nothing.
+    o.cg_steps = 4;
+    o.iterations = 3;
+    Result<MfResult> exact = SolveAlsReference(r, o);
+    REQUIRE(exact.ok());
+    AlsNormalEquations equations(4);
+    for (uint64_t j = 0; j < r.cols; ++j) {
+      equations.Clear();
+      for (uint64_t n = r.col_start[j]; n < r.col_start[j + 1]; ++n) {
+        const uint64_t e = r.col_entry[n];
+        equations.Add(exact->model.W.row(r.row[e]).eval().data(), r.value[e]);
+      }
+      Eigen::VectorXd h(4);
+      equations.Solve(lambda * PenaltyWeight(form, r.col_start[j + 1] - r.col_start[j]), h.data());
+      INFO("column " << j);
+      CHECK((h - exact->model.H.row(j).transpose()).norm() <= 1e-8 * h.norm());
+    }
+  }
+  MfOptions bad{.rank = 2};
+  bad.cg_steps = 0;
+  CHECK(SolveAlsReference(r, bad).status().code() == StatusCode::kInvalidArgument);
 }
 
 TEST_CASE("mf ccd: recovers a planted low-rank matrix", "[mf]") {
@@ -265,14 +355,14 @@ TEST_CASE("mf ccd: recovers a planted low-rank matrix", "[mf]") {
 
 TEST_CASE("mf sgd: recovers a planted low-rank matrix, deterministically", "[mf]") {
   const Ratings r = Planted(5, 80, 60, 3, 0.4);
-  MfOptions o{.rank = 3, .lambda = 1e-6, .iterations = 300, .learning_rate = 0.05, .decay = 0.01};
+  MfOptions o{.rank = 3, .lambda = 1e-6, .iterations = 300, .learning_rate = 0.1, .decay = 0};
   std::vector<double> trace;
   Result<MfResult> res =
       SolveSgdReference(r, o, [&](const MfTracePoint& p) { trace.push_back(p.train_rmse); });
   REQUIRE(res.ok());
   INFO("train rmse " << res->train_rmse << " after epoch 1: " << trace[1]);
   CHECK(res->train_rmse < 1e-2);
-  CHECK(res->objective == MfObjective(r, res->model, o.lambda));
+  CHECK(res->objective == MfObjective(r, res->model, o.lambda, o.regularization));
   Result<MfResult> again = SolveSgdReference(r, o);
   REQUIRE(again.ok());
   CHECK(again->model.W == res->model.W);

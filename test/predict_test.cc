@@ -361,8 +361,11 @@ TEST_CASE("predict: command exit codes, 2 for usage and 1 for file errors") {
 namespace {
 
 // An mf model directory as the mf app writes it: summary.json and the files Assemble makes from
-// the members' pieces (here two shards of W, out of order, and one block of H).
-fs::path WriteMfModel(const std::string& name, const Eigen::MatrixXd& w, const Eigen::MatrixXd& h) {
+// the members' pieces (here two shards of W, out of order, and one block of H; the training mean
+// and, if given, the rows and columns without training ratings, 0-based).
+fs::path WriteMfModel(const std::string& name, const Eigen::MatrixXd& w, const Eigen::MatrixXd& h,
+                      double mean = 0, const std::vector<double>& unseen_rows = {},
+                      const std::vector<double>& unseen_cols = {}) {
   auto dir = TempDir(name);
   WriteFile(dir / "summary.json", "{\"app\": \"mf\", \"rank\": 2}\n");
   auto piece = [](const char* factor, const Eigen::MatrixXd& m, Eigen::Index first,
@@ -378,8 +381,17 @@ fs::path WriteMfModel(const std::string& name, const Eigen::MatrixXd& w, const E
   };
   proto::JobSpec spec;
   EditAppParams<proto::MfSpec>(spec, [&](auto& p) { p.set_rank(static_cast<uint32_t>(w.cols())); });
-  const std::vector<proto::OutputPiece> pieces = {piece("W", w, 1, w.rows() - 1),
-                                                  piece("H", h, 0, h.rows()), piece("W", w, 0, 1)};
+  std::vector<proto::OutputPiece> pieces = {piece("W", w, 1, w.rows() - 1),
+                                            piece("H", h, 0, h.rows()), piece("W", w, 0, 1)};
+  auto ids = [&](const char* name, const std::vector<double>& values) {
+    proto::OutputPiece& p = pieces.emplace_back();
+    p.set_name(name);
+    p.set_width(1);
+    p.mutable_values()->Add(values.begin(), values.end());
+  };
+  ids("mean", {mean});
+  if (!unseen_rows.empty()) ids("unseen_rows", unseen_rows);
+  if (!unseen_cols.empty()) ids("unseen_cols", unseen_cols);
   auto files = mf::MfApp().Assemble(spec, pieces);
   REQUIRE(files.ok());
   for (const auto& file : *files) WriteFile(dir / file.name(), file.content());
@@ -448,6 +460,61 @@ TEST_CASE("predict: an mf model from the CCD++ reference reproduces its training
   CHECK(p->values.size() == 60);
   CHECK(std::abs(p->rmse - solved->train_rmse) <= 1e-12 * solved->train_rmse);
   fs::remove_all(dir);
+}
+
+TEST_CASE("predict: an mf model predicts the training mean where it had no training ratings") {
+  Eigen::MatrixXd w(3, 2), h(3, 2);
+  w << 1, 2, 0, 0, 0, 3;
+  h << 2, 1, -1, 0.25, 0, 0;
+  // Row 2 and column 3 (1-based) had no ratings; the mean was 2.5.
+  const auto model_dir = WriteMfModel("mf-unseen", w, h, 2.5, {1}, {2});
+  CHECK(ReadFile(model_dir / "unseen.txt") ==
+        "# mf: rows and columns without training ratings (1-based); their predictions are the "
+        "mean\nmean 2.5\nrow 2\ncolumn 3\n");
+  auto model = LoadFactorModel(model_dir.string());
+  REQUIRE(model.ok());
+  REQUIRE(model->coverage.has_value());
+  CHECK(model->coverage->empty_rows == 1);
+  CHECK(model->coverage->empty_cols == 1);
+  const auto dir = TempDir("mf-unseen-data");
+  WriteFile(dir / "r.mtx",
+            "%%MatrixMarket matrix coordinate real general\n3 3 4\n"
+            "1 1 4\n2 1 3\n1 3 2\n3 2 0.75\n");
+  auto p = PredictRatings(*model, (dir / "r.mtx").string());
+  REQUIRE(p.ok());
+  CHECK(p->values == std::vector<double>{4.0, 2.5, 2.5, 0.75});
+  CHECK(p->by_mean == 2);
+  CHECK(std::abs(p->rmse - std::sqrt((0.25 + 0.25) / 4)) < 1e-15);
+  CHECK_THAT(DescribeRatingPredictions(*p),
+             Catch::EndsWith("(2 by the training mean: their row or column had no training "
+                             "ratings)"));
+
+  // Malformed unseen.txt files are errors naming file:line.
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"mean 1\nrow 4\n", "unseen.txt:2: bad row id '4' (the model has 3)"},
+      {"mean 1\ncolumn 0\n", "unseen.txt:2: bad column id '0' (the model has 3)"},
+      {"mean 1\nmean 2\n", "unseen.txt:2: a second 'mean'"},
+      {"mean nan\n", "unseen.txt:1: bad mean 'nan'"},
+      {"cell 1\n", "unseen.txt:1: expected 'mean', 'row' or 'column', got 'cell'"},
+      {"row 1\n", "unseen.txt: no 'mean' line"},
+  };
+  for (const auto& [text, what] : bad) {
+    CAPTURE(text);
+    WriteFile(model_dir / "unseen.txt", text);
+    auto broken = LoadFactorModel(model_dir.string());
+    REQUIRE_FALSE(broken.ok());
+    CHECK_THAT(broken.status().message(), Catch::Contains(what));
+  }
+  // A model directory from before unseen.txt predicts w_i^T h_j everywhere.
+  fs::remove(model_dir / "unseen.txt");
+  model = LoadFactorModel(model_dir.string());
+  REQUIRE(model.ok());
+  CHECK_FALSE(model->coverage.has_value());
+  p = PredictRatings(*model, (dir / "r.mtx").string());
+  REQUIRE(p.ok());
+  CHECK(p->values == std::vector<double>{4.0, 0.0, 0.0, 0.75});
+  fs::remove_all(dir);
+  fs::remove_all(model_dir);
 }
 
 TEST_CASE("predict: mf ratings outside the model or malformed are errors naming file:line") {

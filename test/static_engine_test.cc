@@ -308,9 +308,9 @@ TEST_CASE("static jobs fail cleanly on bad input, a dead worker and cancel", "[s
   }
   SECTION("an unknown algorithm is refused at submit") {
     const auto data = dir.Write("r.mtx", RatingsText(20, 10, 3, 1));
-    auto spec = MfSpec(data, "als");
+    auto spec = MfSpec(data, "lbfgs");
     CHECK_FALSE(ValidateJobSpec(BuiltinApps(), spec).ok());
-    CHECK_THAT(ValidateJobSpec(BuiltinApps(), spec).message(), Catch::Contains("als"));
+    CHECK_THAT(ValidateJobSpec(BuiltinApps(), spec).message(), Catch::Contains("lbfgs"));
   }
   SECTION("a worker that dies mid-job fails the job, naming it") {
     const auto corpus = dir.Write("docword.txt", DocwordText(400, 5));

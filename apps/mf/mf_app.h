@@ -1,5 +1,6 @@
-// MfApp: matrix factorisation on the static engine (the `mf` app), --algorithm ccd (CCD++) or sgd
-// (DSGD-style stratified SGD). See mf_app.cc for the passes, block contents and outputs.
+// MfApp: matrix factorisation on the static engine (the `mf` app), --algorithm ccd (CCD++), sgd
+// (DSGD-style stratified SGD) or als (ALS: exact rows, conjugate-gradient columns). See mf_app.cc
+// for the passes, block contents and outputs.
 // Thread-compatibility: stateless and const (see engine/static_app.h).
 #pragma once
 
@@ -42,6 +43,12 @@ class MfApp final : public StaticApp {
       const proto::JobSpec& spec, const std::vector<proto::OutputPiece>& pieces) const override;
   void Summarize(const std::map<std::string, double>& metrics,
                  nlohmann::ordered_json& summary) const override;
+  // With --test: the test RMSE and the best so far ("test_rmse 1.81 (best 1.80 at iteration 12,
+  // kept)").
+  std::string ProgressNote(const std::map<std::string, double>& metrics) const override;
+  // With --test and --patience P > 0: P iterations after the best test RMSE.
+  bool StopsAfter(const proto::JobSpec& spec, uint64_t iteration,
+                  const std::map<std::string, double>& metrics) const override;
 
  private:
   MfPredictor predictor_;

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "apps/mf/array_mtx.h"
+#include "apps/mf/unseen_file.h"
 #include "common/data_loader.h"
 #include "common/line_reader.h"
 #include "common/matrix_market_reader.h"
@@ -37,6 +38,12 @@ Result<FactorModel> LoadFactorModel(const std::string& dir) {
         fmt::format("{}: W.mtx has {} columns but H.mtx has {} (both are the rank k)", dir,
                     w.cols(), h.cols()));
   }
+  const std::string unseen = (fs::path(dir) / "unseen.txt").string();
+  std::error_code ec;
+  if (fs::exists(unseen, ec)) {
+    STRADS_ASSIGN_OR_RETURN(model.coverage, ReadUnseen(unseen, static_cast<uint64_t>(w.rows()),
+                                                       static_cast<uint64_t>(h.rows())));
+  }
   model.W = std::move(w);
   model.H = std::move(h);
   return model;
@@ -62,8 +69,14 @@ Result<RatingPredictions> PredictRatings(const FactorModel& model, const std::st
                        fmt::format("entry ({}, {}) is outside the model's {} rows x {} columns", i,
                                    j, rows, cols));
     }
-    const double predicted = model.W.row(static_cast<Eigen::Index>(i - 1))
-                                 .dot(model.H.row(static_cast<Eigen::Index>(j - 1)));
+    double predicted;
+    if (model.coverage && !model.coverage->Covers(i - 1, j - 1)) {
+      predicted = model.coverage->mean;
+      ++p.by_mean;
+    } else {
+      predicted = model.W.row(static_cast<Eigen::Index>(i - 1))
+                      .dot(model.H.row(static_cast<Eigen::Index>(j - 1)));
+    }
     sq += (v - predicted) * (v - predicted);
     p.values.push_back(predicted);
   }
@@ -74,7 +87,12 @@ Result<RatingPredictions> PredictRatings(const FactorModel& model, const std::st
 }
 
 std::string DescribeRatingPredictions(const RatingPredictions& p) {
-  return fmt::format("predict: {} ratings, RMSE {:.6g}", p.values.size(), p.rmse);
+  std::string text = fmt::format("predict: {} ratings, RMSE {:.6g}", p.values.size(), p.rmse);
+  if (p.by_mean > 0) {
+    text += fmt::format(" ({} by the training mean: their row or column had no training ratings)",
+                        p.by_mean);
+  }
+  return text;
 }
 
 Status WriteRatingPredictions(const RatingPredictions& p, const std::string& path) {
@@ -86,8 +104,9 @@ Status WriteRatingPredictions(const RatingPredictions& p, const std::string& pat
 
 std::string MfPredictor::Help() const {
   return "MatrixMarket coordinate ratings (ids within the model's rows and columns, no\n"
-         "--labels) and W.mtx, H.mtx; the prediction of rating (i, j) is w_i^T h_j, one per\n"
-         "rating in file order. Prints the RMSE.\n";
+         "--labels) and W.mtx, H.mtx, unseen.txt; the prediction of rating (i, j) is w_i^T h_j,\n"
+         "or the training mean when row i or column j had no training ratings, one per rating\n"
+         "in file order. Prints the RMSE.\n";
 }
 
 Status MfPredictor::CheckUsage(const PredictRequest& request) const {

@@ -1,26 +1,53 @@
 // The sequential matrix-factorisation solvers: the oracles the distributed mf engine is checked
 // against, and the single-process baselines.
 //
-// Objective, on the ratings exactly as loaded (no centring, no biases):
-//   F(W, H) = sum_{(i,j) in Omega} (a_ij - w_i^T h_j)^2 + lambda (||W||_F^2 + ||H||_F^2),
-// W is rows x k (row i = w_i), H is cols x k (row j = h_j). Every reported objective is this F.
+// Objective, on the ratings exactly as loaded (no centring, no biases), in one of two forms:
+//   weighted (the default; LIBMF, ALS-WR (Zhou et al. 2008) and Spark MLlib's ALS):
+//     F(W, H) = sum_{(i,j) in Omega} (a_ij - w_i^T h_j)^2
+//               + lambda (sum_i |Omega_i| ||w_i||^2 + sum_j |Omega^j| ||h_j||^2),
+//   plain:
+//     F(W, H) = sum_{(i,j) in Omega} (a_ij - w_i^T h_j)^2 + lambda (||W||_F^2 + ||H||_F^2),
+// W is rows x k (row i = w_i), H is cols x k (row j = h_j), Omega_i the ratings of row i and
+// Omega^j those of column j. Write c_i (c^j) for the penalty weight of row i (column j): |Omega_i|
+// (|Omega^j|) when weighted, 1 when plain. Every reported objective is this F. The weighted form
+// shrinks a row in proportion to the evidence it has, so on power-law data the heavy rows are not
+// under-regularised and the light ones over-regularised; it is what generalises there.
 //
 // CCD++ (Yu, Hsieh, Si, Dhillon, ICDM 2012). Keeps the residual R = A - W H^T on Omega. One outer
 // iteration: for t = 0..k-1: R^ = R + w_t h_t^T on Omega (w_t, h_t the t-th columns); then
-// ccd_inner times: for every row i, w_it = sum_{j in Omega_i} R^_ij h_jt / (lambda + sum_j h_jt^2),
-// then for every column j, h_jt = sum_{i in Omega^j} R^_ij w_it / (lambda + sum_i w_it^2)
-// (0 when the denominator is 0); then R = R^ - w_t h_t^T. Each such step exactly minimises F over
-// the coordinates it changes, so F never increases. Initialisation: W = 0, H uniform in
-// [0, 1/sqrt(k)) (so R = A at the start).
+// ccd_inner times: for every row i, w_it = sum_{j in Omega_i} R^_ij h_jt / (lambda c_i +
+// sum_j h_jt^2), then for every column j, h_jt = sum_{i in Omega^j} R^_ij w_it / (lambda c^j +
+// sum_i w_it^2) (0 when the denominator is 0); then R = R^ - w_t h_t^T. Each such step exactly
+// minimises F over the coordinates it changes, so F never increases. Initialisation: W = 0, H
+// uniform in [0, 1/sqrt(k)) (so R = A at the start).
 //
-// SGD. One epoch (iteration) visits every rating once in an order drawn afresh from the seed each
-// epoch. F is split exactly into per-rating terms
-//   f_ij = (a_ij - w_i^T h_j)^2 + lambda ||w_i||^2 / |Omega_i| + lambda ||h_j||^2 / |Omega^j|,
-// (sum_ij f_ij = F), and each visit takes a step of eta_t along -1/2 grad f_ij, simultaneously:
-//   e = a_ij - w_i^T h_j;  w_i += eta_t (e h_j - lambda w_i / |Omega_i|);
-//                          h_j += eta_t (e w_i - lambda h_j / |Omega^j|)   (old w_i),
-// with eta_t = learning_rate / (1 + decay * t) in epoch t = 0, 1, ... . Initialisation: W and H
-// both uniform in [0, 1/sqrt(k)).
+// SGD. One epoch (iteration) visits every rating once: the rows with ratings in an order drawn
+// afresh from the seed each epoch, and each row's ratings in one fixed order (SgdRowOrder: by a
+// hash of the seed and the column, so that no row meets its columns in the order of their ids).
+// F is split exactly into per-rating terms
+//   f_ij = (a_ij - w_i^T h_j)^2 + lambda c_i ||w_i||^2 / |Omega_i| + lambda c^j ||h_j||^2 /
+//   |Omega^j|
+// (sum_ij f_ij = F; weighted, the per-rating penalty is just lambda (||w_i||^2 + ||h_j||^2), as in
+// LIBMF), and each visit takes LIBMF's adaptive step along -1/2 grad f_ij, in single precision
+// (apps/mf/sgd_kernel.h): w_i and h_j move at once, each by eta_t / sqrt(G) times its gradient,
+// with one AdaGrad accumulator G per factor row that starts at s^2, s = RatingScale, and
+// eta_t = learning_rate / (1 + decay * t) in epoch t = 0, 1, ... . Initialisation: W and H both
+// uniform in [0, sqrt(s / k)) (LIBMF's sqrt(1/k) on the ratings divided by s), then rounded to
+// single precision.
+//
+// ALS (Zhou, Wilkinson, Schreiber and Pan 2008, "ALS-WR"; Spark MLlib's ALS). One iteration:
+// every row exactly, w_i = (sum_{j in Omega_i} h_j h_j^T + lambda c_i I)^{-1} sum_j a_ij h_j
+// (AlsNormalEquations, apps/mf/als_solve.h); then every column by cg_steps steps of conjugate
+// gradient on its normal equations A h_j = b, A = sum_{i in Omega^j} w_i w_i^T + lambda c^j I,
+// b = sum_i a_ij w_i, warm-started at the current h_j: r = b - A h_j, p = r, rs = r^T r; a step
+// (while rs > 0 and p^T A p > 0): q = A p, alpha = rs / p^T q, h_j += alpha p, r -= alpha q,
+// p = r + (r^T r / rs) p, rs = r^T r. A row's solve minimises F over w_i and each CG step lowers
+// it over h_j, so F never increases. Every sum over a column's ratings runs in ascending row
+// order, every dot product w_i^T x over t = 0..k-1. Initialisation: CCD++'s (W = 0, H uniform in
+// [0, 1/sqrt(k))).
+//
+// Rows and columns without ratings (allowed: see EmptyLines) have factors 0 from the start, which
+// neither solver changes; a prediction for them is the training mean (Coverage, HeldOutRmse).
 //
 // Randomness is reproducible across platforms and partitionings: the initial value of factor
 // entry (index, t) is InitialValue(seed, factor, index, t), a pure function (a SplitMix64 hash), so
@@ -31,22 +58,39 @@
 
 #include <cstdint>
 #include <functional>
+#include <string>
+#include <vector>
 
 #include <Eigen/Dense>
 
 #include "apps/mf/ratings.h"
+#include "apps/mf/sgd_kernel.h"
 #include "common/status.h"
 
 namespace strads::mf {
 
+// The form of the penalty (see above).
+enum class Regularization { kWeighted, kPlain };
+
+// "weighted" or "plain"; "" is the default, weighted. Errors: InvalidArgument naming the choices.
+Result<Regularization> ParseRegularization(const std::string& name);
+const char* RegularizationName(Regularization regularization);
+
+// The penalty weight of a row or column with `ratings` ratings: c_i = |Omega_i| weighted, 1 plain.
+inline double PenaltyWeight(Regularization regularization, uint64_t ratings) {
+  return regularization == Regularization::kWeighted ? static_cast<double>(ratings) : 1.0;
+}
+
 struct MfOptions {
-  uint32_t rank = 10;           // k >= 1
-  double lambda = 0.1;          // >= 0
-  uint32_t iterations = 10;     // outer iterations (CCD++) or epochs (SGD); 0 = initial model
-  uint64_t seed = 1;            // initial factors (both) and visiting order (SGD)
-  double learning_rate = 0.01;  // SGD eta_0 > 0
-  double decay = 0.1;           // SGD: eta_t = eta_0 / (1 + decay t); >= 0
-  uint32_t ccd_inner = 1;       // CCD++ inner alternations per rank-one subproblem; >= 1
+  uint32_t rank = 10;          // k >= 1
+  double lambda = 0.1;         // >= 0
+  uint32_t iterations = 10;    // outer iterations (CCD++) or epochs (SGD); 0 = initial model
+  uint64_t seed = 1;           // initial factors (both) and visiting order (SGD)
+  double learning_rate = 0.1;  // SGD eta_0 > 0 (LIBMF's default)
+  double decay = 0;            // SGD: eta_t = eta_0 / (1 + decay t); >= 0
+  uint32_t ccd_inner = 1;      // CCD++ inner alternations per rank-one subproblem; >= 1
+  Regularization regularization = Regularization::kWeighted;
+  uint32_t cg_steps = 3;  // ALS: conjugate-gradient steps per column and iteration; >= 1
 };
 
 struct MfModel {
@@ -81,17 +125,40 @@ double InitialUniform(uint64_t seed, Factor factor, uint64_t index, uint32_t t);
 MfModel InitialCcdModel(const Ratings& ratings, const MfOptions& options);
 MfModel InitialSgdModel(const Ratings& ratings, const MfOptions& options);
 
+// The standard deviation of the ratings, at least 1e-4: the scale s of SGD's steps and
+// initialisation.
+double RatingScale(const Ratings& ratings);
+
+// The initial factors' range [0, scale): CCD++'s H, SGD's W and H.
+double CcdInitialScale(uint32_t rank);
+double SgdInitialScale(double rating_scale, uint32_t rank);
+
+// SGD's order of the ratings [first, end) (one row's, in the (row, col) order of `ratings`): by
+// ColumnOrderKey(seed, column). Columns are given relative to col0 (a block's first).
+std::vector<SgdRating> SgdRowOrder(const Ratings& ratings, uint64_t seed, uint64_t first,
+                                   uint64_t end, uint32_t col0);
+
 // F(W, H) computed from scratch. REQUIRES: W has ratings.rows rows, H ratings.cols rows, both
 // the same number of columns.
-double MfObjective(const Ratings& ratings, const MfModel& model, double lambda);
+double MfObjective(const Ratings& ratings, const MfModel& model, double lambda,
+                   Regularization regularization);
 
 // sqrt(mean over Omega of (a_ij - w_i^T h_j)^2); NaN when there are no ratings. Same REQUIRES.
 double Rmse(const Ratings& ratings, const MfModel& model);
+
+// The RMSE of held-out `ratings` (a matrix of the training matrix's shape) when a pair the
+// training matrix did not cover (`coverage` = CoverageOf(training)) is predicted by its mean.
+double HeldOutRmse(const Ratings& ratings, const MfModel& model, const Coverage& coverage);
 
 // Runs options.iterations CCD++ outer iterations from InitialCcdModel. on_iteration, if set, is
 // called for iteration 0 and after each iteration. Errors: InvalidArgument for rank 0, ccd_inner
 // 0, lambda < 0 or NaN.
 Result<MfResult> SolveCcdReference(const Ratings& ratings, const MfOptions& options,
+                                   std::function<void(const MfTracePoint&)> on_iteration = {});
+
+// Runs options.iterations ALS iterations from InitialCcdModel. Errors: InvalidArgument for rank
+// 0, cg_steps 0, lambda < 0 or NaN.
+Result<MfResult> SolveAlsReference(const Ratings& ratings, const MfOptions& options,
                                    std::function<void(const MfTracePoint&)> on_iteration = {});
 
 // Runs options.iterations SGD epochs from InitialSgdModel. Errors: InvalidArgument for rank 0,

@@ -187,6 +187,24 @@ Result<Ratings> MakeRatings(uint64_t rows, uint64_t cols, std::vector<uint32_t> 
                std::move(source), nullptr, 0);
 }
 
+Coverage CoverageOf(const Ratings& ratings) {
+  Coverage c;
+  double sum = 0.0;
+  for (double v : ratings.value) sum += v;
+  c.mean = ratings.nnz() == 0 ? 0.0 : sum / static_cast<double>(ratings.nnz());
+  c.empty_row.resize(ratings.rows);
+  c.empty_col.resize(ratings.cols);
+  for (uint64_t i = 0; i < ratings.rows; ++i) {
+    c.empty_row[i] = ratings.row_start[i] == ratings.row_start[i + 1];
+    c.empty_rows += c.empty_row[i] ? 1 : 0;
+  }
+  for (uint64_t j = 0; j < ratings.cols; ++j) {
+    c.empty_col[j] = ratings.col_start[j] == ratings.col_start[j + 1];
+    c.empty_cols += c.empty_col[j] ? 1 : 0;
+  }
+  return c;
+}
+
 Result<Ratings> LoadRatings(const std::string& path, EmptyLines empty) {
   return Load(path, empty, nullptr);
 }

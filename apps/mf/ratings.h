@@ -39,10 +39,24 @@ struct Ratings {
   uint64_t nnz() const { return value.size(); }
 };
 
-// Whether a row or column without a single rating is acceptable. A training matrix should have
-// none (such a user or item is unidentifiable: its factor is just shrunk to 0, and with lambda = 0
-// it is undefined); a test matrix routinely has some.
+// Whether a row or column without a single rating is acceptable. After a random split of a real
+// matrix a training matrix routinely has some (new users, new items): a model trained on it has
+// no factors for them and predicts them by Coverage's fallback. A test matrix has many.
 enum class EmptyLines { kReject, kAllow };
+
+// What a model trained on a ratings matrix knows: which rows and columns have ratings, and the
+// mean rating, the prediction for a pair whose row or column had none (LIBMF's convention).
+struct Coverage {
+  double mean = 0;              // over every rating; 0 without ratings
+  std::vector<bool> empty_row;  // rows: no ratings
+  std::vector<bool> empty_col;  // cols
+  uint64_t empty_rows = 0, empty_cols = 0;
+
+  // Whether the model has factors for (i, j). REQUIRES: i < rows, j < cols.
+  bool Covers(uint64_t i, uint64_t j) const { return !empty_row[i] && !empty_col[j]; }
+};
+
+Coverage CoverageOf(const Ratings& ratings);
 
 // Builds a Ratings from coordinates in any order (0-based ids). `source` names the data in
 // messages. Errors: InvalidArgument if the three vectors differ in length, an id is out of range,

@@ -30,4 +30,16 @@ class SplitMix64 {
   uint64_t state_;
 };
 
+// The seed of the SGD visiting order of `worker`'s ratings of column block `block` in iteration
+// (epoch) `iteration` >= 1. The sequential reference draws epoch t's order of its rows with
+// SgdOrderSeed(seed, t + 1, 0, 0), so one worker with one block visits the rows in its order.
+inline uint64_t SgdOrderSeed(uint64_t seed, uint64_t iteration, uint32_t worker, uint32_t block) {
+  return Mix(Mix(Mix(Mix(Mix(seed) ^ 0x5347440000000000ULL) ^ iteration) ^ worker) ^ block);
+}
+
+// The key that orders a row's ratings for SGD (SgdRowOrder): a fixed hash of (seed, column).
+inline uint64_t ColumnOrderKey(uint64_t seed, uint64_t col) {
+  return Mix(Mix(Mix(seed) ^ 0x436f6c756d6e0000ULL) ^ col);
+}
+
 }  // namespace strads::mf

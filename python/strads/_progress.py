@@ -14,6 +14,8 @@ def describe(info):
     name = info["objective_name"]
     if info["iterations"]:  # static engine: iterations are the unit of progress
         text = f"iteration {info['iteration']}/{info['iterations']} {name} {info['objective']:.6g}"
+        if info.get("note"):
+            text += f" {info['note']}"
     else:
         text = f"round {info['round']} objective {info['objective']:.8g}"
         if info["violation"] >= 0:

@@ -87,11 +87,16 @@ class LDA(JobParamsMixin, BaseEstimator):
 
 class MF(JobParamsMixin, BaseEstimator):
     __doc__ = """Matrix factorisation ``R ~ W H^T`` of the observed entries of a ratings matrix
-    (``strads run mf``), by CCD++ or stratified SGD, minimising
-    ``sum_observed (r_ij - w_i h_j)^2 + lambda (||W||^2 + ||H||^2)``.
+    (``strads run mf``), by CCD++, stratified SGD or ALS, minimising
+    ``sum_observed (r_ij - w_i h_j)^2 + lambda (sum_i n_i ||w_i||^2 + sum_j n_j ||h_j||^2)``,
+    n_i and n_j the numbers of observed entries of row i and column j (the weighted form of
+    LIBMF, ALS-WR and Spark's ALS; the job's default ``--regularization weighted``).
 
     ``fit(R)`` takes a users x items scipy sparse matrix whose stored entries are the observed
-    ratings (or a dense array whose nonzeros are).
+    ratings (or a dense array whose nonzeros are); ``fit(R, X_test=T)`` also measures the RMSE on
+    the held-out ratings T (same shape) after every iteration, keeps the model of the best one and
+    stops ``patience`` iterations after it (``--test``). Rows and columns of R without ratings
+    are allowed: ``predict`` gives them the mean rating.
 
     Parameters
     ----------
@@ -99,14 +104,22 @@ class MF(JobParamsMixin, BaseEstimator):
         Rank k (``--rank``).
     regularization : float, default 0.1
         lambda (``--lambda``).
+    weighted_regularization : bool, default True
+        Weight each row's and column's penalty by its number of ratings (LIBMF's, ALS-WR's and
+        Spark's convention); False: ``lambda (||W||^2 + ||H||^2)`` (``--regularization``).
     algorithm : str, default "ccd"
-        "ccd" (CCD++) or "sgd".
+        "ccd" (CCD++), "sgd" (LIBMF's steps) or "als" (exact rows, conjugate-gradient columns).
     max_iter : int, default 30
         Outer iterations (ccd) or epochs (sgd) (``--iterations``).
     learning_rate, decay : float
-        sgd only: ``--learning-rate``, ``--decay``.
+        sgd only: ``--learning-rate`` (LIBMF's adaptive steps; default 0.1), ``--decay``.
+    patience : int or None
+        With ``X_test``: stop this many iterations after the best test RMSE (``--patience``,
+        default 5; 0: never).
     inner_iterations : int, default 1
         ccd only.
+    cg_steps : int or None
+        als only: conjugate-gradient steps per column and iteration (``--cg-steps``, default 3).
     random_state : int or None
         ``--seed``.
 """ + RUN_PARAMETERS + """
@@ -115,15 +128,22 @@ class MF(JobParamsMixin, BaseEstimator):
     user_factors_ : ndarray of shape (n_users, n_components)  (W)
     components_ : ndarray of shape (n_components, n_items)  (H^T)
     n_iter_ : int
-    job_ : strads.JobResult (its trace() has objective and train_rmse by iteration)
+    mean_ : float, the mean training rating (the prediction where a row or column had none)
+    test_rmse_ : float or None, with ``X_test``: the test RMSE of the model kept
+    best_iteration_ : int or None, with ``X_test``: the iteration of the model kept
+    job_ : strads.JobResult (its trace() has objective, train_rmse and test_rmse by iteration)
     """
 
-    def __init__(self, n_components=10, *, regularization=0.1, algorithm="ccd", max_iter=30,
-                 learning_rate=None, decay=None, inner_iterations=None, random_state=None,
+    def __init__(self, n_components=10, *, regularization=0.1, weighted_regularization=True,
+                 algorithm="ccd", max_iter=30, learning_rate=None, decay=None,
+                 inner_iterations=None, cg_steps=None, patience=None, random_state=None,
                  n_workers=2, n_schedulers=1, coordinator=None, max_seconds=0.0, verbose=True,
                  tmp_dir=None):
         self.n_components = n_components
         self.regularization = regularization
+        self.weighted_regularization = weighted_regularization
+        self.patience = patience
+        self.cg_steps = cg_steps
         self.algorithm = algorithm
         self.max_iter = max_iter
         self.learning_rate = learning_rate
@@ -137,16 +157,31 @@ class MF(JobParamsMixin, BaseEstimator):
         self.verbose = verbose
         self.tmp_dir = tmp_dir
 
-    def fit(self, X, y=None):
+    def fit(self, X, y=None, *, X_test=None):
         X = check_X(X, estimator=self)
+        if X_test is not None:
+            X_test = check_X(X_test, estimator=self)
+            if X_test.shape != X.shape:
+                raise ValueError(f"X_test has shape {X_test.shape}, X {X.shape}: they must agree")
         with JobData(tmp_dir=self.tmp_dir) as files:
-            job = run("mf", data=files.matrix("ratings.mtx", X), rank=self.n_components,
-                      lambda_=float(self.regularization), algorithm=self.algorithm,
-                      iterations=self.max_iter, learning_rate=self.learning_rate,
-                      decay=self.decay, inner_iterations=self.inner_iterations,
+            job = run("mf", data=files.matrix("ratings.mtx", X),
+                      test=None if X_test is None else files.matrix("test.mtx", X_test),
+                      rank=self.n_components, lambda_=float(self.regularization),
+                      regularization="weighted" if self.weighted_regularization else "plain",
+                      algorithm=self.algorithm, iterations=self.max_iter,
+                      learning_rate=self.learning_rate, decay=self.decay,
+                      inner_iterations=self.inner_iterations, cg_steps=self.cg_steps,
+                      patience=self.patience,
                       seed=self.random_state, **self._run_kwargs())
         self.user_factors_ = np.asarray(job.matrix("W.mtx"))
         self.components_ = np.asarray(job.matrix("H.mtx")).T
+        summary = job.summary()
+        self.mean_ = float(summary["mean"])
+        self.test_rmse_ = summary.get("test_rmse") if X_test is not None else None
+        self.best_iteration_ = summary.get("model_iteration") if X_test is not None else None
+        coo = sp.coo_matrix(X)
+        self._seen_rows = np.bincount(coo.row, minlength=X.shape[0]) > 0
+        self._seen_cols = np.bincount(coo.col, minlength=X.shape[1]) > 0
         self.n_iter_ = job.info["iteration"]
         self.n_features_in_ = X.shape[1]
         self.job_ = job
@@ -157,10 +192,13 @@ class MF(JobParamsMixin, BaseEstimator):
         return self.fit(X).user_factors_
 
     def predict(self, rows, cols):
-        """The predicted ratings ``w_i . h_j`` of the (user, item) pairs given as index arrays."""
+        """The predicted ratings ``w_i . h_j`` of the (user, item) pairs given as index arrays
+        (``mean_`` where row i or column j had no training ratings, as ``strads predict``)."""
         check_is_fitted(self, "components_")
         rows, cols = np.asarray(rows), np.asarray(cols)
-        return np.einsum("ij,ji->i", self.user_factors_[rows], self.components_[:, cols])
+        predicted = np.einsum("ij,ji->i", self.user_factors_[rows], self.components_[:, cols])
+        seen = self._seen_rows[rows] & self._seen_cols[cols]
+        return np.where(seen, predicted, self.mean_)
 
 
 def _dense(matrix, rows, cols):

@@ -352,7 +352,7 @@ def test_lda_topics_conserve_the_tokens():
     assert list(trace["loglik_per_token"])[-1] > list(trace["loglik_per_token"])[0]
 
 
-@pytest.mark.parametrize("algorithm", ["ccd", "sgd"])
+@pytest.mark.parametrize("algorithm", ["ccd", "sgd", "als"])
 def test_mf_factors_fit_a_low_rank_matrix(algorithm):
     rng = np.random.default_rng(2)
     U, V = rng.random((40, 2)) + 0.5, rng.random((30, 2)) + 0.5
@@ -370,3 +370,38 @@ def test_mf_factors_fit_a_low_rank_matrix(algorithm):
     trace = mf.job_.trace()
     assert rmse == pytest.approx(list(trace["train_rmse"])[-1], rel=1e-3)
     assert rmse < 0.15 * np.std(full)
+
+
+def test_mf_held_out_rows_without_ratings_and_plain_regularization():
+    rng = np.random.default_rng(3)
+    U, V = rng.random((40, 2)) + 0.5, rng.random((30, 2)) + 0.5
+    full = U @ V.T + 0.3 * rng.standard_normal((40, 30))
+    draw = rng.random(full.shape)
+    train = np.where(draw < 0.5, full, 0.0)
+    train[7, :] = 0.0  # a user without training ratings
+    test = np.where((draw >= 0.5) & (draw < 0.7), full, 0.0)
+    test[7, 3] = full[7, 3]
+    R, T = sp.csr_matrix(train), sp.csr_matrix(test)
+    mf = strads.MF(n_components=8, regularization=0.001, algorithm="sgd", max_iter=40,
+                   patience=3, random_state=1, **QUIET)
+    mf.fit(R, X_test=T)
+    assert mf.mean_ == pytest.approx(R.data.mean())
+    assert mf.predict([7, 7], [3, 4]).tolist() == [mf.mean_, mf.mean_]
+    assert np.all(mf.user_factors_[7] == 0)
+    # The model kept is the best of the trace's test RMSEs, and it ended 3 iterations after it.
+    trace = mf.job_.trace()
+    test_rmse = list(trace["test_rmse"])
+    assert mf.test_rmse_ == pytest.approx(min(test_rmse), rel=1e-9)
+    assert mf.best_iteration_ == int(np.argmin(test_rmse))
+    assert mf.n_iter_ == min(40, mf.best_iteration_ + 3)
+    rows, cols = T.nonzero()
+    rmse = np.sqrt(np.mean((mf.predict(rows, cols) - np.asarray(T[rows, cols]).ravel()) ** 2))
+    assert rmse == pytest.approx(mf.test_rmse_, rel=1e-5)
+    summary = mf.job_.summary()
+    assert summary["empty_rows"] == 1 and summary["regularization"] == "weighted"
+
+    plain = strads.MF(n_components=2, regularization=0.1, weighted_regularization=False,
+                      max_iter=3, random_state=1, **QUIET).fit(R)
+    assert plain.job_.summary()["regularization"] == "plain"
+    with pytest.raises(ValueError, match="X_test has shape"):
+        strads.MF(**QUIET).fit(R, X_test=sp.csr_matrix((3, 3)))
