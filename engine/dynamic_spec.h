@@ -70,6 +70,14 @@ inline bool RangeHasActiveWorker(const proto::DynamicEngineSpec& d, uint64_t non
                                  uint64_t columns) {
   return d.active_worker() && 12 * nonzeros + 16 * columns <= kActiveWorkerMaxBytes;
 }
+// The workers an adapted chord (engine/chord_size.h) is sized for in a range of a job of
+// `workers` workers: 1 where the range has an active worker, which updates every non-zero
+// parameter of the chord in sequence (its share is the whole chord's, so a chord sized for P
+// workers grew with P: most of Fashion-MNIST's 785 features at P = 8, docs/performance.md).
+inline uint32_t ChordSizedForWorkers(const proto::DynamicEngineSpec& d, uint64_t nonzeros,
+                                     uint64_t columns, uint32_t workers) {
+  return RangeHasActiveWorker(d, nonzeros, columns) ? 1 : workers;
+}
 // Whether a job of `workers` workers groups correlated features (where cheap; never with
 // --active-worker).
 bool GroupsFeatures(const proto::DynamicEngineSpec& d, uint32_t workers);

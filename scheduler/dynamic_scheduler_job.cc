@@ -209,11 +209,12 @@ void DynamicSchedulerJob::FinishLoading(Result<Partition> loaded) {
   policy.chord_size = d.chord_size();
   policy.candidates = std::max(d.candidates(), d.chord_size());
   if (d.chord_size_adapts()) {
-    policy.chord_size =
-        AdaptedChordSize(d.chord_size(), {.nonzeros = p.nonzeros,
-                                          .columns = p.end - p.first,
-                                          .workers = num_workers_,
-                                          .passes = SharePassesOf(d, num_workers_).max_passes});
+    policy.chord_size = AdaptedChordSize(
+        d.chord_size(),
+        {.nonzeros = p.nonzeros,
+         .columns = p.end - p.first,
+         .workers = ChordSizedForWorkers(d, p.nonzeros, p.end - p.first, num_workers_),
+         .passes = SharePassesOf(d, num_workers_).max_passes});
     policy.candidates = AdaptedCandidates(d.candidates(), d.chord_size(), policy.chord_size);
     if (policy.chord_size < d.chord_size()) {
       log_->info(

@@ -10,6 +10,7 @@
 #include "apps/linear.pb.h"
 #include "apps/mf.pb.h"
 #include "engine/app_params.h"
+#include "engine/chord_size.h"
 #include "engine/dynamic_spec.h"
 #include "engine/job_spec.h"
 #include "test/app_params_edit.h"
@@ -232,6 +233,16 @@ TEST_CASE("A job's options are the common ones, its engine's and its app's: no o
   CHECK_FALSE(RangeHasActiveWorker(active->dynamic(), kActiveWorkerMaxBytes / 12, 100));
   CHECK_FALSE(RangeHasActiveWorker(dual->dynamic(), 1000, 100));
   CHECK(ActiveWorkerOf(5, 4) == 1);
+  // An adapted chord is sized for the one worker that updates it, not for P (Fashion-MNIST's
+  // columns at P = 8: 43 parameters, not 342).
+  CHECK(ChordSizedForWorkers(active->dynamic(), 1000, 100, 8) == 1);
+  CHECK(ChordSizedForWorkers(active->dynamic(), kActiveWorkerMaxBytes / 12, 100, 8) == 8);
+  CHECK(ChordSizedForWorkers(dual->dynamic(), 1000, 100, 8) == 8);
+  CHECK(AdaptedChordSize(4096,
+                         {.nonzeros = 785 * 7320,
+                          .columns = 785,
+                          .workers = ChordSizedForWorkers(active->dynamic(), 785 * 7320, 785, 8),
+                          .passes = 8}) == 43);
 
   auto topics =
       ParseJobSpec(apps, "lasso", {"--data", data, "--lambda", "1", "--topics", "3"}, {}, nullptr);
