@@ -18,6 +18,13 @@ nlohmann::ordered_json DynamicEngineJson(const proto::DynamicEngineSpec& d,
   if (d.chord_size_adapts()) engine["chord_size_cap"] = d.chord_size();
   engine["pipeline_depth"] = d.pipeline_depth();
   engine["dual_pipeline"] = d.dual_pipeline();
+  // How the workers' shares reach the coordinator (engine/share_tree.h).
+  if (d.aggregation() == proto::AGGREGATION_TREE) {
+    engine["aggregation"] = "tree";
+    engine["fan_in"] = d.fan_in();
+  } else {
+    engine["aggregation"] = "star";
+  }
   engine["rho"] = d.rho();
   // By default the filter runs only where a scheduler's partition is dense (its log says whether
   // it did).
