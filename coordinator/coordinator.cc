@@ -166,6 +166,7 @@ void Coordinator::OnMessage(const proto::Envelope& e, Clock::time_point now) {
       auto it = members_.find(e.sender());
       if (it == members_.end()) return ReplyError(e, "not registered");
       it->second.last_heartbeat = now;
+      *it->second.info.mutable_traffic() = e.heartbeat().traffic();
       return;
     }
     case proto::Envelope::kSubmit:
@@ -284,6 +285,9 @@ proto::StatusReply Coordinator::Snapshot(Clock::time_point now) {
   s.set_coordinator(transport_.id());
   s.set_uptime_s(Seconds(now - started_));
   s.set_status_endpoint(options_.status_endpoint);
+  if (const TrafficCounter* traffic = transport_.traffic()) {
+    traffic->Export(*s.mutable_coordinator_traffic());
+  }
   for (auto& [id, m] : members_) {
     proto::Member* out = s.add_members();
     *out = m.info;
