@@ -3,7 +3,6 @@
 #include <unistd.h>
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -11,7 +10,9 @@
 #include "cli/fitted_line.h"
 #include "cli/job_view.h"
 #include "cli/terminal_width.h"
+#include "common/atomic_file.h"
 #include "common/protocol.h"
+#include "common/wire_text.h"
 
 namespace strads {
 
@@ -37,12 +38,51 @@ Result<proto::Envelope> Client::Call(proto::Envelope request, bool to_status) {
     if (!reply) break;
     if (reply->body_case() == proto::Envelope::kProgress) continue;  // a stream message
     if (reply->body_case() == proto::Envelope::kError) {
+      if (reply->error().kind() == proto::ERROR_KIND_STORAGE) {
+        return Status::IoError(reply->error().message());
+      }
       return Status::InvalidArgument(reply->error().message());
     }
     return *reply;
   }
   return Status::Unavailable(
       fmt::format("coordinator unreachable: no answer within {} ms", timeout_.count()));
+}
+
+Result<proto::StatusReply> Client::FetchStatus(bool to_status) {
+  proto::StatusReply all;
+  uint64_t first = 0;
+  while (true) {
+    auto req = MakeEnvelope(transport_.id());
+    req.mutable_status_request()->set_first_job_id(first);
+    auto reply = Call(req, to_status);
+    if (!reply.ok()) return reply.status();
+    proto::StatusReply& page = *reply->mutable_status_reply();
+    const uint64_t next = page.next_job_id();
+    if (first == 0) {
+      all = std::move(page);
+    } else {
+      for (auto& job : *page.mutable_jobs()) *all.add_jobs() = std::move(job);
+    }
+    // Pages move forward, or the table is read: never a loop on a confused reply.
+    if (next <= first) break;
+    first = next;
+  }
+  all.set_next_job_id(0);
+  return all;
+}
+
+Result<proto::JobInfo> Client::FetchJob(uint64_t job_id, bool subscribe) {
+  auto req = MakeEnvelope(transport_.id());
+  req.mutable_status_request()->set_subscribe(subscribe);
+  req.mutable_status_request()->set_first_job_id(job_id);
+  req.mutable_status_request()->set_max_jobs(1);
+  auto reply = Call(req, /*to_status=*/true);
+  if (!reply.ok()) return reply.status();
+  for (const auto& j : reply->status_reply().jobs()) {
+    if (j.job_id() == job_id) return j;
+  }
+  return Status::NotFound(fmt::format("no job {}", job_id));
 }
 
 std::string DescribeJob(const proto::JobInfo& j) {
@@ -116,16 +156,7 @@ Result<proto::JobInfo> Client::Wait(uint64_t job_id, const std::atomic<bool>& in
 
 Result<proto::JobInfo> Client::Follow(uint64_t job_id, const std::atomic<bool>& interrupt,
                                       const std::function<void(const proto::JobInfo&)>& on_update) {
-  auto subscribe = [&]() -> Result<proto::JobInfo> {
-    auto req = MakeEnvelope(transport_.id());
-    req.mutable_status_request()->set_subscribe(true);
-    auto reply = Call(req, /*to_status=*/true);
-    if (!reply.ok()) return reply.status();
-    for (const auto& j : reply->status_reply().jobs()) {
-      if (j.job_id() == job_id) return j;
-    }
-    return Status::NotFound(fmt::format("no job {}", job_id));
-  };
+  auto subscribe = [&] { return FetchJob(job_id, /*subscribe=*/true); };
   auto current = subscribe();
   if (!current.ok()) return current.status();
   proto::JobInfo info = *current;
@@ -171,10 +202,15 @@ Result<proto::JobInfo> Client::FetchResults(uint64_t job_id, const std::string& 
   std::filesystem::create_directories(dir, ec);
   if (ec) return Status::IoError("cannot create " + dir + ": " + ec.message());
   for (const auto& f : r.files()) {
+    // Under a temporary name, renamed once whole: a full disk never leaves a truncated file
+    // under the final name (nor the temporary one: WriteFileAtomically removes it).
     const auto path = std::filesystem::path(dir) / f.name();
-    std::ofstream out(path, std::ios::binary);
-    out << f.content();
-    if (!out) return Status::IoError("cannot write " + path.string());
+    if (f.name().empty() || f.name().find('/') != std::string::npos || f.name() == "." ||
+        f.name() == "..") {
+      return Status::InvalidArgument("the coordinator sent a bad result file name '" +
+                                     WireText(f.name()) + "'");
+    }
+    if (Status st = WriteFileAtomically(path, f.content()); !st.ok()) return st;
     if (written) written->push_back(f.name());
   }
   return r.job();

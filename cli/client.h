@@ -22,6 +22,8 @@ enum ExitCode : int {
   kExitUnreachable = 3,   // no coordinator, or it refused this client's key (or lack of one)
   kExitNotCancelled = 4,  // `strads cancel` of a job that had already ended
   kExitCancelled = 5,
+  kExitStorage =
+      6,  // a disk error: the coordinator cannot write its work dir, or the CLI its output
   kExitInterrupted = 130,
 };
 
@@ -36,6 +38,13 @@ class Client {
   // (an ErrorReply becomes InvalidArgument with its message). Unavailable when no reply came
   // within the timeout.
   Result<proto::Envelope> Call(proto::Envelope request, bool to_status = false);
+
+  // The members and every job, read page by page (StatusRequest.first_job_id and
+  // StatusReply.next_job_id) from the status peer (or the control peer), merged into one reply.
+  Result<proto::StatusReply> FetchStatus(bool to_status = true);
+  // Job `job_id` as the status peer reports it (a page of one job); NotFound if it has none.
+  // With `subscribe`, the request also renews this client's Progress subscription.
+  Result<proto::JobInfo> FetchJob(uint64_t job_id, bool subscribe = false);
 
   // Waits until job `job_id` ends, printing a progress line to stderr (round, objective,
   // updates/s), unless `quiet`: on a terminal one line redrawn in place, else (or with

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -335,38 +336,23 @@ Status ClusterLauncher::Start(const ClusterPlan& plan) {
   }
   STRADS_RETURN_IF_ERROR(PrepareRunDir());
 
-  // A double start would orphan the running cluster; records of dead daemons are just removed.
-  const auto records = LoadDaemonRecords(options_.run_dir);
+  // Records of dead daemons are removed; the daemons that run are kept, never started twice.
+  std::set<std::string> running;  // their pid files' names
   std::vector<std::string> live;
-  bool coordinator_dead = true;  // every coordinator record is dead
-  for (const auto& r : records) {
+  bool coordinator_runs = false;
+  for (const auto& r : LoadDaemonRecords(options_.run_dir)) {
     const DaemonState state = State(r);
-    if (r.role == "coordinator" && state != DaemonState::kDead) coordinator_dead = false;
-    switch (state) {
-      case DaemonState::kDead:
-        Note(fmt::format("removing stale pid file {} ({} is not running)", r.file, r.Describe()));
-        Remove(r.file);
-        break;
-      case DaemonState::kAlive:
-        live.push_back(r.Describe());
-        break;
-      case DaemonState::kUnknown:
-        live.push_back(r.Describe() + ", cannot check: ssh failed");
-        break;
+    if (state == DaemonState::kDead) {
+      Note(fmt::format("removing stale pid file {} ({} is not running)", r.file, r.Describe()));
+      Remove(r.file);
+      continue;
     }
+    running.insert(fs::path(r.file).filename().string());
+    if (r.role == "coordinator") coordinator_runs = true;
+    live.push_back(state == DaemonState::kAlive ? r.Describe()
+                                                : r.Describe() + ", cannot check: ssh failed");
   }
-  if (!live.empty() && coordinator_dead && RecordedPorts(plan.endpoint_file()).ok()) {
-    Note(fmt::format("the coordinator of {} died while its members run ({} alive): restarting it",
-                     options_.run_dir, CountedNoun(live.size(), "member")));
-    return Restart(plan);
-  }
-  if (!live.empty()) {
-    Note(options_.run_dir + " already has running daemons:");
-    for (const auto& d : live) Note("  " + d);
-    return Status::FailedPrecondition(
-        fmt::format("refusing to start twice; run '{} stop --run-dir {}' first", kProg,
-                    ShellQuote(options_.run_dir)));
-  }
+  if (!live.empty()) return StartMissing(plan, running, coordinator_runs, live);
   Remove(plan.endpoint_file());
 
   Note("starting the coordinator on " + plan.coordinator().host);
@@ -394,6 +380,59 @@ Status ClusterLauncher::Start(const ClusterPlan& plan) {
                       fmt::format("cluster is up: 1 coordinator, {}, {} (run dir {})",
                                   CountedNoun(plan.schedulers(), "scheduler"),
                                   CountedNoun(plan.workers(), "worker"), options_.run_dir));
+}
+
+Status ClusterLauncher::StartMissing(const ClusterPlan& plan, const std::set<std::string>& running,
+                                     bool coordinator_runs, const std::vector<std::string>& live) {
+  // Where the members connect: the coordinator's recorded ports. Without them, daemons that
+  // run would be orphaned by a new coordinator elsewhere.
+  const auto ports = RecordedPorts(plan.endpoint_file());
+  std::optional<std::string> endpoint;
+  if (ports.ok() && coordinator_runs)
+    endpoint = EndpointInText(ReadTextOrEmpty(EndpointFile()), "");
+  if (!ports.ok() || (coordinator_runs && !endpoint)) {
+    Note(options_.run_dir + " already has running daemons:");
+    for (const auto& d : live) Note("  " + d);
+    return Status::FailedPrecondition(
+        fmt::format("refusing to start twice; run '{} stop --run-dir {}' first", kProg,
+                    ShellQuote(options_.run_dir)));
+  }
+  const ClusterPlan pinned = plan.WithCoordinatorPorts(ports->first, ports->second);
+  if (!coordinator_runs) {
+    Note(fmt::format(
+        "the coordinator of {} died while its members run ({} alive): restarting it "
+        "on its recorded ports {},{}",
+        options_.run_dir, CountedNoun(live.size(), "member"), ports->first, ports->second));
+    Remove(plan.endpoint_file());
+    STRADS_ASSIGN_OR_RETURN(endpoint, StartCoordinator(pinned));
+  }
+  size_t started = 0;
+  bool all_started = true;
+  for (const auto& m : pinned.Members(*endpoint)) {
+    if (running.count(fs::path(m.pid_file).filename().string())) continue;
+    Note(fmt::format("starting {} on {}: it does not run", RoleName(m.role), m.host));
+    ++started;
+    if (auto r = Launch(m); !r.ok()) {
+      Note(r.status().message());
+      all_started = false;
+    }
+  }
+  if (!all_started) return DidNotComeUp("some daemons could not be started");
+  if (started > 0) {
+    env_.Sleep(settings_.settle);
+    for (const auto& r : LoadDaemonRecords(options_.run_dir)) {
+      if (State(r) != DaemonState::kAlive) {
+        return DidNotComeUp("a daemon exited right after starting");
+      }
+    }
+  }
+  const size_t restarted = started + (coordinator_runs ? 0 : 1);
+  return AwaitMembers(
+      pinned, *endpoint,
+      fmt::format("cluster is up: 1 coordinator, {}, {} (run dir {}; {} started, {} already ran)",
+                  CountedNoun(plan.schedulers(), "scheduler"),
+                  CountedNoun(plan.workers(), "worker"), options_.run_dir,
+                  CountedNoun(restarted, "daemon"), live.size()));
 }
 
 Status ClusterLauncher::RestartCoordinator(const ClusterPlan& plan) {

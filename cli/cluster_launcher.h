@@ -4,11 +4,13 @@
 // and a log per daemon in the run directory (cli/daemon_record.h, cli/cluster_plan.h), so that
 // stop and status need nothing but the run directory.
 //
-//   Start    refuses a run dir whose daemons still run (dead records are removed; a coordinator
-//            that died while its members run is restarted instead), starts the coordinator, waits
-//            for its endpoint file, starts the members, checks that they still run after a pause
-//            (`settle`), and waits until the coordinator lists every one from its host. Prints
-//            the endpoint and an `export STRADS_COORDINATOR=...` line on `out`.
+//   Start    starts the coordinator, waits for its endpoint file, starts the members, checks that
+//            they still run after a pause (`settle`), and waits until the coordinator lists every
+//            one from its host. Prints the endpoint and an `export STRADS_COORDINATOR=...` line
+//            on `out`. Idempotent: records of dead daemons are removed, and when some daemons of
+//            the run dir still run it starts only the others (the coordinator on the ports
+//            recorded in RUN_DIR/coordinator.endpoint), then waits for all; with no recorded
+//            ports it refuses (a new coordinator elsewhere would orphan the ones that run).
 //   RestartCoordinator  stops a coordinator that still runs (TERM, KILL after 10 s), starts it
 //            on the ports recorded in RUN_DIR/coordinator.endpoint (its work dir, so its jobs are
 //            recovered) and waits until the members have registered again.
@@ -26,6 +28,7 @@
 #include <chrono>
 #include <optional>
 #include <ostream>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -103,6 +106,11 @@ class ClusterLauncher {
                       const std::string& message);
   // RestartCoordinator without the dry run and the lock.
   Status Restart(const ClusterPlan& plan);
+  // Start when some daemons of the run dir run (`running`: their pid files' names; `live`: their
+  // descriptions): starts the coordinator on its recorded ports if it does not run, then every
+  // member of `plan` that does not, and waits for all. Refused without recorded ports.
+  Status StartMissing(const ClusterPlan& plan, const std::set<std::string>& running,
+                      bool coordinator_runs, const std::vector<std::string>& live);
   // Prints which daemons do not run and the tails of their logs (or, when all run, of the
   // coordinator's and of the daemons of `roles`); returns the error for the caller.
   Status DidNotComeUp(const std::string& why, const std::vector<std::string>& roles = {});

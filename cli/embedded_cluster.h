@@ -14,6 +14,7 @@
 #include "common/fault_injecting_transport.h"
 #include "common/inproc_transport.h"
 #include "common/logging.h"
+#include "common/memory_matrix.h"
 #include "coordinator/coordinator.h"
 #include "engine/app_registry.h"
 
@@ -27,9 +28,12 @@ class EmbeddedCluster {
  public:
   // Starts every member; they register at once. `log_level` applies to every member's logger.
   // With a `faults` script, every scheduler and worker talks through a FaultInjectingTransport
-  // that the script may program; without one, members use the hub directly.
+  // that the script may program; without one, members use the hub directly. Jobs may name the
+  // matrices of `memory` as --data memory:NAME (common/memory_matrix.h); the caller keeps their
+  // buffers alive and unchanged until the cluster is destroyed.
   EmbeddedCluster(uint32_t schedulers, uint32_t workers, CoordinatorOptions options,
-                  const std::string& log_level = "warn", FaultScript faults = {});
+                  const std::string& log_level = "warn", FaultScript faults = {},
+                  std::shared_ptr<const MemoryData> memory = nullptr);
   // Stops every member and joins the threads.
   ~EmbeddedCluster();
 

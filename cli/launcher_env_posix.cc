@@ -158,11 +158,7 @@ class PosixLauncherEnv final : public LauncherEnv {
   Result<proto::StatusReply> AskStatus(const std::string& endpoint) override {
     auto remote = Connection(endpoint);
     if (!remote.ok()) return remote.status();
-    auto req = MakeEnvelope((*remote)->transport->id());
-    req.mutable_status_request();
-    auto reply = (*remote)->client->Call(req);
-    if (!reply.ok()) return reply.status();
-    return reply->status_reply();
+    return (*remote)->client->FetchStatus(/*to_status=*/false);
   }
 
   Status Shutdown(const std::string& endpoint) override {

@@ -80,7 +80,7 @@ Result<LauncherOptions> ParseLauncherOptions(const std::vector<std::string>& arg
       if (arg != "coordinator") {
         return Status::InvalidArgument(fmt::format(
             "cannot restart '{}' (only the coordinator can be restarted; members whose process "
-            "died are started again by stop and start)",
+            "died are started again by start)",
             arg));
       }
       o.role = arg;
@@ -181,8 +181,9 @@ Commands:
   restart coordinator
            stop the coordinator if it still runs, start it again on the endpoints recorded in
            RUN_DIR/coordinator.endpoint (same ports, same work dir: its jobs are recovered), and
-           wait until the members have registered again. 'start' on a run dir whose
-           coordinator died while its members run does the same.
+           wait until the members have registered again. 'start' on a run dir where some
+           daemons still run starts the others (a dead coordinator on its recorded ports) and
+           waits for all.
   keygen   make the cluster's CURVE key pair in RUN_DIR/keys (once; kept afterwards), and a
            client key pair in the client dir whose public key is appended to
            RUN_DIR/keys/authorized_clients (like ssh's authorized_keys). From then on 'start'

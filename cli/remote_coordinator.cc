@@ -59,7 +59,7 @@ std::string UnreachableMessage(const Status& st, const std::string& endpoint,
 
 Status ConnectStatus(RemoteCoordinator& r) {
   auto req = MakeEnvelope(r.transport->id());
-  req.mutable_status_request();
+  req.mutable_status_request()->set_max_jobs(1);  // only the endpoint is wanted
   auto reply = r.client->Call(req);
   if (!reply.ok()) return reply.status();
   const std::string& ep = reply->status_reply().status_endpoint();

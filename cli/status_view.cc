@@ -54,6 +54,9 @@ std::string RenderStatus(const proto::StatusReply& status, size_t width) {
                                            CountedNoun(status.members_size(), "member")),
                                width);
   out += "\n";
+  if (!status.store_problem().empty()) {
+    out += "the coordinator's work dir is not written: " + status.store_problem() + "\n";
+  }
   using Align = TextTable::Align;
   TextTable members;
   members.AddColumn("ROLE", Align::kLeft, 0);

@@ -61,7 +61,8 @@ global options:
 
 exit codes: 0 ok, 1 job failed, 2 usage error (or an unreadable key file), 3 coordinator
             unreachable (or it refused this client's key), 4 nothing to cancel (the job had
-            already ended), 5 job cancelled
+            already ended), 5 job cancelled, 6 a disk error (the coordinator cannot write its
+            work dir, or strads its --output)
 )";
 
 // kUsage, then the apps with their engines and one line each.
@@ -98,6 +99,12 @@ int Usage(const std::string& message) {
   return kExitUsage;
 }
 
+// A disk error, the coordinator's (its work dir) or ours (--output): not the user's mistake.
+int StorageError(const Status& st) {
+  std::cerr << "strads: " << st.message() << "\n";
+  return kExitStorage;
+}
+
 int Unreachable(const Status& st, const std::string& endpoint) {
   std::cerr << "strads: "
             << UnreachableMessage(
@@ -114,7 +121,7 @@ int Finish(Client& client, const proto::JobInfo& info, const std::string& output
     auto fetched = client.FetchResults(info.job_id(), output, &files);
     if (!fetched.ok()) {
       std::cerr << "strads: " << fetched.status().message() << "\n";
-      return kExitJobFailed;
+      return fetched.status().code() == StatusCode::kIoError ? kExitStorage : kExitJobFailed;
     }
     ReportResults(info, output, files);
   }
@@ -188,6 +195,7 @@ int RunOrSubmit(const AppRegistry& apps, bool embedded, const std::vector<std::s
     if (reply.status().code() == StatusCode::kUnavailable) {
       return Unreachable(reply.status(), endpoint);
     }
+    if (reply.status().code() == StatusCode::kIoError) return StorageError(reply.status());
     return Usage(reply.status().message());
   }
   const uint64_t id = reply->submit_reply().job_id();
@@ -226,11 +234,9 @@ int StatusCommand(const std::vector<std::string>& args, const std::string& endpo
   if (!remote.ok()) return Unreachable(remote.status(), endpoint);
   if (Status st = ConnectStatus(**remote); !st.ok()) return Unreachable(st, endpoint);
   do {
-    auto req = MakeEnvelope((*remote)->transport->id());
-    req.mutable_status_request();
-    auto reply = (*remote)->client->Call(req, /*to_status=*/true);
+    auto reply = (*remote)->client->FetchStatus();
     if (!reply.ok()) return Unreachable(reply.status(), endpoint);
-    const auto& s = reply->status_reply();
+    const proto::StatusReply& s = *reply;
     if (vm.count("watch") && isatty(STDOUT_FILENO)) std::cout << "\033[H\033[2J";
     const size_t width = TerminalWidth(STDOUT_FILENO);
     if (vm.count("json"))
@@ -311,6 +317,7 @@ int JobCommand(const std::string& command, const std::vector<std::string>& args,
   if (!info.ok()) {
     if (info.status().code() == StatusCode::kUnavailable)
       return Unreachable(info.status(), endpoint);
+    if (info.status().code() == StatusCode::kIoError) return StorageError(info.status());
     std::cerr << "strads: " << info.status().message() << "\n";
     // The coordinator refused (no such job, not finished yet): a usage error, not a failed job.
     return info.status().code() == StatusCode::kInvalidArgument ? kExitUsage : kExitJobFailed;

@@ -43,22 +43,44 @@ Status WriteFileAtomically(const std::filesystem::path& path, std::string_view c
   {
     Fd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
     if (fd.get() < 0) return Errno("cannot create", tmp);
+    // A failed write leaves no half file behind to keep a full disk full.
+    auto failed = [&](const char* what) {
+      Status st = Errno(what, tmp);
+      ::unlink(tmp.c_str());
+      return st;
+    };
     for (size_t done = 0; done < contents.size();) {
       const ssize_t n = ::write(fd.get(), contents.data() + done, contents.size() - done);
       if (n < 0 && errno == EINTR) continue;
-      if (n < 0) return Errno("cannot write", tmp);
+      if (n < 0) return failed("cannot write");
       done += static_cast<size_t>(n);
     }
-    if (::fsync(fd.get()) != 0) return Errno("cannot sync", tmp);
-    if (fd.Close() != 0) return Errno("cannot close", tmp);
+    if (::fsync(fd.get()) != 0) return failed("cannot sync");
+    if (fd.Close() != 0) return failed("cannot close");
   }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) return Errno("cannot rename over", path);
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    Status st = Errno("cannot rename over", path);
+    ::unlink(tmp.c_str());
+    return st;
+  }
   // The rename itself is durable only once the directory is synced.
   const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : ".";
   Fd dfd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (dfd.get() < 0) return Errno("cannot open the directory", dir);
   if (::fsync(dfd.get()) != 0) return Errno("cannot sync the directory", dir);
   return Status::Ok();
+}
+
+size_t RemoveStaleTempFiles(const std::filesystem::path& dir) {
+  std::error_code ec;
+  size_t removed = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    if (entry.path().extension() == ".tmp" && entry.is_regular_file(ec) &&
+        std::filesystem::remove(entry.path(), ec)) {
+      ++removed;
+    }
+  }
+  return removed;
 }
 
 Result<std::string> ReadWholeFile(const std::filesystem::path& path) {

@@ -5,6 +5,7 @@
 
 #include "common/libsvm_reader.h"
 #include "common/matrix_market_reader.h"
+#include "common/memory_matrix.h"
 
 namespace strads {
 
@@ -21,6 +22,7 @@ Result<DataFormat> ResolveFormat(const DataSource& src) {
 }
 
 Result<Dataset> LoadDataset(const DataSource& src, RowRange rows, uint64_t available_memory) {
+  if (src.memory) return MemoryRows(*src.memory, rows, available_memory);
   STRADS_ASSIGN_OR_RETURN(DataFormat format, ResolveFormat(src));
   if (format == DataFormat::kLibsvm) return ReadLibsvm(src.path, rows, available_memory);
   if (src.labels_path.empty()) {
@@ -31,6 +33,7 @@ Result<Dataset> LoadDataset(const DataSource& src, RowRange rows, uint64_t avail
 
 Result<Dataset> LoadColumns(const DataSource& src, std::span<const ColumnRange> columns,
                             uint64_t available_memory) {
+  if (src.memory) return MemoryColumns(*src.memory, columns, available_memory);
   STRADS_ASSIGN_OR_RETURN(DataFormat format, ResolveFormat(src));
   if (format == DataFormat::kLibsvm) {
     return ReadLibsvm(src.path, RowRange{}, available_memory, columns);
@@ -44,6 +47,7 @@ Result<Dataset> LoadColumns(const DataSource& src, std::span<const ColumnRange> 
 Result<Dataset> LoadColumns(const DataSource& src, std::span<const ColumnRange> columns,
                             std::span<const uint64_t> counts, uint64_t rows,
                             uint64_t available_memory) {
+  if (src.memory) return MemoryColumns(*src.memory, columns, available_memory);
   STRADS_ASSIGN_OR_RETURN(DataFormat format, ResolveFormat(src));
   if (format != DataFormat::kLibsvm) return LoadColumns(src, columns, available_memory);
   return ReadLibsvmColumns(src.path, columns, counts, rows, available_memory);
@@ -51,6 +55,15 @@ Result<Dataset> LoadColumns(const DataSource& src, std::span<const ColumnRange> 
 
 Result<std::vector<uint64_t>> CountColumnEntries(const DataSource& src, uint64_t available_memory,
                                                  std::vector<double>* sq_norms, uint64_t* rows) {
+  if (src.memory) {
+    if (rows) *rows = src.memory->rows;
+    if (sq_norms) {
+      STRADS_ASSIGN_OR_RETURN(Dataset all, MemoryColumns(*src.memory, {}, available_memory));
+      sq_norms->resize(static_cast<size_t>(all.x.cols()));
+      for (int64_t j = 0; j < all.x.cols(); ++j) (*sq_norms)[j] = all.x.col(j).squaredNorm();
+    }
+    return MemoryColumnEntries(*src.memory);
+  }
   STRADS_ASSIGN_OR_RETURN(DataFormat format, ResolveFormat(src));
   if (format == DataFormat::kLibsvm) {
     return CountLibsvmColumns(src.path, available_memory, sq_norms, rows);
@@ -61,6 +74,11 @@ Result<std::vector<uint64_t>> CountColumnEntries(const DataSource& src, uint64_t
 Result<std::vector<uint64_t>> CountColumnEntriesPart(const DataSource& src, uint32_t part,
                                                      uint32_t parts, uint64_t* rows,
                                                      uint64_t available_memory) {
+  if (src.memory) {  // counted whole by part 0, as a MatrixMarket file
+    if (part == 0) return CountColumnEntries(src, available_memory, nullptr, rows);
+    if (rows) *rows = 0;
+    return std::vector<uint64_t>{};
+  }
   STRADS_ASSIGN_OR_RETURN(DataFormat format, ResolveFormat(src));
   if (format != DataFormat::kLibsvm) {
     if (part == 0) return CountMatrixMarketColumns(src.path, available_memory, nullptr, rows);
@@ -91,6 +109,7 @@ Status WithWorkersCounts(Status status) {
 }
 
 Result<uint64_t> CountRows(const DataSource& src) {
+  if (src.memory) return src.memory->rows;
   STRADS_ASSIGN_OR_RETURN(DataFormat format, ResolveFormat(src));
   if (format == DataFormat::kLibsvm) return CountLibsvmRows(src.path);
   STRADS_ASSIGN_OR_RETURN(MatrixMarketHeader header, ReadMatrixMarketHeader(src.path));

@@ -8,6 +8,9 @@
 //   Result<uint64_t> total = CountRows(src);
 //   Result<Dataset> shard = LoadDataset(src, ShardRows(*total, rank, parts));
 //
+// A source with `memory` set (common/memory_matrix.h) is read from that matrix, never a file: each
+// function gives what it gives for a MatrixMarket file of the same matrix (part 0 counts it whole).
+//
 // Shards of the same file agree on total_rows; for libsvm each shard has as many columns as its
 // own largest feature id, for MatrixMarket every shard has the header's column count.
 //

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 
@@ -65,11 +66,15 @@ inline constexpr uint64_t kMaxIndex = static_cast<uint64_t>(INT32_MAX);
   }
 }
 
+struct MemoryMatrix;  // common/memory_matrix.h
+
 // Where a data set lives and how it is encoded.
 struct DataSource {
   std::string path;         // libsvm/svmlight file, or MatrixMarket coordinate file of X
   std::string format;       // "libsvm", "mm", or empty: ".mtx"/".mm" means mm, anything else libsvm
   std::string labels_path;  // mm only: one label per line, row order
+  // Set: the data is this matrix in memory (path "memory:NAME"; format and labels_path unused).
+  std::shared_ptr<const MemoryMatrix> memory = nullptr;
 };
 
 // Half-open range of 0-based row indices.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/log_throttle.h"
 #include "common/protocol.h"
 #include "common/wire_text.h"
 
@@ -10,6 +11,7 @@ namespace strads {
 void RunEventLoop(Transport& transport, Actor& actor, const std::atomic<bool>& stop,
                   const Logger& log, std::chrono::milliseconds tick) {
   auto next_tick = Clock::now();
+  LogThrottle rejected_log;  // a peer of another version may send many
   while (!stop.load() && !actor.Finished()) {
     auto now = Clock::now();
     if (now >= next_tick) {
@@ -25,7 +27,9 @@ void RunEventLoop(Transport& transport, Actor& actor, const std::atomic<bool>& s
     auto envelope = transport.Receive(std::max(wait, std::chrono::milliseconds(1)));
     if (!envelope) continue;
     if (Status st = CheckVersion(*envelope); !st.ok()) {
-      log->warn("rejected message: {}", st.message());
+      if (auto line = rejected_log.Note("rejected message: " + st.message(), Clock::now())) {
+        log->warn("{}", *line);
+      }
       // Answer, so a peer of another version learns why instead of timing out.
       if (envelope->body_case() != proto::Envelope::kError) {
         auto reply = MakeEnvelope(transport.id(), envelope->job_id());

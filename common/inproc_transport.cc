@@ -38,6 +38,21 @@ Status InProcHub::Deliver(const std::string& to, proto::Envelope envelope) {
   return Status::Ok();
 }
 
+void InProcHub::Wake(const std::string& id) {
+  std::shared_ptr<Mailbox> box;
+  {
+    std::lock_guard lock(mu_);
+    auto it = mailboxes_.find(id);
+    if (it == mailboxes_.end()) return;
+    box = it->second;
+  }
+  {
+    std::lock_guard lock(box->mu);
+    box->woken = true;
+  }
+  box->cv.notify_one();
+}
+
 InProcTransport::InProcTransport(InProcHub& hub, std::string id) : hub_(hub), id_(std::move(id)) {
   auto box = hub_.Register(id_);
   assert(box.ok());
@@ -61,7 +76,10 @@ Status InProcTransport::SendOwned(const std::string& peer, proto::Envelope&& env
 
 std::optional<proto::Envelope> InProcTransport::Receive(std::chrono::milliseconds timeout) {
   std::unique_lock lock(mailbox_->mu);
-  if (!mailbox_->cv.wait_for(lock, timeout, [&] { return !mailbox_->queue.empty(); })) {
+  if (!mailbox_->cv.wait_for(lock, timeout,
+                             [&] { return !mailbox_->queue.empty() || mailbox_->woken; }) ||
+      mailbox_->queue.empty()) {
+    mailbox_->woken = false;
     return std::nullopt;
   }
   proto::Envelope e = std::move(mailbox_->queue.front());

@@ -45,8 +45,8 @@ int MemberMain(int argc, char** argv, const std::string& role, const Context&...
       "host name peers use to reach this member (default: the bind address, or this machine's "
       "host name when binding *)")(
       "data-root", po::value(&data_roots),
-      "a directory job files may be read from (repeatable); files elsewhere are refused "
-      "(default: anywhere this user can read)")(
+      "a directory job files may be read from (repeatable); files elsewhere, and symbolic links "
+      "inside, are refused (default: anywhere this user can read)")(
       "coordinator-timeout", po::value(&reconnect.give_up_s)->default_value(reconnect.give_up_s),
       "seconds without a coordinator (not started yet, or lost) after which this member exits "
       "with status 3; it registers again with back-off meanwhile; 0 = never")(

@@ -12,12 +12,14 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
 #include "common/data_roots.h"
 #include "common/event_loop.h"
 #include "common/logging.h"
+#include "common/memory_matrix.h"
 #include "common/transport.h"
 
 namespace strads {
@@ -36,6 +38,9 @@ struct MemberIdentity {
   std::string endpoint;  // this member's inbox
   std::string coordinator_id = "coordinator";
   DataRoots data_roots;  // the only places job files may be read from (empty: anywhere)
+  // The matrices its jobs may name as "memory:NAME" (an embedded cluster's, handed over by the
+  // process it runs in); null for a daemon.
+  std::shared_ptr<const MemoryData> memory_data;
   ReconnectPolicy reconnect;
 };
 

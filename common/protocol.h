@@ -18,10 +18,13 @@ namespace strads {
 // for the linear models instead of JobSpec.lasso, .logistic and .svm.
 // 8: the app's parameters as JobSpec.params, a google.protobuf.Any of the app's own message
 // (proto/apps/<app>.proto; engine/app_params.h), instead of the oneof JobSpec.linear, .lda, .mf.
-// 9: --aggregation tree (DynamicEngineSpec.aggregation, fan_in): workers send ColumnPartials of
+// 9: the job table in pages (StatusRequest.first_job_id, .max_jobs; StatusReply.next_job_id), the
+// store's health (StatusReply.store_problem), ErrorReply.kind; job specs bounded
+// (engine/job_spec.h).
+// 10: --aggregation tree (DynamicEngineSpec.aggregation, fan_in): workers send ColumnPartials of
 // their subtrees (run_ranks, run_sizes, moved) to each other and forward SharedUpdate down the
-// tree; a member of version 8 would ignore the spec's tree and wait for what never comes.
-inline constexpr uint32_t kProtocolVersion = 9;
+// tree; a member of version 9 would ignore the spec's tree and wait for what never comes.
+inline constexpr uint32_t kProtocolVersion = 10;
 
 // Default control port of the coordinator; the status socket is the next port.
 inline constexpr int kDefaultControlPort = 7700;

@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 #include <zmq_addon.hpp>
 
+#include "common/log_throttle.h"
+
 namespace strads {
 namespace {
 
@@ -46,6 +48,7 @@ ZapHandler::~ZapHandler() {
 }
 
 void ZapHandler::Run() {
+  LogThrottle refused_log;  // strangers may knock thousands of times
   std::vector<zmq::pollitem_t> items = {{static_cast<void*>(zap_), 0, ZMQ_POLLIN, 0},
                                         {static_cast<void*>(stop_listener_), 0, ZMQ_POLLIN, 0}};
   while (true) {
@@ -72,7 +75,13 @@ void ZapHandler::Run() {
           request.size() > 6 ? Z85FromBinaryKey(request[6].to_string_view()) : std::string();
       verdict = trust_.Authorize(mechanism, key);
     }
-    if (!verdict.admitted) log_->warn("refused a connection from {}: {}", address, verdict.reason);
+    if (!verdict.admitted) {
+      const std::string what =
+          fmt::format("refused a connection from {}: {}", address, verdict.reason);
+      if (auto line = refused_log.Note(what, std::chrono::steady_clock::now())) {
+        log_->warn("{}", *line);
+      }
+    }
     const std::string request_id = request.size() > 1 ? request[1].to_string() : "";
     std::array<zmq::const_buffer, 6> reply = {
         zmq::str_buffer("1.0"),

@@ -2,6 +2,7 @@
 
 #include <zmq_addon.hpp>
 
+#include "common/protocol.h"
 #include "common/sender_check.h"
 #include "common/wire_frames.h"
 
@@ -147,7 +148,12 @@ std::optional<proto::Envelope> ZmqTransport::Parse(std::span<const zmq::message_
   auto envelope = DecodeWire(body[0].to_string_view(), arrays);
   if (!envelope.ok()) {
     ++malformed_;
-    if (log_) log_->warn("dropped a malformed message: {}", envelope.status().message());
+    if (!log_) return std::nullopt;
+    if (auto line =
+            malformed_log_.Note("dropped a malformed message: " + envelope.status().message(),
+                                std::chrono::steady_clock::now())) {
+      log_->warn("{}", *line);
+    }
     return std::nullopt;
   }
   return std::move(envelope).value();
@@ -165,7 +171,12 @@ std::optional<proto::Envelope> ZmqTransport::Admit(zmq::message_t& routing_id,
   }
   if (Status st = CheckSender(*envelope, routing_id.to_string_view(), user_id); !st.ok()) {
     ++refused_;
-    if (log_) log_->warn("refused a message: {}", st.message());
+    if (!log_) return std::nullopt;
+    // A line per kind of message: a refused register does not hide a refused job_failed.
+    if (auto line = refused_log_[BodyName(*envelope)].Note("refused a message: " + st.message(),
+                                                           std::chrono::steady_clock::now())) {
+      log_->warn("{}", *line);
+    }
     return std::nullopt;
   }
   return envelope;

@@ -17,7 +17,8 @@
 // `own` to a server that must hold `server_public_key`; the context's ZapHandler decides whom the
 // inboxes admit. Either way each message that arrives on an inbox is checked against its
 // connection (common/sender_check.h): a sender field that is not the connection's routing id, or
-// a member message over a client key, is refused, counted and logged, never returned.
+// a member message over a client key, is refused, counted and logged (a line per 10 s with a
+// count, common/log_throttle.h, as for malformed messages), never returned.
 //
 // Thread-compatibility: owned and used by one thread (its node's event loop).
 #pragma once
@@ -32,6 +33,7 @@
 #include <zmq.hpp>
 
 #include "common/curve_keys.h"
+#include "common/log_throttle.h"
 #include "common/logging.h"
 #include "common/transport.h"
 
@@ -95,6 +97,10 @@ class ZmqTransport : public Transport {
   uint64_t malformed_ = 0;
   uint64_t refused_ = 0;
   TrafficCounter traffic_;
+  // A line per 10 s, with a count: a flood of garbage does not flood the log. Refused messages
+  // per kind of body (a bounded set).
+  LogThrottle malformed_log_;
+  std::map<std::string, LogThrottle> refused_log_;
 };
 
 // Makes `socket` a CURVE client presenting `curve.own` to a server holding

@@ -29,6 +29,23 @@ proto::Recovery NewRecovery(uint32_t epoch, const std::string& cause, double at_
   return r;
 }
 
+// What is kept of a spec journaled before specs were bounded (engine/job_spec.h): its app and
+// numbers, and the start of its data path; no flags, engine or app parameters.
+proto::JobSpec TrimmedSpec(const proto::JobSpec& spec) {
+  constexpr size_t kKeptPathBytes = 256;
+  proto::JobSpec kept;
+  kept.set_app(spec.app().substr(0, kMaxJobNameBytes));
+  kept.set_data_path(spec.data_path().size() > kKeptPathBytes
+                         ? spec.data_path().substr(0, kKeptPathBytes) + "..."
+                         : spec.data_path());
+  kept.set_max_seconds(spec.max_seconds());
+  kept.set_schedulers(spec.schedulers());
+  kept.set_workers(spec.workers());
+  kept.set_seed(spec.seed());
+  *kept.mutable_recovery() = spec.recovery();
+  return kept;
+}
+
 }  // namespace
 
 Coordinator::Coordinator(Transport& transport, CoordinatorOptions options, const AppRegistry& apps,
@@ -46,8 +63,8 @@ double Coordinator::WallSeconds(Clock::time_point now) const {
 }
 
 void Coordinator::Recover(Clock::time_point now) {
-  journal_.emplace(options_.work_dir);
-  checkpoints_.emplace(options_.work_dir);
+  journal_.emplace(options_.work_dir, options_.file_writer);
+  checkpoints_.emplace(options_.work_dir, options_.file_writer);
   auto recovered = journal_->Recover();
   if (!recovered.ok()) {
     journal_status_ =
@@ -58,6 +75,10 @@ void Coordinator::Recover(Clock::time_point now) {
   for (const auto& p : recovered->problems) {
     log_->error("journal: skipped {}: {}", p.file, p.reason);
   }
+  if (recovered->removed_temp_files > 0) {
+    log_->warn("removed {} left by interrupted writes",
+               CountedNoun(recovered->removed_temp_files, "temporary file"));
+  }
   next_job_id_ = recovered->next_job_id;
   size_t finished = 0, requeued = 0, interrupted = 0, invalid = 0;
   std::vector<uint64_t> resumed;
@@ -67,6 +88,22 @@ void Coordinator::Recover(Clock::time_point now) {
     record.info = durable.info();
     record.submitted = now;
     record.durable = std::move(durable);
+    if (const size_t bytes = record.info.spec().ByteSizeLong(); bytes > kMaxJobSpecBytes) {
+      // Journaled before specs were bounded: such a spec made every status reply huge. Kept in
+      // part, here and in the journal; a job that would run again fails instead.
+      *record.info.mutable_spec() = TrimmedSpec(record.info.spec());
+      log_->warn("job {}: its spec of {} bytes is above the limit of {}; only its start is kept",
+                 id, bytes, kMaxJobSpecBytes);
+      if (!IsFinal(record.info.state())) {
+        Finish(record, proto::JOB_FAILED,
+               fmt::format("its spec of {} bytes is above the limit of {} bytes on a job spec",
+                           bytes, kMaxJobSpecBytes),
+               now);
+        ++invalid;
+        continue;
+      }
+      (void)Persist(record, now);
+    }
     // A job that would run again must be one this coordinator accepts: a journal written by
     // another version may hold a spec it cannot read (before protocol version 8, the app's
     // parameters under tags this version has reserved).
@@ -98,7 +135,11 @@ void Coordinator::Recover(Clock::time_point now) {
           ++interrupted;
           break;
         }
-        auto checkpoint = checkpoints_->Read(id);
+        std::vector<std::string> skipped;
+        auto checkpoint = checkpoints_->Read(id, &skipped);
+        for (const auto& why : skipped) {
+          log_->error("job {}: skipped a checkpoint: {}", id, why);
+        }
         if (checkpoint.ok()) {
           record.resume = std::move(*checkpoint);
         } else if (checkpoint.status().code() != StatusCode::kNotFound) {
@@ -132,10 +173,77 @@ void Coordinator::Recover(Clock::time_point now) {
 
 Status Coordinator::Persist(JobRecord& record, Clock::time_point now) {
   if (!journal_) return Status::Ok();
+  const uint64_t id = record.info.job_id();
   *record.durable.mutable_info() = record.info;
   Status st = journal_->Write(record.durable);
-  if (!st.ok()) log_->error("job {}: cannot journal it: {}", record.info.job_id(), st.message());
-  return st;
+  if (!st.ok()) {
+    log_->debug("job {}: cannot journal it: {}", id, st.message());
+    unsaved_.insert(id);
+    NoteStoreError(st);
+    return st;
+  }
+  // Results unsaved by a predecessor (no files in memory) cannot be written by this coordinator.
+  if (record.durable.results_unsaved().empty() || record.files.empty()) {
+    unsaved_.erase(id);
+  } else {
+    unsaved_.insert(id);
+  }
+  if (unsaved_.empty() && !store_status_.ok()) {
+    log_->info("the work dir takes writes again: every job's state is on disk");
+    store_status_ = Status::Ok();
+  }
+  return Status::Ok();
+}
+
+void Coordinator::NoteStoreError(const Status& st) {
+  if (store_status_.ok()) {
+    log_->error(
+        "the work dir cannot be written ({}): new jobs are refused, and the states not written "
+        "are kept in memory and written again every second",
+        st.message());
+  }
+  store_status_ = st;
+}
+
+Status Coordinator::SaveResults(JobRecord& record) {
+  auto dir = journal_->WriteResults(record.info.job_id(), record.files);
+  if (!dir.ok()) {
+    record.durable.set_results_unsaved(dir.status().message());
+    NoteStoreError(dir.status());
+    return dir.status();
+  }
+  record.durable.set_result_dir(*dir);
+  record.durable.clear_result_files();
+  for (const auto& f : record.files) record.durable.add_result_files(f.name());
+  record.durable.clear_results_unsaved();
+  return Status::Ok();
+}
+
+void Coordinator::RetryUnsaved(Clock::time_point now, bool force) {
+  if (unsaved_.empty() || !journal_) return;
+  if (!force && now - last_store_retry_ < std::chrono::seconds(1)) return;
+  last_store_retry_ = now;
+  const std::vector<uint64_t> ids(unsaved_.begin(), unsaved_.end());  // Persist edits unsaved_
+  for (uint64_t id : ids) {
+    JobRecord& record = jobs_[id];
+    if (!record.durable.results_unsaved().empty() && !record.files.empty()) {
+      if (!SaveResults(record).ok()) return;
+      log_->info("job {}: its result files are written", id);
+    }
+    if (!Persist(record, now).ok()) return;
+  }
+}
+
+Status Coordinator::FlushStore(Clock::time_point now) {
+  RetryUnsaved(now, /*force=*/true);
+  for (uint64_t id : unsaved_) {
+    const JobRecord& record = jobs_[id];
+    log_->critical("job {} ({}): {} not on disk and will be lost: {}", id,
+                   JobStateName(record.info.state()),
+                   record.durable.results_unsaved().empty() ? "its state is" : "its results are",
+                   store_status_.message());
+  }
+  return store_status_;
 }
 
 void Coordinator::Finish(JobRecord& record, proto::JobState state, const std::string& cause,
@@ -152,9 +260,11 @@ void Coordinator::Reply(const proto::Envelope& request, proto::Envelope reply) {
   }
 }
 
-void Coordinator::ReplyError(const proto::Envelope& request, const std::string& message) {
+void Coordinator::ReplyError(const proto::Envelope& request, const std::string& message,
+                             proto::ErrorKind kind) {
   auto e = MakeEnvelope(transport_.id(), request.job_id());
   e.mutable_error()->set_message(WireText(message));
+  e.mutable_error()->set_kind(kind);
   Reply(request, std::move(e));
 }
 
@@ -198,7 +308,10 @@ void Coordinator::OnMessage(const proto::Envelope& e, Clock::time_point now) {
       }
       return;
     default:
-      log_->warn("unexpected {} from {}", BodyName(e), e.sender());
+      if (auto line = unexpected_log_.Note(
+              fmt::format("unexpected {} from {}", BodyName(e), e.sender()), Clock::now())) {
+        log_->warn("{}", *line);
+      }
       if (e.body_case() == proto::Envelope::BODY_NOT_SET) ReplyError(e, "empty message");
   }
 }
@@ -207,6 +320,15 @@ void Coordinator::HandleRegister(const proto::Envelope& e, Clock::time_point now
   const auto& r = e.register_();
   if (r.role() != proto::ROLE_SCHEDULER && r.role() != proto::ROLE_WORKER) {
     return ReplyError(e, "only schedulers and workers register");
+  }
+  // Every status reply lists the members: their texts are bounded like a job spec's.
+  for (const auto& [text, what] :
+       {std::pair{&r.host(), "host"}, {&r.endpoint(), "endpoint"}, {&e.sender(), "id"}}) {
+    if (text->size() > kMaxMemberTextBytes) {
+      return ReplyError(e, fmt::format("a member's {} is {} bytes long: at most {} (the limit on "
+                                       "a member's host, endpoint and id)",
+                                       what, text->size(), kMaxMemberTextBytes));
+    }
   }
   Member& m = members_[e.sender()];
   const bool fresh = m.info.id().empty();
@@ -230,7 +352,18 @@ void Coordinator::HandleRegister(const proto::Envelope& e, Clock::time_point now
 void Coordinator::HandleSubmit(const proto::Envelope& e, Clock::time_point now) {
   const proto::JobSpec& spec = e.submit().spec();
   if (Status st = ValidateJobSpec(apps_, spec); !st.ok()) return ReplyError(e, st.message());
-  if (!journal_status_.ok()) return ReplyError(e, journal_status_.message());
+  if (!journal_status_.ok()) {
+    return ReplyError(e, journal_status_.message(), proto::ERROR_KIND_STORAGE);
+  }
+  RetryUnsaved(now, /*force=*/true);
+  if (!unsaved_.empty()) {
+    return ReplyError(
+        e,
+        fmt::format("the coordinator cannot write its work dir ({}); new jobs are refused until "
+                    "it can ({} kept in memory meanwhile)",
+                    store_status_.message(), CountedNoun(unsaved_.size(), "job state")),
+        proto::ERROR_KIND_STORAGE);
+  }
   if (Status st = CheckCapacity(spec); !st.ok()) return ReplyError(e, st.message());
   const uint64_t id = next_job_id_++;
   JobRecord& record = jobs_[id];
@@ -245,7 +378,9 @@ void Coordinator::HandleSubmit(const proto::Envelope& e, Clock::time_point now) 
   // Acknowledged only once durable: a job the client was told about survives a crash.
   if (Status st = Persist(record, now); !st.ok()) {
     jobs_.erase(id);
-    return ReplyError(e, "cannot journal the job: " + st.message());
+    unsaved_.erase(id);
+    next_job_id_ = id;  // never acknowledged, nothing of it on disk: the id is free again
+    return ReplyError(e, "cannot journal the job: " + st.message(), proto::ERROR_KIND_STORAGE);
   }
   queue_.push_back(id);
   log_->info("job {} submitted by {}: {} on {}", id, e.sender(), spec.app(), spec.data_path());
@@ -280,7 +415,8 @@ void Coordinator::HandleCancel(const proto::Envelope& e, Clock::time_point now) 
   Publish(now, true, e.job_id());
 }
 
-proto::StatusReply Coordinator::Snapshot(Clock::time_point now) {
+proto::StatusReply Coordinator::Snapshot(Clock::time_point now, uint64_t first_job_id,
+                                         uint32_t max_jobs) {
   proto::StatusReply s;
   s.set_coordinator(transport_.id());
   s.set_uptime_s(Seconds(now - started_));
@@ -288,22 +424,43 @@ proto::StatusReply Coordinator::Snapshot(Clock::time_point now) {
   if (const TrafficCounter* traffic = transport_.traffic()) {
     traffic->Export(*s.mutable_coordinator_traffic());
   }
+  if (!journal_status_.ok()) s.set_store_problem(journal_status_.message());
+  if (!store_status_.ok()) {
+    s.set_store_problem(
+        fmt::format("{}; new jobs are refused until it is written ({} kept in "
+                    "memory)",
+                    store_status_.message(), CountedNoun(unsaved_.size(), "job state")));
+  }
   for (auto& [id, m] : members_) {
     proto::Member* out = s.add_members();
     *out = m.info;
     out->set_heartbeat_age_s(Seconds(now - m.last_heartbeat));
   }
-  for (auto& [id, record] : jobs_) {
-    *s.add_jobs() = (running_ && id == running_id_) ? running_->Info(now) : record.info;
+  const uint32_t page_jobs = max_jobs == 0 ? kStatusPageJobs : std::min(max_jobs, kStatusPageJobs);
+  size_t bytes = 0;
+  uint32_t listed = 0;
+  for (auto it = jobs_.lower_bound(first_job_id); it != jobs_.end(); ++it) {
+    const auto& [id, record] = *it;
+    proto::JobInfo info = (running_ && id == running_id_) ? running_->Info(now) : record.info;
+    const size_t size = info.ByteSizeLong();
+    // At least one job a page, so that every job can be read.
+    if (listed == page_jobs || (listed > 0 && bytes + size > kStatusPageBytes)) {
+      s.set_next_job_id(id);
+      break;
+    }
+    bytes += size;
+    ++listed;
+    *s.add_jobs() = std::move(info);
   }
   return s;
 }
 
 void Coordinator::HandleStatus(const proto::Envelope& e, Clock::time_point now) {
+  const auto& request = e.status_request();
   auto reply = MakeEnvelope(transport_.id());
-  *reply.mutable_status_reply() = Snapshot(now);
+  *reply.mutable_status_reply() = Snapshot(now, request.first_job_id(), request.max_jobs());
   Reply(e, std::move(reply));
-  if (e.status_request().subscribe()) subscribers_[e.sender()] = now;
+  if (request.subscribe()) subscribers_[e.sender()] = now;
 }
 
 Status Coordinator::CheckCapacity(const proto::JobSpec& spec) const {
@@ -345,10 +502,18 @@ void Coordinator::HandleResult(const proto::Envelope& e, Clock::time_point now) 
   auto reply = MakeEnvelope(transport_.id(), e.job_id());
   auto* r = reply.mutable_result_reply();
   *r->mutable_job() = record.info;
+  if (record.files.empty() && !record.durable.results_unsaved().empty()) {
+    // It finished before this coordinator started, whose predecessor could not write its files.
+    return ReplyError(e,
+                      fmt::format("job {}'s result files were not written before the coordinator "
+                                  "restarted: {}",
+                                  e.job_id(), record.durable.results_unsaved()),
+                      proto::ERROR_KIND_STORAGE);
+  }
   if (record.files.empty() && record.durable.result_files_size() > 0 && journal_) {
     // A job finished before this coordinator started: its files are on disk only.
     auto files = journal_->ReadResults(record.durable);
-    if (!files.ok()) return ReplyError(e, files.status().message());
+    if (!files.ok()) return ReplyError(e, files.status().message(), proto::ERROR_KIND_STORAGE);
     for (auto& f : *files) *r->add_files() = std::move(f);
   }
   for (const auto& f : record.files) *r->add_files() = f;
@@ -546,18 +711,21 @@ void Coordinator::CollectFinishedJob(Clock::time_point now) {
   DropCheckpoint(record, running_id_);
   record.files = running_->ResultFiles();  // partial ones for a job that did not succeed
   if (!record.files.empty() && journal_) {
-    // Files first, then the record that names them: a record never points at missing files.
-    auto dir = journal_->WriteResults(record.info.job_id(), record.files);
-    if (dir.ok()) {
-      record.durable.set_result_dir(*dir);
-      for (const auto& f : record.files) record.durable.add_result_files(f.name());
-    } else {
-      log_->error("job {}: cannot write its results: {}", record.info.job_id(),
-                  dir.status().message());
+    // Files first, then the record that names them: a record never points at missing files. If
+    // the files cannot be written, the record (small, and the final state) is written without
+    // them, saying why; the files are written again with the record until they are on disk.
+    if (Status st = SaveResults(record); !st.ok()) {
+      log_->error("job {}: cannot write its results (written again every second): {}",
+                  record.info.job_id(), st.message());
     }
   }
   record.durable.set_finished_unix_s(WallSeconds(now));
-  (void)Persist(record, now);
+  if (Status st = Persist(record, now); !st.ok()) {
+    log_->error(
+        "job {}: cannot journal its final state {} (kept in memory, written again every "
+        "second): {}",
+        record.info.job_id(), JobStateName(record.info.state()), st.message());
+  }
   for (auto& [id, m] : members_) {
     if (running_->Involves(id)) m.info.set_busy(false);
   }
@@ -713,7 +881,10 @@ void Coordinator::Observe(Clock::time_point now, bool force) {
   if (!observer_) return;
   if (!force && now - last_observe_ < std::chrono::milliseconds(250)) return;
   last_observe_ = now;
-  observer_->OnStatus(Snapshot(now));
+  // The newest jobs: the dashboard shows what runs and what ran last, never the whole table.
+  auto first = jobs_.rbegin();
+  for (size_t k = 1; k < kDashboardJobs && first != jobs_.rend(); ++k) ++first;
+  observer_->OnStatus(Snapshot(now, first == jobs_.rend() ? 0 : first->first, kDashboardJobs));
 }
 
 void Coordinator::PruneSubscribers(Clock::time_point now) {
@@ -727,6 +898,7 @@ void Coordinator::PruneSubscribers(Clock::time_point now) {
 
 void Coordinator::OnTick(Clock::time_point now) {
   CheckHeartbeats(now);
+  RetryUnsaved(now, /*force=*/false);
   PruneSubscribers(now);
   if (running_) {
     running_->OnTick(now);

@@ -9,13 +9,21 @@
 //  queued job that
 //    cannot get its members within `register_timeout_s` fails, naming who is missing;
 //  - the clients: requests (submit, cancel, status, jobs, result, shutdown) are answered to their
-//    sender; status subscribers get a Progress stream (a few per second, and on every state
-//    change) until they go away or their subscription lapses (`subscription_ttl_s` after their
-//    last StatusRequest; pruned on every tick, job or no job).
+//    sender; specs and members' texts are bounded (engine/job_spec.h, kMaxMemberTextBytes) and
+//    the job table is answered in pages (kStatusPageBytes); status subscribers get a Progress
+//    stream (a few per second, and on every state change) until they go away or their subscription
+//    lapses (`subscription_ttl_s` after their last StatusRequest; pruned on every tick, job or no
+//    job).
 // With a work dir, the job table is durable (coordinator/job_journal.h): every state change is
 // journaled before it is acknowledged, and a coordinator constructed over the same work dir
 // recovers it: finished jobs keep their results, queued jobs run again, and ids continue above
 // every id used before.
+// When the work dir stops taking writes (a full disk), nothing is lost while the coordinator
+// runs: a job's state (a finished job's final state first, its result files after) is kept in
+// memory and written again every second until it is on disk; meanwhile the store is degraded:
+// status replies say why (StatusReply.store_problem) and every submit is refused with a storage
+// error (ErrorReply.kind), rather than accept jobs it could lose. FlushStore() tries once more at
+// exit and names what it could not write.
 // Recovery (the job's RecoverySpec): a running job takes a checkpoint every checkpoint_every_s
 // (coordinator/checkpoint_store.h, in the work dir). When it loses a member (no heartbeat, or a
 // send fails), it is not failed but goes to RECOVERING at the head of the queue: it waits up to
@@ -40,6 +48,7 @@
 #include <vector>
 
 #include "common/event_loop.h"
+#include "common/log_throttle.h"
 #include "common/logging.h"
 #include "common/transport.h"
 #include "coordinator/checkpoint_store.h"
@@ -52,6 +61,16 @@
 
 namespace strads {
 
+// A status reply lists at most this many jobs, and no more than this many bytes of them (but at
+// least one job): a large job table is read in pages (StatusRequest.first_job_id), so that no one
+// reply holds the event loop, and the heartbeats it answers, for long.
+inline constexpr uint32_t kStatusPageJobs = 1000;
+inline constexpr size_t kStatusPageBytes = size_t{1} << 20;
+// The dashboard (StatusObserver) is shown the newest this many jobs.
+inline constexpr uint32_t kDashboardJobs = 200;
+// A member's host, endpoint and id (Register), listed in every status reply.
+inline constexpr size_t kMaxMemberTextBytes = 1024;
+
 struct CoordinatorOptions {
   uint32_t expect_schedulers = 0;  // from the launcher; 0 = unknown
   uint32_t expect_workers = 0;
@@ -61,7 +80,10 @@ struct CoordinatorOptions {
   JobDeadlines deadlines;       // a job with no progress for this long fails, naming who is silent
   std::string work_dir;         // results are also written to work_dir/jobs/<id>/ (empty: not)
   std::string status_endpoint;  // told to clients so they can subscribe
-  double started_unix_s = 0;    // wall-clock time at `started`, for the journal's times
+  // The journal and the checkpoints write through it; null: the file system (tests inject disk
+  // faults). Must outlive the coordinator.
+  FileWriter* file_writer = nullptr;
+  double started_unix_s = 0;  // wall-clock time at `started`, for the journal's times
   // A status subscription lapses this long after the client's last StatusRequest (clients that
   // watch renew it more often), whether or not a job runs.
   double subscription_ttl_s = 30;
@@ -86,6 +108,12 @@ class Coordinator : public Actor {
   // refused with this error (accepting jobs that a restart would lose, or ids it would reuse,
   // is worse than accepting none). The daemon's main() refuses to start.
   const Status& journal_status() const { return journal_status_; }
+  // Ok, or why the work dir does not take the writes of some jobs' states, kept in memory until
+  // it does.
+  const Status& store_status() const { return store_status_; }
+  // Writes what the store could not write yet (at exit); logs each job whose state or results
+  // could still not be written, which a restart then loses. Ok when nothing is left unwritten.
+  Status FlushStore(Clock::time_point now);
   // Live status subscriptions (for tests and status).
   size_t subscriber_count() const { return subscribers_.size(); }
 
@@ -112,7 +140,8 @@ class Coordinator : public Actor {
   void HandleResult(const proto::Envelope& e, Clock::time_point now);
   void HandleShutdown(const proto::Envelope& e, Clock::time_point now);
   void Reply(const proto::Envelope& request, proto::Envelope reply);
-  void ReplyError(const proto::Envelope& request, const std::string& message);
+  void ReplyError(const proto::Envelope& request, const std::string& message,
+                  proto::ErrorKind kind = proto::ERROR_KIND_UNSPECIFIED);
 
   void CheckHeartbeats(Clock::time_point now);
   void PruneSubscribers(Clock::time_point now);
@@ -144,8 +173,16 @@ class Coordinator : public Actor {
   double WallSeconds(Clock::time_point now) const;
   // Reads the journal back (constructor, with a work dir).
   void Recover(Clock::time_point now);
-  // Journals `record` (a no-op without a work dir); failures are logged and returned.
+  // Journals `record` (a no-op without a work dir). A failure is returned, and the record is kept
+  // in `unsaved_` to be written again (the store is degraded until it is).
   Status Persist(JobRecord& record, Clock::time_point now);
+  // Writes a finished job's result files into the work dir and names them in its record (not
+  // journaled here); on failure the record says why (JobRecord.results_unsaved).
+  Status SaveResults(JobRecord& record);
+  // Writes again what could not be written (at most once a second unless `force`); stops at the
+  // first failure.
+  void RetryUnsaved(Clock::time_point now, bool force);
+  void NoteStoreError(const Status& st);
   // Ends a job that never ran or whose run is over: state, cause, journal.
   void Finish(JobRecord& record, proto::JobState state, const std::string& cause,
               Clock::time_point now);
@@ -155,7 +192,10 @@ class Coordinator : public Actor {
   // Shows the observer the status: if `force`, else at most every 250 ms.
   void Observe(Clock::time_point now, bool force);
   bool Alive(const Member& m, Clock::time_point now) const;
-  proto::StatusReply Snapshot(Clock::time_point now);
+  // The members and the page of jobs from `first_job_id` on, at most `max_jobs` (0: as many as
+  // fit) of them (kStatusPageJobs, kStatusPageBytes).
+  proto::StatusReply Snapshot(Clock::time_point now, uint64_t first_job_id = 0,
+                              uint32_t max_jobs = 0);
   // Idle members of `role` whose heartbeats are current.
   std::vector<const Member*> Available(proto::Role role, Clock::time_point now) const;
 
@@ -180,10 +220,14 @@ class Coordinator : public Actor {
   Clock::time_point last_checkpoint_{};
   uint64_t checkpoints_written_ = 0;  // of the running job's run, when it paces them
   Status journal_status_;
+  std::set<uint64_t> unsaved_;  // jobs whose latest state or result files are not on disk
+  Status store_status_;         // the last write error while unsaved_ is not empty
+  Clock::time_point last_store_retry_{};
   StatusObserver* observer_ = nullptr;
   Clock::time_point last_observe_{};
   Clock::time_point last_prune_{};
   bool seen_full_cluster_ = false;  // the launcher's expected counts were reached once
+  LogThrottle unexpected_log_;      // messages a coordinator never takes, a line per 10 s
 };
 
 }  // namespace strads

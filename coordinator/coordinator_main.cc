@@ -170,6 +170,11 @@ int main(int argc, char** argv) {
       (void)transport.Receive(std::chrono::milliseconds(50));
     }
   }
+  // What a full disk kept from the journal: one more try, and the jobs a restart would lose named.
+  if (!coordinator.FlushStore(Clock::now()).ok()) {
+    log->critical("stopped with job states not on disk (see above)");
+    return 1;
+  }
   log->info("stopped");
   return 0;
 }

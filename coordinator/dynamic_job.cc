@@ -228,7 +228,8 @@ void DynamicJob::HandleReady(const proto::Envelope& e, Clock::time_point now) {
     // Every worker holds every row.
     num_rows_ = std::max(num_rows_, r.num_rows());
     if (slot == schedulers_.size()) {
-      if (Status st = replica_.Reset(r.shared(), r.num_rows()); !st.ok()) {
+      if (Status st = replica_.Reset(r.shared(), r.num_rows(), app_->CentresShared(spec_));
+          !st.ok()) {
         return Fail(e.sender() + ": " + st.message(), now);
       }
     }
@@ -878,6 +879,8 @@ std::vector<proto::ResultFile> DynamicJob::ResultFiles() const {
   summary["converged"] = converged_;
   summary["violation"] = violation_;
   summary["lambda_max"] = lambda_max_.value_or(0.0);
+  // The intercept a centring job fitted: the mean of the shared vector (lasso: of y - X beta).
+  if (app_->CentresShared(spec_) && !replica_.empty()) summary["intercept"] = replica_.Mean();
   summary["rounds"] = next_commit_;
   summary["updates"] = updates_;
   // Rounds whose combined step was shortened (engine/step_length.h), and the mean step.

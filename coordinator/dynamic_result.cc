@@ -18,6 +18,7 @@ nlohmann::ordered_json DynamicEngineJson(const proto::DynamicEngineSpec& d,
   if (d.chord_size_adapts()) engine["chord_size_cap"] = d.chord_size();
   engine["pipeline_depth"] = d.pipeline_depth();
   engine["dual_pipeline"] = d.dual_pipeline();
+  engine["active_worker"] = d.active_worker();
   // How the workers' shares reach the coordinator (engine/share_tree.h).
   if (d.aggregation() == proto::AGGREGATION_TREE) {
     engine["aggregation"] = "tree";

@@ -4,6 +4,11 @@
 //
 // The server never touches the coordinator: the coordinator's event loop publishes snapshots to
 // the DashboardState, and the server's threads only read the latest one. Only GET is served.
+// Slow or idle clients cannot starve the others: each connection serves one request and must
+// send it within `request_timeout_s` (a deadline for the whole request, not per read, so a client
+// trickling a header line at a time is cut off too) and take the reply within as long again;
+// at most `max_connections` are served at once, and a thread pool larger than that answers the
+// ones beyond at once with 503.
 // Thread-safety: Start and the destructor from one thread; the server runs on threads it owns.
 #pragma once
 
@@ -16,19 +21,23 @@
 #include "common/status.h"
 #include "coordinator/dashboard_state.h"
 
-namespace httplib {
-class Server;
-}
-
 namespace strads {
+
+struct HttpDashboardOptions {
+  size_t threads = 8;            // the pool; two more than max_connections at least
+  size_t max_connections = 6;    // connections served at once; more are answered 503 at once
+  double request_timeout_s = 5;  // to send the request, and again to take the reply
+};
 
 class HttpDashboard {
  public:
   // Binds `address` (e.g. 127.0.0.1; 0.0.0.0 for every interface) and `port` (0: any free port)
-  // and starts serving `state`, which must outlive the dashboard. An error if it cannot bind.
+  // and starts serving `state`, which must outlive the dashboard. An error if it cannot bind or
+  // the options make no sense.
   static Result<std::unique_ptr<HttpDashboard>> Start(const DashboardState& state,
                                                       const std::string& address, int port,
-                                                      Logger log);
+                                                      Logger log,
+                                                      HttpDashboardOptions options = {});
   // Stops the server and joins its threads.
   ~HttpDashboard();
 
@@ -37,10 +46,12 @@ class HttpDashboard {
   HttpDashboard(const HttpDashboard&) = delete;
   HttpDashboard& operator=(const HttpDashboard&) = delete;
 
- private:
-  HttpDashboard(std::unique_ptr<httplib::Server> server, int port);
+  class Server;  // cpp-httplib's server with the limits above
 
-  std::unique_ptr<httplib::Server> server_;
+ private:
+  HttpDashboard(std::unique_ptr<Server> server, int port);
+
+  std::unique_ptr<Server> server_;
   int port_;
   std::atomic<bool> listening_over_{false};  // listen_after_bind returned
   std::thread thread_;

@@ -43,8 +43,8 @@ Result<proto::JobRecord> DecodeJobRecord(std::string_view bytes) {
   return record;
 }
 
-JobJournal::JobJournal(fs::path work_dir)
-    : work_dir_(std::move(work_dir)), journal_dir_(work_dir_ / "journal") {}
+JobJournal::JobJournal(fs::path work_dir, FileWriter* writer)
+    : work_dir_(std::move(work_dir)), journal_dir_(work_dir_ / "journal"), writer_(writer) {}
 
 fs::path JobJournal::RecordPath(uint64_t job_id) const {
   return journal_dir_ / (std::to_string(job_id) + std::string(kRecordSuffix));
@@ -100,7 +100,10 @@ Result<RecoveredJobs> JobJournal::Recover() const {
   // overwritten by a new job of the same id.
   for (const auto& entry : fs::directory_iterator(work_dir_ / "jobs", ec)) {
     if (auto id = ParseId(entry.path().filename().string())) highest = std::max(highest, *id);
+    if (entry.is_directory(ec)) out.removed_temp_files += RemoveStaleTempFiles(entry.path());
   }
+  // After the ids of interrupted writes were counted above.
+  out.removed_temp_files += RemoveStaleTempFiles(journal_dir_);
   std::sort(out.records.begin(), out.records.end(),
             [](const auto& a, const auto& b) { return a.info().job_id() < b.info().job_id(); });
   out.next_job_id = highest + 1;
@@ -113,7 +116,7 @@ Status JobJournal::Write(const proto::JobRecord& record) const {
   if (ec)
     return Status::IoError(
         fmt::format("cannot create {}: {}", journal_dir_.string(), ec.message()));
-  return WriteFileAtomically(RecordPath(record.info().job_id()), EncodeJobRecord(record));
+  return WriteAtomicallyWith(writer_, RecordPath(record.info().job_id()), EncodeJobRecord(record));
 }
 
 Result<std::string> JobJournal::WriteResults(uint64_t job_id,
@@ -128,7 +131,7 @@ Result<std::string> JobJournal::WriteResults(uint64_t job_id,
         f.name() == "..") {
       return Status::InvalidArgument(fmt::format("bad result file name '{}'", f.name()));
     }
-    STRADS_RETURN_IF_ERROR(WriteFileAtomically(dir / f.name(), f.content()));
+    STRADS_RETURN_IF_ERROR(WriteAtomicallyWith(writer_, dir / f.name(), f.content()));
   }
   return dir.string();
 }

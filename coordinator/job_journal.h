@@ -12,10 +12,16 @@
 //   "STRADSJ1" | payload length (u32, little-endian) | CRC-32 of the payload (u32, LE) | payload
 // so a torn or corrupted file is recognized (by length or checksum) rather than half-parsed.
 // The id is also in the file name: the next job id is above every id seen in journal/ and jobs/,
-// readable or not, so an id is never reused even when its record is damaged.
+// readable or not (and interrupted .tmp writes, before they are removed), so an id is never
+// reused even when its record is damaged. (An id seen only in a removed .tmp file was never
+// acknowledged to a client: its job was not journaled.)
 //
 // Recover() never fails because of one bad file: it reports the file and the reason and skips it.
-// It fails only when the directory itself cannot be created or listed.
+// It fails only when the directory itself cannot be created or listed. It removes the *.tmp files
+// of writes a crash interrupted (in journal/ and in each jobs/<id>/), which would otherwise keep
+// a full disk full.
+// Every write goes through a FileWriter (common/atomic_file.h), the file system unless a test
+// injects faults.
 // Thread-compatibility: plain filesystem calls; the coordinator's event loop is the only writer.
 #pragma once
 
@@ -25,6 +31,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/atomic_file.h"
 #include "common/status.h"
 #include "strads.pb.h"
 
@@ -40,6 +47,7 @@ struct RecoveredJobs {
   std::vector<proto::JobRecord> records;  // by increasing job id
   std::vector<JournalProblem> problems;   // skipped files
   uint64_t next_job_id = 1;               // above every id ever used in this work dir
+  size_t removed_temp_files = 0;          // interrupted writes' *.tmp files removed
 };
 
 // The framed bytes of `record` (see above).
@@ -49,7 +57,8 @@ Result<proto::JobRecord> DecodeJobRecord(std::string_view bytes);
 
 class JobJournal {
  public:
-  explicit JobJournal(std::filesystem::path work_dir);
+  // `writer` (null: the file system) must outlive the journal.
+  explicit JobJournal(std::filesystem::path work_dir, FileWriter* writer = nullptr);
 
   // Creates the directories if needed and reads every record back.
   Result<RecoveredJobs> Recover() const;
@@ -67,6 +76,7 @@ class JobJournal {
  private:
   std::filesystem::path work_dir_;
   std::filesystem::path journal_dir_;
+  FileWriter* writer_;
 };
 
 }  // namespace strads

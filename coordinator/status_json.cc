@@ -81,6 +81,7 @@ nlohmann::ordered_json StatusJson(const proto::StatusReply& s) {
   nlohmann::ordered_json j;
   j["coordinator"] = s.coordinator();
   j["uptime_s"] = s.uptime_s();
+  j["store_problem"] = s.store_problem();
   size_t schedulers = 0, workers = 0;
   for (const auto& m : s.members()) {
     schedulers += m.role() == proto::ROLE_SCHEDULER;

@@ -2,6 +2,8 @@
 
 #include <filesystem>
 
+#include "common/memory_matrix.h"
+
 namespace strads {
 
 std::vector<std::string> ResultFileNames(const App& app) {
@@ -13,7 +15,7 @@ std::vector<std::string> ResultFileNames(const App& app) {
 }
 
 std::string AbsolutePath(const std::string& path) {
-  if (path.empty()) return path;
+  if (path.empty() || IsMemoryPath(path)) return path;
   std::error_code ec;
   auto absolute = std::filesystem::absolute(path, ec);
   return ec ? path : absolute.string();

@@ -10,6 +10,7 @@
 // Thread-safety: an App is immutable once registered; every method is const and reentrant.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,10 @@ class App {
   // before a job starts (JobSpecPaths, engine/job_spec.h), so a file option that is not listed
   // here would escape that check. Default: none.
   virtual std::vector<std::string> InputFiles(const proto::JobSpec& spec) const { return {}; }
+  // Replaces each non-empty path of InputFiles(spec) in `spec` by `map(path)` (a member reads the
+  // files it opened beneath its data roots by their descriptors' paths). Default: none.
+  virtual void MapInputFiles(proto::JobSpec& spec,
+                             const std::function<std::string(const std::string&)>& map) const {}
 
   // What `strads predict` does with this app's models (engine/model_predictor.h); nullptr: the
   // app has no predict.
@@ -67,8 +72,9 @@ class App {
 // (static: subrounds.csv), then trace.csv and summary.json.
 std::vector<std::string> ResultFileNames(const App& app);
 
-// The path as an absolute path (relative to the current directory); unchanged if empty or if it
-// cannot be resolved. Job paths are resolved where the user typed them, not on the daemons.
+// The path as an absolute path (relative to the current directory); unchanged if empty, if it
+// names in-memory data ("memory:NAME", common/memory_matrix.h) or if it cannot be resolved. Job
+// paths are resolved where the user typed them, not on the daemons.
 std::string AbsolutePath(const std::string& path);
 
 }  // namespace strads

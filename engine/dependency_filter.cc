@@ -125,6 +125,9 @@ std::vector<uint64_t> DependencyFilter::Filter(std::span<const uint64_t> candida
   if (lists_ != nullptr && rho == lists_rho_) {
     return FilterByLists(candidates, max_keep, already_running);
   }
+  if (UseDenseIndex(max_keep, already_running.size())) {
+    return FilterByDenseIndex(candidates, rho, max_keep, already_running);
+  }
   next_.clear();
   owner_.clear();
   value_.clear();
@@ -213,6 +216,80 @@ std::vector<uint64_t> DependencyFilter::FilterByLists(std::span<const uint64_t> 
     if (!independent) continue;
     kept.push_back(c);
     indexed_[c - first] = epoch_;
+  }
+  return kept;
+}
+
+bool DependencyFilter::UseDenseIndex(size_t max_keep, size_t running) const {
+  if (index_kind_ != IndexKind::kAuto) return index_kind_ == IndexKind::kDense;
+  const double entries = double(store_.num_rows()) * double(max_keep + running);
+  return store_.density() >= kDenseIndexDensity && entries <= double(kMaxDenseIndexEntries);
+}
+
+std::vector<uint64_t> DependencyFilter::FilterByDenseIndex(
+    std::span<const uint64_t> candidates, double rho, size_t max_keep,
+    std::span<const uint64_t> already_running) {
+  // Columns are indexed as owners 0, 1, ...: the running ones first, then each kept one; owner o
+  // is column o of the dense rows. acc_ holds a candidate's inner product with every owner.
+  const auto rows = static_cast<size_t>(store_.num_rows());
+  const size_t capacity = already_running.size() + max_keep;
+  if (capacity > capacity_ || dense_.size() < rows * capacity) {
+    capacity_ = capacity;
+    dense_.assign(rows * capacity_, 0.0);
+  }
+  owner_group_.clear();
+  std::fill(group_count_.begin(), group_count_.end(), 0);
+  size_t owners = 0;
+  auto index = [&](uint64_t column, uint32_t group) {
+    indexed_[column - store_.first()] = epoch_;
+    owner_group_.push_back(group);
+    if (group != kNoGroup) ++group_count_[group];
+    const auto r = store_.Rows(column);
+    const auto v = store_.Values(column);
+    for (size_t n = 0; n < r.size(); ++n) dense_[size_t(r[n]) * capacity_ + owners] = v[n];
+    ++owners;
+  };
+  for (const uint64_t r : already_running) {
+    if (owners < capacity_ && indexed_[r - store_.first()] != epoch_) index(r, kNoGroup);
+  }
+  uint64_t budget = kMinWork, work = 0;
+  for (const uint64_t c : candidates) budget += kWorkPerEntry * store_.Nnz(c);
+  budget *= kDenseSpeedup;
+  std::vector<uint64_t> kept;
+  acc_.resize(capacity_);
+  for (const uint64_t c : candidates) {
+    if (kept.size() >= max_keep || work > budget) break;
+    assert(store_.Contains(c));
+    if (indexed_[c - store_.first()] == epoch_) continue;  // kept or running already
+    const uint32_t group = Group(c);
+    if (group != kNoGroup && group_count_[group] == owners) {
+      kept.push_back(c);  // everything indexed is of c's own group
+      index(c, group);
+      continue;
+    }
+    const auto r = store_.Rows(c);
+    const auto v = store_.Values(c);
+    double* acc = acc_.data();
+    std::fill(acc, acc + owners, 0.0);
+    for (size_t n = 0; n < r.size(); ++n) {
+      const double* row = dense_.data() + size_t(r[n]) * capacity_;
+      const double value = v[n];
+      for (size_t o = 0; o < owners; ++o) acc[o] += value * row[o];
+    }
+    work += r.size() * owners;
+    bool independent = true;
+    for (size_t o = 0; o < owners && independent; ++o) {
+      // Rounding can push |cos| of parallel columns a hair past 1.
+      independent = !(std::min(1.0, std::abs(acc[o])) > rho &&
+                      (group == kNoGroup || owner_group_[o] != group));
+    }
+    if (!independent) continue;
+    kept.push_back(c);
+    index(c, group);
+  }
+  // Zero what was written, for the next call.
+  for (size_t row = 0; row < rows; ++row) {
+    std::fill_n(dense_.data() + row * capacity_, owners, 0.0);
   }
   return kept;
 }

@@ -171,6 +171,13 @@ class DynamicApp : public App {
     return slope;
   }
 
+  // Whether the job fits an unpenalised intercept by centring (lasso --intercept): its loss is
+  // then Loss(labels, shared) - (sum_i shared_i)^2 / (2 rows), which for the squared loss is the
+  // loss of the shared vector less its mean (the intercept, fitted exactly at every point). The
+  // coordinator's replica adds that term and its slope (engine/shared_replica.h); the workers'
+  // models take it into their steps. Default: no.
+  virtual bool CentresShared(const proto::JobSpec& spec) const { return false; }
+
   // The derivative of one row's loss term in its entry `shared` of the shared vector, given the
   // row's label (as ColumnModel::ExportShared writes them). The coordinator uses it to choose
   // each round's step length (engine/step_length.h).

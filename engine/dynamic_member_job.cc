@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/memory_matrix.h"
 #include "common/protocol.h"
 
 namespace strads {
@@ -12,7 +13,10 @@ DynamicMemberJob::DynamicMemberJob(const JobContext& context, const DynamicApp* 
       app_(app),
       rank_(context.start.rank()),
       num_schedulers_(std::max<uint32_t>(1, context.start.num_schedulers())),
-      num_workers_(context.start.num_workers()) {}
+      num_workers_(context.start.num_workers()),
+      source_(ResolveDataSource(spec_.data_path(), spec_.dynamic().data_format(),
+                                spec_.dynamic().labels_path(),
+                                context.session.identity().memory_data.get())) {}
 
 void DynamicMemberJob::OnMessage(const proto::Envelope& e) {
   if (errors_.failed()) return;

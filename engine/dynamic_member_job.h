@@ -1,11 +1,13 @@
 // DynamicMemberJob: what a member's part of a dynamic-engine job knows whatever its role — the
-// spec, the app, its rank and the job's numbers of schedulers and workers — and how it takes a
-// message, for DynamicWorkerJob (worker/) and DynamicSchedulerJob (scheduler/).
+// spec, the app, its rank, the job's numbers of schedulers and workers and where its data is — and
+// how it takes a message, for DynamicWorkerJob (worker/) and DynamicSchedulerJob (scheduler/).
 // Thread-compatibility: used by the member's event loop only.
 #pragma once
 
 #include <cstdint>
 
+#include "common/dataset.h"
+#include "common/status.h"
 #include "engine/dynamic_app.h"
 #include "engine/member_job.h"
 
@@ -32,6 +34,9 @@ class DynamicMemberJob : public MemberJob {
   const uint32_t rank_;
   const uint32_t num_schedulers_;  // >= 1
   const uint32_t num_workers_;
+  // The job's data as this member reads it: a file, or a matrix of the member's MemoryData
+  // (MemberIdentity::memory_data); an error for a "memory:" path it does not hold.
+  const Result<DataSource> source_;
 };
 
 }  // namespace strads

@@ -54,6 +54,11 @@ po::options_description DynamicEngineOptions() {
       "two lanes a draw: the fresh lane (the highest-priority parameters) waits for the round "
       "before it, the stale lane (the next ones) may be computed before that round is applied "
       "(its step is always line-searched); needs --pipeline-depth 2 or more")(
+      "active-worker", po::bool_switch(),
+      "a chord's non-zero parameters go to one worker (for scheduler s's range worker s mod P, "
+      "which holds that range's columns whole), updated there in sequence, the zero ones to "
+      "their owners: correlated active features stop interfering across workers; costs that "
+      "worker the range's memory")(
       "check-every", po::value<uint64_t>()->default_value(0),
       "updates between full optimality checks (0 = auto: after as many updates as there are "
       "features, or, with the dynamic schedule, sooner once the rounds since the last check "
@@ -122,6 +127,7 @@ Status DynamicSpecFromOptions(const po::variables_map& vm, proto::JobSpec& spec)
   d.set_inner_passes(passes ? passes : kDefaultInnerPasses);
   d.set_exact_shares(vm["exact-shares"].as<bool>());
   d.set_dual_pipeline(vm["dual-pipeline"].as<bool>());
+  d.set_active_worker(vm["active-worker"].as<bool>());
   const std::string aggregation = vm["aggregation"].as<std::string>();
   if (aggregation == "star") {
     d.set_aggregation(proto::AGGREGATION_STAR);
@@ -159,7 +165,8 @@ void SetAppDefaults(const po::variables_map& vm, const AppDefaults& defaults,
 }
 
 bool GroupsFeatures(const proto::DynamicEngineSpec& d, uint32_t workers) {
-  return workers > 1 && d.group_rho() > 0 && d.group_rho() < 1;
+  // With --active-worker every worker holds every column: nothing to group.
+  return workers > 1 && d.group_rho() > 0 && d.group_rho() < 1 && !d.active_worker();
 }
 
 Status ValidateDynamicSpec(const proto::JobSpec& spec) {

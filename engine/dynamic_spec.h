@@ -59,7 +59,24 @@ inline constexpr double kDefaultDenseRho = 0.8;
 // --group-rho when it is not given (engine/feature_grouping.h): the synthetic problems' groups
 // are correlated at 0.9, and the pairs that damp a round are the strongly correlated ones.
 inline constexpr double kDefaultGroupRho = 0.5;
-// Whether a job of `workers` workers groups correlated features (where cheap).
+// --active-worker: the worker that updates every non-zero parameter of scheduler s's range, and
+// the only one that holds the range's columns whole: s mod P (distinct workers while S <= P).
+inline uint32_t ActiveWorkerOf(uint32_t scheduler, uint32_t workers) {
+  return workers == 0 ? 0 : scheduler % workers;
+}
+// The most a range's columns may take for its active worker to hold them whole, estimated from
+// the column counts as the loader's compressed columns (12 bytes a non-zero, 16 a column): a
+// larger range keeps its owners for every parameter. A fixed figure, so that every member
+// decides the same from the same counts (the worker's own memory check still applies).
+inline constexpr uint64_t kActiveWorkerMaxBytes = uint64_t{1} << 30;
+// Whether a range of `nonzeros` entries in `columns` columns has an active worker in a job of
+// spec `d` (--active-worker, and the range fits kActiveWorkerMaxBytes).
+inline bool RangeHasActiveWorker(const proto::DynamicEngineSpec& d, uint64_t nonzeros,
+                                 uint64_t columns) {
+  return d.active_worker() && 12 * nonzeros + 16 * columns <= kActiveWorkerMaxBytes;
+}
+// Whether a job of `workers` workers groups correlated features (where cheap; never with
+// --active-worker).
 bool GroupsFeatures(const proto::DynamicEngineSpec& d, uint32_t workers);
 
 // The passes a worker makes over its share per round: up to d.inner_passes() (set

@@ -2,11 +2,16 @@
 //
 // The first failure goes to the coordinator as a Ready with the error (the coordinator then fails
 // the job, naming the member and the cause); the member then ignores the job's further messages
-// (failed()) and only logs later failures. Thread-compatibility: the member's event loop only.
+// (failed()) and only logs later failures. A job that reads its files by the paths of descriptors
+// the member opened beneath its data roots (common/data_roots.h) reports them by the paths the job
+// named. Thread-compatibility: the member's event loop only.
 #pragma once
 
 #include <string>
 
+#include <memory>
+
+#include "common/data_roots.h"
 #include "common/logging.h"
 #include "common/member_session.h"
 #include "common/protocol.h"
@@ -16,13 +21,15 @@ namespace strads {
 
 class JobErrorReport {
  public:
+  // `files` (may be null): the job's files opened beneath the data roots.
   JobErrorReport(MemberSession& session, std::string sender, uint64_t job_id, uint32_t epoch,
-                 Logger log)
+                 Logger log, std::shared_ptr<const OpenedFiles> files = nullptr)
       : session_(session),
         sender_(std::move(sender)),
         job_id_(job_id),
         epoch_(epoch),
-        log_(std::move(log)) {}
+        log_(std::move(log)),
+        files_(std::move(files)) {}
 
   void Report(const std::string& what) { Send(what, ""); }
   // The failure is that `peer` (a member of the job) could not be reached: the coordinator
@@ -31,7 +38,8 @@ class JobErrorReport {
   bool failed() const { return failed_; }
 
  private:
-  void Send(const std::string& what, const std::string& peer) {
+  void Send(const std::string& text, const std::string& peer) {
+    const std::string what = files_ ? files_->Unalias(text) : text;
     log_->error("job {}: {}", job_id_, what);
     if (failed_) return;
     failed_ = true;
@@ -47,6 +55,7 @@ class JobErrorReport {
   uint64_t job_id_;
   uint32_t epoch_;
   Logger log_;
+  std::shared_ptr<const OpenedFiles> files_;
   bool failed_ = false;
 };
 

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "common/data_loader.h"
+#include "common/line_reader.h"
 #include "engine/dynamic_app.h"
 #include "engine/dynamic_spec.h"
 #include "engine/static_spec.h"
@@ -114,13 +116,53 @@ Result<proto::JobSpec> ParseJobSpec(const AppRegistry& apps, const std::string& 
   return spec;
 }
 
+Status CheckJobSpecLimits(const AppRegistry& apps, const proto::JobSpec& spec) {
+  auto too_long = [](const std::string& what, size_t size, size_t limit, const char* of) {
+    return Status::InvalidArgument(
+        fmt::format("{} is {} bytes long: at most {} (the limit on {})", what, size, limit, of));
+  };
+  if (spec.app().size() > kMaxJobNameBytes) {
+    return too_long("the app name", spec.app().size(), kMaxJobNameBytes, "an app name");
+  }
+  // Before the paths: an oversized spec's app parameters are not even parsed.
+  const size_t bytes = spec.ByteSizeLong();
+  if (bytes > kMaxJobSpecBytes) {
+    return too_long("the job spec", bytes, kMaxJobSpecBytes, "a job spec, serialized");
+  }
+  for (const std::string& path : JobSpecPaths(apps, spec)) {
+    if (path.size() > kMaxJobPathBytes) {
+      const std::string which =
+          path == spec.data_path() ? std::string("--data") : "a file path (" + Excerpt(path) + ")";
+      return too_long(which, path.size(), kMaxJobPathBytes, "a path in a job spec");
+    }
+  }
+  if (static_cast<size_t>(spec.flags_size()) > kMaxJobFlags) {
+    return Status::InvalidArgument(
+        fmt::format("the job spec records {} flags: at most {} (the limit on flags in a job spec)",
+                    spec.flags_size(), kMaxJobFlags));
+  }
+  for (const auto& [name, value] : spec.flags()) {
+    if (name.size() + value.size() > kMaxJobFlagBytes) {
+      return too_long("a recorded flag (" + Excerpt(name) + ")", name.size() + value.size(),
+                      kMaxJobFlagBytes, "a flag in a job spec");
+    }
+  }
+  for (const auto& [count, flag] :
+       {std::pair{spec.schedulers(), "--schedulers"}, std::pair{spec.workers(), "--workers"}}) {
+    if (count > kMaxJobMembers) {
+      return Status::InvalidArgument(fmt::format("{} must be at most {}", flag, kMaxJobMembers));
+    }
+  }
+  return Status::Ok();
+}
+
 Status ValidateJobSpec(const AppRegistry& apps, const proto::JobSpec& spec) {
+  STRADS_RETURN_IF_ERROR(CheckJobSpecLimits(apps, spec));
   STRADS_ASSIGN_OR_RETURN(auto app, apps.Find(spec.app()));
   if (spec.data_path().empty()) return Status::InvalidArgument("--data is required");
   STRADS_RETURN_IF_ERROR(app->engine() == proto::ENGINE_DYNAMIC ? ValidateDynamicSpec(spec)
                                                                 : ValidateStaticSpec(spec));
   STRADS_RETURN_IF_ERROR(app->Validate(spec));
-  if (spec.workers() > 4096) return Status::InvalidArgument("--workers must be at most 4096");
   if (!(spec.max_seconds() >= 0)) return Status::InvalidArgument("--max-seconds must be >= 0");
   const auto& recovery = spec.recovery();
   if (!(recovery.checkpoint_every_s() >= 0) || !std::isfinite(recovery.checkpoint_every_s())) {
@@ -146,6 +188,25 @@ std::vector<std::string> JobSpecPaths(const AppRegistry& apps, const proto::JobS
   add(spec.dynamic().labels_path());  // "" in a static spec (dynamic is one of the engine oneof)
   for (const std::string& p : (*app)->InputFiles(spec)) add(p);
   return paths;
+}
+
+}  // namespace strads
+
+namespace strads {
+
+void MapJobSpecPaths(const AppRegistry& apps, proto::JobSpec& spec,
+                     const std::function<std::string(const std::string&)>& map) {
+  if (spec.has_dynamic()) {
+    auto& dynamic = *spec.mutable_dynamic();
+    if (dynamic.data_format().empty()) {
+      auto format = ResolveFormat(DataSource{spec.data_path(), "", ""});
+      dynamic.set_data_format(format.ok() && *format == DataFormat::kMatrixMarket ? "mm"
+                                                                                  : "libsvm");
+    }
+    if (!dynamic.labels_path().empty()) dynamic.set_labels_path(map(dynamic.labels_path()));
+  }
+  if (!spec.data_path().empty()) spec.set_data_path(map(spec.data_path()));
+  if (auto app = apps.Find(spec.app()); app.ok()) (*app)->MapInputFiles(spec, map);
 }
 
 }  // namespace strads

@@ -1,5 +1,8 @@
 #include "engine/member.h"
 
+#include <map>
+#include <memory>
+
 #include "common/protocol.h"
 #include "engine/job_error_report.h"
 #include "engine/job_spec.h"
@@ -48,15 +51,33 @@ void Member::OnMessage(const proto::Envelope& e, Clock::time_point now) {
 void Member::StartJob(const proto::Envelope& e) {
   const std::string why = "replaced by job " + std::to_string(e.job_id());
   jobs_.End(log_, why);
-  for (const auto& path : JobSpecPaths(apps_, e.job_start().spec())) {
-    if (Status st = session_.identity().data_roots.Check(path); !st.ok()) {
-      log_->warn("job {} refused: {}", e.job_id(), st.message());
-      JobErrorReport(session_, transport_.id(), e.job_id(), e.job_start().epoch(), log_)
-          .Report(st.message());
-      return;
+  // With data roots, each file is opened once, beneath its root, and the job reads that open file
+  // by its descriptor's path: no later lookup of the job's path (which a swapped symbolic link
+  // could send elsewhere) reads anything.
+  const DataRoots& roots = session_.identity().data_roots;
+  proto::JobStart start = e.job_start();
+  std::shared_ptr<OpenedFiles> files;
+  if (!roots.empty()) {
+    files = std::make_shared<OpenedFiles>();
+    std::map<std::string, std::string> read_paths;
+    for (const auto& path : JobSpecPaths(apps_, start.spec())) {
+      if (read_paths.count(path)) continue;
+      auto opened = roots.Open(path);
+      if (!opened.ok()) {
+        log_->warn("job {} refused: {}", e.job_id(), opened.status().message());
+        JobErrorReport(session_, transport_.id(), e.job_id(), start.epoch(), log_)
+            .Report(opened.status().message());
+        return;
+      }
+      read_paths[path] = files->Add(std::move(opened).value());
+      log_->info("job {}: reads {} as {} (opened beneath --data-root)", e.job_id(), path,
+                 read_paths[path]);
     }
+    MapJobSpecPaths(apps_, *start.mutable_spec(),
+                    [&](const std::string& path) { return read_paths.at(path); });
   }
-  auto job = factory_(JobContext{transport_, session_, apps_, log_, e.job_id(), e.job_start()});
+  auto job = factory_(
+      JobContext{transport_, session_, apps_, log_, e.job_id(), start, Execution::kThreads, files});
   if (!job.ok()) {
     JobErrorReport(session_, transport_.id(), e.job_id(), e.job_start().epoch(), log_)
         .Report(job.status().message());

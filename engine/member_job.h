@@ -37,6 +37,9 @@ struct JobContext {
   const proto::JobStart& start;  // read while the job is built, not kept
   // Where the job's loads and sub-rounds run: threads of their own, or inline (unit tests).
   Execution execution = Execution::kThreads;
+  // With data roots: the job's files, opened beneath them, which `start` names by their
+  // descriptors' paths; kept open as long as the job (null: none, the paths are the job's own).
+  std::shared_ptr<const OpenedFiles> files = nullptr;
 };
 
 class MemberJob {
@@ -69,7 +72,8 @@ class MemberJob {
         log_(context.log),
         id_(context.job_id),
         epoch_(context.start.epoch()),
-        errors_(context.session, context.transport.id(), id_, epoch_, context.log),
+        files_(context.files),
+        errors_(context.session, context.transport.id(), id_, epoch_, context.log, files_),
         work_(context.execution) {}
 
   // An envelope of this job and incarnation from this member.
@@ -106,6 +110,9 @@ class MemberJob {
   Logger log_;
   const uint64_t id_;
   const uint32_t epoch_;
+  // Held open until the job is destroyed: its loads on other threads read them (Busy() keeps a
+  // retired job alive until they are done).
+  std::shared_ptr<const OpenedFiles> files_;
   JobErrorReport errors_;  // failures of this member's part go to the coordinator
   // The job's loads, each a BackgroundLoad<T> declared in the job with `{work_}` (so Abandon,
   // Busy and Polling cover it), and where they run.

@@ -20,9 +20,10 @@ namespace strads {
 
 class SharedReplica {
  public:
-  // Starts from a worker's export. Errors: InvalidArgument unless it holds `rows` labels and
+  // Starts from a worker's export; `centred`: the loss less (sum of the values)^2 / (2 size)
+  // (DynamicApp::CentresShared). Errors: InvalidArgument unless it holds `rows` labels and
   // `rows` values.
-  [[nodiscard]] Status Reset(const proto::SharedRows& rows, uint64_t size);
+  [[nodiscard]] Status Reset(const proto::SharedRows& rows, uint64_t size, bool centred = false);
 
   bool empty() const { return values_.empty(); }
   uint64_t size() const { return values_.size(); }
@@ -34,12 +35,20 @@ class SharedReplica {
   // so both sides agree). REQUIRES: CheckDelta(change, size()) is OK.
   double LossSlope(const proto::VectorDelta& change, double alpha, const DynamicApp& app) const;
 
-  // The loss, app.Loss of the labels and values. O(rows).
+  // The loss, app.Loss of the labels and values (less the centring's term). O(rows).
   double Loss(const DynamicApp& app) const;
 
+  // The mean of the values (centred: the intercept). REQUIRES: !empty().
+  double Mean() const;
+
  private:
+  // sum^2 / (2 size) when centred (else 0): what the centring takes off the loss.
+  double Centring(double sum) const;
+
   std::vector<double> labels_;
   std::vector<double> values_;
+  bool centred_ = false;
+  double sum_ = 0;  // of values_, kept when centred
 };
 
 }  // namespace strads

@@ -3,7 +3,8 @@
 //   - parse_job_spec / run: a job of any registered app from CLI-style words (engine/job_spec.h,
 //     so flags, defaults and validation are exactly the CLI's), run on an embedded cluster
 //     (cli/embedded_cluster.h) with the GIL released; results come back as the job's info and its
-//     result files in memory;
+//     result files in memory. Numpy and scipy.sparse buffers go to the members in memory
+//     (`matrices`, named by --data memory:NAME; common/memory_matrix.h), read where they are;
 //   - RemoteClient: the CLI's verbs against a coordinator daemon (cli/remote_coordinator.h);
 //   - write_coordinate / write_labels: data files for the members, written here (fast, and
 //     exactly: every double in its shortest round-trip form).
@@ -21,6 +22,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -33,6 +35,7 @@
 #include "cli/embedded_cluster.h"
 #include "cli/remote_coordinator.h"
 #include "cli/status_view.h"
+#include "common/memory_matrix.h"
 #include "common/protocol.h"
 #include "engine/job_spec.h"
 
@@ -145,10 +148,67 @@ Status SendCancel(Client& client, const std::string& sender, uint64_t id) {
   return reply.ok() ? Status::Ok() : reply.status();
 }
 
-// Runs a job on an embedded cluster of `schedulers` schedulers and `workers` workers.
+template <class T>
+using CArray = py::array_t<T, py::array::c_style | py::array::forcecast>;
+
+// A view of `a`'s values as a C-contiguous T array (converted if it is not one: the converted
+// array joins `keep`, which must outlive the view).
+template <class T>
+std::span<const T> ViewOf(const py::handle& a, std::vector<py::object>& keep) {
+  auto array = CArray<T>::ensure(a);
+  if (!array) throw py::error_already_set();
+  keep.push_back(array);
+  return {array.data(), static_cast<size_t>(array.size())};
+}
+
+MemoryMatrix::Indices IndicesOf(const py::handle& a, std::vector<py::object>& keep) {
+  if (py::isinstance<py::array_t<int32_t>>(a)) return ViewOf<int32_t>(a, keep);
+  return ViewOf<int64_t>(a, keep);
+}
+
+// The matrices of run's `matrices`: name -> (layout, rows, cols, values, starts, indices, labels)
+// with layout "dense_c" (values row-major), "dense_f" (column-major), "csr" or "csc" (starts and
+// indices as scipy's indptr and indices, 32- or 64-bit; None for a dense layout). Views, whose
+// arrays join `keep`; ValueError for a malformed one (CheckMemoryMatrix's message).
+std::shared_ptr<const MemoryData> MatricesOf(const py::dict& matrices,
+                                             std::vector<py::object>& keep) {
+  static const std::map<std::string, MemoryMatrix::Layout> kLayouts = {
+      {"dense_c", MemoryMatrix::Layout::kDenseRowMajor},
+      {"dense_f", MemoryMatrix::Layout::kDenseColMajor},
+      {"csr", MemoryMatrix::Layout::kCsr},
+      {"csc", MemoryMatrix::Layout::kCsc}};
+  std::vector<std::shared_ptr<const MemoryMatrix>> out;
+  for (const auto& [key, value] : matrices) {
+    auto t = value.cast<py::tuple>();
+    if (t.size() != 7)
+      throw py::value_error(
+          "a matrix is (layout, rows, cols, values, starts, "
+          "indices, labels)");
+    auto m = std::make_shared<MemoryMatrix>();
+    m->name = key.cast<std::string>();
+    auto layout = kLayouts.find(t[0].cast<std::string>());
+    if (layout == kLayouts.end())
+      throw py::value_error("unknown layout " + t[0].cast<std::string>());
+    m->layout = layout->second;
+    m->rows = t[1].cast<uint64_t>();
+    m->cols = t[2].cast<uint64_t>();
+    m->values = ViewOf<double>(t[3], keep);
+    if (!t[4].is_none()) m->starts = IndicesOf(t[4], keep);
+    if (!t[5].is_none()) m->indices = IndicesOf(t[5], keep);
+    m->labels = ViewOf<double>(t[6], keep);
+    if (Status st = CheckMemoryMatrix(*m); !st.ok()) throw py::value_error(st.message());
+    out.push_back(std::move(m));
+  }
+  return std::make_shared<const MemoryData>(std::move(out));
+}
+
+// Runs a job on an embedded cluster of `schedulers` schedulers and `workers` workers, whose
+// members read `matrices` (MatricesOf) in memory.
 py::dict Run(const std::string& app, const std::vector<std::string>& args, uint32_t schedulers,
              uint32_t workers, const py::object& progress, const std::string& log_level,
-             double timeout_s) {
+             double timeout_s, const py::dict& matrices) {
+  std::vector<py::object> keep;  // the arrays `memory` views: destroyed after the cluster
+  std::shared_ptr<const MemoryData> memory = MatricesOf(matrices, keep);
   proto::JobSpec spec = ParseSpec(app, args);
   if (spec.schedulers()) schedulers = spec.schedulers();
   if (spec.workers()) workers = spec.workers();
@@ -161,7 +221,8 @@ py::dict Run(const std::string& app, const std::vector<std::string>& args, uint3
   Status submitted = Status::Ok();
   {
     py::gil_scoped_release release;
-    cluster = std::make_unique<EmbeddedCluster>(schedulers, workers, options, log_level);
+    cluster = std::make_unique<EmbeddedCluster>(schedulers, workers, options, log_level,
+                                                FaultScript{}, std::move(memory));
     transport = std::make_unique<InProcTransport>(cluster->hub(), "python");
     client =
         std::make_unique<Client>(*transport, kCoordinatorId, kCoordinatorId,
@@ -233,10 +294,13 @@ class RemoteClient {
 
   std::string StatusJson() {
     ConnectStatus();
-    auto req = MakeEnvelope(remote_->transport->id());
-    req.mutable_status_request();
-    auto reply = Call(req, true);
-    return strads::StatusJson(reply.status_reply()).dump();
+    strads::Result<proto::StatusReply> reply = Status::Internal("no reply");
+    {
+      py::gil_scoped_release release;
+      reply = remote_->client->FetchStatus();
+    }
+    if (!reply.ok()) Fail(reply.status());
+    return strads::StatusJson(*reply).dump();
   }
 
   std::string Cancel(uint64_t id) {
@@ -385,8 +449,10 @@ PYBIND11_MODULE(_core, m) {
       "the flags as recorded.");
   m.def("run", &Run, py::arg("app"), py::arg("args"), py::arg("schedulers") = 1,
         py::arg("workers") = 2, py::arg("progress") = py::none(), py::arg("log_level") = "off",
-        py::arg("timeout_s") = 5.0,
-        "Runs a job on an embedded cluster; returns {'info': dict, 'files': {name: bytes}}.");
+        py::arg("timeout_s") = 5.0, py::arg("matrices") = py::dict(),
+        "Runs a job on an embedded cluster, whose members read `matrices` (name -> (layout, rows, "
+        "cols, values, starts, indices, labels)) as --data memory:NAME; returns {'info': dict, "
+        "'files': {name: bytes}}.");
   py::class_<RemoteClient>(m, "RemoteClient")
       .def(py::init<const std::string&, double, const std::string&, const std::string&>(),
            py::arg("endpoint"), py::arg("timeout_s") = 5.0, py::arg("client_key") = "",

@@ -126,6 +126,8 @@ class ChordBuilder {
   void SetGroups(std::vector<uint32_t> group_by_local) {
     filter_.SetGroups(std::move(group_by_local));
   }
+  // Parameter j is now updated by worker `group` (DependencyFilter::SetGroup).
+  void SetGroup(uint64_t j, uint32_t group) { filter_.SetGroup(j, group); }
 
   // The filter checks candidates against these lists (built at the policy's rho) instead of
   // computing correlations (DependencyFilter::UseNeighbours). REQUIRES: built from the builder's

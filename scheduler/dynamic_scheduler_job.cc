@@ -32,7 +32,8 @@ void DynamicSchedulerJob::HandleColumnCounts(const proto::Envelope& e) {
   if (c.counts_size() == 0) return errors_.Report("the workers counted no column");
   log_->info("job {}: loading {} from the workers' counts of {} columns (scheduler {}/{})", id_,
              spec_.data_path(), c.counts_size(), rank_, num_schedulers_);
-  load_.Start(LoadPartition, spec_, rank_, num_schedulers_, num_workers_,
+  if (!source_.ok()) return errors_.Report(source_.status().message());
+  load_.Start(LoadPartition, source_.value(), spec_, rank_, num_schedulers_, num_workers_,
               CountedColumns{{c.counts().begin(), c.counts().end()}, c.rows()});
 }
 
@@ -103,15 +104,14 @@ std::string DefaultFilterRefusal(uint64_t rows, uint64_t cols, uint64_t nonzeros
 }  // namespace
 
 Result<DynamicSchedulerJob::Partition> DynamicSchedulerJob::LoadPartition(
-    const proto::JobSpec& spec, uint32_t rank, uint32_t parts, uint32_t workers,
-    CountedColumns given) {
+    const DataSource& source, const proto::JobSpec& spec, uint32_t rank, uint32_t parts,
+    uint32_t workers, CountedColumns given) {
   try {
     // The columns' entry counts (the workers', summed) give the partition, the same on every
     // member. The columns themselves are needed only by the dependency filter (rho < 1) and the
     // grouping; without them a scheduler needs their squared norms alone, which the workers, who
     // hold the columns, send with the first check's gradient (so it never reads the file). Only a
     // filtering or grouping scheduler holds columns: those of its partition.
-    DataSource source{spec.data_path(), spec.dynamic().data_format(), spec.dynamic().labels_path()};
     const proto::DynamicEngineSpec& d = spec.dynamic();
     // The filter runs only in the dynamic and static schedules, and checks nothing for one worker
     // at depth 1 (one group, nothing in flight).
@@ -237,10 +237,22 @@ void DynamicSchedulerJob::FinishLoading(Result<Partition> loaded) {
     std::vector<uint32_t> group(p.end - p.first);
     for (uint64_t j = p.first; j < p.end; ++j) group[j - p.first] = p.owners.WorkerIn(rank_, j);
     builder_->SetGroups(std::move(group));
+    // With an active worker a parameter's group is the worker that updates it: its owner while
+    // it is zero, the active worker once it is not (updated at each commit).
+    active_groups_ = RangeHasActiveWorker(d, p.nonzeros, p.end - p.first) && num_workers_ > 1;
   }
   if (p.neighbours) builder_->UseNeighbours(p.neighbours.get());
   if (!p.neighbours_note.empty()) log_->info("job {}: {}", id_, p.neighbours_note);
   if (!p.owners_note.empty()) log_->info("job {}: {}", id_, p.owners_note);
+  if (spec_.dynamic().active_worker()) {
+    const uint32_t active = ActiveWorkerOf(rank_, num_workers_);
+    if (RangeHasActiveWorker(spec_.dynamic(), p.nonzeros, p.end - p.first)) {
+      log_->info("job {}: the chords' non-zero parameters go to worker {}", id_, active);
+    } else {
+      log_->info("job {}: --active-worker off for this range: its columns would take over 1 GiB",
+                 id_);
+    }
+  }
   values_.assign(p.end - p.first, 0.0);
   auto reply = JobEnvelope();
   auto* ready = reply.mutable_ready();
@@ -342,11 +354,20 @@ DynamicSchedulerJob::ChordMessages DynamicSchedulerJob::MakeChord(
     share.mutable_chord()->mutable_ids()->Reserve(expected);
     share.mutable_chord()->mutable_values()->Reserve(expected);
   }
+  // --active-worker: the non-zero parameters all go to one worker (this scheduler's rank mod P),
+  // which holds every column and updates them in sequence; the zero ones to their owners.
+  const bool active_worker =
+      RangeHasActiveWorker(spec_.dynamic(), part_.nonzeros, part_.end - part_.first);
+  const uint32_t active = ActiveWorkerOf(rank_, static_cast<uint32_t>(worker_ids_.size()));
   for (int k = 0; k < all.ids_size(); ++k) {
     const uint64_t j = all.ids(k);
-    proto::Chord& c = *m.shares[owners.WorkerIn(rank_, j)].mutable_chord();
+    const uint32_t w = active_worker && all.values(k) != 0.0 ? active : owners.WorkerIn(rank_, j);
+    proto::Chord& c = *m.shares[w].mutable_chord();
     c.add_ids(j);
     c.add_values(all.values(k));
+  }
+  if (active_worker) {
+    for (proto::Envelope& share : m.shares) share.mutable_chord()->set_assigned(true);
   }
   return m;
 }
@@ -417,6 +438,11 @@ void DynamicSchedulerJob::HandleCommit(const proto::Envelope& e) {
     const uint64_t j = c.ids(k);
     values_[j - part_.first] = c.values(k);
     builder_->OnCommit(j, c.deltas(k));
+    // --active-worker: the filter's groups follow the worker that will update j next.
+    if (active_groups_) {
+      builder_->SetGroup(j, c.values(k) != 0.0 ? ActiveWorkerOf(rank_, num_workers_)
+                                               : part_.owners.WorkerIn(rank_, j));
+    }
   }
   ServeWaiting();  // the commit freed its parameters
   if (early) {

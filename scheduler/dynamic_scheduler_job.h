@@ -81,8 +81,9 @@ class DynamicSchedulerJob final : public DynamicMemberJob {
   // Derives partition `rank` of `parts` from the columns' entry counts (the workers', summed);
   // reads the partition's columns where the filter or the grouping needs them (background
   // thread).
-  static Result<Partition> LoadPartition(const proto::JobSpec& spec, uint32_t rank, uint32_t parts,
-                                         uint32_t workers, CountedColumns given);
+  static Result<Partition> LoadPartition(const DataSource& source, const proto::JobSpec& spec,
+                                         uint32_t rank, uint32_t parts, uint32_t workers,
+                                         CountedColumns given);
   // Starts the load from the workers' counts, summed by the coordinator.
   void HandleColumnCounts(const proto::Envelope& e) override;
   bool data_loaded() const override { return builder_ != nullptr; }
@@ -129,6 +130,8 @@ class DynamicSchedulerJob final : public DynamicMemberJob {
 
   std::vector<std::string> worker_ids_;
   Partition part_;
+  // --active-worker with a dependency filter: its groups follow the parameters' values.
+  bool active_groups_ = false;
   std::unique_ptr<ChordBuilder> builder_;
   HugePageVector<double> values_;  // by local index
   // Check in progress: the sum of the slices received; once evaluated, the violations.

@@ -238,6 +238,19 @@ TEST_CASE("A job's options are the common ones, its engine's and its app's: no o
   REQUIRE_FALSE(chain.ok());
   CHECK_THAT(chain.status().message(), Catch::Contains("--fan-in must be in [2, 64]"));
 
+  // --active-worker: parsed, it turns grouping off (the active worker holds its range whole),
+  // and a range over kActiveWorkerMaxBytes keeps its owners.
+  auto active = ParseJobSpec(apps, "svm", {"--data", data, "--lambda", "0.5", "--active-worker"},
+                             {}, nullptr);
+  REQUIRE(active.ok());
+  CHECK(active->dynamic().active_worker());
+  CHECK_FALSE(GroupsFeatures(active->dynamic(), 4));
+  CHECK(GroupsFeatures(dual->dynamic(), 4));
+  CHECK(RangeHasActiveWorker(active->dynamic(), 1000, 100));
+  CHECK_FALSE(RangeHasActiveWorker(active->dynamic(), kActiveWorkerMaxBytes / 12, 100));
+  CHECK_FALSE(RangeHasActiveWorker(dual->dynamic(), 1000, 100));
+  CHECK(ActiveWorkerOf(5, 4) == 1);
+
   auto topics =
       ParseJobSpec(apps, "lasso", {"--data", data, "--lambda", "1", "--topics", "3"}, {}, nullptr);
   REQUIRE_FALSE(topics.ok());

@@ -68,6 +68,37 @@ TEST_CASE("EvaluateCheck: Lasso's, by hand", "[check_evaluation]") {
   CHECK(sums.nonzeros == 1);
 }
 
+TEST_CASE("a positive penalty: steps clipped at 0, a violation at 0 only for a negative slope",
+          "[check_evaluation]") {
+  for (const PenaltyKind kind : {PenaltyKind::kL1, PenaltyKind::kL2}) {
+    CAPTURE(static_cast<int>(kind));
+    const LinearPenalty free{1.0, kind, false}, positive{1.0, kind, true};
+    // A step the unconstrained penalty takes below 0 stops at 0; one above 0 is the same.
+    CHECK(free.Step(3.0, 2.0, 0.5) < 0);
+    CHECK(positive.Step(3.0, 2.0, 0.5) == 0.0);
+    CHECK(positive.Step(-4.0, 2.0, 0.5) == free.Step(-4.0, 2.0, 0.5));
+    CHECK(positive.Step(-4.0, 2.0, 0.5) > 0);
+    // At 0, a loss slope pushing upwards (negative gradient) past the penalty's is a violation;
+    // one pushing downwards is not (where the unconstrained penalty's is).
+    const double kink = kind == PenaltyKind::kL1 ? 1.0 : 0.0;
+    CHECK(positive.Violation(-3.0, 0.0) == 3.0 - kink);
+    CHECK(positive.Violation(3.0, 0.0) == 0.0);
+    CHECK(free.Violation(3.0, 0.0) == 3.0 - kink);
+    CHECK(positive.Violation(-0.5, 2.0) == free.Violation(-0.5, 2.0));
+  }
+  // The app's check takes the constraint from the spec.
+  LinearModelApp app(std::make_unique<LassoLoss>());
+  proto::JobSpec spec;
+  EditAppParams<proto::LinearModelSpec>(spec, [&](auto& p) {
+    p.set_lambda(1);
+    p.set_positive(true);
+  });
+  std::vector<double> gradients = {3, -2.5, -2}, values = {0, 0, 1};
+  const CheckSums sums = app.EvaluateCheck(gradients, values, spec);
+  CHECK(gradients == std::vector<double>{0, 1.5, 1});
+  CHECK(sums.max_violation == 1.5);
+}
+
 TEST_CASE("EvaluateCheck: every app's override is its per-parameter Violation and Penalty",
           "[check_evaluation]") {
   proto::JobSpec spec;
@@ -89,6 +120,14 @@ TEST_CASE("EvaluateCheck: every app's override is its per-parameter Violation an
       p.set_penalty("l2");
     });
     CheckMatchesPerParameter(LinearModelApp(std::make_unique<SvmLoss>()), spec, 0.4);
+  }
+  SECTION("logistic, l2, positive") {
+    EditAppParams<proto::LinearModelSpec>(spec, [&](auto& p) {
+      p.set_lambda(0.4);
+      p.set_penalty("l2");
+      p.set_positive(true);
+    });
+    CheckMatchesPerParameter(LinearModelApp(std::make_unique<LogisticLoss>()), spec, 0.4);
   }
 }
 

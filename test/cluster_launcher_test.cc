@@ -582,6 +582,62 @@ TEST_CASE("launcher start: a coordinator that died while its members run is rest
   CHECK_THAT(rig.out.str(), Catch::EndsWith("export STRADS_COORDINATOR=tcp://127.0.0.1:7700\n"));
 }
 
+TEST_CASE(
+    "launcher start: brings back every daemon that does not run, the coordinator on its recorded "
+    "ports, and waits for all",
+    "[launcher][restart]") {
+  // Issue 42: a coordinator and a worker died; start restarted only the coordinator, then failed
+  // after --timeout with "not registered: 1 of 2 workers".
+  Rig rig(kLoopback, {"--port", "0"});
+  REQUIRE(rig.Launcher()->Start(rig.Plan()).ok());
+  const auto workers = rig.env.Pids("worker");
+  rig.env.processes.at(rig.env.Pids("coordinator").at(0)).alive = false;
+  rig.env.processes.at(workers.at(1)).alive = false;
+  rig.out.str("");
+  const Status st = rig.Launcher()->Start(rig.Plan());
+  INFO(rig.Err());
+  REQUIRE(st.ok());
+  CHECK(rig.env.Pids("coordinator").size() == 2);
+  CHECK(rig.env.Pids("scheduler").size() == 1);  // it ran: not started again
+  const auto now = rig.env.Pids("worker");
+  REQUIRE(now.size() == 3);
+  CHECK(now[0] == workers[0]);
+  CHECK(Read(rig.run + "/pids/worker-127.0.0.1-1.pid") ==
+        fmt::format("{}\nstart=T{}\n", now[2], now[2]));
+  CHECK_THAT(rig.Err(),
+             Catch::Contains("restarting it on its recorded ports 40000,40001") &&
+                 Catch::Contains("starting worker on 127.0.0.1: it does not run") &&
+                 Catch::Contains("cluster is up: 1 coordinator, 1 scheduler, 2 workers") &&
+                 Catch::Contains("2 daemons started, 2 already ran"));
+  CHECK_THAT(rig.out.str(), Catch::EndsWith("export STRADS_COORDINATOR=tcp://127.0.0.1:40000\n"));
+}
+
+TEST_CASE("launcher start: a member that died under a live coordinator is started again alone",
+          "[launcher][restart]") {
+  Rig rig(kLoopback);
+  REQUIRE(rig.Launcher()->Start(rig.Plan()).ok());
+  rig.env.processes.at(rig.env.Pids("scheduler").at(0)).alive = false;
+  rig.out.str("");
+  REQUIRE(rig.Launcher()->Start(rig.Plan()).ok());
+  CHECK(rig.env.Pids("coordinator").size() == 1);
+  CHECK(rig.env.Pids("scheduler").size() == 2);
+  CHECK(rig.env.Pids("worker").size() == 2);
+  CHECK_THAT(rig.Err(), Catch::Contains("starting scheduler on 127.0.0.1: it does not run") &&
+                            Catch::Contains("1 daemon started, 3 already ran"));
+  CHECK_THAT(rig.out.str(), Catch::EndsWith("export STRADS_COORDINATOR=tcp://127.0.0.1:7700\n"));
+}
+
+TEST_CASE("launcher start: with every daemon running it starts nothing and succeeds",
+          "[launcher]") {
+  Rig rig(kLoopback);
+  REQUIRE(rig.Launcher()->Start(rig.Plan()).ok());
+  rig.out.str("");
+  REQUIRE(rig.Launcher()->Start(rig.Plan()).ok());
+  CHECK(rig.env.processes.size() == 4);
+  CHECK_THAT(rig.Err(), Catch::Contains("0 daemons started, 4 already ran"));
+  CHECK_THAT(rig.out.str(), Catch::EndsWith("export STRADS_COORDINATOR=tcp://127.0.0.1:7700\n"));
+}
+
 TEST_CASE("launcher: a second launcher on the same run dir is refused while one works there",
           "[launcher]") {
   Rig rig(kLoopback);

@@ -15,6 +15,13 @@ HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd -P)
 LAUNCHER="$HERE/../deploy/strads-cluster"
 STRADS="$BIN/strads"
 
+# The full-disk cases mount a small tmpfs: as root, or else in a user and mount namespace of their
+# own (the case runs again inside `unshare -rm`); where neither is possible they are skipped (77).
+if [[ $CASE == full_disk_* && $EUID != 0 && -z ${STRADS_IN_USERNS:-} ]] &&
+  unshare -rm true 2>/dev/null; then
+  STRADS_IN_USERNS=1 exec unshare -rm bash "$0" "$@"
+fi
+
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/strads-cluster-test.XXXXXX")
 export HOME="$TMP/home" # the launcher's defaults must never touch the real ~/.strads
 export STRADS_STOP_GRACE=5
@@ -24,6 +31,7 @@ RUN="$TMP/run"
 EP=""
 DAEMON_PIDS=() # every daemon pid the launcher recorded, for the last-resort kill
 BG_PIDS=()     # background CLI processes of this script
+MOUNTS=()      # tmpfs mounts of this script, unmounted at the end
 MAIN_PID=$$
 T0=$SECONDS
 
@@ -92,6 +100,7 @@ cleanup() {
       kill -9 "$pid" 2>/dev/null
     fi
   done
+  for pid in "${MOUNTS[@]}"; do umount -l "$pid" 2>/dev/null; done
   rm -rf -- "$TMP"
   log "case $CASE: $([[ $rc == 0 ]] && echo PASS || echo "FAIL (exit $rc)")"
 }
@@ -1438,6 +1447,182 @@ case_recovery_exhausted_fails() {
   check_recovered "$TMP/partial/summary.json" FAILED 1 "$first_id"
   assert_alive_but "$first_pid" "$VICTIM_PID"
   assert_members 2 "$first_id" "$VICTIM_ID"
+  stop_cluster
+}
+
+# --- A full disk (issue 42; docs/reliability.md) ---------------------------------------------
+
+# mount_tmpfs DIR SIZE: a file system of SIZE (e.g. 2m) at DIR; exit 77 (skipped) if none can be
+# mounted here.
+mount_tmpfs() {
+  mkdir -p "$1"
+  mount -t tmpfs -o "size=$2" tmpfs "$1" 2>/dev/null || {
+    echo "cannot mount a tmpfs here (neither root nor a user namespace): skipped" >&2
+    exit 77
+  }
+  MOUNTS+=("$1")
+}
+
+# fill_disk DIR: fills DIR's file system to the last byte (DIR/filler).
+fill_disk() {
+  dd if=/dev/zero of="$1/filler" bs=4k 2>/dev/null || true
+  (($(stat -f -c %a "$1") == 0)) || fail "$1 still has room after filling it"
+}
+
+# Every *.tmp file under DIR, one a line.
+tmp_files() { find "$1" -name '*.tmp' 2>/dev/null || true; }
+
+# The coordinator's work dir on a 2 MB tmpfs. A submit on the full disk is a storage error (exit
+# 6, not a usage error). A job that finishes while the disk is full (its result files refused; its
+# checkpoints and final record fit in the pages failed writes free, or not: the unit tests pin
+# those) SUCCEEDS, is served from memory, and new jobs are refused; the CLI's --output on the full
+# disk exits 6 and leaves no file; nothing leaves a *.tmp behind. Once the disk has room the
+# coordinator writes what it kept, and after a restart the job's result is served from disk, the
+# same files.
+case_full_disk_keeps_finished_job() {
+  mount_tmpfs "$RUN/coordinator" 2m
+  gen_data "$TMP/small.svm" 200 300 1
+  start_cluster "127.0.0.1 coordinator scheduler=1 worker=2"
+  local disk=$RUN/coordinator
+  fill_disk "$disk"
+  timed_cli "submit on a full disk" submit lasso --data "$TMP/small.svm" --lambda 0.05
+  assert_rc 6
+  assert_out_has "No space left on device"
+  [[ $OUT != *"strads --help"* ]] || fail "a disk error reported as a usage error"
+  rm -f "$disk/filler"
+
+  cli submit lasso --data "$TMP/small.svm" --lambda 0.05 --tolerance 1e-15 \
+    --check-every 1000000000000 --max-seconds 4 --checkpoint-every 0.2
+  assert_rc 0
+  assert_out_has "job 1 submitted"
+  wait_state 1 20 RUNNING >/dev/null || fail "job 1 did not run"
+  fill_disk "$disk"
+  wait_state 1 20 SUCCEEDED >/dev/null || fail "job 1 did not succeed on the full disk"
+  wait_log "cannot write its results" 5
+  cli status
+  assert_rc 0
+  assert_out_has "work dir is not written"
+  assert_out_has "No space left on device"
+  cli result 1 --output "$TMP/out1"
+  assert_rc 0
+  cli submit lasso --data "$TMP/small.svm" --lambda 0.05
+  assert_rc 6
+  assert_out_has "new jobs are refused"
+  cli result 1 --output "$disk/out"
+  assert_rc 6
+  assert_out_has "No space left on device"
+  [[ -z $(ls -A "$disk/out" 2>/dev/null) ]] || fail "--output on a full disk left $(ls "$disk/out")"
+  [[ -z $(tmp_files "$disk") ]] || fail "temporary files left: $(tmp_files "$disk")"
+
+  rm -rf "$disk/filler" "$disk/out"
+  local deadline=$((SECONDS + 10))
+  until cli status --json && [[ $OUT == *'"store_problem": ""'* ]]; do
+    ((SECONDS < deadline)) || fail "the kept state was not written once the disk had room"
+    sleep 0.2
+  done
+  wait_log "the work dir takes writes again" 1
+  relaunch "$TMP/restart.err" restart coordinator --hostfile "$TMP/hosts" --run-dir "$RUN" \
+    --bin-dir "$BIN" --timeout 30
+  [[ $(job_field 1 state) == SUCCEEDED ]] || fail "job 1 is not SUCCEEDED after the restart"
+  same_results_as_out1 "differs after the restart"
+  cli submit lasso --data "$TMP/small.svm" --lambda 0.05 --wait --quiet
+  assert_rc 0
+  assert_out_has "job 2 lasso SUCCEEDED"
+  stop_cluster
+}
+
+# --- Data roots without a race (issue 42; docs/reliability.md) ---------------------------------
+
+# Members confined with --data-root open each job file once, beneath the root, and read that open
+# file. ROOT/race.svm is swapped, as fast as a loop can, between the file inside (a hard link) and
+# a symbolic link to a file outside holding other data: each of 20 jobs on it either fails (no
+# link is followed) or runs on the inside data only (coefficients identical to a run on
+# inside.svm); none reads the outside data, alone or mixed. (Before, 4 of 40 ran on the outside
+# file and 8 mixed the two.)
+case_data_root_symlink_race() {
+  mkdir -p "$TMP/root"
+  gen_data "$TMP/root/inside.svm" 200 300 1
+  gen_data "$TMP/outside.svm" 200 300 2
+  START_ARGS=(--data-root "$TMP/root")
+  start_cluster "127.0.0.1 coordinator scheduler=1 worker=2"
+  cli submit lasso --data "$TMP/root/inside.svm" --lambda 0.05 --output "$TMP/in" --wait --quiet
+  assert_rc 0
+  cli submit lasso --data "$TMP/outside.svm" --lambda 0.05 --wait --quiet
+  assert_rc 1
+  assert_out_has "is outside the data roots of this member"
+  cli submit lasso --data "$TMP/nothing.svm" --lambda 0.05 --wait --quiet
+  assert_rc 1
+  [[ $OUT == *"$TMP/nothing.svm is outside the data roots of this member"* ]] ||
+    fail "a missing file outside gets another error than an existing one"
+  ln "$TMP/root/inside.svm" "$TMP/root/race.svm"
+  python3 -c '
+import os, sys
+root, outside = sys.argv[1], sys.argv[2]
+race, tmp = os.path.join(root, "race.svm"), os.path.join(root, "swap.tmp")
+inside = os.path.join(root, "inside.svm")
+while True:
+    for make in (lambda: os.symlink(outside, tmp), lambda: os.link(inside, tmp)):
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        make()
+        os.rename(tmp, race)
+' "$TMP/root" "$TMP/outside.svm" &
+  BG_PIDS+=($!)
+  local i ran=0 refused=0
+  for i in $(seq 1 20); do
+    cli submit lasso --data "$TMP/root/race.svm" --lambda 0.05 --output "$TMP/race$i" --wait --quiet
+    if [[ $RC == 0 ]]; then
+      cmp -s "$TMP/in/coefficients.tsv" "$TMP/race$i/coefficients.tsv" ||
+        fail "job $((i + 3)) on race.svm ran on other data than inside.svm (outside, or a mix)"
+      ran=$((ran + 1))
+    else
+      assert_rc 1
+      assert_out_has "no link is followed"
+      refused=$((refused + 1))
+    fi
+  done
+  log "of 20 jobs on race.svm: $ran ran on the inside data, $refused were refused (a link)"
+  kill "${BG_PIDS[-1]}" 2>/dev/null || true
+  stop_cluster
+}
+
+# --- `strads-cluster start` is idempotent (issue 42) ------------------------------------------
+
+# kill -9 of the coordinator and of a worker: `strads-cluster start` on the same run dir starts
+# both again (the coordinator on its recorded ports), leaves the scheduler and the other worker
+# running, and waits for all; a job then runs on both workers. A second `start` starts nothing.
+# (Before, it restarted only the coordinator and failed after 30 s: "not registered: 1 of 2
+# workers".)
+case_start_brings_back_dead_daemons() {
+  gen_data "$TMP/small.svm" 200 300 1
+  start_cluster "127.0.0.1 coordinator scheduler=1 worker=2"
+  local cpid wpid spid w0pid
+  cpid=$(head -n 1 "$(ls "$RUN"/pids/coordinator-*.pid)")
+  spid=$(member_pid scheduler 0)
+  w0pid=$(member_pid worker 0)
+  wpid=$(member_pid worker 1)
+  log "kill -9 coordinator (pid $cpid) and worker 1 (pid $wpid)"
+  kill -9 "$cpid" "$wpid"
+  relaunch "$TMP/start2.err" start --hostfile "$TMP/hosts" --run-dir "$RUN" --port 0 \
+    --bin-dir "$BIN" --timeout 30
+  log "strads-cluster start brought them back in $RELAUNCH_S s"
+  grep -q "starting worker on 127.0.0.1: it does not run" "$TMP/start2.err" ||
+    fail "start did not start the dead worker: $(cat "$TMP/start2.err")"
+  grep -q "2 daemons started, 2 already ran" "$TMP/start2.err" ||
+    fail "start did not say what it started: $(cat "$TMP/start2.err")"
+  [[ $(member_pid scheduler 0) == "$spid" && $(member_pid worker 0) == "$w0pid" ]] ||
+    fail "start replaced daemons that were running"
+  mapfile -t -O "${#DAEMON_PIDS[@]}" DAEMON_PIDS < <(recorded_pids)
+  assert_members 3
+  cli submit lasso --data "$TMP/small.svm" --lambda 0.05 --wait --quiet
+  assert_rc 0
+  wait_log "job 1: starting lasso on 1 scheduler and 2 workers" 1
+  relaunch "$TMP/start3.err" start --hostfile "$TMP/hosts" --run-dir "$RUN" --port 0 \
+    --bin-dir "$BIN" --timeout 30
+  grep -q "0 daemons started, 4 already ran" "$TMP/start3.err" ||
+    fail "a start with everything running did something: $(cat "$TMP/start3.err")"
   stop_cluster
 }
 

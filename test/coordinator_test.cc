@@ -13,6 +13,7 @@
 #include "coordinator/checkpoint_store.h"
 #include "coordinator/coordinator.h"
 #include "coordinator/job_journal.h"
+#include "engine/job_spec.h"
 #include "temp_dir.h"
 #include "test/app_params_edit.h"
 
@@ -744,6 +745,308 @@ TEST_CASE(
   g.Send("worker-0", error);
   CHECK(g.Job(bad).state() == proto::JOB_FAILED);
   CHECK(g.Job(bad).recoveries_size() == 0);
+}
+
+// ---- Limits (issue 42): no request makes the coordinator hold, journal or send huge texts ----
+
+TEST_CASE("Coordinator: a 40 MB --data is refused at submit naming the limit, and nothing grows",
+          "[coordinator][limits][hostile]") {
+  testing::TempDir dir;
+  CoordinatorFixture f(WithWorkDir(dir.Path("work")));
+  auto huge = ValidSpec();
+  huge.set_data_path("/" + std::string(40 << 20, 'a'));
+  for (int i = 0; i < 4; ++i) {
+    const auto reply = f.Submit(huge);
+    REQUIRE(reply.has_error());
+    CHECK_THAT(reply.error().message(),
+               Catch::Contains("at most 65536 (the limit on a job spec, serialized)"));
+    CHECK(reply.error().message().size() < 200);  // never echoes the text
+  }
+  auto long_path = ValidSpec();
+  long_path.set_data_path("/" + std::string(5000, 'a'));
+  CHECK_THAT(f.Submit(long_path).error().message(),
+             Catch::Contains("--data is 5001 bytes long: at most 4096 (the limit on a path"));
+  auto flags = ValidSpec();
+  for (int i = 0; i < 200; ++i) (*flags.mutable_flags())["flag" + std::to_string(i)] = "x";
+  CHECK_THAT(f.Submit(flags).error().message(), Catch::Contains("records 200 flags: at most 128"));
+  auto long_flag = ValidSpec();
+  (*long_flag.mutable_flags())["lambda"] = std::string(5000, '1');
+  CHECK_THAT(f.Submit(long_flag).error().message(),
+             Catch::Contains("at most 4096 (the limit on a flag in a job spec)"));
+  auto app = ValidSpec();
+  app.set_app(std::string(1000, 'x'));
+  CHECK_THAT(f.Submit(app).error().message(),
+             Catch::Contains("the app name is 1000 bytes long: at most 64"));
+  // Bytes hidden in a field this version does not know count too.
+  auto stuffed = ValidSpec();
+  stuffed.GetReflection()->MutableUnknownFields(&stuffed)->AddLengthDelimited(
+      99, std::string(1 << 20, 'z'));
+  CHECK_THAT(f.Submit(stuffed).error().message(), Catch::Contains("the job spec is"));
+  auto schedulers = ValidSpec();
+  schedulers.set_schedulers(100000);
+  CHECK_THAT(f.Submit(schedulers).error().message(),
+             Catch::Contains("--schedulers must be at most 4096"));
+  // Nothing was accepted, journaled or listed; the next good spec is job 1.
+  CHECK(f.Status().jobs_size() == 0);
+  CHECK(f.Status().ByteSizeLong() < 1000);
+  CHECK_FALSE(std::filesystem::exists(dir.Path("work/journal/1.job")));
+  CHECK(f.Submit(ValidSpec()).submit_reply().job_id() == 1);
+}
+
+TEST_CASE("Coordinator: a member's oversized host or endpoint is refused at registration",
+          "[coordinator][limits][hostile]") {
+  CoordinatorFixture f;
+  auto e = MakeEnvelope("worker-0");
+  e.mutable_register_()->set_role(proto::ROLE_WORKER);
+  e.mutable_register_()->set_host(std::string(10 << 20, 'h'));
+  f.Send("worker-0", e);
+  auto inbox = f.h_.Inbox("worker-0");
+  REQUIRE(inbox.size() == 1);
+  CHECK_THAT(inbox[0].error().message(),
+             Catch::Contains("host is 10485760 bytes long: at most 1024"));
+  CHECK(f.Status().members_size() == 0);
+}
+
+TEST_CASE("Coordinator: the job table is answered in bounded pages that cover every job once",
+          "[coordinator][limits]") {
+  CoordinatorFixture f;
+  // Jobs of about 60 KB each (a spec just under the limit): 40 of them are 2.4 MB.
+  auto big = ValidSpec();
+  for (int i = 0; i < 100; ++i) {
+    (*big.mutable_flags())["f" + std::to_string(i)] = std::string(600, 'v');
+  }
+  REQUIRE(big.ByteSizeLong() < kMaxJobSpecBytes);
+  REQUIRE(big.ByteSizeLong() > 55000);
+  for (int i = 0; i < 40; ++i) REQUIRE(f.Submit(big).has_submit_reply());
+  for (int i = 0; i < 1500; ++i) REQUIRE(f.Submit(ValidSpec()).has_submit_reply());
+  std::vector<uint64_t> seen;
+  uint64_t first = 0;
+  int pages = 0;
+  do {
+    auto e = MakeEnvelope("client");
+    e.mutable_status_request()->set_first_job_id(first);
+    const auto page = f.Call(e).status_reply();
+    CHECK(page.ByteSizeLong() <= kStatusPageBytes + 1024);
+    CHECK(page.jobs_size() <= static_cast<int>(kStatusPageJobs));
+    REQUIRE(page.jobs_size() > 0);
+    for (const auto& j : page.jobs()) seen.push_back(j.job_id());
+    first = page.next_job_id();
+    ++pages;
+  } while (first != 0 && pages < 100);
+  CHECK(pages >= 4);  // 2.4 MB of big jobs, then 1500 small ones in pages of 1000
+  REQUIRE(seen.size() == 1540);
+  for (size_t k = 0; k < seen.size(); ++k) CHECK(seen[k] == k + 1);
+  // One job: a page of one, as a client following it asks.
+  auto one = MakeEnvelope("client");
+  one.mutable_status_request()->set_first_job_id(1000);
+  one.mutable_status_request()->set_max_jobs(1);
+  const auto page = f.Call(one).status_reply();
+  REQUIRE(page.jobs_size() == 1);
+  CHECK(page.jobs(0).job_id() == 1000);
+  CHECK(page.next_job_id() == 1001);
+}
+
+TEST_CASE("Coordinator: a huge spec journaled before the limits is kept in part after a restart",
+          "[coordinator][limits][journal]") {
+  testing::TempDir dir;
+  JobJournal journal(dir.Path("work"));
+  for (uint64_t id : {1, 2}) {
+    proto::JobRecord record;
+    record.mutable_info()->set_job_id(id);
+    record.mutable_info()->set_state(id == 1 ? proto::JOB_SUCCEEDED : proto::JOB_QUEUED);
+    *record.mutable_info()->mutable_spec() = ValidSpec();
+    record.mutable_info()->mutable_spec()->set_data_path("/" + std::string(20 << 20, 'a'));
+    REQUIRE(journal.Write(record).ok());
+  }
+  CoordinatorFixture f(WithWorkDir(dir.Path("work")));
+  const auto status = f.Status();
+  CHECK(status.ByteSizeLong() < 4096);
+  REQUIRE(status.jobs_size() == 2);
+  CHECK(status.jobs(0).state() == proto::JOB_SUCCEEDED);
+  CHECK(status.jobs(0).spec().data_path().size() == 256 + 3);  // cut at 256 bytes, "..."
+  CHECK(status.jobs(1).state() == proto::JOB_FAILED);
+  CHECK_THAT(status.jobs(1).error(), Catch::Contains("above the limit of 65536 bytes"));
+  // The journal keeps the part too.
+  CHECK(std::filesystem::file_size(journal.RecordPath(1)) < 4096);
+  CHECK(std::filesystem::file_size(journal.RecordPath(2)) < 4096);
+}
+
+// ---- A full disk (issue 42): a finished job's state is never lost ----
+
+namespace {
+
+// The file system, until the disk is "full": then every write fails as ENOSPC would.
+class FullDisk : public FileWriter {
+ public:
+  Status WriteAtomically(const std::filesystem::path& path, std::string_view contents) override {
+    if (full) {
+      ++refused;
+      return Status::IoError("cannot write " + path.string() + ".tmp: No space left on device");
+    }
+    return WriteFileAtomically(path, contents);
+  }
+  bool full = false;
+  int refused = 0;
+};
+
+// The members of job `id` (epoch 0) report they have loaded it: it runs, and has results.
+void LoadAll(CoordinatorFixture& f, uint64_t id) {
+  for (const char* from : {"scheduler-0", "worker-0", "worker-1"}) {
+    auto e = MakeEnvelope(from, id);
+    if (from[0] == 's') {
+      e.mutable_ready()->set_num_features(10);
+      e.mutable_ready()->set_end_param(10);
+    } else {
+      e.mutable_ready()->set_num_rows(5);
+      for (int i = 0; i < 5; ++i) {
+        e.mutable_ready()->mutable_shared()->add_labels(1.0);
+        e.mutable_ready()->mutable_shared()->add_values(1.0);
+      }
+    }
+    f.Send(from, e);
+  }
+  REQUIRE(f.Job(id).state() == proto::JOB_RUNNING);
+}
+
+}  // namespace
+
+TEST_CASE(
+    "Coordinator: on a full disk a finished job's final state is kept, new jobs are refused with "
+    "a storage error, and all is written once the disk has room",
+    "[coordinator][journal][faults]") {
+  testing::TempDir dir;
+  FullDisk disk;
+  CoordinatorOptions options = WithWorkDir(dir.Path("work"));
+  options.file_writer = &disk;
+  CoordinatorFixture f(options);
+  f.RegisterAll();
+  const uint64_t id = f.Submit(ValidSpec()).submit_reply().job_id();
+  REQUIRE(f.Job(id).state() == proto::JOB_LOADING);
+
+  disk.full = true;
+  REQUIRE(f.Call(Request(id, Kind::kCancel)).cancel_reply().state() == proto::JOB_CANCELLED);
+  CHECK(disk.refused > 0);
+  CHECK(f.Job(id).state() == proto::JOB_CANCELLED);
+  CHECK_THAT(f.Status().store_problem(),
+             Catch::Contains("No space left on device") && Catch::Contains("new jobs are refused"));
+  CHECK_FALSE(f.coordinator_->store_status().ok());
+  const auto refused = f.Submit(ValidSpec());
+  REQUIRE(refused.has_error());
+  CHECK(refused.error().kind() == proto::ERROR_KIND_STORAGE);
+  CHECK_THAT(refused.error().message(), Catch::Contains("cannot write its work dir") &&
+                                            Catch::Contains("No space left on device"));
+  // Still full a second later: still kept, still refused.
+  f.h_.Advance(1.5);
+  f.Tick();
+  CHECK(f.Submit(ValidSpec()).error().kind() == proto::ERROR_KIND_STORAGE);
+  CHECK_FALSE(f.coordinator_->FlushStore(f.h_.now()).ok());
+
+  // Room again: the next retry (once a second) writes the state, and new jobs are taken.
+  disk.full = false;
+  f.h_.Advance(1.5);
+  f.Tick();
+  CHECK(f.coordinator_->store_status().ok());
+  CHECK(f.Status().store_problem().empty());
+  const uint64_t next = f.Submit(ValidSpec()).submit_reply().job_id();
+  CHECK(next == id + 1);
+  // A restart reads the final state back: the job does not run again.
+  f.Restart();
+  CHECK(f.Job(id).state() == proto::JOB_CANCELLED);
+  CHECK(f.Job(id).error() == "cancelled");
+}
+
+TEST_CASE(
+    "Coordinator: result files the full disk refused are written later, and after a restart a "
+    "job whose files were never written says so as a storage error",
+    "[coordinator][journal][faults]") {
+  testing::TempDir dir;
+  FullDisk disk;
+  CoordinatorOptions options = WithWorkDir(dir.Path("work"));
+  options.file_writer = &disk;
+  CoordinatorFixture f(options);
+  f.RegisterAll();
+  const uint64_t id = f.Submit(ValidSpec()).submit_reply().job_id();
+  LoadAll(f, id);
+  // Only the result files fail: the record (small) is written, saying why they are missing.
+  class ResultsRefused : public FileWriter {
+   public:
+    Status WriteAtomically(const std::filesystem::path& path, std::string_view contents) override {
+      if (path.extension() != ".job") {
+        return Status::IoError("cannot write " + path.string() + ".tmp: No space left on device");
+      }
+      return WriteFileAtomically(path, contents);
+    }
+  };
+  SECTION("the files are written once the disk has room") {
+    disk.full = true;
+    REQUIRE(f.Call(Request(id, Kind::kCancel)).cancel_reply().state() == proto::JOB_CANCELLED);
+    const auto files = f.Call(Request(id, Kind::kResultRequest)).result_reply().files();
+    REQUIRE(files.size() == 3);  // served from memory meanwhile
+    disk.full = false;
+    f.h_.Advance(1.5);
+    f.Tick();
+    CHECK(f.coordinator_->store_status().ok());
+    f.Restart();
+    const auto reply = f.Call(Request(id, Kind::kResultRequest));
+    REQUIRE(reply.has_result_reply());
+    CHECK(reply.result_reply().files_size() == files.size());
+  }
+  SECTION("a restart before they were written") {
+    ResultsRefused results_refused;
+    f.options_.file_writer = &results_refused;
+    f.Restart();  // the job failed as the coordinator restarted; the next runs under this writer
+    f.RegisterAll();
+    const uint64_t next = f.Submit(ValidSpec()).submit_reply().job_id();
+    LoadAll(f, next);
+    REQUIRE(f.Call(Request(next, Kind::kCancel)).cancel_reply().state() == proto::JOB_CANCELLED);
+    CHECK_FALSE(f.coordinator_->store_status().ok());
+    f.Restart();
+    CHECK(f.Job(next).state() == proto::JOB_CANCELLED);  // the final state was written
+    const auto reply = f.Call(Request(next, Kind::kResultRequest));
+    REQUIRE(reply.has_error());
+    CHECK(reply.error().kind() == proto::ERROR_KIND_STORAGE);
+    CHECK_THAT(reply.error().message(),
+               Catch::Contains("result files were not written before the coordinator restarted") &&
+                   Catch::Contains("No space left on device"));
+  }
+}
+
+TEST_CASE(
+    "CheckpointStore: keeps the last two checkpoints, a corrupt latest falls back to the one "
+    "before",
+    "[coordinator][recovery][journal][faults]") {
+  testing::TempDir dir;
+  CheckpointStore store(dir.Path("work"));
+  auto checkpoint = [](uint64_t progress) {
+    proto::Checkpoint cp;
+    cp.set_job_id(3);
+    cp.set_progress(progress);
+    return cp;
+  };
+  REQUIRE(store.Write(checkpoint(10)).ok());
+  REQUIRE(store.Write(checkpoint(20)).ok());
+  REQUIRE(store.Write(checkpoint(30)).ok());
+  CHECK(store.Read(3)->progress() == 30);
+  const std::string latest = store.PathOf(3).string();
+  CHECK(std::filesystem::exists(latest + ".previous"));
+  CHECK_FALSE(std::filesystem::exists(latest + ".new"));
+  // The latest is damaged: the one before is used, and the damage named.
+  std::string bytes = testing::ReadFile(latest);
+  bytes.back() ^= 0x55;
+  std::ofstream(latest, std::ios::binary) << bytes;
+  std::vector<std::string> skipped;
+  auto read = store.Read(3, &skipped);
+  REQUIRE(read.ok());
+  CHECK(read->progress() == 20);
+  REQUIRE(skipped.size() == 1);
+  CHECK_THAT(skipped[0], Catch::Contains("checkpoint: ") && Catch::Contains("checksum"));
+  // A crash between the write of checkpoint.new and its rename: the new one is whole and used.
+  std::filesystem::rename(latest, latest + ".new");
+  std::ofstream(latest + ".new", std::ios::binary)
+      << testing::ReadFile(latest + ".previous");  // progress 20, whole
+  CHECK(store.Read(3)->progress() == 20);
+  store.Remove(3);
+  CHECK(store.Read(3).status().code() == StatusCode::kNotFound);
 }
 
 }  // namespace strads

@@ -4,6 +4,15 @@
 // fake clock, and the server itself on a loopback port (coordinator/http_dashboard.h).
 #include <catch2/catch.hpp>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
 #include <google/protobuf/text_format.h>
 
 #include "actor_harness.h"
@@ -283,6 +292,103 @@ TEST_CASE("HttpDashboard: serves on a loopback port until destroyed, a port in u
   dashboard = Status::Cancelled("stopped");  // destroys the server
   httplib::Client client("127.0.0.1", port);
   CHECK_FALSE(client.Get("/api/status"));
+}
+
+namespace {
+
+// A TCP connection to 127.0.0.1:`port` (a socket the test drives by hand), or -1.
+int ConnectTo(int port) {
+  const int sock = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(sock, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+    ::close(sock);
+    return -1;
+  }
+  return sock;
+}
+
+double SecondsSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Seconds until the server closes `sock` (reading and dropping what it sends), at most `limit`.
+double SecondsUntilClosed(int sock, std::chrono::steady_clock::time_point t0, double limit) {
+  timeval tv{static_cast<time_t>(limit), 0};
+  ::setsockopt(sock, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  char buffer[256];
+  while (::recv(sock, buffer, sizeof(buffer), 0) > 0) {
+  }
+  return SecondsSince(t0);
+}
+
+}  // namespace
+
+TEST_CASE(
+    "HttpDashboard: two slow clients do not starve /api/status, are cut off at the request "
+    "timeout, and connections past the cap are answered 503 at once",
+    "[dashboard][hostile]") {
+  DashboardState state;
+  state.OnStatus(StatusOf({Lasso(1, proto::JOB_RUNNING, 1, 10, 5)}));
+  const Logger log = MakeLogger("test", "dashboard", "off");
+  HttpDashboardOptions options;  // the defaults, but a 1 s timeout to keep the test short
+  options.request_timeout_s = 1;
+  auto dashboard = HttpDashboard::Start(state, "127.0.0.1", 0, log, options);
+  REQUIRE(dashboard.ok());
+  const int port = (*dashboard)->port();
+  auto get_status = [&] {
+    httplib::Client client("127.0.0.1", port);
+    client.set_read_timeout(3, 0);
+    return client.Get("/api/status");
+  };
+
+  // Issue 42: two sockets sending a header line every few seconds (here every 0.2 s).
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<int> slow = {ConnectTo(port), ConnectTo(port)};
+  std::atomic<bool> stop{false};
+  std::thread trickle([&] {
+    for (int sock : slow) (void)::send(sock, "GET /api/status HTTP/1.1\r\n", 26, MSG_NOSIGNAL);
+    while (!stop) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      for (int sock : slow) (void)::send(sock, "X-Slow: 1\r\n", 11, MSG_NOSIGNAL);
+    }
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  for (int k = 0; k < 3; ++k) {
+    const auto asked = std::chrono::steady_clock::now();
+    auto status = get_status();
+    REQUIRE(status);
+    CHECK(status->status == 200);
+    CHECK(SecondsSince(asked) < 0.5);
+  }
+  for (int sock : slow) {
+    REQUIRE(sock >= 0);
+    const double closed = SecondsUntilClosed(sock, t0, 5);
+    CHECK(closed >= 0.9);
+    CHECK(closed < 2.5);  // the 1 s timeout for the whole request, though bytes kept coming
+  }
+  stop = true;
+  trickle.join();
+  for (int sock : slow) ::close(sock);
+
+  // Idle connections fill the cap (6): the next is answered 503 at once, not queued.
+  std::vector<int> idle;
+  for (size_t k = 0; k < options.max_connections; ++k) idle.push_back(ConnectTo(port));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  const auto asked = std::chrono::steady_clock::now();
+  auto busy = get_status();
+  REQUIRE(busy);
+  CHECK(busy->status == 503);
+  CHECK(SecondsSince(asked) < 0.5);
+  // Once they are cut off, it answers again.
+  for (int sock : idle) (void)SecondsUntilClosed(sock, asked, 5);
+  for (int sock : idle) ::close(sock);
+  auto again = get_status();
+  REQUIRE(again);
+  CHECK(again->status == 200);
+  CHECK_FALSE(HttpDashboard::Start(state, "127.0.0.1", 0, log, {2, 2, 1}).ok());
 }
 
 }  // namespace strads

@@ -175,7 +175,9 @@ TEST_CASE("FilterIndependent bounds its work on dense data: a shorter chord, sti
   const ColumnStore store(x, 0, 600);
   std::vector<uint64_t> candidates(600);
   for (uint64_t j = 0; j < 600; ++j) candidates[j] = j;
-  const auto kept = FilterIndependent(store, candidates, 0.99, 600);
+  DependencyFilter filter(store);
+  filter.SetIndexKind(DependencyFilter::IndexKind::kRows);
+  const auto kept = filter.Filter(candidates, 0.99, 600);
   CHECK(kept.size() > 30);
   CHECK(kept.size() < 200);
   // What it kept is the first candidates, each pair independent.
@@ -183,6 +185,66 @@ TEST_CASE("FilterIndependent bounds its work on dense data: a shorter chord, sti
     CHECK(kept[k] == k);
     for (size_t l = 0; l < k; ++l) CHECK(store.Correlation(kept[k], kept[l]) <= 0.99);
   }
+}
+
+TEST_CASE("The dense index bounds its work in multiply-adds: more kept than by rows, still bounded",
+          "[dependency_filter]") {
+  // The same 600 x 200 dense columns: the dense index allows 8 x (4 x 120,000 + 65,536) = 4.4 M
+  // multiply-adds, and keeping k columns walks 200 x k^2 / 2 of them, so it stops near 209.
+  std::mt19937_64 rng(21);
+  std::normal_distribution<double> normal;
+  Eigen::MatrixXd d(200, 600);
+  for (int64_t i = 0; i < d.size(); ++i) d.data()[i] = normal(rng);
+  const SparseColMatrix x = d.sparseView();
+  const ColumnStore store(x, 0, 600);
+  std::vector<uint64_t> candidates(600);
+  for (uint64_t j = 0; j < 600; ++j) candidates[j] = j;
+  DependencyFilter filter(store);
+  filter.SetIndexKind(DependencyFilter::IndexKind::kDense);
+  const auto kept = filter.Filter(candidates, 0.99, 600);
+  CHECK(kept.size() > 180);
+  CHECK(kept.size() < 240);
+  for (size_t k = 0; k < kept.size(); ++k) CHECK(kept[k] == k);
+}
+
+TEST_CASE(
+    "The dense index and the row index keep the same parameters, with groups and running ones",
+    "[dependency_filter]") {
+  std::mt19937_64 rng(77);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  size_t kept_total = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    const SparseColMatrix x = RandomMatrix(rng, 2 + rng() % 30, 2 + rng() % 40);
+    const uint64_t first = rng() % (x.cols() / 2 + 1);
+    const ColumnStore store(x, first, x.cols());
+    const uint64_t size = store.end() - first;
+    std::vector<uint64_t> ids(size);
+    for (uint64_t j = 0; j < size; ++j) ids[j] = first + j;
+    std::shuffle(ids.begin(), ids.end(), rng);
+    const size_t running = trial % 3 == 0 ? rng() % (size / 2 + 1) : 0;
+    const std::vector<uint64_t> run(ids.begin(), ids.begin() + running);
+    const std::vector<uint64_t> candidates(ids.begin() + running, ids.end());
+    std::vector<uint32_t> groups(size);
+    const uint32_t num_groups = 1 + rng() % 4;
+    for (auto& g : groups) g = rng() % num_groups;
+    const double rho = unit(rng);
+    const size_t max_keep = 1 + rng() % 12;
+    DependencyFilter by_rows(store);
+    DependencyFilter dense(store);
+    by_rows.SetIndexKind(DependencyFilter::IndexKind::kRows);
+    dense.SetIndexKind(DependencyFilter::IndexKind::kDense);
+    if (trial % 2 == 0) {
+      by_rows.SetGroups(groups);
+      dense.SetGroups(groups);
+    }
+    const auto want = by_rows.Filter(candidates, rho, max_keep, run);
+    INFO("trial " << trial);
+    REQUIRE(dense.Filter(candidates, rho, max_keep, run) == want);
+    // The scratch is reset: a second call without running parameters agrees too.
+    REQUIRE(dense.Filter(candidates, rho, max_keep) == by_rows.Filter(candidates, rho, max_keep));
+    kept_total += want.size();
+  }
+  CHECK(kept_total > 300);
 }
 
 // Three columns: 0 and 1 parallel, corr(0,1) = 1; corr(0,2) = corr(1,2) = 0.5.
@@ -200,6 +262,25 @@ TEST_CASE("FilterIndependent rejects a candidate parallel to a kept one", "[depe
   const std::vector<uint64_t> order = {1, 0, 2};
   CHECK(FilterIndependent(store, order, 0.6, 3) == std::vector<uint64_t>{1, 2});
   CHECK(FilterIndependent(store, order, 0.4, 3) == std::vector<uint64_t>{1});
+}
+
+TEST_CASE("SetGroup moves a parameter to another worker's group: same-group pairs go unchecked",
+          "[dependency_filter]") {
+  const ColumnStore store = ParallelPairStore();
+  for (const auto kind :
+       {DependencyFilter::IndexKind::kRows, DependencyFilter::IndexKind::kDense}) {
+    DependencyFilter filter(store);
+    filter.SetIndexKind(kind);
+    filter.SetGroups({0, 1, 1});
+    const std::vector<uint64_t> order = {1, 0, 2};
+    // 0 and 1 are parallel and on different workers: 0 is kept out.
+    CHECK(filter.Filter(order, 0.6, 3) == std::vector<uint64_t>{1, 2});
+    // Moved to 1's worker, 0 is updated after 1 in sequence there: kept.
+    filter.SetGroup(0, 1);
+    CHECK(filter.Filter(order, 0.6, 3) == std::vector<uint64_t>{1, 0, 2});
+    // Running parameters are checked whatever their group.
+    CHECK(filter.Filter(order, 0.6, 3, std::vector<uint64_t>{0}) == std::vector<uint64_t>{2});
+  }
 }
 
 TEST_CASE("DependencyFilter also keeps new candidates independent of parameters still running",

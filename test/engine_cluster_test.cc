@@ -22,6 +22,7 @@
 #include "engine/dynamic_spec.h"
 #include "test/app_params_edit.h"
 #include "test/cluster_test_util.h"
+#include "test/status_testing.h"
 #include "test/temp_dir.h"
 #include "tools/synthetic_lasso.h"
 #include "wait_until.h"
@@ -297,6 +298,82 @@ TEST_CASE(
   CHECK(std::abs(job.info.objective() - reference_objective) / reference_objective < 1e-6);
 }
 
+TEST_CASE("the active worker takes the non-zero twins: whole steps, the same optimum",
+          "[cluster][columns][active]") {
+  // The twins of the test above, in blocks of ids (no grouping): each pair is split across the
+  // workers, and without --active-worker the line search halves their combined step. With it,
+  // every chord's non-zero parameters go to one worker (which holds every column), so once
+  // a pair has moved its twins are updated in turn there, exactly; only rounds that move zero
+  // twins on both workers are damped.
+  // (With two schedulers, 4 copies: each partition holds twins, as in the grouping test below.)
+  testing::TempDir dir;
+  for (auto [schedulers, workers, depth] :
+       {std::tuple{1u, 2u, 1u}, std::tuple{1u, 3u, 2u}, std::tuple{2u, 2u, 2u}}) {
+    CAPTURE(schedulers, workers, depth);
+    const int copies = schedulers == 1 ? 2 : 4;
+    const std::string path = dir.Path("twins-" + std::to_string(copies) + ".svm");
+    WriteTwins(path, copies);
+    const auto [lambda, reference_objective] = ReferenceAtTwentiethOfMax(path);
+    std::vector<double> steps;
+    for (const bool active : {false, true}) {
+      EmbeddedCluster cluster(schedulers, workers, FastOptions());
+      auto spec = UnfilteredColumnsSpec(path, lambda);
+      spec.mutable_dynamic()->set_group_rho(1.0);
+      spec.mutable_dynamic()->set_pipeline_depth(depth);
+      spec.mutable_dynamic()->set_active_worker(active);
+      auto job = RunJob(cluster, spec, "test-client");
+      REQUIRE(job.info.state() == proto::JOB_SUCCEEDED);
+      CHECK(job.info.converged());
+      CHECK(std::abs(job.info.objective() - reference_objective) / reference_objective < 1e-6);
+      CHECK(job.summary.at("engine").at("active_worker").get<bool>() == active);
+      steps.push_back(job.summary.at("mean_step_length").get<double>());
+    }
+    CAPTURE(steps);
+    CHECK(steps[0] < 0.7);
+    CHECK(steps[1] > 0.8);
+    CHECK(steps[1] > steps[0] + 0.2);
+  }
+}
+
+TEST_CASE(
+    "the active worker's shares go up a tree like any other: one level gives the star's results "
+    "bit for bit, two levels whole steps and the same optimum",
+    "[cluster][columns][active][tree]") {
+  // Two schedulers, four workers: the active workers are 0 (the root) and 1 (a worker in the
+  // middle of the fan-in 2 tree, whose share holds parameters it does not own). At pipeline depth
+  // 1 with rare checks a job is deterministic, and a tree of fan-in P - 1 adds the shares in the
+  // star's order.
+  testing::TempDir dir;
+  const std::string path = dir.Path("twins-4.svm");
+  WriteTwins(path, 4);
+  const auto [lambda, reference_objective] = ReferenceAtTwentiethOfMax(path);
+  auto run = [&](proto::Aggregation aggregation, uint32_t fan_in) {
+    CAPTURE(aggregation, fan_in);
+    EmbeddedCluster cluster(2, 4, FastOptions());
+    auto spec = UnfilteredColumnsSpec(path, lambda);
+    spec.mutable_dynamic()->set_group_rho(1.0);
+    spec.mutable_dynamic()->set_check_every(2000);
+    spec.mutable_dynamic()->set_active_worker(true);
+    spec.mutable_dynamic()->set_aggregation(aggregation);
+    spec.mutable_dynamic()->set_fan_in(fan_in);
+    auto job = RunJob(cluster, spec, "test-client");
+    REQUIRE(job.info.state() == proto::JOB_SUCCEEDED);
+    CHECK(job.info.converged());
+    CHECK(std::abs(job.info.objective() - reference_objective) / reference_objective < 1e-6);
+    CHECK(job.summary.at("engine").at("active_worker").get<bool>());
+    CHECK(job.summary.at("mean_step_length").get<double>() > 0.8);
+    return job;
+  };
+  const auto star = run(proto::AGGREGATION_STAR, 0);
+  const auto flat = run(proto::AGGREGATION_TREE, 3);
+  const auto deep = run(proto::AGGREGATION_TREE, 2);
+  REQUIRE_FALSE(star.coefficients.empty());
+  CHECK(flat.coefficients == star.coefficients);
+  CHECK(flat.info.updates() == star.info.updates());
+  CHECK(flat.summary.at("objective").get<double>() == star.summary.at("objective").get<double>());
+  CHECK(deep.summary.at("engine").at("aggregation").get<std::string>() == "tree");
+}
+
 TEST_CASE(
     "grouping puts each twin pair on one worker: whole steps, the same optimum, 1 and 2 schedulers",
     "[cluster][columns][grouping]") {
@@ -369,6 +446,71 @@ TEST_CASE(
     CAPTURE(updates[0], updates[1]);
     CHECK(updates[0] <= updates[1]);
   }
+}
+
+TEST_CASE(
+    "lasso --intercept reaches the optimum of the centred data, the file kept sparse, and reports "
+    "the intercept",
+    "[cluster][columns][intercept]") {
+  // The engine gets the sparse file with y shifted by 5 and --intercept; the reference solves the
+  // problem with X's columns and y centred, a dense matrix. Same objective, and the intercept
+  // mean(y) - mean(X) beta; without --intercept the shift costs the fit.
+  const Dataset data = testing::Must(LoadDataset(DataSource{ProblemPath(), "", ""}, RowRange{}));
+  testing::TempDir dir;
+  const std::string shifted = dir.Path("shifted.svm");
+  {
+    std::ofstream out(shifted);
+    out.precision(17);
+    const Eigen::SparseMatrix<double, Eigen::RowMajor> rows(data.x);
+    for (int64_t i = 0; i < rows.rows(); ++i) {
+      out << data.y[i] + 5.0;
+      for (decltype(rows)::InnerIterator it(rows, i); it; ++it) {
+        out << ' ' << it.index() + 1 << ':' << it.value();
+      }
+      out << '\n';
+    }
+    REQUIRE(out.good());
+  }
+  const Eigen::MatrixXd dense(data.x);
+  const Eigen::RowVectorXd means = dense.colwise().mean();
+  Dataset centred;
+  centred.x = (dense.rowwise() - means).sparseView();
+  centred.y = data.y.array() - data.y.mean();
+  lasso::LassoReferenceOptions o;
+  o.lambda = 0.05 * (centred.x.transpose() * centred.y).cwiseAbs().maxCoeff();
+  o.tolerance = 1e-10;
+  const auto reference = testing::Must(lasso::SolveLassoReference(centred, o));
+  REQUIRE(reference.converged);
+  // The last: a tree of workers (two levels) with --active-worker, whose shares carry the
+  // centred steps up the tree like any other.
+  for (auto [schedulers, workers, tree] :
+       {std::tuple{1u, 1u, false}, std::tuple{2u, 3u, false}, std::tuple{2u, 4u, true}}) {
+    CAPTURE(schedulers, workers, tree);
+    EmbeddedCluster cluster(schedulers, workers, FastOptions());
+    auto spec = LassoSpec(o.lambda);
+    spec.set_data_path(shifted);
+    EditAppParams<proto::LinearModelSpec>(spec, [](auto& p) { p.set_intercept(true); });
+    if (tree) {
+      spec.mutable_dynamic()->set_aggregation(proto::AGGREGATION_TREE);
+      spec.mutable_dynamic()->set_fan_in(2);
+      spec.mutable_dynamic()->set_active_worker(true);
+    }
+    auto job = RunJob(cluster, spec, "test-client");
+    REQUIRE(job.info.state() == proto::JOB_SUCCEEDED);
+    CHECK(job.info.converged());
+    CHECK(std::abs(job.info.objective() - reference.objective) / reference.objective < 1e-8);
+    CHECK(job.summary.at("intercept").get<double>() ==
+          Approx(data.y.mean() + 5.0 - means.dot(reference.beta)).margin(1e-6));
+    CHECK(job.summary.at("lambda_max").get<double>() ==
+          Approx((centred.x.transpose() * centred.y).cwiseAbs().maxCoeff()).epsilon(1e-9));
+  }
+  EmbeddedCluster cluster(1, 1, FastOptions());
+  auto spec = LassoSpec(o.lambda);
+  spec.set_data_path(shifted);
+  auto job = RunJob(cluster, spec, "test-client");
+  REQUIRE(job.info.state() == proto::JOB_SUCCEEDED);
+  CHECK(job.info.objective() > 2 * reference.objective);
+  CHECK_FALSE(job.summary.contains("intercept"));
 }
 
 TEST_CASE("every scheduling policy converges to the optimum on a well-conditioned problem",

@@ -2,6 +2,9 @@
 // coordinator's job table on disk, without a coordinator or a socket.
 #include <catch2/catch.hpp>
 
+#include <sys/resource.h>
+
+#include <csignal>
 #include <filesystem>
 
 #include "common/atomic_file.h"
@@ -162,6 +165,48 @@ TEST_CASE("WriteFileAtomically: replaces the content and reports an unwritable p
   CHECK(st.code() == StatusCode::kIoError);
   CHECK_THAT(st.message(), Catch::Contains("no/such/dir/f.tmp"));
   CHECK(ReadWholeFile(dir.Path("missing")).status().code() == StatusCode::kNotFound);
+}
+
+TEST_CASE("WriteFileAtomically: a write the disk refuses leaves the old file and no PATH.tmp",
+          "[journal][faults]") {
+  TempDir dir;
+  const std::string p = dir.Write("f", "old");
+  // A real write failure without a small file system: files may not grow past 4 KB (EFBIG, as
+  // ENOSPC on a full disk).
+  struct rlimit saved {};
+  REQUIRE(getrlimit(RLIMIT_FSIZE, &saved) == 0);
+  auto* previous = std::signal(SIGXFSZ, SIG_IGN);
+  struct rlimit small = saved;
+  small.rlim_cur = 4096;
+  REQUIRE(setrlimit(RLIMIT_FSIZE, &small) == 0);
+  const Status st = WriteFileAtomically(p, std::string(1 << 20, 'x'));
+  REQUIRE(setrlimit(RLIMIT_FSIZE, &saved) == 0);
+  std::signal(SIGXFSZ, previous);
+  CHECK(st.code() == StatusCode::kIoError);
+  CHECK_THAT(st.message(),
+             Catch::Contains("cannot write") && Catch::Contains("f.tmp: File too large"));
+  CHECK(ReadWholeFile(p).value() == "old");
+  CHECK_FALSE(std::filesystem::exists(p + ".tmp"));
+}
+
+TEST_CASE("JobJournal: start-up removes the .tmp files of interrupted writes, keeping their ids",
+          "[journal][faults]") {
+  TempDir dir;
+  JobJournal journal(dir.Path("work"));
+  REQUIRE(journal.Write(Record(1, proto::JOB_SUCCEEDED)).ok());
+  const std::string big(1 << 16, 'x');
+  dir.Write("work/journal/7.job.tmp", big);
+  std::filesystem::create_directories(dir.Path("work/jobs/1"));
+  dir.Write("work/jobs/1/checkpoint.new.tmp", big);
+  dir.Write("work/jobs/1/doc_topic.mtx.tmp", big);
+  dir.Write("work/jobs/1/coefficients.tsv", "kept");
+  const auto recovered = JobJournal(dir.Path("work")).Recover();
+  REQUIRE(recovered.ok());
+  CHECK(recovered->removed_temp_files == 3);
+  CHECK(recovered->next_job_id == 8);  // 7 was used by the interrupted write
+  CHECK_FALSE(std::filesystem::exists(dir.Path("work/journal/7.job.tmp")));
+  CHECK_FALSE(std::filesystem::exists(dir.Path("work/jobs/1/doc_topic.mtx.tmp")));
+  CHECK(std::filesystem::exists(dir.Path("work/jobs/1/coefficients.tsv")));
 }
 
 }  // namespace strads

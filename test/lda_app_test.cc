@@ -576,6 +576,10 @@ TEST_CASE("lda_app: bad parameters are rejected naming the flag", "[lda_app]") {
   rejects(bad, "--topics");
   EditAppParams<proto::LdaSpec>(bad, [&](auto& p) { p.set_topics(LdaApp::kMaxTopics); });
   CHECK(app.Validate(bad).ok());
+  // Issue 42: accepted, it failed a minute later as "no progress".
+  EditAppParams<proto::LdaSpec>(bad, [&](auto& p) { p.set_topics(1000000); });
+  CHECK_THAT(app.Validate(bad).message(),
+             Catch::Contains("--topics must be in [1, 100000], got 1000000"));
   bad = spec;
   EditAppParams<proto::LdaSpec>(bad, [&](auto& p) { p.set_alpha(0); });
   rejects(bad, "--alpha");

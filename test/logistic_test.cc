@@ -213,15 +213,16 @@ TEST_CASE("logistic: a non-binary label fails the job naming the file and the ro
   CHECK_THAT(m.status().message(), Catch::Contains("both occur"));
 }
 
-TEST_CASE("logistic: negative lambda and --penalty l2 are refused at submit",
+TEST_CASE("logistic: negative lambda and a penalty other than l1 or l2 are refused at submit",
           "[logistic][cluster][faults]") {
   const auto path = WriteProblem("refused.svm", false);
   EmbeddedCluster cluster(1, 1, FastOptions());
   CHECK_THAT(SubmitError(cluster, BaseSpec("logistic", path, -1.0)),
              Catch::Contains("logistic: --lambda must be a finite number >= 0"));
-  auto l2 = BaseSpec("logistic", path, 1.0);
-  EditAppParams<proto::LinearModelSpec>(l2, [&](auto& p) { p.set_penalty("l2"); });
-  CHECK_THAT(SubmitError(cluster, l2), Catch::Contains("only --penalty l1"));
+  auto l3 = BaseSpec("logistic", path, 1.0);
+  EditAppParams<proto::LinearModelSpec>(l3, [&](auto& p) { p.set_penalty("elasticnet"); });
+  CHECK_THAT(SubmitError(cluster, l3),
+             Catch::Contains("logistic: --penalty must be l1 or l2, got 'elasticnet'"));
   auto cli =
       ParseJobSpec(BuiltinApps(), "logistic", {"--data", path, "--lambda", "-0.5"}, {}, nullptr);
   REQUIRE_FALSE(cli.ok());

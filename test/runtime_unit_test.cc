@@ -1,11 +1,15 @@
 // Unit tests of the runtime pieces without a cluster: the envelope, both transports, and the
 // worker driven message by message over the in-process hub.
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <sstream>
 
 #include <catch2/catch.hpp>
+
+#include <spdlog/sinks/ostream_sink.h>
 #include <zmq.hpp>
 
 #include <thread>
@@ -16,6 +20,7 @@
 #include "common/data_loader.h"
 #include "common/event_loop.h"
 #include "common/inproc_transport.h"
+#include "common/log_throttle.h"
 #include "common/protocol.h"
 #include "common/wire_frames.h"
 #include "common/zmq_transport.h"
@@ -276,6 +281,51 @@ TEST_CASE("ZeroMQ counts and drops a message whose raw frames do not match its h
   auto got = server.Receive(milliseconds(2000));
   REQUIRE(got);  // the inbox still serves
   CHECK(got->body_case() == proto::Envelope::kStatusRequest);
+}
+
+TEST_CASE("ZeroMQ: 30000 malformed messages make one warning with a count, not 30000",
+          "[transport][hostile]") {
+  std::ostringstream lines;
+  auto log = std::make_shared<spdlog::logger>(
+      "test", std::make_shared<spdlog::sinks::ostream_sink_mt>(lines));
+  zmq::context_t context;
+  ZmqTransport server(context, "server", milliseconds(3000), std::nullopt, log);
+  zmq::socket_t raw(context, zmq::socket_type::dealer);
+  raw.set(zmq::sockopt::routing_id, "client");
+  raw.set(zmq::sockopt::sndhwm, 0);
+  raw.connect(BindLoopback(server));
+  auto e = MakeEnvelope("client");
+  e.add_raw_arrays()->add_path(36);  // lists one array, sends none: malformed
+  const std::string garbage = e.SerializeAsString();
+  constexpr int kGarbage = 30000;
+  int sent = 0;
+  for (int i = 0; i < kGarbage; ++i)
+    sent += raw.send(zmq::buffer(garbage), zmq::send_flags::none) ? 1 : 0;
+  REQUIRE(sent == kGarbage);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(8);
+  while (server.malformed_frames() < kGarbage && std::chrono::steady_clock::now() < deadline) {
+    (void)server.Receive(milliseconds(50));
+  }
+  REQUIRE(server.malformed_frames() == kGarbage);  // each one counted
+  const std::string text = lines.str();
+  const auto warnings = std::count(text.begin(), text.end(), '\n');
+  INFO(text.substr(0, 2000));
+  CHECK(warnings >= 1);
+  CHECK(warnings <= 2);  // a line per 10 s
+  CHECK_THAT(text, Catch::Contains("dropped a malformed message"));
+}
+
+TEST_CASE("LogThrottle: the first occurrence in full, then a line per interval with the count",
+          "[logging]") {
+  LogThrottle throttle(std::chrono::seconds(10));
+  const auto t0 = LogThrottle::Clock::time_point{} + std::chrono::hours(1);
+  CHECK(throttle.Note("bad", t0) == "bad");
+  for (int i = 1; i <= 99; ++i) CHECK_FALSE(throttle.Note("bad", t0 + milliseconds(i * 50)));
+  CHECK(throttle.untold() == 99);
+  CHECK(throttle.Note("worse", t0 + std::chrono::seconds(12)) ==
+        "worse (and 99 more like it in the last 12.0 s)");
+  CHECK(throttle.untold() == 0);
+  CHECK(throttle.Note("again", t0 + std::chrono::seconds(30)) == "again");
 }
 
 TEST_CASE("ZeroMQ send to an endpoint nobody listens on fails within the send timeout",

@@ -6,18 +6,22 @@
 // test/cluster_test.sh (curve_*).
 #include <sys/stat.h>
 
+#include <atomic>
 #include <string>
+#include <thread>
 
 #include <catch2/catch.hpp>
 
 #include "temp_dir.h"
 
+#include "apps/builtin_apps.h"
 #include "cli/client_keys.h"
 #include "cli/keygen.h"
 #include "common/curve_keys.h"
 #include "common/daemon_security.h"
 #include "common/data_roots.h"
 #include "common/sender_check.h"
+#include "engine/job_spec.h"
 
 namespace strads {
 namespace {
@@ -175,13 +179,158 @@ TEST_CASE("data roots: a path inside is read, one outside (or escaping with ..) 
   std::filesystem::create_directories(dir.Path("data"));
   const std::string inside = dir.Write("data/a.svm", "1 1:1\n");
   const std::string outside = dir.Write("secret", "x\n");
-  auto roots = DataRoots::Make({dir.Path("data")});
-  REQUIRE(roots.ok());
-  CHECK(roots->Check(inside).ok());
-  CHECK_THAT(roots->Check(outside).message(), Catch::Contains("is outside the data roots"));
-  CHECK_FALSE(roots->Check(dir.Path("data/../secret")).ok());
+  for (auto resolve : {DataRoots::Resolve::kBest, DataRoots::Resolve::kWalk}) {
+    auto roots = DataRoots::Make({dir.Path("data")}, resolve);
+    REQUIRE(roots.ok());
+    CHECK(roots->Check(inside).ok());
+    auto opened = roots->Open(inside);
+    REQUIRE(opened.ok());
+    CHECK(testing::ReadFile(opened->read_path()) == "1 1:1\n");
+    CHECK(opened->path() == inside);
+    CHECK_THAT(roots->Check(outside).message(), Catch::Contains("is outside the data roots"));
+    CHECK_FALSE(roots->Check(dir.Path("data/../secret")).ok());
+    CHECK_FALSE(roots->Check("relative/a.svm").ok());
+    CHECK(roots->Check(dir.Path("data/missing.svm")).code() == StatusCode::kNotFound);
+    // Not a regular file: a directory, a FIFO (opened without blocking, then refused).
+    CHECK_THAT(roots->Check(dir.Path("data/.")).message(), Catch::Contains("outside"));
+    std::filesystem::create_directories(dir.Path("data/sub"));
+    CHECK_THAT(roots->Check(dir.Path("data/sub")).message(), Catch::Contains("not a regular file"));
+    if (!std::filesystem::exists(dir.Path("data/fifo"))) {
+      REQUIRE(mkfifo(dir.Path("data/fifo").c_str(), 0600) == 0);
+    }
+    CHECK_THAT(roots->Check(dir.Path("data/fifo")).message(),
+               Catch::Contains("not a regular file"));
+  }
   CHECK(DataRoots().Check(outside).ok());
   CHECK_FALSE(DataRoots::Make({dir.Path("nope")}).ok());
+  CHECK_THAT(DataRoots::Make({inside}).status().message(), Catch::Contains("not a directory"));
+}
+
+TEST_CASE("data roots: a path outside gets the same error whether or not the file exists",
+          "[security][data-root]") {
+  testing::TempDir dir;
+  std::filesystem::create_directories(dir.Path("data"));
+  dir.Write("secret", "x\n");
+  auto roots = DataRoots::Make({dir.Path("data")});
+  REQUIRE(roots.ok());
+  const Status exists = roots->Check(dir.Path("secret"));
+  const Status missing = roots->Check(dir.Path("nothing"));
+  CHECK(exists.code() == missing.code());
+  const std::string root = dir.Path("data");
+  CHECK(exists.message() == dir.Path("secret") + " is outside the data roots of this member (" +
+                                root + "); see --data-root");
+  CHECK(missing.message() == dir.Path("nothing") + " is outside the data roots of this member (" +
+                                 root + "); see --data-root");
+  // Through a link inside the root: refused without following it, so what it points at (there
+  // or not) makes no difference either.
+  std::filesystem::create_symlink(dir.Path("secret"), dir.Path("data/to-secret"));
+  std::filesystem::create_symlink(dir.Path("nothing"), dir.Path("data/to-nothing"));
+  const std::string a = roots->Check(dir.Path("data/to-secret")).message();
+  const std::string b = roots->Check(dir.Path("data/to-nothing")).message();
+  CHECK_THAT(a, Catch::Contains("no link is followed"));
+  CHECK(a.substr(a.find(':')) == b.substr(b.find(':')));
+}
+
+TEST_CASE("data roots: a link inside a root is never followed, by openat2 or by the walk",
+          "[security][data-root]") {
+  testing::TempDir dir;
+  std::filesystem::create_directories(dir.Path("data/real"));
+  dir.Write("data/real/a.svm", "1 1:1\n");
+  std::filesystem::create_symlink(dir.Path("data/real/a.svm"), dir.Path("data/link.svm"));
+  std::filesystem::create_symlink("real", dir.Path("data/dirlink"));
+  for (auto resolve : {DataRoots::Resolve::kBest, DataRoots::Resolve::kWalk}) {
+    auto roots = DataRoots::Make({dir.Path("data")}, resolve);
+    REQUIRE(roots.ok());
+    CHECK(roots->Check(dir.Path("data/real/a.svm")).ok());
+    CHECK_THAT(roots->Check(dir.Path("data/link.svm")).message(),
+               Catch::Contains("no link is followed"));
+    CHECK_THAT(roots->Check(dir.Path("data/dirlink/a.svm")).message(),
+               Catch::Contains("no link is followed"));
+  }
+}
+
+TEST_CASE(
+    "data roots: a link swapped in and out while files are opened never yields the outside file",
+    "[security][data-root]") {
+  // As in issue 42: root/race.svm is, in turn, the file inside (a hard link: a regular file) and
+  // a symbolic link to a file outside, swapped by rename as fast as a thread can.
+  testing::TempDir dir;
+  std::filesystem::create_directories(dir.Path("data"));
+  const std::string inside = dir.Write("data/inside.svm", "inside\n");
+  const std::string outside = dir.Write("outside.svm", "outside\n");
+  const std::string race = dir.Path("data/race.svm");
+  std::filesystem::create_hard_link(inside, race);
+  std::atomic<bool> stop{false};
+  std::atomic<int> swaps{0};
+  std::thread swapper([&] {
+    const std::string tmp = dir.Path("data/swap.tmp");
+    while (!stop) {
+      std::filesystem::remove(tmp);
+      std::filesystem::create_symlink(outside, tmp);
+      std::filesystem::rename(tmp, race);
+      std::filesystem::remove(tmp);
+      std::filesystem::create_hard_link(inside, tmp);
+      std::filesystem::rename(tmp, race);
+      ++swaps;
+    }
+  });
+  int opened = 0, refused = 0;
+  for (auto resolve : {DataRoots::Resolve::kBest, DataRoots::Resolve::kWalk}) {
+    auto roots = DataRoots::Make({dir.Path("data")}, resolve);
+    REQUIRE(roots.ok());
+    for (int i = 0; i < 2000; ++i) {
+      auto file = roots->Open(race);
+      if (!file.ok()) {
+        ++refused;
+        CHECK_THAT(file.status().message(), Catch::Contains("no link is followed"));
+        continue;
+      }
+      ++opened;
+      // Read twice by the descriptor's path, as a member's loaders do: the same file each time.
+      for (int k = 0; k < 2; ++k) REQUIRE(testing::ReadFile(file->read_path()) == "inside\n");
+    }
+  }
+  stop = true;
+  swapper.join();
+  INFO(opened << " opened, " << refused << " refused, " << swaps << " swaps");
+  CHECK(opened > 0);
+  CHECK(refused > 0);
+}
+
+TEST_CASE("data roots: a job's errors name its paths, not the descriptors' it reads them by",
+          "[security][data-root]") {
+  testing::TempDir dir;
+  std::filesystem::create_directories(dir.Path("data"));
+  const std::string a = dir.Write("data/a.svm", "x\n");
+  auto roots = DataRoots::Make({dir.Path("data")});
+  REQUIRE(roots.ok());
+  OpenedFiles files;
+  std::string read = files.Add(std::move(roots->Open(a)).value());
+  CHECK(read.rfind("/proc/self/fd/", 0) == 0);
+  CHECK(files.Unalias(read + ":3: bad label 'x'") == a + ":3: bad label 'x'");
+}
+
+TEST_CASE("data roots: every file a job reads is mapped to the path it reads it by",
+          "[security][data-root]") {
+  const AppRegistry apps = BuiltinApps();
+  auto map = [](const std::string& p) { return "/proc/self/fd/" + p.substr(p.rfind('/') + 1); };
+  auto parse = [&](const std::string& app, std::vector<std::string> args) {
+    auto spec = ParseJobSpec(apps, app, args, {}, nullptr);
+    INFO(spec.status().message());
+    REQUIRE(spec.ok());
+    MapJobSpecPaths(apps, *spec, map);
+    return *spec;
+  };
+  const auto lasso = parse("lasso", {"--data", "/d/x.mtx", "--labels", "/d/y", "--lambda", "1"});
+  CHECK(JobSpecPaths(apps, lasso) ==
+        std::vector<std::string>{"/proc/self/fd/x.mtx", "/proc/self/fd/y"});
+  CHECK(lasso.dynamic().data_format() == "mm");  // from the extension the new path lacks
+  const auto lda = parse("lda", {"--data", "/d/docword", "--vocab", "/d/vocab", "--topics", "4"});
+  CHECK(JobSpecPaths(apps, lda) ==
+        std::vector<std::string>{"/proc/self/fd/docword", "/proc/self/fd/vocab"});
+  const auto mf = parse("mf", {"--data", "/d/train", "--test", "/d/test", "--rank", "4"});
+  CHECK(JobSpecPaths(apps, mf) ==
+        std::vector<std::string>{"/proc/self/fd/train", "/proc/self/fd/test"});
 }
 
 TEST_CASE("keygen makes the cluster keys once and lists each client key once",

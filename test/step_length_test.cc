@@ -108,4 +108,37 @@ TEST_CASE("SharedReplica's loss slope is the derivative of the app's loss along 
   }
 }
 
+TEST_CASE("a centred replica's loss is that of the values less their mean, and its slope too",
+          "[columns]") {
+  proto::VectorDelta change;  // sparse: rows 0 and 2
+  change.set_size(3);
+  change.add_indices(0);
+  change.add_values(0.5);
+  change.add_indices(2);
+  change.add_values(-2.0);
+  proto::SharedRows rows;
+  for (double v : {1.0, 3.0, -1.0}) rows.add_values(v);
+  for (double y : {1.0, -1.0, 1.0}) rows.add_labels(y);
+  SharedReplica replica;
+  REQUIRE(replica.Reset(rows, 3, /*centred=*/true).ok());
+  LinearModelApp lasso(std::make_unique<LassoLoss>());
+  // 1/2 ||r - mean(r)||^2 along r + a c.
+  auto loss = [](double a) {
+    const double r[] = {1.0 + a * 0.5, 3.0, -1.0 - a * 2.0};
+    const double mean = (r[0] + r[1] + r[2]) / 3;
+    double sum = 0;
+    for (double v : r) sum += 0.5 * (v - mean) * (v - mean);
+    return sum;
+  };
+  CHECK(replica.Loss(lasso) == Approx(loss(0)).epsilon(1e-14));
+  CHECK(replica.Mean() == Approx(1.0));
+  const double a = 0.4, h = 1e-6;
+  CHECK(replica.LossSlope(change, a, lasso) ==
+        Approx((loss(a + h) - loss(a - h)) / (2 * h)).epsilon(1e-8));
+  replica.Apply(change);
+  CHECK(replica.Loss(lasso) == Approx(loss(1)).epsilon(1e-14));
+  CHECK(replica.LossSlope(change, 0.0, lasso) ==
+        Approx((loss(1 + h) - loss(1 - h)) / (2 * h)).epsilon(1e-8));
+}
+
 }  // namespace strads

@@ -11,23 +11,24 @@
 #include "common/event_loop.h"
 #include "common/partitioner.h"
 #include "common/protocol.h"
+#include "engine/dynamic_spec.h"
 #include "engine/feature_grouping.h"
 
 namespace strads {
-Result<CountedColumns> DynamicWorkerJob::Count(const proto::JobSpec& spec, uint32_t rank,
+Result<CountedColumns> DynamicWorkerJob::Count(const DataSource& source, uint32_t rank,
                                                uint32_t workers) {
   try {
-    DataSource source{spec.data_path(), spec.dynamic().data_format(), spec.dynamic().labels_path()};
     CountedColumns out;
     STRADS_ASSIGN_OR_RETURN(auto counts, CountColumnEntriesPart(source, rank, workers, &out.rows));
     out.entries = std::move(counts);
     return out;
   } catch (const std::exception& e) {
-    return Status::Internal(spec.data_path() + ": cannot count the columns: " + e.what());
+    return Status::Internal(source.path + ": cannot count the columns: " + e.what());
   }
 }
 
-Result<DynamicWorkerJob::Loaded> DynamicWorkerJob::LoadColumns(const proto::JobSpec& spec,
+Result<DynamicWorkerJob::Loaded> DynamicWorkerJob::LoadColumns(const DataSource& source,
+                                                               const proto::JobSpec& spec,
                                                                uint32_t rank, uint32_t schedulers,
                                                                uint32_t workers,
                                                                const CountedColumns& counted) {
@@ -36,14 +37,20 @@ Result<DynamicWorkerJob::Loaded> DynamicWorkerJob::LoadColumns(const proto::JobS
     // worker's columns are kept, so it never holds the whole matrix. A range that its scheduler
     // may group (the same test from the same counts on both sides) is kept whole until Begin says
     // which of its columns are this worker's.
-    DataSource source{spec.data_path(), spec.dynamic().data_format(), spec.dynamic().labels_path()};
     const std::vector<uint64_t>& counts = counted.entries;
     Loaded out;
     out.owners = ColumnOwners(counts, schedulers, workers);
     std::vector<ColumnRange> kept;
+    out.active_ranges.assign(schedulers, 0);
     for (uint32_t s = 0; s < schedulers; ++s) {
       const ColumnRange r = out.owners.RangeOf(s);
-      if (MayGroupRange(spec.dynamic(), workers, counted.rows, counts, r)) {
+      uint64_t nonzeros = 0;
+      for (uint64_t j = r.begin; j < r.end && j < counts.size(); ++j) nonzeros += counts[j];
+      out.active_ranges[s] = ActiveWorkerOf(s, workers) == rank &&
+                             RangeHasActiveWorker(spec.dynamic(), nonzeros, r.end - r.begin);
+      if (out.active_ranges[s]) {
+        kept.push_back(r);  // every column: any non-zero parameter of the range is this worker's
+      } else if (MayGroupRange(spec.dynamic(), workers, counted.rows, counts, r)) {
         kept.push_back(r);
         out.whole_ranges.push_back(s);
       } else {
@@ -83,7 +90,11 @@ DynamicWorkerJob::DynamicWorkerJob(const JobContext& context, const DynamicApp* 
     for (uint32_t child : tree_->Children(rank_)) child_ids_.push_back(connect(child));
   }
   log_->info("job {}: loading columns {}/{} of {}", id_, rank_, num_workers_, spec_.data_path());
-  count_.Start(Count, spec_, rank_, num_workers_);
+  if (source_.ok()) {
+    count_.Start(Count, source_.value(), rank_, num_workers_);
+  } else {
+    errors_.Report(source_.status().message());
+  }
 }
 
 DynamicWorkerJob::~DynamicWorkerJob() = default;
@@ -121,7 +132,8 @@ void DynamicWorkerJob::HandleColumnCounts(const proto::Envelope& e) {
 
 void DynamicWorkerJob::MaybeLoadColumns() {
   if (!counted_ || !totals_) return;
-  load_.Start(LoadColumns, spec_, rank_, num_schedulers_, num_workers_, std::move(*totals_));
+  load_.Start(LoadColumns, source_.value(), spec_, rank_, num_schedulers_, num_workers_,
+              std::move(*totals_));
 }
 
 void DynamicWorkerJob::FinishLoading(Result<Loaded> loaded) {
@@ -129,6 +141,7 @@ void DynamicWorkerJob::FinishLoading(Result<Loaded> loaded) {
   auto reply = JobEnvelope();
   auto* ready = reply.mutable_ready();
   Dataset& shard = loaded->data;
+  active_ranges_ = std::move(loaded->active_ranges);
   if (!loaded->whole_ranges.empty()) {
     // Ranges a scheduler may group are held whole until Begin; the model starts on this worker's
     // blocks (what it keeps where no range is grouped): at the start every replica is the same
@@ -270,11 +283,24 @@ void DynamicWorkerJob::ComputeColumnShare(uint64_t round, const proto::Chord& ch
     return errors_.Report("malformed chord of round " + std::to_string(round));
   }
   const ColumnRange range = owners_.RangeOf(s);
+  // An assigned share (--active-worker) is all this worker's, whoever owns the columns (it holds
+  // every column); otherwise the ids it owns.
+  const bool assigned = chord.assigned();
+  const bool holds_range = s < active_ranges_.size() && active_ranges_[s];
   std::vector<uint64_t> ids;
   std::vector<double> values;
   for (int k = 0; k < chord.ids_size(); ++k) {
     const uint64_t j = chord.ids(k);
-    if (j < range.begin || j >= range.end || owners_.WorkerIn(s, j) != rank_) continue;
+    if (j < range.begin || j >= range.end) continue;
+    if (owners_.WorkerIn(s, j) != rank_) {
+      if (!assigned) continue;
+      // Only the range's active worker holds columns it does not own.
+      if (!holds_range) {
+        return errors_.Report(fmt::format(
+            "round {}: the chord assigns parameter {} to worker {}, which does not hold its column",
+            round, j, rank_));
+      }
+    }
     ids.push_back(j);
     values.push_back(chord.values(k));
   }

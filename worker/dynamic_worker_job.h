@@ -63,12 +63,14 @@ class DynamicWorkerJob final : public DynamicMemberJob {
     Dataset data;
     ColumnOwners owners;
     std::vector<uint32_t> whole_ranges;
+    std::vector<char> active_ranges;  // by scheduler rank: this worker is the range's active one
   };
   // The counting pass over part `rank` of the file, then (with the whole file's counts) the pass
   // that keeps this worker's columns.
-  static Result<CountedColumns> Count(const proto::JobSpec& spec, uint32_t rank, uint32_t workers);
-  static Result<Loaded> LoadColumns(const proto::JobSpec& spec, uint32_t rank, uint32_t schedulers,
-                                    uint32_t workers, const CountedColumns& counted);
+  static Result<CountedColumns> Count(const DataSource& source, uint32_t rank, uint32_t workers);
+  static Result<Loaded> LoadColumns(const DataSource& source, const proto::JobSpec& spec,
+                                    uint32_t rank, uint32_t schedulers, uint32_t workers,
+                                    const CountedColumns& counted);
   // Sends its part's counts to the coordinator; the columns load once the whole file's are in.
   void FinishCounting(Result<CountedColumns> counted);
   // The whole file's counts (the coordinator's sum of the workers' parts).
@@ -113,6 +115,9 @@ class DynamicWorkerJob final : public DynamicMemberJob {
   // worker's blocks of the others), and which ranges those are.
   std::unique_ptr<Dataset> whole_;
   std::vector<uint32_t> whole_ranges_;
+  // --active-worker: by scheduler rank, whether this worker is the range's active worker (it
+  // holds the range's columns whole and takes shares of parameters it does not own).
+  std::vector<char> active_ranges_;
   // Until the first check's gradient slices carry them: the owned columns' squared norms (a
   // scheduler without the dependency filter parses no value of the file).
   bool norms_unsent_ = false;

@@ -119,7 +119,7 @@ boost::program_options::options_description LdaApp::Options() const {
   po::options_description d("lda");
   d.add_options()("vocab", po::value<std::string>()->default_value(""),
                   "vocabulary, one word per line (for topics.txt; default: word ids)")(
-      "topics", po::value<uint32_t>()->default_value(100), "K: number of topics (at most 1000000)")(
+      "topics", po::value<uint32_t>()->default_value(100), "K: number of topics (at most 100000)")(
       "alpha", po::value<double>()->default_value(0.1, "0.1"), "document-topic prior (per topic)")(
       "beta", po::value<double>()->default_value(0.01, "0.01"), "topic-word prior (per word)")(
       "sampler", po::value<std::string>()->default_value("sparse"),
@@ -145,6 +145,14 @@ std::vector<std::string> LdaApp::InputFiles(const proto::JobSpec& spec) const {
   return {lda.ok() ? lda->vocab_path() : ""};
 }
 
+void LdaApp::MapInputFiles(proto::JobSpec& spec,
+                           const std::function<std::string(const std::string&)>& map) const {
+  Result<proto::LdaSpec> params = AppParams<proto::LdaSpec>(spec);
+  if (!params.ok() || params->vocab_path().empty()) return;
+  params->set_vocab_path(map(params->vocab_path()));
+  SetAppParams(*params, spec);
+}
+
 std::vector<std::string> LdaApp::OutputFiles() const {
   return {"doc_topic.mtx", "word_topic.mtx", "topics.txt"};
 }
@@ -158,8 +166,10 @@ Status LdaApp::Validate(const proto::JobSpec& spec) const {
   // them before any member loads: a K of billions (--topics -1 parses as 2^32 - 1) would fail
   // there, not here.
   if (lda.topics() == 0 || lda.topics() > kMaxTopics) {
-    return Status::InvalidArgument(
-        fmt::format("lda: --topics must be in [1, {}], got {}", kMaxTopics, lda.topics()));
+    return Status::InvalidArgument(fmt::format(
+        "lda: --topics must be in [1, {}], got {} (a draw may walk all K topics: a larger K makes "
+        "no progress)",
+        kMaxTopics, lda.topics()));
   }
   if (!(std::isfinite(lda.alpha()) && lda.alpha() > 0)) {
     return Status::InvalidArgument("lda: --alpha must be a finite number > 0");

@@ -38,6 +38,8 @@ class LinearLoss {
 
   // Whether --penalty l2 is accepted (l1 always is).
   virtual bool accepts_l2() const { return false; }
+  // Whether --intercept is (DynamicApp::CentresShared: the squared loss only).
+  virtual bool accepts_intercept() const { return false; }
   // The help of --loss; empty: the app has no --loss flag (its loss is fixed).
   virtual std::string loss_help() const { return ""; }
   // Checks a non-empty LinearModelSpec.loss. Default: refused (no --loss).

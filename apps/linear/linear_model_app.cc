@@ -11,7 +11,8 @@
 namespace strads {
 
 LinearPenalty PenaltyOf(const proto::LinearModelSpec& spec) {
-  return {spec.lambda(), spec.penalty() == "l2" ? PenaltyKind::kL2 : PenaltyKind::kL1};
+  return {spec.lambda(), spec.penalty() == "l2" ? PenaltyKind::kL2 : PenaltyKind::kL1,
+          spec.positive()};
 }
 
 LinearPenalty PenaltyOf(const proto::JobSpec& spec) {
@@ -26,7 +27,7 @@ LinearModelApp::LinearModelApp(std::unique_ptr<const LinearLoss> loss)
 
 boost::program_options::options_description LinearModelApp::Options() const {
   return LinearModelOptions(name(), loss_->accepts_l2() ? "l1 (default) | l2" : "l1 only",
-                            loss_->loss_help());
+                            loss_->loss_help(), loss_->accepts_intercept());
 }
 
 Status LinearModelApp::FromOptions(const boost::program_options::variables_map& options,
@@ -36,6 +37,8 @@ Status LinearModelApp::FromOptions(const boost::program_options::variables_map& 
   linear.set_lambda(flags.lambda);
   linear.set_penalty(flags.penalty);
   linear.set_loss(flags.loss);
+  linear.set_intercept(flags.intercept);
+  linear.set_positive(flags.positive);
   SetAppParams(linear, spec);
   if (auto defaults = loss_->EngineDefaults(spec)) SetAppDefaults(options, *defaults, spec);
   return Status::Ok();
@@ -51,6 +54,11 @@ Status LinearModelApp::Validate(const proto::JobSpec& spec) const {
                                    std::to_string(linear.lambda()));
   }
   if (!linear.loss().empty()) STRADS_RETURN_IF_ERROR(loss_->CheckLoss(linear.loss()));
+  if (linear.intercept() && !loss_->accepts_intercept()) {
+    return Status::InvalidArgument(app +
+                                   ": no --intercept (lasso fits one by centring; a margin "
+                                   "model takes a constant column of X instead)");
+  }
   const std::string& penalty = linear.penalty();
   if (penalty.empty() || penalty == "l1" || (penalty == "l2" && loss_->accepts_l2())) {
     return Status::Ok();
@@ -68,6 +76,11 @@ Result<std::unique_ptr<ColumnModel>> LinearModelApp::MakeColumnModel(
   return loss_->MakeColumnModel(std::move(columns), PenaltyOf(linear), spec);
 }
 
+bool LinearModelApp::CentresShared(const proto::JobSpec& spec) const {
+  Result<proto::LinearModelSpec> linear = AppParams<proto::LinearModelSpec>(spec);
+  return linear.ok() && linear->intercept();
+}
+
 double LinearModelApp::Violation(double gradient, double value, const proto::JobSpec& spec) const {
   return PenaltyOf(spec).Violation(gradient, value);
 }
@@ -81,6 +94,11 @@ CheckSums LinearModelApp::EvaluateCheck(std::span<double> gradients, std::span<c
   // The arithmetic inlined per penalty, the spec read once (see DynamicApp::EvaluateCheck).
   const LinearPenalty penalty = PenaltyOf(spec);
   const double lambda = penalty.lambda;
+  if (penalty.positive) {
+    return EvaluateCheckWith(
+        gradients, values, [penalty](double g, double w) { return penalty.Violation(g, w); },
+        [penalty](double w) { return penalty.Term(w); });
+  }
   if (penalty.kind == PenaltyKind::kL2) {
     return EvaluateCheckWith(
         gradients, values, [lambda](double g, double w) { return std::abs(g + lambda * w); },

@@ -2,11 +2,12 @@
 // the loss l a LinearLoss (apps/linear/linear_loss.h: lasso's squared loss, logistic, svm's
 // squared hinge, huber) and the penalty P lambda ||w||_1 or, where the loss accepts it,
 // lambda/2 ||w||^2 (apps/linear/linear_penalty.h). No hidden scaling or intercept: the data is
-// used as loaded.
+// used as loaded, unless the job asks for an intercept (--intercept, where the loss accepts it:
+// CentresShared).
 //
 // The app does once what every linear model shares: the flags --lambda (required), --penalty
-// and, where the loss has one, --loss (apps/linear/linear_model_options.h) into its
-// LinearModelSpec (proto/apps/linear.proto, packed into JobSpec.params); their validation; the
+// and, where the loss has them, --loss and --intercept (apps/linear/linear_model_options.h) into
+// its LinearModelSpec (proto/apps/linear.proto, packed into JobSpec.params); their validation; the
 // optimality violation, penalty and slope at the coordinator and the schedulers; coefficients.tsv;
 // `strads predict`. The loss gives the rest: the app's name, the workers' column model (its
 // coordinate steps), the coordinator's loss and its slope, the engine defaults and summary.json's
@@ -37,6 +38,7 @@ class LinearModelApp final : public DynamicApp {
   Status Validate(const proto::JobSpec& spec) const override;
   Result<std::unique_ptr<ColumnModel>> MakeColumnModel(Dataset columns,
                                                        const proto::JobSpec& spec) const override;
+  bool CentresShared(const proto::JobSpec& spec) const override;
   double Violation(double gradient, double value, const proto::JobSpec& spec) const override;
   double Penalty(double value, const proto::JobSpec& spec) const override;
   CheckSums EvaluateCheck(std::span<double> gradients, std::span<const double> values,

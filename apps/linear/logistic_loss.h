@@ -1,5 +1,5 @@
-// Logistic regression's loss: F(w) = sum_i log(1 + exp(-y_i x_i^T w)) + lambda ||w||_1, labels
-// +/-1 (0/1 mapped 0 -> -1; l1 only, no --loss).
+// Logistic regression's loss: F(w) = sum_i log(1 + exp(-y_i x_i^T w)) + lambda ||w||_1 (or
+// + lambda/2 ||w||^2 with --penalty l2), labels +/-1 (0/1 mapped 0 -> -1; no --loss).
 //
 // Worker state (margin_model.h): the margins m = X w over every row. A coordinate step takes the
 // gradient g_j and the curvature h_j = sum_i x_ij^2 sigma(m_i) sigma(-m_i) of a column: the
@@ -17,21 +17,23 @@ namespace strads {
 class LogisticLoss final : public margin::MarginLoss<logistic::LogisticLoss> {
  public:
   std::string name() const override { return "logistic"; }
-  std::string summary() const override { return "logistic loss + lambda ||w||_1"; }
+  std::string summary() const override {
+    return "logistic loss + lambda ||w||_1 or lambda/2 ||w||^2";
+  }
+  bool accepts_l2() const override { return true; }
   LinearModelKind predictor_kind() const override {
     return LinearModelKind::kProbabilisticClassifier;
   }
   Result<std::unique_ptr<ColumnModel>> MakeColumnModel(Dataset columns,
                                                        const LinearPenalty& penalty,
                                                        const proto::JobSpec& spec) const override {
-    const double lambda = penalty.lambda;
     return MakeModel(
         std::move(columns), penalty, spec,
-        [lambda](double g, double h, double sq_norm, double w) {
-          return logistic::CoordinateUpdate(g, h, sq_norm, w, lambda);
+        [penalty](double g, double h, double sq_norm, double w) {
+          return logistic::CoordinateUpdate(g, h, sq_norm, w, penalty);
         },
-        [lambda](double g, double h, double sq_norm, double w) {
-          return logistic::ModelUpdate(g, h, sq_norm, w, lambda);
+        [penalty](double g, double h, double sq_norm, double w) {
+          return logistic::ModelUpdate(g, h, sq_norm, w, penalty);
         });
   }
 };

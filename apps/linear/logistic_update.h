@@ -2,7 +2,9 @@
 // engine (apps/linear/logistic_loss.h) and the sequential reference.
 //
 // Objective (data as loaded, labels y_i in {-1, +1}, no intercept):
-//   F(w) = sum_i log(1 + exp(-y_i m_i)) + lambda ||w||_1,   m_i = x_i^T w.
+//   F(w) = sum_i log(1 + exp(-y_i m_i)) + lambda ||w||_1,   m_i = x_i^T w
+// (or + lambda/2 ||w||^2 with the l2 penalty: the same step with the penalty's prox, and the
+// same safeguard, which holds for any convex penalty).
 // With g = dF_loss/dw_j = sum_i -y_i x_ij sigma(-y_i m_i) and
 //      h = d2F_loss/dw_j^2 = sum_i x_ij^2 sigma(m_i) sigma(-m_i),
 // the newGLMNET coordinate step minimises the quadratic model
@@ -27,6 +29,7 @@
 #include <cmath>
 
 #include "apps/linear/lasso_update.h"
+#include "apps/linear/linear_penalty.h"
 #include "apps/linear/log_of_product.h"
 #include "apps/linear/margin_model.h"
 
@@ -102,29 +105,32 @@ struct LogisticLoss {
   };
 };
 
-// argmin_v g (v - w) + H/2 (v - w)^2 + lambda |v|.
-inline double ProxNewton(double g, double H, double w, double lambda) {
-  return lasso::SoftThreshold(H * w - g, lambda) / H;
-}
-
 // The minimiser of the quadratic model along coordinate j (no safeguard: the model is what is
 // minimised; the share's line search checks the true objective, margin::QuadraticShare). h is
 // floored as in CoordinateUpdate; an all-zero column stays at 0.
-inline double ModelUpdate(double g, double h, double sq_norm, double w, double lambda) {
+inline double ModelUpdate(double g, double h, double sq_norm, double w,
+                          const LinearPenalty& penalty) {
   if (sq_norm <= 0.0) return 0.0;
-  return ProxNewton(g, std::max(h, 1e-12 * (1.0 + sq_norm)), w, lambda);
+  return penalty.Step(g, std::max(h, 1e-12 * (1.0 + sq_norm)), w);
+}
+inline double ModelUpdate(double g, double h, double sq_norm, double w, double lambda) {
+  return ModelUpdate(g, h, sq_norm, w, LinearPenalty{lambda, PenaltyKind::kL1});
 }
 
 // New w_j from the summed g and h, sq_norm = ||x_j||^2 and the current w_j (see above).
 // An all-zero column stays at 0.
-inline double CoordinateUpdate(double g, double h, double sq_norm, double w, double lambda) {
+inline double CoordinateUpdate(double g, double h, double sq_norm, double w,
+                               const LinearPenalty& penalty) {
   if (sq_norm <= 0.0) return 0.0;
   const double h0 = std::max(h, 1e-12 * (1.0 + sq_norm));
-  const double newton = ProxNewton(g, h0, w, lambda);
+  const double newton = penalty.Step(g, h0, w);
   const double bound =
       std::min(h0 * std::exp(std::abs(newton - w) * std::sqrt(sq_norm)), 0.25 * sq_norm);
   const double H = std::max(h0, 0.5 * bound);
-  return H == h0 ? newton : ProxNewton(g, H, w, lambda);
+  return H == h0 ? newton : penalty.Step(g, H, w);
+}
+inline double CoordinateUpdate(double g, double h, double sq_norm, double w, double lambda) {
+  return CoordinateUpdate(g, h, sq_norm, w, LinearPenalty{lambda, PenaltyKind::kL1});
 }
 
 }  // namespace strads::logistic

@@ -730,6 +730,14 @@ std::vector<std::string> MfApp::InputFiles(const proto::JobSpec& spec) const {
   return {mf.ok() ? mf->test_path() : ""};
 }
 
+void MfApp::MapInputFiles(proto::JobSpec& spec,
+                          const std::function<std::string(const std::string&)>& map) const {
+  Result<proto::MfSpec> params = AppParams<proto::MfSpec>(spec);
+  if (!params.ok() || params->test_path().empty()) return;
+  params->set_test_path(map(params->test_path()));
+  SetAppParams(*params, spec);
+}
+
 std::vector<std::string> MfApp::OutputFiles() const { return {"W.mtx", "H.mtx"}; }
 
 Status MfApp::Validate(const proto::JobSpec& spec) const { return ParseParams(spec).status(); }

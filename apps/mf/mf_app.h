@@ -18,6 +18,8 @@ class MfApp final : public StaticApp {
                      proto::JobSpec& spec) const override;
   std::vector<std::string> OutputFiles() const override;
   std::vector<std::string> InputFiles(const proto::JobSpec& spec) const override;
+  void MapInputFiles(proto::JobSpec& spec,
+                     const std::function<std::string(const std::string&)>& map) const override;
   const ModelPredictor* predictor() const override { return &predictor_; }
   Status Validate(const proto::JobSpec& spec) const override;
   uint32_t NumAggregates(const proto::JobSpec& spec) const override;

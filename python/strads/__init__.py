@@ -15,6 +15,7 @@ Errors carry the CLI's messages: ``ValueError`` for bad options or data (the CLI
 :class:`JobFailed` for a job that failed or was cancelled, ``ConnectionError`` for a coordinator
 that does not answer. Ctrl-C while a job runs cancels it and raises ``KeyboardInterrupt``.
 """
+from ._base import ConvergenceWarning
 from ._core import JobFailed, apps
 from ._jobs import run
 from ._results import JobResult
@@ -23,5 +24,5 @@ from .decomposition import LDA, MF
 from .linear_model import Lasso, LinearSVC, LogisticRegression
 
 __all__ = ["Lasso", "LogisticRegression", "LinearSVC", "LDA", "MF", "Client", "JobFailed",
-           "JobResult", "run", "apps"]
+           "JobResult", "ConvergenceWarning", "run", "apps"]
 __version__ = "0.1.0"

@@ -1,7 +1,9 @@
 """What every estimator shares: scikit-learn's BaseEstimator when it is installed (so clone,
 get_params/set_params, repr and its checks work as for its own estimators), else a small
-equivalent; and the parameters that say where and how a job runs."""
+equivalent; the parameters that say where and how a job runs; and the warning for a fit that a
+limit stopped."""
 import inspect
+import warnings
 
 try:
     from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, TransformerMixin
@@ -43,6 +45,31 @@ except ImportError:  # scikit-learn is optional
             return self.fit(X, y, **fit_params).transform(X)
 
 
+try:
+    from sklearn.exceptions import ConvergenceWarning
+except ImportError:
+
+    class ConvergenceWarning(UserWarning):
+        """A fit stopped by a limit (max_iter, max_seconds) before it met its tolerance."""
+
+
+def warn_unless_converged(estimator, info, n_features, detail=""):
+    """ConvergenceWarning when the job of ``info`` stopped before it met ``estimator.tol``: which
+    limit stopped it, the violation it reached, and what to change. ``detail`` is appended."""
+    if info["converged"] or info["state"] != "SUCCEEDED":
+        return
+    max_seconds = float(getattr(estimator, "max_seconds", 0) or 0)
+    if max_seconds > 0 and info["seconds"] >= max_seconds:
+        limit = f"max_seconds={max_seconds:g}"
+    else:
+        limit = f"max_iter={estimator.max_iter} ({info['updates']} updates over {n_features} " \
+                f"features)"
+    warnings.warn(f"{type(estimator).__name__} did not converge: stopped by {limit} at the "
+                  f"optimality violation {info['violation']:.3g}, above tol={estimator.tol:g} "
+                  f"(both relative to lambda_max){detail}. Increase max_iter or max_seconds, or "
+                  f"tol.", ConvergenceWarning, stacklevel=3)
+
+
 def check_is_fitted(estimator, attribute):
     if not hasattr(estimator, attribute):
         try:
@@ -56,7 +83,9 @@ def check_is_fitted(estimator, attribute):
 # Docstring text of the parameters every estimator has (appended to each class's docstring).
 RUN_PARAMETERS = """
     n_workers, n_schedulers : int, default 2 and 1
-        Size of the embedded cluster the job runs on (in this process, one thread per member).
+        Size of the embedded cluster the job runs on (in this process, one thread per member;
+        its members read X where it is, in memory, without a copy for a float64 array in C or
+        Fortran order or a CSR/CSC matrix, and keep their columns of it).
     coordinator : str or None, default None
         "tcp://HOST:PORT": run the job on that cluster instead. The data goes to the members as
         files in a temporary directory (``tmp_dir``), which they must be able to read.
@@ -66,7 +95,8 @@ RUN_PARAMETERS = """
         Show progress while ``fit`` runs (a tqdm bar when tqdm is installed, else one line on
         stderr) and one line at the end.
     tmp_dir : str or None, default None
-        Where the job's data files are written (default: the system's temporary directory).
+        With ``coordinator``: where the job's data files are written (default: the system's
+        temporary directory).
 """
 
 

@@ -31,7 +31,7 @@ def option_args(options):
 
 
 def run(app, *, data, n_workers=2, n_schedulers=1, coordinator=None, verbose=True, timeout=5.0,
-        **options):
+        matrices=None, **options):
     """Runs a job of ``app`` ("lasso", "logistic", "svm", "lda", "mf") and returns its
     :class:`JobResult`.
 
@@ -43,13 +43,18 @@ def run(app, *, data, n_workers=2, n_schedulers=1, coordinator=None, verbose=Tru
     ``coordinator="tcp://HOST:PORT"``, on that cluster (paths must then be readable by its
     members). ``verbose=False`` hides the progress bar. Ctrl-C cancels the job and raises
     KeyboardInterrupt; a failed job raises :class:`strads.JobFailed` with the CLI's message.
+    ``matrices`` (embedded only) hands the members data in memory, each named by
+    ``data="memory:NAME"`` (see ``_data.memory_matrix``).
     """
     args = option_args({"data": data, **options})
+    if matrices and coordinator is not None:
+        raise ValueError("in-memory data (matrices=) is read by an embedded cluster only")
     progress = Progress(app, verbose)
     try:
         if coordinator is None:
             reply = _core.run(app, args, schedulers=n_schedulers, workers=n_workers,
-                              progress=progress.update, timeout_s=timeout)
+                              progress=progress.update, timeout_s=timeout,
+                              matrices=matrices or {})
         else:
             client = _core.RemoteClient(coordinator, timeout)
             job_id = client.submit(app, args)

@@ -40,9 +40,9 @@ class Client:
         return self._remote.submit(app, option_args({"data": data, **options}))
 
     def status(self):
-        """What ``strads status --json`` prints, as a dict: coordinator, uptime_s, members
-        (id, role, host, pid, heartbeat_age_s, busy) and jobs (job_id, app, state, round,
-        updates, objective, ...)."""
+        """What ``strads status --json`` prints, as a dict: coordinator, uptime_s, store_problem
+        (why the coordinator's work dir is not written, or empty), members (id, role, host, pid,
+        heartbeat_age_s, busy) and jobs (job_id, app, state, round, updates, objective, ...)."""
         return json.loads(self._remote.status_json())
 
     def jobs(self):

@@ -3,7 +3,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._base import RUN_PARAMETERS, BaseEstimator, JobParamsMixin, check_is_fitted
-from ._data import JobFiles, check_X
+from ._data import JobData, check_X
 from ._jobs import run
 
 
@@ -60,7 +60,7 @@ class LDA(JobParamsMixin, BaseEstimator):
         values = X.data if sp.issparse(X) else X
         if np.any(values < 0) or np.any(values != np.round(values)):
             raise ValueError("LDA needs a documents x words matrix of nonnegative integer counts")
-        with JobFiles(self.tmp_dir) as files:
+        with JobData(tmp_dir=self.tmp_dir) as files:
             job = run("lda", data=files.matrix("docword.txt", X, kind="docword"),
                       topics=self.n_components, alpha=self.doc_topic_prior,
                       beta=self.topic_word_prior, iterations=self.max_iter, sampler=self.sampler,
@@ -139,7 +139,7 @@ class MF(JobParamsMixin, BaseEstimator):
 
     def fit(self, X, y=None):
         X = check_X(X, estimator=self)
-        with JobFiles(self.tmp_dir) as files:
+        with JobData(tmp_dir=self.tmp_dir) as files:
             job = run("mf", data=files.matrix("ratings.mtx", X), rank=self.n_components,
                       lambda_=float(self.regularization), algorithm=self.algorithm,
                       iterations=self.max_iter, learning_rate=self.learning_rate,

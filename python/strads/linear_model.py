@@ -5,8 +5,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._base import (RUN_PARAMETERS, BaseEstimator, ClassifierMixin, JobParamsMixin,
-                    RegressorMixin, check_is_fitted)
-from ._data import JobFiles, check_X, check_y
+                    RegressorMixin, check_is_fitted, warn_unless_converged)
+from ._data import JobData, check_sample_weight, check_X, check_y
 from ._jobs import run
 
 
@@ -20,6 +20,28 @@ def _check_every(random_state, n_features):
     fit is reproducible; without, the engine's default (0), whose checks come sooner on large data
     at points that depend on timing (coordinator/check_pacer.h)."""
     return 0 if random_state is None else n_features
+
+
+def lasso_dual_gap(X, y, coef, alpha, fit_intercept, positive=False):
+    """The duality gap of Lasso at ``coef`` as scikit-learn's ``dual_gap_`` gives it: of its
+    objective ``1/(2n) ||y - Xw - b||^2 + alpha ||w||_1`` (X and y centred for an intercept;
+    over w >= 0 when ``positive``), from the residual scaled into the dual feasible set."""
+    n = X.shape[0]
+    if fit_intercept:
+        X_offset = np.asarray(X.mean(axis=0)).ravel()
+        y = y - y.mean()
+        r = y - (np.asarray(X @ coef).ravel() - X_offset @ coef)
+        Xtr = np.asarray(X.T @ r).ravel() - X_offset * r.sum()
+    else:
+        r = y - np.asarray(X @ coef).ravel()
+        Xtr = np.asarray(X.T @ r).ravel()
+    lam = n * alpha
+    dual_norm = (np.max(Xtr) if positive else np.max(np.abs(Xtr))) if Xtr.size else 0.0
+    r2 = float(r @ r)
+    const = lam / dual_norm if dual_norm > lam else 1.0
+    gap = 0.5 * r2 * (1 + const ** 2) if dual_norm > lam else r2
+    gap += lam * float(np.abs(coef).sum()) - const * float(r @ y)
+    return gap / n
 
 
 def _n_passes(info, n_features):
@@ -40,12 +62,14 @@ class Lasso(JobParamsMixin, RegressorMixin, BaseEstimator):
     alpha : float, default 1.0
         L1 strength as in scikit-learn (the job's ``--lambda`` is ``n_samples * alpha``).
     fit_intercept : bool, default True
-        As scikit-learn does it: X and y are centred (their column means subtracted) before the
-        job and ``intercept_ = mean(y) - mean(X) @ coef_``, so the intercept is not penalised.
-        A sparse X is densified by the centring (centred data has no zeros left).
+        As scikit-learn does it: the coefficients are those of X and y centred (their column
+        means subtracted) and ``intercept_ = mean(y) - mean(X) @ coef_``, so the intercept is not
+        penalised. The job (``--intercept``) centres implicitly: X is passed as it is, and a
+        sparse X stays sparse.
     max_iter : int, default 1000
         At most this many passes over the features (``--max-updates max_iter * n_features``);
-        0 or None: no limit.
+        0 or None: no limit. A fit that it (or ``max_seconds``) stops before ``tol`` is met warns
+        with a ``ConvergenceWarning`` (scikit-learn's), saying the violation reached.
     tol : float, default 1e-6
         The job's ``--tolerance``: converged when every coefficient's optimality (KKT) violation
         is at most ``tol * lambda_max`` (scikit-learn's tol bounds the duality gap instead).
@@ -58,23 +82,39 @@ class Lasso(JobParamsMixin, RegressorMixin, BaseEstimator):
     schedule : str or None
         The engine's ``--schedule`` (dynamic | random | cyclic | static); None: the CLI's
         default.
+    positive : bool, default False
+        Constrain the coefficients to be >= 0 (the job's ``--positive``), as scikit-learn's.
+    precompute : bool or "auto", default False
+        Accepted for scikit-learn's signature, with no effect: the engine's coordinate steps work
+        on X's columns, never on a Gram matrix (a precomputed Gram array is refused).
 """ + RUN_PARAMETERS + """
+    ``fit(X, y, sample_weight=None)``: with weights, as scikit-learn, the loss is
+    ``1/(2n) sum_i s_i (y_i - x_i w - b)^2`` with the weights rescaled to sum to n_samples; X's
+    rows are scaled by ``sqrt(s_i)`` for the job, and with an intercept X and y are centred on
+    their weighted means first (which densifies a sparse X: the job's implicit centring is
+    unweighted).
+
     Attributes
     ----------
     coef_ : ndarray of shape (n_features,)
     intercept_ : float
     n_iter_ : int
         Updates made, in passes over the features.
+    dual_gap_ : float
+        The duality gap of the coefficients, in scikit-learn's scale (its objective, divided by
+        n_samples as its ``dual_gap_``).
     n_features_in_ : int
     job_ : strads.JobResult
         The job's info (objective, rounds, seconds, converged) and result files.
     """
 
     def __init__(self, alpha=1.0, *, fit_intercept=True, max_iter=1000, tol=1e-6,
-                 random_state=None, schedule=None, n_workers=2, n_schedulers=1,
-                 coordinator=None, max_seconds=0.0, verbose=True, tmp_dir=None):
+                 random_state=None, schedule=None, positive=False, precompute=False, n_workers=2,
+                 n_schedulers=1, coordinator=None, max_seconds=0.0, verbose=True, tmp_dir=None):
         self.alpha = alpha
         self.fit_intercept = fit_intercept
+        self.positive = positive
+        self.precompute = precompute
         self.max_iter = max_iter
         self.tol = tol
         self.random_state = random_state
@@ -86,23 +126,49 @@ class Lasso(JobParamsMixin, RegressorMixin, BaseEstimator):
         self.verbose = verbose
         self.tmp_dir = tmp_dir
 
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         X = check_X(X, estimator=self)
         y = check_y(y, X.shape[0]).astype(np.float64)
         n_samples, n_features = X.shape
-        if self.fit_intercept:
-            X = X.toarray() if sp.issparse(X) else X
-            X_offset, y_offset = X.mean(axis=0), y.mean()
-            X, y = X - X_offset, y - y_offset
-        with JobFiles(self.tmp_dir) as files:
-            job = run("lasso", data=files.matrix("X.mtx", X), labels=files.labels("y.txt", y),
-                      lambda_=float(n_samples * self.alpha), tolerance=float(self.tol),
+        if not isinstance(self.precompute, (bool, str)):
+            raise ValueError("precompute: a Gram matrix is not used by STRADS (its coordinate "
+                             "steps work on X's columns); pass X and leave precompute=False")
+        # The job's data: X and y as given, the intercept by the job's implicit centring; with
+        # sample weights, rows scaled by their square roots, centred here on weighted means.
+        X_job, y_job, intercept = X, y, bool(self.fit_intercept)
+        X_offset, y_offset = None, None
+        if sample_weight is not None:
+            weights = check_sample_weight(sample_weight, n_samples)
+            weights = weights * (n_samples / weights.sum())
+            if intercept:
+                X_offset = np.asarray(weights @ X).ravel() / n_samples
+                y_offset = float(weights @ y) / n_samples
+                X_job = (X.toarray() if sp.issparse(X) else X) - X_offset
+                y_job = y - y_offset
+                intercept = False
+            scale = np.sqrt(weights)
+            X_job = (sp.csr_matrix(X_job.multiply(scale[:, None])) if sp.issparse(X_job)
+                     else X_job * scale[:, None])
+            y_job = y_job * scale
+        with JobData(self.coordinator, self.tmp_dir) as data:
+            job = run("lasso", **data.dataset("X", X_job, y_job), intercept=intercept,
+                      positive=bool(self.positive), lambda_=float(n_samples * self.alpha),
+                      tolerance=float(self.tol),
                       max_updates=_max_updates(self.max_iter, n_features),
                       check_every=_check_every(self.random_state, n_features),
                       seed=self.random_state, schedule=self.schedule,
                       **self._run_kwargs())
         self.coef_ = job.coefficients(n_features)
-        self.intercept_ = float(y_offset - X_offset @ self.coef_) if self.fit_intercept else 0.0
+        self.dual_gap_ = lasso_dual_gap(X_job, y_job, self.coef_, float(self.alpha), intercept,
+                                        bool(self.positive))
+        warn_unless_converged(self, job.info, n_features,
+                              f"; duality gap {self.dual_gap_:.3g} (scikit-learn's scale)")
+        if not self.fit_intercept:
+            self.intercept_ = 0.0
+        else:
+            if X_offset is None:
+                X_offset, y_offset = np.asarray(X.mean(axis=0)).ravel(), y.mean()
+            self.intercept_ = float(y_offset - X_offset @ self.coef_)
         self.n_iter_ = _n_passes(job.info, n_features)
         self.n_features_in_ = n_features
         self.job_ = job
@@ -117,7 +183,23 @@ class Lasso(JobParamsMixin, RegressorMixin, BaseEstimator):
         return np.asarray(X @ self.coef_).ravel() + self.intercept_
 
 
-class _LinearClassifier(JobParamsMixin, ClassifierMixin, BaseEstimator):
+class _SparseCoefMixin:
+    """sparsify() and densify() as scikit-learn's: coef_ as a scipy.sparse CSR matrix and back
+    (prediction works either way)."""
+
+    def sparsify(self):
+        check_is_fitted(self, "coef_")
+        self.coef_ = sp.csr_matrix(self.coef_)
+        return self
+
+    def densify(self):
+        check_is_fitted(self, "coef_")
+        if sp.issparse(self.coef_):
+            self.coef_ = self.coef_.toarray()
+        return self
+
+
+class _LinearClassifier(_SparseCoefMixin, JobParamsMixin, ClassifierMixin, BaseEstimator):
     """A linear classifier of an app whose objective is sum of losses + lambda * penalty,
     with lambda = 1 / C. fit_intercept appends a constant column of value intercept_scaling (the
     intercept is penalised like a coefficient), as scikit-learn's liblinear solver does for
@@ -125,9 +207,23 @@ class _LinearClassifier(JobParamsMixin, ClassifierMixin, BaseEstimator):
 
     _app = None
     _n_iter_array = False
+    _loss_name = None  # liblinear's, for its error texts
 
     def _app_options(self):
         raise NotImplementedError
+
+    def _check_dual(self):
+        """liblinear's refusal of a dual formulation it does not have (scikit-learn's text). The
+        engine solves the primal either way: where liblinear has both, the minimiser is the same."""
+        if self.dual and self.penalty == "l1":
+            raise ValueError(f"Unsupported set of arguments: The combination of penalty='l1' and "
+                             f"loss='{self._loss_name}' are not supported when dual=True, "
+                             f"Parameters: penalty='l1', loss='{self._loss_name}', dual=True")
+
+    def _lambda(self):
+        if not self.C > 0:
+            raise ValueError(f"Penalty term must be positive; got (C={self.C!r})")
+        return 1.0 / float(self.C)
 
     def fit(self, X, y):
         X = check_X(X, estimator=self)
@@ -136,8 +232,8 @@ class _LinearClassifier(JobParamsMixin, ClassifierMixin, BaseEstimator):
         if classes.size < 2:
             raise ValueError(f"This solver needs samples of at least 2 classes in the data, but "
                              f"the data contains only one class: {classes[0]!r}")
-        if not self.C > 0:
-            raise ValueError(f"Penalty term must be positive; got (C={self.C!r})")
+        self._check_dual()
+        lambda_ = self._lambda()
         n_features = X.shape[1]
         if self.fit_intercept:
             column = np.full((X.shape[0], 1), float(self.intercept_scaling))
@@ -146,17 +242,18 @@ class _LinearClassifier(JobParamsMixin, ClassifierMixin, BaseEstimator):
         # (one-vs-rest, as liblinear does).
         positives = classes[1:] if classes.size == 2 else classes
         coefs, passes = [], []
-        with JobFiles(self.tmp_dir) as files:
-            data = files.matrix("X.mtx", X)
+        with JobData(self.coordinator, self.tmp_dir) as data:
             for k, positive in enumerate(positives):
-                job = run(self._app, data=data,
-                          labels=files.labels(f"y{k}.txt", np.where(y == positive, 1.0, -1.0)),
-                          lambda_=1.0 / float(self.C), tolerance=float(self.tol),
+                labels = np.where(y == positive, 1.0, -1.0)
+                job = run(self._app, **data.dataset(f"X{k}", X, labels), lambda_=lambda_,
+                          tolerance=float(self.tol),
                           max_updates=_max_updates(self.max_iter, X.shape[1]),
                           check_every=_check_every(self.random_state, X.shape[1]),
                           seed=self.random_state, **self._app_options(), **self._run_kwargs())
                 coefs.append(job.coefficients(X.shape[1]))
                 passes.append(_n_passes(job.info, X.shape[1]))
+                warn_unless_converged(self, job.info, X.shape[1], "" if classes.size == 2 else
+                                      f" (class {positive!r} against the rest)")
         w = np.vstack(coefs)
         self.classes_ = classes
         self.coef_ = w[:, :n_features]
@@ -175,7 +272,8 @@ class _LinearClassifier(JobParamsMixin, ClassifierMixin, BaseEstimator):
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is "
                              f"expecting {self.n_features_in_} features as input.")
-        scores = np.asarray(X @ self.coef_.T) + self.intercept_
+        scores = X @ self.coef_.T
+        scores = (scores.toarray() if sp.issparse(scores) else np.asarray(scores)) + self.intercept_
         return scores.ravel() if scores.shape[1] == 1 else scores
 
     def predict(self, X):
@@ -199,6 +297,7 @@ _CLASSIFIER_PARAMETERS = """
         The job's ``--tolerance`` (KKT violation relative to lambda_max).
     max_iter : int, default 1000
         At most this many passes over the features (``--max-updates``); 0 or None: no limit.
+        A job it (or ``max_seconds``) stops before ``tol`` is met warns (``ConvergenceWarning``).
     random_state : int or None
         The job's ``--seed``; given, also ``--check-every n_features`` (reproducible fits, see
         Lasso).
@@ -218,25 +317,32 @@ _CLASSIFIER_ATTRIBUTES = """
 
 
 class LogisticRegression(_LinearClassifier):
-    __doc__ = """L1-regularised binary logistic regression, solved by STRADS
-    (``strads run logistic``): minimises ``sum_i log(1 + exp(-y_i (x_i w + b))) + lambda ||w||_1``
-    with ``lambda = 1 / C``; the same minimiser as scikit-learn's
-    ``LogisticRegression(penalty="l1", solver="liblinear", C=C)``.
+    __doc__ = """Regularised binary logistic regression, solved by STRADS (``strads run
+    logistic``): minimises ``sum_i log(1 + exp(-y_i (x_i w + b))) + lambda ||w||_1`` (penalty
+    "l1") or ``... + lambda/2 ||w||^2`` (penalty "l2"), with ``lambda = 1 / C``; the same
+    minimiser as scikit-learn's ``LogisticRegression(penalty=..., solver="liblinear", C=C)``
+    (whose intercept is penalised too; scikit-learn's default solver, lbfgs, leaves it free).
 
     Parameters
     ----------
-    penalty : str, default "l1"
-        "l1" only (the app's ``--penalty``; scikit-learn's default is "l2", which the app does
-        not have: any other value fails with the CLI's message).
+    penalty : {"l1", "l2", None}, default "l1"
+        The app's ``--penalty``; None (or "none", scikit-learn's older spelling): no penalty
+        (``--lambda 0``; C is then not used, and on separable data no minimiser exists, so the
+        fit stops at ``max_iter``). scikit-learn's default is "l2".
+    dual : bool, default False
+        Accepted as liblinear takes it: True only with penalty "l2" (scikit-learn's error
+        otherwise). The engine solves the primal either way; the minimiser is the same.
 """ + _CLASSIFIER_PARAMETERS + RUN_PARAMETERS + _CLASSIFIER_ATTRIBUTES
 
     _app = "logistic"
     _n_iter_array = True  # as scikit-learn's: one entry per job
+    _loss_name = "logistic_regression"
 
-    def __init__(self, penalty="l1", *, C=1.0, fit_intercept=True, intercept_scaling=1.0,
-                 tol=1e-6, max_iter=1000, random_state=None, n_workers=2, n_schedulers=1,
-                 coordinator=None, max_seconds=0.0, verbose=True, tmp_dir=None):
+    def __init__(self, penalty="l1", *, dual=False, C=1.0, fit_intercept=True,
+                 intercept_scaling=1.0, tol=1e-6, max_iter=1000, random_state=None, n_workers=2,
+                 n_schedulers=1, coordinator=None, max_seconds=0.0, verbose=True, tmp_dir=None):
         self.penalty = penalty
+        self.dual = dual
         self.C = C
         self.fit_intercept = fit_intercept
         self.intercept_scaling = intercept_scaling
@@ -250,8 +356,19 @@ class LogisticRegression(_LinearClassifier):
         self.verbose = verbose
         self.tmp_dir = tmp_dir
 
+    def _unpenalised(self):
+        return self.penalty is None or self.penalty == "none"
+
+    def _check_dual(self):
+        if self.dual and self._unpenalised():
+            raise ValueError("Unsupported set of arguments: a dual formulation needs penalty='l2'")
+        super()._check_dual()
+
+    def _lambda(self):
+        return 0.0 if self._unpenalised() else super()._lambda()
+
     def _app_options(self):
-        return {"penalty": self.penalty}
+        return {"penalty": "l1" if self._unpenalised() else self.penalty}
 
     def predict_proba(self, X):
         """Each class's probability for each row: binary, the logistic of decision_function;
@@ -278,15 +395,21 @@ class LinearSVC(_LinearClassifier):
     loss : str, default "squared_hinge"
         "squared_hinge" only (the app refuses "hinge" with the CLI's message: its coordinate
         Newton method needs a differentiable loss).
+    dual : bool, default True
+        Accepted as scikit-learn takes it: penalty "l1" needs dual=False (its error otherwise).
+        The engine solves the primal either way; the minimiser is the same.
 """ + _CLASSIFIER_PARAMETERS + RUN_PARAMETERS + _CLASSIFIER_ATTRIBUTES
 
     _app = "svm"
+    _loss_name = "squared_hinge"
 
-    def __init__(self, penalty="l2", loss="squared_hinge", *, C=1.0, fit_intercept=True,
-                 intercept_scaling=1.0, tol=1e-6, max_iter=1000, random_state=None, n_workers=2,
-                 n_schedulers=1, coordinator=None, max_seconds=0.0, verbose=True, tmp_dir=None):
+    def __init__(self, penalty="l2", loss="squared_hinge", *, dual=True, C=1.0,
+                 fit_intercept=True, intercept_scaling=1.0, tol=1e-6, max_iter=1000,
+                 random_state=None, n_workers=2, n_schedulers=1, coordinator=None,
+                 max_seconds=0.0, verbose=True, tmp_dir=None):
         self.penalty = penalty
         self.loss = loss
+        self.dual = dual
         self.C = C
         self.fit_intercept = fit_intercept
         self.intercept_scaling = intercept_scaling
