@@ -13,7 +13,9 @@ and then one job per seed, each submitted with --wait while this process holds t
 lock (flock(2) on --lock, the lock `flock /tmp/strads-cpu.lock` takes). Around each job the
 harness reads utime + stime of every daemon from /proc/PID/stat (the pid files in the cluster's
 run dir; a pid whose start time differs from its file's is refused), so each role's CPU seconds
-are the job's own.
+are the job's own, and the traffic every daemon's transport counted (`strads status --json`:
+each member's as of its last heartbeat, read once every member has beaten since the job ended, and
+the coordinator's own; common/traffic_counter.h).
 
 Per job it reports (bench/epsilon.py defines "within eps of F*"): updates and rounds to 1e-3 and
 1e-6 of F*, and their ratio to the same schedule's P = 1 (the parallel efficiency of the
@@ -21,7 +23,10 @@ schedule, in updates: a round is synchronous, so these figures do not depend on 
 run the workers); summary.json's mean step length and damped rounds (rounds whose combined step
 the line search shortened); CPU seconds by role (coordinator, schedulers, workers: sums over the
 role's processes) of the job and of the load-only job, and CPU microseconds a round by role,
-(job - load-only) / rounds; wall seconds to 1e-3 and 1e-6 from the first trace row. Wall time
+(job - load-only) / rounds; bytes and messages a round on each kind of link (coordinator-worker,
+coordinator-scheduler, scheduler-worker, worker-worker: both directions, each message counted by
+its sender), (job - load-only) / rounds; wall seconds to 1e-3 and 1e-6 from the first trace row.
+Wall time
 means something only while every process has a core: on a 2-core machine, P <= 2 (and even then
 the coordinator and schedulers share the cores with the workers).
 
@@ -36,6 +41,7 @@ output directory under OUT/jobs/.
 import argparse
 import csv
 import fcntl
+import json
 import os
 import shlex
 import socket
@@ -81,6 +87,31 @@ def role_cpu(pids: Dict[str, List[tuple]]) -> Dict[str, float]:
     return {r: sum(proc_cpu(pid, start) for pid, start in pids[r]) for r in ROLES}
 
 
+LINKS = ("coordinator-worker", "coordinator-scheduler", "scheduler-worker", "worker-worker")
+
+
+def link_of(role: str, peer: str) -> Optional[str]:
+    """The kind of link between a node of `role` and a peer of `peer` (None: a client's)."""
+    key = "-".join(sorted((role, peer)))
+    return key if key in LINKS else None
+
+
+def traffic_totals(status: dict) -> Dict[str, Dict[str, int]]:
+    """{link: {"bytes", "messages"}} from `strads status --json`: what every node sent over each
+    kind of link so far (so each message counts once, by its sender), the coordinator's own
+    (coordinator_traffic) and every member's as of its last heartbeat."""
+    nodes = [("coordinator", status.get("coordinator_traffic", {}))]
+    nodes += [(m["role"], m.get("traffic", {})) for m in status["members"]]
+    out = {link: {"bytes": 0, "messages": 0} for link in LINKS}
+    for role, traffic in nodes:
+        for peer, t in traffic.items():
+            link = link_of(role, peer)
+            if link:
+                out[link]["bytes"] += t["bytes_sent"]
+                out[link]["messages"] += t["messages_sent"]
+    return out
+
+
 class Cluster:
     """A loopback cluster of S schedulers and P workers in a temporary run dir."""
 
@@ -99,6 +130,21 @@ class Cluster:
                              if line.startswith("export STRADS_COORDINATOR="))
         self.pids = read_pids(self.run_dir)
 
+    def traffic(self, since: float) -> Dict[str, Dict[str, int]]:
+        """traffic_totals once every member's last heartbeat (which carries its counts) is later
+        than `since` (time.monotonic()), or after 5 s."""
+        env = dict(os.environ, STRADS_COORDINATOR=self.endpoint)
+        deadline = time.monotonic() + 5
+        while True:
+            out = subprocess.run([os.path.join(self.bin_dir, "strads"), "status", "--json"],
+                                 env=env, capture_output=True, text=True, check=True)
+            status = json.loads(out.stdout)
+            waited = time.monotonic() - since
+            if (all(m["heartbeat_age_s"] < waited for m in status["members"]) or
+                    time.monotonic() > deadline):
+                return traffic_totals(status)
+            time.sleep(0.1)
+
     def stop(self) -> None:
         subprocess.run([os.path.join(self.bin_dir, "strads"), "cluster", "stop", "--run-dir",
                         self.run_dir, "--bin-dir", self.bin_dir], capture_output=True)
@@ -115,13 +161,18 @@ def run_job(cluster: Cluster, args, schedule: str, seed: int, out_dir: str,
     env = dict(os.environ, STRADS_COORDINATOR=cluster.endpoint)
     with open(args.lock, "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
+        sent_before = cluster.traffic(time.monotonic())
         before = role_cpu(cluster.pids)
         t = time.perf_counter()
         with open(out_dir + ".log", "w") as log:
             rc = subprocess.run(cmd, env=env, stdout=log, stderr=subprocess.STDOUT).returncode
         wall = time.perf_counter() - t
         after = role_cpu(cluster.pids)
-    return {"rc": rc, "submit_s": wall, "cpu": {r: after[r] - before[r] for r in ROLES}}
+        sent_after = cluster.traffic(time.monotonic())
+    traffic = {link: {k: sent_after[link][k] - sent_before[link][k] for k in ("bytes", "messages")}
+               for link in LINKS}
+    return {"rc": rc, "submit_s": wall, "cpu": {r: after[r] - before[r] for r in ROLES},
+            "traffic": traffic}
 
 
 def job_row(d: str, fstar: float) -> dict:
@@ -195,7 +246,8 @@ COLUMNS = ["name", "schedulers", "workers", "schedule", "seed", "rc", "updates_1
            "updates", "final_gap", "converged", "wall_s_1e-3", "wall_s_1e-6", "solve_s",
            "cpu_s_coordinator", "cpu_s_scheduler", "cpu_s_worker", "load_cpu_s_coordinator",
            "load_cpu_s_scheduler", "load_cpu_s_worker", "us_round_coordinator",
-           "us_round_scheduler", "us_round_worker"]
+           "us_round_scheduler", "us_round_worker"] + [
+           f"{k}_round_{link}" for link in LINKS for k in ("bytes", "messages")]
 
 
 def main(argv):
@@ -227,6 +279,11 @@ def main(argv):
                                 row[f"load_cpu_s_{r}"] = load["cpu"][r]
                                 row[f"us_round_{r}"] = (1e6 * (job["cpu"][r] - load["cpu"][r]) /
                                                         max(1, row["rounds"]))
+                            for link in LINKS:
+                                for k in ("bytes", "messages"):
+                                    row[f"{k}_round_{link}"] = (
+                                        (job["traffic"][link][k] - load["traffic"][link][k]) /
+                                        max(1, row["rounds"]))
                         rows.append(row)
             finally:
                 cluster.stop()
@@ -252,13 +309,18 @@ def render(args, rows) -> str:
     def n(spec):
         return lambda x: markdown.number(x, spec)
 
+    def kbytes(x):
+        return markdown.number(None if x is None else x / 1000, ".1f")
+
     def wall(row, key):
         x = row.get(key)
         return markdown.number(x, ".3f") + ("" if x is None or row["workers"] <= 2 else " †")
 
     header = ["S x P", "schedule", "updates to 1e-3", "x P=1", "rounds to 1e-3", "updates to 1e-6",
               "x P=1", "rounds to 1e-6", "mean step", "damped rounds", "coord. µs/round",
-              "sched. µs/round", "workers µs/round", "wall s to 1e-3", "wall s to 1e-6", "end"]
+              "sched. µs/round", "workers µs/round", "coord.↔workers msgs/round",
+              "kB/round coord.↔workers / workers↔workers", "wall s to 1e-3", "wall s to 1e-6",
+              "end"]
     body = []
     for r in rows:
         if "rounds" not in r:
@@ -271,7 +333,10 @@ def render(args, rows) -> str:
                      n(",")(r["updates_1e-6"]), n(".2f")(r["eff_1e-6"]), n(",")(r["rounds_1e-6"]),
                      n(".3f")(r["mean_step"]), f"{r['damped']:,} of {r['rounds']:,}",
                      n(".0f")(r["us_round_coordinator"]), n(".0f")(r["us_round_scheduler"]),
-                     n(".0f")(r["us_round_worker"]), wall(r, "wall_s_1e-3"),
+                     n(".0f")(r["us_round_worker"]),
+                     n(".1f")(r.get("messages_round_coordinator-worker")),
+                     kbytes(r.get("bytes_round_coordinator-worker")) + " / " +
+                     kbytes(r.get("bytes_round_worker-worker")), wall(r, "wall_s_1e-3"),
                      wall(r, "wall_s_1e-6"), end])
     medians = render_medians(rows)
     lines = [f"Problem `{args.name}` ({args.data}): {args.app}, lambda = {args.lam}, "
@@ -284,7 +349,9 @@ def render(args, rows) -> str:
              "wasted by parallelism). Updates and rounds do not depend on the machine (a round is "
              "synchronous; checks are paced by time, so repeated runs of a seed differ by up to "
              "about 10 %). µs/round: CPU (utime + stime from /proc) of the role's processes, "
-             "summed, over the job minus a load-only job (--max-updates 1), per round. † wall "
+             "summed, over the job minus a load-only job (--max-updates 1), per round; msgs and "
+             "kB/round: what the daemons' transports counted on that kind of link, both ways, "
+             "over the same difference (a kB is 1,000 bytes). † wall "
              "time with more processes than cores: not meaningful (wall time is meaningful only "
              "at P <= 2 on a 2-core machine)."]
     return "\n".join(lines)
@@ -302,6 +369,9 @@ def render_medians(rows) -> List[str]:
 
     def med(g, key):
         return stats.median([r.get(key) for r in g])
+
+    def kb(x):
+        return None if x is None else x / 1000
 
     def spread(g, key):
         xs = stats.present([r.get(key) for r in g])
@@ -321,10 +391,14 @@ def render_medians(rows) -> List[str]:
                      markdown.number(eff[1], ".2f"), markdown.number(med(g, "mean_step"), ".3f"),
                      markdown.number(med(g, "us_round_coordinator"), ".0f"),
                      markdown.number(med(g, "us_round_scheduler"), ".0f"),
-                     markdown.number(med(g, "us_round_worker"), ".0f")])
+                     markdown.number(med(g, "us_round_worker"), ".0f"),
+                     markdown.number(med(g, "messages_round_coordinator-worker"), ".1f"),
+                     markdown.number(kb(med(g, "bytes_round_coordinator-worker")), ".1f"),
+                     markdown.number(kb(med(g, "bytes_round_worker-worker")), ".1f")])
     header = ["S x P", "schedule", "jobs", "updates to 1e-3: median (range)", "x P=1",
               "updates to 1e-6: median (range)", "x P=1", "mean step", "coord. µs/round",
-              "sched. µs/round", "workers µs/round"]
+              "sched. µs/round", "workers µs/round", "coord.↔workers msgs/round",
+              "coord.↔workers kB/round", "workers↔workers kB/round"]
     return ["Medians over the seeds:", "", markdown.table(header, body), ""]
 
 

@@ -81,6 +81,7 @@ class FaultInjectingTransport : public Transport {
   Status SendOwned(const std::string& peer, proto::Envelope&& envelope) override;
   std::optional<proto::Envelope> Receive(std::chrono::milliseconds timeout) override;
   std::vector<std::string> endpoints() const override { return inner_.endpoints(); }
+  const TrafficCounter* traffic() const override { return inner_.traffic(); }
 
  private:
   enum class Fault { kDrop, kDelay, kDuplicate, kKill };

@@ -56,6 +56,7 @@ class LatencyTransport : public Transport {
   }
   std::optional<proto::Envelope> Receive(std::chrono::milliseconds timeout) override;
   std::vector<std::string> endpoints() const override { return inner_.endpoints(); }
+  const TrafficCounter* traffic() const override { return inner_.traffic(); }
 
  private:
   // Moves whatever the inner transport has now (without waiting) into held_.

@@ -90,6 +90,9 @@ void MemberSession::OnTick(Clock::time_point now, uint64_t job_id) {
   last_heartbeat_ = now;
   auto e = MakeEnvelope(transport_.id(), job_id);
   e.mutable_heartbeat();
+  if (const TrafficCounter* traffic = transport_.traffic()) {
+    traffic->Export(*e.mutable_heartbeat()->mutable_traffic());
+  }
   if (Status st = SendToCoordinator(e); !st.ok()) {
     Lost(st.message());
     TryRegister(now);

@@ -21,7 +21,10 @@ namespace strads {
 // 9: the job table in pages (StatusRequest.first_job_id, .max_jobs; StatusReply.next_job_id), the
 // store's health (StatusReply.store_problem), ErrorReply.kind; job specs bounded
 // (engine/job_spec.h).
-inline constexpr uint32_t kProtocolVersion = 9;
+// 10: --aggregation tree (DynamicEngineSpec.aggregation, fan_in): workers send ColumnPartials of
+// their subtrees (run_ranks, run_sizes, moved) to each other and forward SharedUpdate down the
+// tree; a member of version 9 would ignore the spec's tree and wait for what never comes.
+inline constexpr uint32_t kProtocolVersion = 10;
 
 // Default control port of the coordinator; the status socket is the next port.
 inline constexpr int kDefaultControlPort = 7700;

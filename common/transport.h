@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "common/traffic_counter.h"
 #include "strads.pb.h"
 
 namespace strads {
@@ -48,6 +49,10 @@ class Transport {
 
   // Endpoints this node's inboxes are bound to, e.g. {"tcp://10.0.0.5:7700"}.
   virtual std::vector<std::string> endpoints() const = 0;
+
+  // What this node sent and received on the wire, by kind of peer; null where nothing is counted
+  // (the in-process hub).
+  virtual const TrafficCounter* traffic() const { return nullptr; }
 };
 
 }  // namespace strads

@@ -97,6 +97,8 @@ Status ZmqTransport::SendOwned(const std::string& peer, proto::Envelope&& envelo
   // releases an array's owner once the frame is sent.
   std::vector<zmq::message_t> frames;
   frames.reserve(wire.arrays.size() + 2);
+  uint64_t bytes = wire.header.size();
+  for (const RawFrame& a : wire.arrays) bytes += a.size;
   auto add_body = [&] {
     frames.emplace_back(wire.header.data(), wire.header.size());
     for (RawFrame& a : wire.arrays) {
@@ -113,6 +115,7 @@ Status ZmqTransport::SendOwned(const std::string& peer, proto::Envelope&& envelo
                                    " timed out after " + std::to_string(send_timeout_.count()) +
                                    " ms (peer unreachable?)");
       }
+      traffic_.Sent(peer, bytes);
       return Status::Ok();
     }
     if (auto it = routes_.find(peer); it != routes_.end()) {
@@ -121,6 +124,7 @@ Status ZmqTransport::SendOwned(const std::string& peer, proto::Envelope&& envelo
       add_body();
       auto sent = zmq::send_multipart(router, frames, zmq::send_flags::dontwait);
       if (!sent) return Status::Unavailable("peer " + peer + " is not draining its messages");
+      traffic_.Sent(peer, bytes);
       return Status::Ok();
     }
   } catch (const zmq::error_t& e) {
@@ -178,6 +182,16 @@ std::optional<proto::Envelope> ZmqTransport::Admit(zmq::message_t& routing_id,
   return envelope;
 }
 
+namespace {
+
+uint64_t FrameBytes(std::span<const zmq::message_t> frames) {
+  uint64_t bytes = 0;
+  for (const zmq::message_t& f : frames) bytes += f.size();
+  return bytes;
+}
+
+}  // namespace
+
 std::optional<proto::Envelope> ZmqTransport::Receive(std::chrono::milliseconds timeout) {
   auto deadline = std::chrono::steady_clock::now() + timeout;
   std::vector<zmq::socket_t*> sockets;
@@ -213,10 +227,14 @@ std::optional<proto::Envelope> ZmqTransport::Receive(std::chrono::milliseconds t
         auto envelope = Admit(frames[0], std::span<const zmq::message_t>(frames).subspan(1));
         if (!envelope) continue;
         routes_[frames[0].to_string()] = i;
+        traffic_.Received(envelope->sender(), FrameBytes(std::span(frames).subspan(1)));
         return envelope;
       }
       auto envelope = Parse(frames);
-      if (envelope) return envelope;
+      if (envelope) {
+        traffic_.Received(envelope->sender(), FrameBytes(frames));
+        return envelope;
+      }
     }
     if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;
   }

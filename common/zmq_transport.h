@@ -65,6 +65,7 @@ class ZmqTransport : public Transport {
   Status SendOwned(const std::string& peer, proto::Envelope&& envelope) override;
   std::optional<proto::Envelope> Receive(std::chrono::milliseconds timeout) override;
   std::vector<std::string> endpoints() const override { return bound_; }
+  const TrafficCounter* traffic() const override { return &traffic_; }
 
   // Drops the DEALER to `peer` (e.g. a peer known to be dead), if any.
   void Disconnect(const std::string& peer);
@@ -95,6 +96,7 @@ class ZmqTransport : public Transport {
   size_t next_poll_start_ = 0;            // round-robin fairness among sockets
   uint64_t malformed_ = 0;
   uint64_t refused_ = 0;
+  TrafficCounter traffic_;
   // A line per 10 s, with a count: a flood of garbage does not flood the log. Refused messages
   // per kind of body (a bounded set).
   LogThrottle malformed_log_;

@@ -276,6 +276,7 @@ void Coordinator::OnMessage(const proto::Envelope& e, Clock::time_point now) {
       auto it = members_.find(e.sender());
       if (it == members_.end()) return ReplyError(e, "not registered");
       it->second.last_heartbeat = now;
+      *it->second.info.mutable_traffic() = e.heartbeat().traffic();
       return;
     }
     case proto::Envelope::kSubmit:
@@ -420,6 +421,9 @@ proto::StatusReply Coordinator::Snapshot(Clock::time_point now, uint64_t first_j
   s.set_coordinator(transport_.id());
   s.set_uptime_s(Seconds(now - started_));
   s.set_status_endpoint(options_.status_endpoint);
+  if (const TrafficCounter* traffic = transport_.traffic()) {
+    traffic->Export(*s.mutable_coordinator_traffic());
+  }
   if (!journal_status_.ok()) s.set_store_problem(journal_status_.message());
   if (!store_status_.ok()) {
     s.set_store_problem(

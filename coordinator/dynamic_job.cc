@@ -36,7 +36,8 @@ DynamicJob::DynamicJob(Transport& transport, uint64_t id, proto::JobSpec spec,
       counted_(workers_.size()),
       ranges_(schedulers_.size()),
       range_owners_(schedulers_.size()),
-      exhausted_(schedulers_.size(), 0) {
+      exhausted_(schedulers_.size(), 0),
+      tree_(spec_.dynamic().aggregation() == proto::AGGREGATION_TREE) {
   if (const auto& resume = incarnation_.resume) {
     // The trace so far goes on; the rows of this run say its epoch.
     if (!resume->trace().empty()) trace_.Continue(resume->trace());
@@ -71,8 +72,9 @@ std::string DynamicJob::Waiting() const {
       for (size_t s = 0; s < schedulers_.size(); ++s) {
         if (!tally_.answered_scheduler(s)) who.push_back(schedulers_[s].id);
       }
-      for (size_t w = 0; w < workers_.size(); ++w) {
-        if (!tally_.answered_worker(w)) who.push_back(workers_[w].id);
+      for (size_t w = 0; w < PartialsPerRound(); ++w) {
+        if (!tally_.answered_worker(w))
+          who.push_back(workers_[w].id + (tree_ ? " (the tree)" : ""));
       }
       break;
     case Phase::kModel:
@@ -84,9 +86,11 @@ std::string DynamicJob::Waiting() const {
         who.push_back(schedulers_[next_commit_ % schedulers_.size()].id + " (chord " +
                       std::to_string(next_commit_) + ")");
       }
-      for (size_t w = 0; w < workers_.size(); ++w) {
+      // A tree's root sends once it has every worker's share: it names the round's wait.
+      for (size_t w = 0; w < (tree_ ? 1 : workers_.size()); ++w) {
         if (it == rounds_.end() || it->second.seen.empty() || !it->second.seen[w]) {
-          who.push_back(workers_[w].id + " (partials " + std::to_string(next_commit_) + ")");
+          who.push_back(workers_[w].id + (tree_ ? " (the tree's partials " : " (partials ") +
+                        std::to_string(next_commit_) + ")");
         }
       }
       break;
@@ -328,7 +332,7 @@ void DynamicJob::HandleRestoreShare(const proto::Envelope& e, Clock::time_point 
   proto::VectorDelta& change = *shared.mutable_shared_update()->mutable_change();
   sum.Take(change);
   replica_.Apply(change);
-  Broadcast(workers_, std::move(shared), now);
+  SendSharedUpdate(std::move(shared), now);
   FinishRestore(now);
 }
 
@@ -476,6 +480,12 @@ DynamicJob::Round* DynamicJob::AcceptPartials(const proto::Envelope& e, int rank
 void DynamicJob::HandleColumnPartials(const proto::Envelope& e, Clock::time_point now) {
   const int rank = Rank(e.sender(), proto::ROLE_WORKER);
   if (phase_ == Phase::kRestoring) return HandleRestoreShare(e, now);
+  if (tree_ && rank > 0) {
+    return Fail(fmt::format("partials of round {} from {}, which is not the aggregation tree's "
+                            "root (--aggregation tree: one build and one spec on every member?)",
+                            e.round(), e.sender()),
+                now);
+  }
   Round* round = AcceptPartials(e, rank, now);
   if (!round) return;
   const auto& p = e.column_partials();
@@ -483,7 +493,7 @@ void DynamicJob::HandleColumnPartials(const proto::Envelope& e, Clock::time_poin
     return Fail(fmt::format("malformed column partials of round {} from {}", e.round(), e.sender()),
                 now);
   }
-  if (round->shares.empty()) round->shares.resize(workers_.size());
+  if (round->shares.empty()) round->shares.resize(PartialsPerRound());
   round->shares[rank] = p;
   TryCommit(now);
 }
@@ -493,7 +503,9 @@ void DynamicJob::TryCommit(Clock::time_point now) {
   std::optional<proto::Envelope> held;
   while (!done() && phase_ == Phase::kRunning) {
     auto it = rounds_.find(next_commit_);
-    if (it == rounds_.end() || !it->second.chord || it->second.partials < workers_.size()) break;
+    if (it == rounds_.end() || !it->second.chord || it->second.partials < PartialsPerRound()) {
+      break;
+    }
     auto e = Out(next_commit_);
     e.mutable_commit()->set_scheduler_rank(it->second.chord->scheduler_rank());
     // On failure the job is done and sends nothing more: `held` is rightly dropped.
@@ -521,7 +533,9 @@ bool DynamicJob::CommitColumns(Round& round, proto::Envelope& e, Clock::time_poi
   const proto::Chord& chord = *round.chord;
   if (!sum_) sum_.emplace(num_rows_);
   DeltaAccumulator& sum = *sum_;
-  auto merged = MergeShares(next_commit_, chord, round.shares, sum);
+  auto merged = tree_ ? MergeTreeShare(next_commit_, chord, round.shares[0],
+                                       static_cast<uint32_t>(workers_.size()), sum)
+                      : MergeShares(next_commit_, chord, round.shares, sum);
   if (!merged.ok()) {
     Fail(merged.status().message(), now);
     return false;
@@ -561,8 +575,13 @@ bool DynamicJob::CommitColumns(Round& round, proto::Envelope& e, Clock::time_poi
     commit->add_deltas(deltas[k]);
   }
   replica_.Apply(change);
-  Broadcast(workers_, std::move(shared), now);
+  SendSharedUpdate(std::move(shared), now);
   return true;
+}
+
+void DynamicJob::SendSharedUpdate(proto::Envelope&& e, Clock::time_point now) {
+  if (tree_) return SendTo(workers_[0].id, std::move(e), now);  // down the tree from the root
+  Broadcast(workers_, std::move(e), now);
 }
 
 void DynamicJob::CorrectRoundWaits(const Round& round, Clock::time_point now) {
@@ -608,7 +627,12 @@ void DynamicJob::MaybeStartCheck(Clock::time_point now) {
   check_wanted_ = false;
   auto e = Out(next_commit_);
   e.mutable_check_request();
-  Broadcast(workers_, e, now);
+  // A tree's root forwards it down the tree, behind the shared updates it forwarded.
+  if (tree_) {
+    SendTo(workers_[0].id, e, now);
+  } else {
+    Broadcast(workers_, e, now);
+  }
   // Behind the commits, so they evaluate with every value. The round after the check is asked
   // for with it (CheckRequest.requests_chord) unless a limit makes this check the last: its
   // chord and partials may come before the check's end, and wait for it (HandleChord, TryCommit).
@@ -631,12 +655,17 @@ void DynamicJob::MaybeStartCheck(Clock::time_point now) {
   // does (the margin apps sum it with the function a worker's ExactLoss uses; Lasso's sum may
   // differ from a worker's in the last bits). Summed here while the workers compute their
   // gradients, it is off their path. (No answer can come before this returns.)
-  tally_.Begin(workers_.size(), schedulers_.size(), replica_.Loss(*app_));
+  tally_.Begin(PartialsPerRound(), schedulers_.size(), replica_.Loss(*app_));
 }
 
 void DynamicJob::HandleLossReport(const proto::Envelope& e, Clock::time_point now) {
   const int rank = Rank(e.sender(), proto::ROLE_WORKER);
   if (phase_ != Phase::kChecking || rank < 0 || e.round() != next_commit_) return;
+  if (tree_ && rank > 0) {
+    return Fail(
+        fmt::format("a loss report from {}, which is not the aggregation tree's root", e.sender()),
+        now);
+  }
   if (!tally_.AddWorker(static_cast<size_t>(rank), e.loss_report())) return;
   last_progress_ = now;
   FinishCheck(now);

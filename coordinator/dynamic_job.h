@@ -20,15 +20,17 @@
 //              CheckRequest.requests_chord; while the next commit makes a check due, at most one
 //              round a scheduler). The chord of round t comes from its scheduler, and from each
 //              worker its ColumnPartials (the new values of the chord ids it owns and the change
-//              of the shared vector). Strictly in round order, the commit takes their values, and
-//              SharedUpdate(t), the sum of their changes in rank order, goes to every worker,
-//              Commit(t) to the chord's scheduler. When more than one worker moved, the round's
-//              step is scaled by the alpha in [0, 1] that minimises the objective along it
-//              (engine/step_length.h), so no round increases the objective. When a check is due
-//              (coordinator/check_pacer.h: after `check_every` updates, by default J or sooner
-//              once the rounds took as long as the last check), a limit is reached or a chord
-//              comes back empty, issuing stops, the pipeline drains, and a check follows (asking
-//              for the next round with it).
+//              of the shared vector; with --aggregation tree the workers combine them up a tree,
+//              engine/share_tree.h, and only the root's comes, holding every worker's). Strictly
+//              in round order, the commit takes their values, and SharedUpdate(t), the sum of
+//              their changes in rank order (the tree's order), goes to every worker (to the root,
+//              which forwards it down the tree), Commit(t) to the chord's scheduler. When more than
+//              one worker moved, the round's step is scaled by the alpha in [0, 1] that minimises
+//              the objective along it (engine/step_length.h), so no round increases the objective.
+//              When a check is due (coordinator/check_pacer.h: after `check_every` updates, by
+//              default J or sooner once the rounds took as long as the last check), a limit is
+//              reached or a chord comes back empty, issuing stops, the pipeline drains, and a check
+//              follows (asking for the next round with it).
 //   kRestoring only in a resumed run (Incarnation::resume), between loading and the first check:
 //              round 0 sets every parameter to its checkpointed value: Restore(0) to the workers,
 //              who answer with the change of the shared vector their columns make; its sum goes
@@ -129,6 +131,12 @@ class DynamicJob final : public EngineJob {
   Round* AcceptPartials(const proto::Envelope& e, int rank, Clock::time_point now);
   // Commits round next_commit_ from the chord and the workers' shares; false if the job failed.
   bool CommitColumns(Round& round, proto::Envelope& e, Clock::time_point now);
+  // A round's (or the restore's) SharedUpdate: to every worker, or with --aggregation tree to the
+  // root, which forwards it down the tree.
+  void SendSharedUpdate(proto::Envelope&& e, Clock::time_point now);
+  // Shares a round takes (and loss reports a check): one a worker, or with --aggregation tree the
+  // root's alone.
+  size_t PartialsPerRound() const { return tree_ ? 1 : workers_.size(); }
   // At a round's commit (`now`): the ledger charged the round's wait since the last
   // commit to its chord until the coordinator took the chord up, which can be long after the
   // workers got it; their own compute times say how long they worked. The longest of them, less
@@ -209,6 +217,10 @@ class DynamicJob final : public EngineJob {
   // that found the updates grown. A check without progress fails the job only once every
   // scheduler said so.
   std::vector<uint8_t> exhausted_;
+  // --aggregation tree (engine/share_tree.h): the shares of a round and the loss reports of a
+  // check come combined from worker 0, the tree's root, and SharedUpdate and CheckRequest go to
+  // that worker alone.
+  const bool tree_;
   std::optional<double> lambda_max_;
   double violation_ = -1;  // relative, last check
   bool converged_ = false;

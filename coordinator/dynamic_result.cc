@@ -19,6 +19,13 @@ nlohmann::ordered_json DynamicEngineJson(const proto::DynamicEngineSpec& d,
   engine["pipeline_depth"] = d.pipeline_depth();
   engine["dual_pipeline"] = d.dual_pipeline();
   engine["active_worker"] = d.active_worker();
+  // How the workers' shares reach the coordinator (engine/share_tree.h).
+  if (d.aggregation() == proto::AGGREGATION_TREE) {
+    engine["aggregation"] = "tree";
+    engine["fan_in"] = d.fan_in();
+  } else {
+    engine["aggregation"] = "star";
+  }
   engine["rho"] = d.rho();
   // By default the filter runs only where a scheduler's partition is dense (its log says whether
   // it did).

@@ -32,8 +32,9 @@ struct DynamicRunSettings {
 };
 
 // summary.json's "engine": chord_size, candidates (chord_size_cap where chords adapt),
-// pipeline_depth, dual_pipeline, rho (and rho_applies_to where it applies to dense partitions
-// only), inner_passes, group_rho, grouped_ranges, check_every and checks.
+// pipeline_depth, dual_pipeline, aggregation (and fan_in for a tree), rho (and rho_applies_to where
+// it applies to dense partitions only), inner_passes, group_rho, grouped_ranges, check_every and
+// checks.
 nlohmann::ordered_json DynamicEngineJson(const proto::DynamicEngineSpec& spec,
                                          const DynamicRunSettings& run);
 

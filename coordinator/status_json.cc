@@ -59,6 +59,24 @@ nlohmann::ordered_json JobJson(const proto::JobInfo& j) {
   return o;
 }
 
+namespace {
+
+// {"coordinator": {"bytes_sent": ..., ...}, "worker": ...}: a node's traffic by kind of peer.
+nlohmann::ordered_json TrafficJson(
+    const google::protobuf::RepeatedPtrField<proto::PeerTraffic>& traffic) {
+  nlohmann::ordered_json o = nlohmann::ordered_json::object();
+  for (const auto& t : traffic) {
+    o[t.peer() == proto::ROLE_UNSPECIFIED ? "other" : RoleName(t.peer())] = {
+        {"bytes_sent", t.bytes_sent()},
+        {"bytes_received", t.bytes_received()},
+        {"messages_sent", t.messages_sent()},
+        {"messages_received", t.messages_received()}};
+  }
+  return o;
+}
+
+}  // namespace
+
 nlohmann::ordered_json StatusJson(const proto::StatusReply& s) {
   nlohmann::ordered_json j;
   j["coordinator"] = s.coordinator();
@@ -79,8 +97,10 @@ nlohmann::ordered_json StatusJson(const proto::StatusReply& s) {
                             {"pid", m.pid()},
                             {"endpoint", m.endpoint()},
                             {"heartbeat_age_s", m.heartbeat_age_s()},
-                            {"busy", m.busy()}});
+                            {"busy", m.busy()},
+                            {"traffic", TrafficJson(m.traffic())}});
   }
+  j["coordinator_traffic"] = TrafficJson(s.coordinator_traffic());
   j["jobs"] = nlohmann::ordered_json::array();
   for (const auto& job : s.jobs()) j["jobs"].push_back(JobJson(job));
   return j;

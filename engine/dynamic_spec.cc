@@ -74,7 +74,15 @@ po::options_description DynamicEngineOptions() {
       "exact-shares", po::bool_switch(),
       "exact coordinate steps in every share (logistic and svm otherwise run their "
       "shares on the loss's quadratic model with a line search, as newGLMNET: no exp per "
-      "non-zero; and default to chords of 4096)");
+      "non-zero; and default to chords of 4096)")(
+      "aggregation", po::value<std::string>()->default_value("star"),
+      "star: every worker sends its share of a round to the coordinator and gets the shared "
+      "update from it; tree: the workers combine their shares up a tree by rank and pass the "
+      "shared update down it, so the coordinator handles one share and one update a round "
+      "whatever the number of workers")(
+      "fan-in", po::value<uint32_t>()->default_value(kDefaultFanIn),
+      "--aggregation tree: children a worker at most (2-64; at least workers - 1: one level, "
+      "the star's sums bit for bit)");
   return d;
 }
 
@@ -120,6 +128,15 @@ Status DynamicSpecFromOptions(const po::variables_map& vm, proto::JobSpec& spec)
   d.set_exact_shares(vm["exact-shares"].as<bool>());
   d.set_dual_pipeline(vm["dual-pipeline"].as<bool>());
   d.set_active_worker(vm["active-worker"].as<bool>());
+  const std::string aggregation = vm["aggregation"].as<std::string>();
+  if (aggregation == "star") {
+    d.set_aggregation(proto::AGGREGATION_STAR);
+  } else if (aggregation == "tree") {
+    d.set_aggregation(proto::AGGREGATION_TREE);
+  } else {
+    return Status::InvalidArgument("--aggregation must be star or tree, got '" + aggregation + "'");
+  }
+  d.set_fan_in(vm["fan-in"].as<uint32_t>());
   return Status::Ok();
 }
 
@@ -186,6 +203,9 @@ Status ValidateDynamicSpec(const proto::JobSpec& spec) {
   }
   if (d.pipeline_depth() < 1 || d.pipeline_depth() > 64) {
     return Status::InvalidArgument("--pipeline-depth must be in [1, 64]");
+  }
+  if (d.aggregation() == proto::AGGREGATION_TREE && (d.fan_in() < 2 || d.fan_in() > 64)) {
+    return Status::InvalidArgument("--fan-in must be in [2, 64]");
   }
   if (d.dual_pipeline() && d.pipeline_depth() < 2) {
     return Status::InvalidArgument(

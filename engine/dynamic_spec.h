@@ -15,11 +15,12 @@ class DynamicApp;
 
 // --format, --labels, --chord-size, --candidates, --rho, --group-rho, --eta, --schedule,
 // --tolerance, --max-updates, --pipeline-depth, --check-every, --trace-every, --inner-passes,
-// --exact-shares, with defaults and help.
+// --exact-shares, --dual-pipeline, --aggregation, --fan-in, with defaults and help.
 boost::program_options::options_description DynamicEngineOptions();
 
 // Sets spec.dynamic() from options parsed with DynamicEngineOptions() (paths made absolute).
-// Errors: InvalidArgument for an unknown --schedule or a --group-rho out of range.
+// Errors: InvalidArgument for an unknown --schedule or --aggregation, or a --group-rho out of
+// range.
 Status DynamicSpecFromOptions(const boost::program_options::variables_map& options,
                               proto::JobSpec& spec);
 
@@ -27,6 +28,10 @@ Status DynamicSpecFromOptions(const boost::program_options::variables_map& optio
 // sequentially (in up to --inner-passes passes), so a round can carry many updates; 2048 with 4
 // passes measured best of 1024-4096 x 1-8 on the Lasso and L1-LR benchmarks.
 inline constexpr uint32_t kDefaultChordSize = 2048;
+
+// --fan-in when it is not given (--aggregation tree, engine/share_tree.h): up to 5 workers in one
+// level (the star's sums), 21 in two.
+inline constexpr uint32_t kDefaultFanIn = 4;
 
 // An app's own defaults, where they differ from the engine's (0 = the engine's). Its FromOptions
 // applies them after DynamicSpecFromOptions with SetAppDefaults.

@@ -220,6 +220,25 @@ TEST_CASE("A job's options are the common ones, its engine's and its app's: no o
   REQUIRE_FALSE(shallow.ok());
   CHECK_THAT(shallow.status().message(),
              Catch::Contains("--dual-pipeline needs --pipeline-depth 2"));
+  // The aggregation: a star unless asked; a tree's fan-in in [2, 64].
+  auto star = ParseJobSpec(apps, "lasso", {"--data", data, "--lambda", "0.5"}, {}, nullptr);
+  REQUIRE(star.ok());
+  CHECK(star->dynamic().aggregation() == proto::AGGREGATION_STAR);
+  auto tree = ParseJobSpec(
+      apps, "lasso", {"--data", data, "--lambda", "0.5", "--aggregation", "tree", "--fan-in", "2"},
+      {}, nullptr);
+  REQUIRE(tree.ok());
+  CHECK(tree->dynamic().aggregation() == proto::AGGREGATION_TREE);
+  CHECK(tree->dynamic().fan_in() == 2);
+  auto ring = ParseJobSpec(
+      apps, "lasso", {"--data", data, "--lambda", "0.5", "--aggregation", "ring"}, {}, nullptr);
+  REQUIRE_FALSE(ring.ok());
+  CHECK_THAT(ring.status().message(), Catch::Contains("--aggregation must be star or tree"));
+  auto chain = ParseJobSpec(
+      apps, "lasso", {"--data", data, "--lambda", "0.5", "--aggregation", "tree", "--fan-in", "1"},
+      {}, nullptr);
+  REQUIRE_FALSE(chain.ok());
+  CHECK_THAT(chain.status().message(), Catch::Contains("--fan-in must be in [2, 64]"));
 
   // --active-worker: parsed, it turns grouping off (the active worker holds its range whole),
   // and a range over kActiveWorkerMaxBytes keeps its owners.

@@ -501,10 +501,12 @@ case_dashboard_in_browser() {
 import json, sys, urllib.request
 api = json.load(urllib.request.urlopen(sys.argv[1] + "api/status"))
 cli = json.loads(sys.argv[2])
-for doc in (api, cli):  # what moves between the two requests
+for doc in (api, cli):  # what moves between the two requests (traffic: they and heartbeats)
     del doc["uptime_s"]
+    del doc["coordinator_traffic"]
     for m in doc["members"]:
         del m["heartbeat_age_s"]
+        del m["traffic"]
 assert api == cli, (api, cli)
 assert api["jobs"][0]["state"] == "SUCCEEDED"
 EOF
@@ -1101,16 +1103,19 @@ log_recovery_times() {
 # job's RUNNING on the cluster HOSTLINE (--recovery-wait 2): the job goes through RECOVERING,
 # `submit --wait` follows it, it succeeds with the objective of an uninterrupted `strads run
 # ... RUN-FLAGS`, summary.json has one recovery naming the member, the other daemons stay up.
+# JOB_FLAGS (an array, if set) go to the submit too; MEMBERS_LEFT (default 2) is the members
+# listed after the kill.
 member_kill9_job_recovers() {
   local role=$1 hostline=$2
   shift 2
+  local -a job_flags=("${JOB_FLAGS[@]}")
   gen_recovery_data "$TMP/c.svm"
   local -x STRADS_INJECT_LATENCY_US=$RECOVERY_LATENCY_US
   start_cluster "$hostline"
   (
     set +e
     timeout 100 "$STRADS" --coordinator "$EP" submit lasso --data "$TMP/c.svm" \
-      "${RECOVERY_JOB[@]}" --recovery-wait 2 --output "$TMP/out" --wait --quiet \
+      "${RECOVERY_JOB[@]}" "${job_flags[@]}" --recovery-wait 2 --output "$TMP/out" --wait --quiet \
       >"$TMP/wait.out" 2>&1
     echo $? >"$TMP/wait.rc"
   ) &
@@ -1134,7 +1139,7 @@ member_kill9_job_recovers() {
   [[ $(summary_field "$TMP/out/summary.json" 's["recoveries"][0]["resumed_from"] > 0') == True ]] ||
     fail "job 1 did not resume from its checkpoint"
   assert_alive_but "$VICTIM_PID"
-  assert_members 2 "$VICTIM_ID"
+  assert_members "${MEMBERS_LEFT:-2}" "$VICTIM_ID"
   stop_cluster
 
   embedded "$TMP/ref" lasso --data "$TMP/c.svm" "${RECOVERY_JOB[@]}" "$@"
@@ -1143,6 +1148,14 @@ member_kill9_job_recovers() {
 
 case_worker_kill9_job_recovers() {
   member_kill9_job_recovers worker "127.0.0.1 coordinator scheduler=1 worker=2" --workers 2
+}
+
+# The same with --aggregation tree over 3 workers (fan-in 2): worker 0 of the daemons (any of the
+# tree's ranks) dies; the others' shares or updates have nowhere to go until the re-plan.
+case_worker_kill9_tree_job_recovers() {
+  local -a JOB_FLAGS=(--aggregation tree --fan-in 2)
+  MEMBERS_LEFT=3 member_kill9_job_recovers worker "127.0.0.1 coordinator scheduler=1 worker=3" \
+    --workers 2
 }
 
 case_scheduler_kill9_job_recovers() {

@@ -49,9 +49,12 @@ class DynamicJobFixture {
   explicit DynamicJobFixture(uint32_t depth = 3, uint64_t check_every = 1000,
                              Incarnation incarnation = {},
                              proto::Schedule schedule = proto::SCHEDULE_UNSPECIFIED,
-                             uint64_t max_updates = 0)
+                             uint64_t max_updates = 0,
+                             proto::Aggregation aggregation = proto::AGGREGATION_UNSPECIFIED)
       : h_("coordinator", Everyone()), epoch_(incarnation.epoch) {
     spec_.mutable_dynamic()->set_max_updates(max_updates);
+    spec_.mutable_dynamic()->set_aggregation(aggregation);
+    spec_.mutable_dynamic()->set_fan_in(2);
     spec_.set_app("stub");
     spec_.mutable_dynamic()->set_schedule(schedule);
     spec_.mutable_dynamic()->set_pipeline_depth(depth);
@@ -127,9 +130,12 @@ class DynamicJobFixture {
     WorkersReport(round);
     for (size_t s = 0; s < kSchedulers.size(); ++s) SchedulerReports(s, violation, penalty, round);
   }
-  // The workers' part of the check of `round` (the loss is the coordinator's replica's).
+  // The workers' part of the check of `round` (the loss is the coordinator's replica's): in a
+  // tree the root's report alone.
   void WorkersReport(uint64_t round) {
+    const bool tree = spec_.dynamic().aggregation() == proto::AGGREGATION_TREE;
     for (const auto& w : kWorkers) {
+      if (tree && w != kWorkers[0]) break;
       auto e = MakeEnvelope("", 0, round);
       e.mutable_loss_report();
       Deliver(w, e);
@@ -1025,6 +1031,94 @@ TEST_CASE("DynamicJob: the commit merges the shares in chord order, and a share 
   } else {
     CHECK(info.state() == proto::JOB_FAILED);
     CHECK_THAT(info.error(), Catch::Contains("no worker updated parameter 1 (in chord order)"));
+  }
+}
+
+TEST_CASE(
+    "DynamicJob: with --aggregation tree the root's share commits a round and the shared update "
+    "goes to the root alone, and another worker's share fails the job",
+    "[dynamic_job][tree]") {
+  DynamicJobFixture f(1, 1000, Incarnation{}, proto::SCHEDULE_UNSPECIFIED, 0,
+                      proto::AGGREGATION_TREE);
+  f.StartRunning();
+  // Round 0: parameters 1, 3 and 2; worker 0 (the root) owns 1 and 2, worker 1 owns 3.
+  f.SendColumnChord({1, 3, 2}, 1.0);
+  SECTION("the root's share: its run, then worker 1's") {
+    auto e = MakeEnvelope("", 0, 0);
+    auto* p = e.mutable_column_partials();
+    for (uint64_t j : {1, 2, 3}) {
+      p->add_ids(j);
+      p->add_values(1.0 + static_cast<double>(j));
+    }
+    p->add_run_ranks(0);
+    p->add_run_sizes(2);
+    p->add_run_ranks(1);
+    p->add_run_sizes(1);
+    p->set_moved(1);
+    p->mutable_change()->set_size(1);
+    p->mutable_change()->add_indices(0);
+    p->mutable_change()->add_values(-0.5);
+    f.Deliver("worker-0", e);
+    const auto info = f.job_->Info(f.h_.now());
+    INFO(info.error());
+    CHECK(info.round() == 1);
+    const auto s0 = f.h_.Inbox("scheduler-0");
+    REQUIRE_FALSE(s0.empty());
+    REQUIRE(s0[0].has_commit());
+    // One worker moved: the step is whole.
+    CHECK(Pairs(s0[0].commit().ids(), s0[0].commit().values()) ==
+          std::vector<std::pair<uint64_t, double>>{{1, 2.0}, {3, 4.0}, {2, 3.0}});
+    CHECK(f.Rounds("worker-0", Kind::kSharedUpdate) == std::vector<uint64_t>{0});
+    CHECK(f.Rounds("worker-1", Kind::kSharedUpdate).empty());
+  }
+  SECTION("a share of worker 1's own") {
+    f.SendShare("worker-1", 0, {{3, 4.0}});
+    const auto info = f.job_->Info(f.h_.now());
+    CHECK(info.state() == proto::JOB_FAILED);
+    CHECK_THAT(info.error(), Catch::Contains("not the aggregation tree's root"));
+  }
+  SECTION("a root's share without worker 1's run") {
+    f.SendShare("worker-0", 0, {{1, 2.0}, {2, 3.0}});
+    const auto info = f.job_->Info(f.h_.now());
+    CHECK(info.state() == proto::JOB_FAILED);
+    CHECK_THAT(info.error(), Catch::Contains("round 0: 0 run ranks with 0 run sizes"));
+  }
+}
+
+TEST_CASE(
+    "DynamicJob: with --aggregation tree a check goes to the root, whose loss report answers for "
+    "every worker",
+    "[dynamic_job][tree]") {
+  DynamicJobFixture f(1, 1000, Incarnation{}, proto::SCHEDULE_UNSPECIFIED, 0,
+                      proto::AGGREGATION_TREE);
+  f.LoadEveryone();  // the first check starts
+  CHECK(f.Rounds("worker-0", Kind::kCheckRequest) == std::vector<uint64_t>{0});
+  CHECK(f.Rounds("worker-1", Kind::kCheckRequest).empty());
+  SECTION("the root's report and the schedulers' end the check") {
+    f.AnswerCheck(5, 0, 0);  // worker-0's report only (WorkersReport)
+    CHECK(f.job_->Info(f.h_.now()).state() == proto::JOB_RUNNING);
+    CHECK(f.Requested("scheduler-0") == std::vector<uint64_t>{0});
+    // The round asked for with the check waits for nothing more than its chord and the root.
+    f.SendColumnChord({1}, 0.0);
+    auto e = MakeEnvelope("", 0, 0);
+    e.mutable_column_partials()->add_ids(1);
+    e.mutable_column_partials()->add_values(1.0);
+    e.mutable_column_partials()->add_run_ranks(0);
+    e.mutable_column_partials()->add_run_sizes(1);
+    e.mutable_column_partials()->add_run_ranks(1);
+    e.mutable_column_partials()->add_run_sizes(0);
+    e.mutable_column_partials()->mutable_change()->set_size(1);
+    f.Deliver("worker-0", e);
+    CHECK(f.job_->Info(f.h_.now()).round() == 1);
+  }
+  SECTION("a report from another worker fails the job") {
+    auto e = MakeEnvelope("", 0, 0);
+    e.mutable_loss_report();
+    f.Deliver("worker-1", e);
+    const auto info = f.job_->Info(f.h_.now());
+    CHECK(info.state() == proto::JOB_FAILED);
+    CHECK_THAT(info.error(), Catch::Contains("a loss report from worker-1, which is not the "
+                                             "aggregation tree's root"));
   }
 }
 

@@ -197,6 +197,61 @@ TEST_CASE("engine converges pipelined (depth 2, 4, 8) with every policy", "[clus
     }
 }
 
+TEST_CASE(
+    "a tree of workers (--aggregation tree) reaches the reference optimum at P = 4, 1 and 2 levels",
+    "[cluster][columns][tree]") {
+  const double lambda = 0.05 * LambdaMax();
+  const double reference = ReferenceObjective(lambda);
+  for (auto [fan_in, depth] : {std::pair{3u, 1u}, std::pair{2u, 2u}, std::pair{4u, 2u}}) {
+    CAPTURE(fan_in, depth);
+    EmbeddedCluster cluster(1, 4, FastOptions());
+    auto spec = LassoSpec(lambda);
+    spec.mutable_dynamic()->set_aggregation(proto::AGGREGATION_TREE);
+    spec.mutable_dynamic()->set_fan_in(fan_in);
+    spec.mutable_dynamic()->set_pipeline_depth(depth);  // the pipeline's depth, not the tree's
+    auto job = RunJob(cluster, spec, "test-client");
+    REQUIRE(job.info.state() == proto::JOB_SUCCEEDED);
+    CHECK(job.info.converged());
+    CHECK(std::abs(job.info.objective() - reference) / reference < 1e-6);
+    CHECK(job.summary.at("engine").at("aggregation").get<std::string>() == "tree");
+    CHECK(job.summary.at("engine").at("fan_in").get<uint32_t>() == fan_in);
+  }
+}
+
+TEST_CASE("a tree of one level gives the star's results bit for bit, two levels the same optimum",
+          "[cluster][columns][tree]") {
+  // At pipeline depth 1 with checks every 2,000 updates a job is deterministic: every chord is
+  // built after the commit before it. A tree of fan-in >= P - 1 adds the workers' changes in the
+  // star's order (rank order), so every sum, step and value is the star's; fan-in 2 over 4
+  // workers adds worker 3's change to worker 1's first, which may move the last bits only.
+  const double lambda = 0.05 * LambdaMax();
+  const double reference = ReferenceObjective(lambda);
+  auto run = [&](proto::Aggregation aggregation, uint32_t fan_in) {
+    EmbeddedCluster cluster(2, 4, FastOptions());
+    auto spec = LassoSpec(lambda);
+    spec.mutable_dynamic()->set_chord_size(64);
+    spec.mutable_dynamic()->set_candidates(128);
+    spec.mutable_dynamic()->set_check_every(2000);
+    spec.mutable_dynamic()->set_aggregation(aggregation);
+    spec.mutable_dynamic()->set_fan_in(fan_in);
+    auto job = RunJob(cluster, spec, "test-client");
+    REQUIRE(job.info.state() == proto::JOB_SUCCEEDED);
+    CHECK(job.info.converged());
+    return job;
+  };
+  const auto star = run(proto::AGGREGATION_STAR, 0);
+  const auto flat = run(proto::AGGREGATION_TREE, 3);
+  const auto deep = run(proto::AGGREGATION_TREE, 2);
+  REQUIRE_FALSE(star.coefficients.empty());
+  CHECK(flat.coefficients == star.coefficients);
+  CHECK(flat.info.updates() == star.info.updates());
+  CHECK(flat.info.round() == star.info.round());
+  CHECK(flat.summary.at("objective").get<double>() == star.summary.at("objective").get<double>());
+  for (const auto* job : {&star, &flat, &deep}) {
+    CHECK(std::abs(job->info.objective() - reference) / reference < 1e-6);
+  }
+}
+
 TEST_CASE("the dual pipeline reaches the reference optimum: its stale lanes are line-searched",
           "[cluster][columns][dual]") {
   // The stale lane's shares are computed against a replica one round behind, so even one
@@ -278,6 +333,45 @@ TEST_CASE("the active worker takes the non-zero twins: whole steps, the same opt
     CHECK(steps[1] > 0.8);
     CHECK(steps[1] > steps[0] + 0.2);
   }
+}
+
+TEST_CASE(
+    "the active worker's shares go up a tree like any other: one level gives the star's results "
+    "bit for bit, two levels whole steps and the same optimum",
+    "[cluster][columns][active][tree]") {
+  // Two schedulers, four workers: the active workers are 0 (the root) and 1 (a worker in the
+  // middle of the fan-in 2 tree, whose share holds parameters it does not own). At pipeline depth
+  // 1 with rare checks a job is deterministic, and a tree of fan-in P - 1 adds the shares in the
+  // star's order.
+  testing::TempDir dir;
+  const std::string path = dir.Path("twins-4.svm");
+  WriteTwins(path, 4);
+  const auto [lambda, reference_objective] = ReferenceAtTwentiethOfMax(path);
+  auto run = [&](proto::Aggregation aggregation, uint32_t fan_in) {
+    CAPTURE(aggregation, fan_in);
+    EmbeddedCluster cluster(2, 4, FastOptions());
+    auto spec = UnfilteredColumnsSpec(path, lambda);
+    spec.mutable_dynamic()->set_group_rho(1.0);
+    spec.mutable_dynamic()->set_check_every(2000);
+    spec.mutable_dynamic()->set_active_worker(true);
+    spec.mutable_dynamic()->set_aggregation(aggregation);
+    spec.mutable_dynamic()->set_fan_in(fan_in);
+    auto job = RunJob(cluster, spec, "test-client");
+    REQUIRE(job.info.state() == proto::JOB_SUCCEEDED);
+    CHECK(job.info.converged());
+    CHECK(std::abs(job.info.objective() - reference_objective) / reference_objective < 1e-6);
+    CHECK(job.summary.at("engine").at("active_worker").get<bool>());
+    CHECK(job.summary.at("mean_step_length").get<double>() > 0.8);
+    return job;
+  };
+  const auto star = run(proto::AGGREGATION_STAR, 0);
+  const auto flat = run(proto::AGGREGATION_TREE, 3);
+  const auto deep = run(proto::AGGREGATION_TREE, 2);
+  REQUIRE_FALSE(star.coefficients.empty());
+  CHECK(flat.coefficients == star.coefficients);
+  CHECK(flat.info.updates() == star.info.updates());
+  CHECK(flat.summary.at("objective").get<double>() == star.summary.at("objective").get<double>());
+  CHECK(deep.summary.at("engine").at("aggregation").get<std::string>() == "tree");
 }
 
 TEST_CASE(
@@ -387,12 +481,20 @@ TEST_CASE(
   o.tolerance = 1e-10;
   const auto reference = testing::Must(lasso::SolveLassoReference(centred, o));
   REQUIRE(reference.converged);
-  for (auto [schedulers, workers] : {std::pair{1u, 1u}, std::pair{2u, 3u}}) {
-    CAPTURE(schedulers, workers);
+  // The last: a tree of workers (two levels) with --active-worker, whose shares carry the
+  // centred steps up the tree like any other.
+  for (auto [schedulers, workers, tree] :
+       {std::tuple{1u, 1u, false}, std::tuple{2u, 3u, false}, std::tuple{2u, 4u, true}}) {
+    CAPTURE(schedulers, workers, tree);
     EmbeddedCluster cluster(schedulers, workers, FastOptions());
     auto spec = LassoSpec(o.lambda);
     spec.set_data_path(shifted);
     EditAppParams<proto::LinearModelSpec>(spec, [](auto& p) { p.set_intercept(true); });
+    if (tree) {
+      spec.mutable_dynamic()->set_aggregation(proto::AGGREGATION_TREE);
+      spec.mutable_dynamic()->set_fan_in(2);
+      spec.mutable_dynamic()->set_active_worker(true);
+    }
     auto job = RunJob(cluster, spec, "test-client");
     REQUIRE(job.info.state() == proto::JOB_SUCCEEDED);
     CHECK(job.info.converged());
@@ -504,7 +606,10 @@ TEST_CASE("invalid specs are refused at submit with a clear message", "[cluster]
 
 TEST_CASE("a worker that dies mid-job fails the job naming it, the next job runs",
           "[cluster][faults]") {
-  // Worker 1 dies right after sending its share of its 20th round: mid-job, every run alike.
+  // Worker 1 dies right after sending its share of its 20th round: mid-job, every run alike. In a
+  // tree its share went to worker 0, which waits for its next one.
+  const auto aggregation = GENERATE(proto::AGGREGATION_STAR, proto::AGGREGATION_TREE);
+  CAPTURE(aggregation);
   EmbeddedCluster cluster(1, 3, FastOptions(), "warn",
                           [](const std::string& id, FaultInjectingTransport& t) {
                             if (id == "worker-1") {
@@ -512,6 +617,8 @@ TEST_CASE("a worker that dies mid-job fails the job naming it, the next job runs
                             }
                           });
   auto spec = LassoSpec(0.001 * LambdaMax());
+  spec.mutable_dynamic()->set_aggregation(aggregation);
+  spec.mutable_dynamic()->set_fan_in(2);
   spec.mutable_dynamic()->set_check_every(
       uint64_t{1} << 50);  // never checks, so never converges: runs until stopped
   spec.set_max_seconds(30);
@@ -532,10 +639,16 @@ TEST_CASE(
   struct Case {
     const char* victim;
     proto::Envelope::BodyCase kind;  // killed right after its n-th message of this kind
+    proto::Aggregation aggregation;
   };
-  for (const Case& c : {Case{"worker-1", proto::Envelope::kColumnPartials},
-                        Case{"scheduler-1", proto::Envelope::kChord}}) {
-    CAPTURE(c.victim);
+  // In a tree (fan-in 2 over 3 workers) worker 1 is a leaf and worker 0 the root, whose
+  // children's shares and updates then have nowhere to go.
+  for (const Case& c :
+       {Case{"worker-1", proto::Envelope::kColumnPartials, proto::AGGREGATION_STAR},
+        Case{"scheduler-1", proto::Envelope::kChord, proto::AGGREGATION_STAR},
+        Case{"worker-1", proto::Envelope::kColumnPartials, proto::AGGREGATION_TREE},
+        Case{"worker-0", proto::Envelope::kColumnPartials, proto::AGGREGATION_TREE}}) {
+    CAPTURE(c.victim, c.aggregation);
     EmbeddedCluster cluster(2, 3, FastOptions(), "error",
                             [&](const std::string& id, FaultInjectingTransport& t) {
                               if (id == c.victim) t.KillAt(SendsOf(c.kind), 30);
@@ -546,6 +659,8 @@ TEST_CASE(
     spec.mutable_dynamic()->set_group_rho(kDefaultGroupRho);
     spec.mutable_recovery()->set_max_recoveries(2);
     spec.mutable_recovery()->set_recovery_wait_s(0);  // no replacement comes: re-plan at once
+    spec.mutable_dynamic()->set_aggregation(c.aggregation);
+    spec.mutable_dynamic()->set_fan_in(2);
     auto job = RunJob(cluster, spec, "test-client");
     CHECK(cluster.faults(c.victim)->killed());
     REQUIRE(job.info.state() == proto::JOB_SUCCEEDED);

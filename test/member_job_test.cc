@@ -542,6 +542,83 @@ TEST_CASE("dynamic worker job: a stale-lane chord is computed one round early, a
   CHECK(job.pending_chords() == 0);
 }
 
+TEST_CASE(
+    "dynamic worker job in a tree: its share goes up with its child's, updates and checks go down",
+    "[member_job][dynamic_worker][tree]") {
+  // Worker 1 of 4 at fan-in 2: its parent is worker 0, its child worker 3.
+  Bench bench("worker-1", 1, 4);
+  bench.start.set_rank(1);
+  bench.start.mutable_spec()->mutable_dynamic()->set_aggregation(proto::AGGREGATION_TREE);
+  bench.start.mutable_spec()->mutable_dynamic()->set_fan_in(2);
+  DynamicWorkerJob job(bench.context(), &kDynamicApp);
+  (void)bench.AwaitReady(job);
+  using Kind = proto::Envelope;
+  // The first check comes down from the parent before Begin comes from the coordinator: it waits.
+  auto check = MakeEnvelope("worker-0", kJob, 0);
+  check.mutable_check_request();
+  bench.Deliver(job, check);
+  CHECK(bench.Inbox("worker-3").empty());
+  CHECK(bench.Inbox("scheduler-0").empty());
+  auto begin = MakeEnvelope("coordinator", kJob, 0);
+  begin.mutable_begin()->set_num_features(6);
+  begin.mutable_begin()->add_partition_starts(0);
+  begin.mutable_begin()->add_partition_starts(6);
+  begin.mutable_begin()->add_scheduler_ids("scheduler-0");
+  begin.mutable_begin()->add_scheduler_endpoints("inproc://scheduler-0");
+  bench.Deliver(job, begin);
+  const auto forwarded = bench.Drain("worker-3", Kind::kCheckRequest);
+  REQUIRE(forwarded.size() == 1);
+  CHECK(forwarded[0].sender() == "worker-1");
+  CHECK(bench.Drain("scheduler-0", Kind::kGradientSlice).size() == 1);
+  CHECK(bench.Inbox("worker-0").empty());  // its report waits for its child's
+  auto report = MakeEnvelope("worker-3", kJob, 0);
+  (*report.mutable_loss_report()->mutable_metrics())["correct"] = 2;
+  bench.Deliver(job, report);
+  const auto reports = bench.Drain("worker-0", Kind::kLossReport);
+  REQUIRE(reports.size() == 1);
+  CHECK(reports[0].loss_report().metrics().at("correct") == 2);
+  CHECK(bench.Drain("coordinator", Kind::kLossReport).empty());
+
+  // Round 0: its share waits for its child's, then both go to the parent as one.
+  bench.Deliver(job, ChordEnvelope(0, {0, 1, 2, 3, 4, 5}));
+  CHECK(bench.Inbox("worker-0").empty());
+  auto child = MakeEnvelope("worker-3", kJob, 0);
+  child.mutable_column_partials()->add_ids(5);
+  child.mutable_column_partials()->add_values(9.0);
+  child.mutable_column_partials()->add_run_ranks(3);
+  child.mutable_column_partials()->add_run_sizes(1);
+  child.mutable_column_partials()->mutable_change()->set_size(4);
+  bench.Deliver(job, child);
+  const auto up = bench.Drain("worker-0", Kind::kColumnPartials);
+  REQUIRE(up.size() == 1);
+  const auto& share = up[0].column_partials();
+  REQUIRE(share.run_ranks_size() == 2);
+  CHECK(share.run_ranks(0) == 1);
+  CHECK(share.run_ranks(1) == 3);
+  CHECK(share.run_sizes(1) == 1);
+  CHECK(share.ids(share.ids_size() - 1) == 5);
+  CHECK(bench.Drain("coordinator", Kind::kColumnPartials).empty());
+
+  // Round 0's shared update from the parent: on to the child, then applied.
+  auto update = SharedUpdateEnvelope(0);
+  update.set_sender("worker-0");
+  bench.Deliver(job, update);
+  const auto down = bench.Drain("worker-3", Kind::kSharedUpdate);
+  REQUIRE(down.size() == 1);
+  CHECK(down[0].sender() == "worker-1");
+  CHECK(down[0].shared_update().SerializeAsString() == update.shared_update().SerializeAsString());
+  CHECK(job.applied_rounds() == 1);
+
+  // A share from a worker that is not its child is an error.
+  auto stranger = child;
+  stranger.set_sender("worker-2");
+  stranger.set_round(1);
+  bench.Deliver(job, stranger);
+  const auto errors = bench.Drain("coordinator", Kind::kJobFailed);
+  REQUIRE(errors.size() == 1);
+  CHECK_THAT(errors[0].job_failed().error(), Catch::Contains("not a child of this worker"));
+}
+
 TEST_CASE("dynamic worker job: a shared update out of round order is refused and reported once",
           "[member_job][dynamic_worker]") {
   Bench bench("worker-0", 1, 1);

@@ -219,6 +219,47 @@ TEST_CASE("ZeroMQ carries bulk arrays as raw frames both ways, owned or copied",
   CHECK(client.malformed_frames() == 0);
 }
 
+TEST_CASE("ZeroMQ counts the bytes and messages it sends and receives, by kind of peer",
+          "[transport]") {
+  zmq::context_t context;
+  ZmqTransport worker(context, "worker@h:1");
+  const std::string bound = BindLoopback(worker);
+  ZmqTransport coordinator(context, "coordinator", milliseconds(2000));
+  REQUIRE(coordinator.Connect("worker@h:1", bound).ok());
+  auto update = MakeEnvelope("coordinator", 1, 3);
+  for (int i = 0; i < kMinRawElements + 10; ++i) {  // a raw frame as well as the header
+    update.mutable_shared_update()->mutable_change()->add_values(i);
+  }
+  const uint64_t raw_bytes = 8 * static_cast<uint64_t>(kMinRawElements + 10);
+  REQUIRE(coordinator.Send("worker@h:1", update).ok());
+  REQUIRE(worker.Receive(milliseconds(2000)));
+  auto report = MakeEnvelope("worker@h:1", 1, 3);
+  report.mutable_loss_report();
+  REQUIRE(worker.Send("coordinator", report).ok());  // back through its ROUTER
+  REQUIRE(coordinator.Receive(milliseconds(2000)));
+
+  auto traffic = [](const Transport& t) {
+    google::protobuf::RepeatedPtrField<proto::PeerTraffic> out;
+    REQUIRE(t.traffic());
+    t.traffic()->Export(out);
+    return out;
+  };
+  const auto at_coordinator = traffic(coordinator);
+  REQUIRE(at_coordinator.size() == 1);
+  CHECK(at_coordinator[0].peer() == proto::ROLE_WORKER);
+  CHECK(at_coordinator[0].messages_sent() == 1);
+  CHECK(at_coordinator[0].messages_received() == 1);
+  CHECK(at_coordinator[0].bytes_sent() > raw_bytes);  // the header too
+  CHECK(at_coordinator[0].bytes_sent() < raw_bytes + 200);
+  const auto at_worker = traffic(worker);
+  REQUIRE(at_worker.size() == 1);
+  CHECK(at_worker[0].peer() == proto::ROLE_COORDINATOR);
+  CHECK(at_worker[0].bytes_received() == at_coordinator[0].bytes_sent());
+  CHECK(at_worker[0].bytes_sent() == at_coordinator[0].bytes_received());
+  CHECK(TrafficCounter::RoleOf("scheduler-1") == proto::ROLE_SCHEDULER);
+  CHECK(TrafficCounter::RoleOf("client-7f3a") == proto::ROLE_UNSPECIFIED);
+}
+
 TEST_CASE("ZeroMQ counts and drops a message whose raw frames do not match its header",
           "[transport]") {
   zmq::context_t context;

@@ -69,6 +69,26 @@ Result<DynamicWorkerJob::Loaded> DynamicWorkerJob::LoadColumns(const DataSource&
 DynamicWorkerJob::DynamicWorkerJob(const JobContext& context, const DynamicApp* app)
     : DynamicMemberJob(context, app) {
   ConnectPeers(context.start.scheduler_ids(), context.start.scheduler_endpoints());
+  if (spec_.dynamic().aggregation() == proto::AGGREGATION_TREE) {
+    // Its tree neighbours, connected while the data loads (as the schedulers are).
+    tree_.emplace(num_workers_, spec_.dynamic().fan_in());
+    const auto& ids = context.start.worker_ids();
+    const auto& endpoints = context.start.worker_endpoints();
+    auto connect = [&](uint32_t rank) -> std::string {
+      if (rank >= static_cast<uint32_t>(ids.size()) ||
+          rank >= static_cast<uint32_t>(endpoints.size())) {
+        errors_.Report(fmt::format("the job names {} workers' endpoints for {} workers",
+                                   std::min(ids.size(), endpoints.size()), num_workers_));
+        return "";
+      }
+      if (Status st = transport_.Connect(ids.Get(rank), endpoints.Get(rank)); !st.ok()) {
+        log_->error("job {}: {}", id_, st.message());
+      }
+      return ids.Get(rank);
+    };
+    if (const auto parent = tree_->Parent(rank_)) parent_id_ = connect(*parent);
+    for (uint32_t child : tree_->Children(rank_)) child_ids_.push_back(connect(child));
+  }
   log_->info("job {}: loading columns {}/{} of {}", id_, rank_, num_workers_, spec_.data_path());
   if (source_.ok()) {
     count_.Start(Count, source_.value(), rank_, num_workers_);
@@ -144,6 +164,7 @@ void DynamicWorkerJob::FinishLoading(Result<Loaded> loaded) {
   if (!model.ok()) return errors_.Report(model.status().message());
   columns_ = std::move(model).value();
   change_ = std::make_unique<DeltaAccumulator>(columns_->shared_size());
+  if (tree_) combiner_ = std::make_unique<ShareCombiner>(*tree_, rank_, columns_->shared_size());
   // The coordinator keeps a replica too (the objective, the step length); every replica starts
   // the same.
   if (rank_ == 0) columns_->ExportShared(*ready->mutable_shared());
@@ -161,6 +182,10 @@ void DynamicWorkerJob::Handle(const proto::Envelope& e) {
       return ComputeEligibleChords();
     case proto::Envelope::kSharedUpdate:
       return HandleSharedUpdate(e);
+    case proto::Envelope::kColumnPartials:
+      return HandleChildShare(e);
+    case proto::Envelope::kLossReport:
+      return HandleChildReport(e);
     case proto::Envelope::kRestore:
       return HandleRestore(e);
     case proto::Envelope::kCheckRequest:
@@ -228,6 +253,11 @@ void DynamicWorkerJob::HandleBegin(const proto::Envelope& e) {
       log_->error("job {}: {}", id_, st.message());
     }
   }
+  if (deferred_check_) {
+    const proto::Envelope check = std::move(*deferred_check_);
+    deferred_check_.reset();
+    HandleCheck(check);
+  }
 }
 
 void DynamicWorkerJob::ComputeEligibleChords() {
@@ -285,7 +315,33 @@ void DynamicWorkerJob::ComputeColumnShare(uint64_t round, const proto::Chord& ch
   change_->Take(*partials->mutable_change());
   partials->set_applied_through(applied_);  // no loss: the coordinator sums its replica's
   partials->set_compute_seconds(std::chrono::duration<double>(Clock::now() - started).count());
-  (void)session_.SendToCoordinator(std::move(e));
+  if (!combiner_) return (void)session_.SendToCoordinator(std::move(e));
+  if (auto up = combiner_->AddOwn(round, std::move(*partials))) SendShareUp(round, std::move(*up));
+}
+
+void DynamicWorkerJob::HandleChildShare(const proto::Envelope& e) {
+  if (!combiner_) return LogUnexpected(e);
+  const auto it = std::find(child_ids_.begin(), child_ids_.end(), e.sender());
+  if (it == child_ids_.end()) {
+    return errors_.Report(
+        fmt::format("a share of round {} from {}, which is not a child of this "
+                    "worker in the aggregation tree",
+                    e.round(), e.sender()));
+  }
+  const uint32_t child = combiner_->children()[static_cast<size_t>(it - child_ids_.begin())];
+  auto up = combiner_->AddChild(e.round(), child, e.column_partials());
+  if (!up.ok()) return errors_.Report(up.status().message());
+  if (*up) SendShareUp(e.round(), std::move(**up));
+}
+
+void DynamicWorkerJob::SendShareUp(uint64_t round, proto::ColumnPartials share) {
+  auto e = JobEnvelope(round);
+  *e.mutable_column_partials() = std::move(share);
+  if (parent_id_.empty()) return (void)session_.SendToCoordinator(std::move(e));
+  if (Status st = transport_.SendOwned(parent_id_, std::move(e)); !st.ok()) {
+    errors_.ReportLostPeer(parent_id_, "cannot send the share of round " + std::to_string(round) +
+                                           " to " + parent_id_ + ": " + st.message());
+  }
 }
 
 void DynamicWorkerJob::HandleRestore(const proto::Envelope& e) {
@@ -327,12 +383,34 @@ void DynamicWorkerJob::HandleSharedUpdate(const proto::Envelope& e) {
     return errors_.Report("shared update of round " + std::to_string(e.round()) + ": " +
                           st.message());
   }
+  // Down the tree first: the children's next shares wait for it, not for this replica.
+  if (!ForwardDown(e)) return;
   columns_->ApplyShared(change);
   ++applied_;
   ComputeEligibleChords();
 }
 
+bool DynamicWorkerJob::ForwardDown(const proto::Envelope& e) {
+  for (const std::string& child : child_ids_) {
+    proto::Envelope down = e;
+    down.set_sender(transport_.id());
+    if (Status st = transport_.SendOwned(child, std::move(down)); !st.ok()) {
+      errors_.ReportLostPeer(child, "cannot send the " + BodyName(e) + " of round " +
+                                        std::to_string(e.round()) + " to " + child + ": " +
+                                        st.message());
+      return false;
+    }
+  }
+  return true;
+}
+
 void DynamicWorkerJob::HandleCheck(const proto::Envelope& e) {
+  // In a tree the request comes from the parent, Begin from the coordinator: the request can come
+  // first (the first check's), and waits for it.
+  if (tree_ && partition_starts_.empty()) {
+    deferred_check_ = e;
+    return;
+  }
   if (e.round() != applied_) {
     return errors_.Report("check at round " + std::to_string(e.round()) + " but " +
                           std::to_string(applied_) + " rounds applied");
@@ -340,6 +418,7 @@ void DynamicWorkerJob::HandleCheck(const proto::Envelope& e) {
   if (scheduler_ids_.size() + 1 != partition_starts_.size()) {
     return errors_.Report("check before the parameter partition is known");
   }
+  if (!ForwardDown(e)) return;  // a tree: the children check meanwhile
   const auto& starts = partition_starts_;
   std::vector<double> slice;
   for (size_t s = 0; s + 1 < starts.size(); ++s) {
@@ -369,12 +448,41 @@ void DynamicWorkerJob::HandleCheck(const proto::Envelope& e) {
   loss.mutable_loss_report();
   // Every replica holds the whole loss and metrics; the coordinator sums the loss on its own
   // replica, and rank 0 reports the metrics for all.
-  if (rank_ != 0) return (void)session_.SendToCoordinator(loss);
-  std::map<std::string, double> metrics;
-  columns_->Metrics(metrics);
-  for (const auto& [name, value] : metrics)
-    (*loss.mutable_loss_report()->mutable_metrics())[name] = value;
-  (void)session_.SendToCoordinator(loss);
+  if (rank_ == 0) {
+    std::map<std::string, double> metrics;
+    columns_->Metrics(metrics);
+    for (const auto& [name, value] : metrics)
+      (*loss.mutable_loss_report()->mutable_metrics())[name] = value;
+  }
+  if (!tree_) return (void)session_.SendToCoordinator(loss);
+  AddReport(e.round(), loss.loss_report());
+}
+
+void DynamicWorkerJob::HandleChildReport(const proto::Envelope& e) {
+  if (!tree_) return LogUnexpected(e);
+  if (std::find(child_ids_.begin(), child_ids_.end(), e.sender()) == child_ids_.end()) {
+    return errors_.Report(
+        fmt::format("a loss report of round {} from {}, which is not a child "
+                    "of this worker in the aggregation tree",
+                    e.round(), e.sender()));
+  }
+  AddReport(e.round(), e.loss_report());
+}
+
+void DynamicWorkerJob::AddReport(uint64_t round, const proto::LossReport& report) {
+  ReportsUp& up = reports_up_[round];
+  for (const auto& [name, value] : report.metrics()) up.metrics[name] += value;
+  if (++up.in < child_ids_.size() + 1) return;
+  auto e = JobEnvelope(round);
+  auto& metrics = *e.mutable_loss_report()->mutable_metrics();
+  for (const auto& [name, value] : up.metrics) metrics[name] = value;
+  reports_up_.erase(round);
+  if (parent_id_.empty()) return (void)session_.SendToCoordinator(std::move(e));
+  if (Status st = transport_.SendOwned(parent_id_, std::move(e)); !st.ok()) {
+    errors_.ReportLostPeer(parent_id_, "cannot send the loss report of round " +
+                                           std::to_string(round) + " to " + parent_id_ + ": " +
+                                           st.message());
+  }
 }
 
 }  // namespace strads

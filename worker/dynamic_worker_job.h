@@ -16,6 +16,11 @@
 //    chord ids it owns sequentially (ColumnModel::Update) and sends ColumnPartials (new values,
 //    change of the shared vector); a pipeline depth D > 1 only lets chords arrive ahead.
 //  - On SharedUpdate(t), in round order, it adds the summed change to its replica.
+//  - With --aggregation tree (engine/share_tree.h) its share goes to its parent in the tree of
+//    workers, combined with its children's (the root's to the coordinator), and it forwards each
+//    SharedUpdate and CheckRequest, which come from its parent (the root's from the coordinator),
+//    to its children before handling them; its LossReport goes up once its children's are in,
+//    their metrics summed.
 //  - On CheckRequest it sends each scheduler the gradient slice of the features it owns (0
 //    elsewhere); rank 0 reports the metrics of the replica to the coordinator, the others an
 //    empty report.
@@ -34,6 +39,7 @@
 #include "common/dataset.h"
 #include "engine/column_owners.h"
 #include "engine/dynamic_member_job.h"
+#include "engine/share_tree.h"
 
 namespace strads {
 
@@ -83,9 +89,20 @@ class DynamicWorkerJob final : public DynamicMemberJob {
   void HandleCheck(const proto::Envelope& e);
   // Computes the share of every waiting chord whose earlier rounds are applied, in round order.
   void ComputeEligibleChords();
-  // Updates the chord's ids this worker owns and sends ColumnPartials.
+  // Updates the chord's ids this worker owns and sends ColumnPartials (in a tree, combines them).
   void ComputeColumnShare(uint64_t round, const proto::Chord& chord);
+  // A tree: a child's share of its subtree; and the share of this worker's, once complete, to its
+  // parent (the root's to the coordinator).
+  void HandleChildShare(const proto::Envelope& e);
+  void SendShareUp(uint64_t round, proto::ColumnPartials share);
   void HandleSharedUpdate(const proto::Envelope& e);
+  // A tree: sends `e` (a SharedUpdate, a CheckRequest) on to every child; false (and reported)
+  // if one is unreachable.
+  bool ForwardDown(const proto::Envelope& e);
+  // A tree: a child's loss report of its subtree; and this worker's own, summed with its
+  // children's, to its parent (the root's to the coordinator) once all are in.
+  void HandleChildReport(const proto::Envelope& e);
+  void AddReport(uint64_t round, const proto::LossReport& report);
   // A resumed job's round 0: the change of the shared vector that the
   // checkpointed values of its parameters make (the replica changes with SharedUpdate(0)).
   void HandleRestore(const proto::Envelope& e);
@@ -105,6 +122,20 @@ class DynamicWorkerJob final : public DynamicMemberJob {
   // scheduler without the dependency filter parses no value of the file).
   bool norms_unsent_ = false;
   std::unique_ptr<DeltaAccumulator> change_;  // scratch for one share
+  // --aggregation tree: the tree, this worker's combiner (made with the model), and the ids of its
+  // parent (empty at the root: the coordinator) and children.
+  std::optional<ShareTree> tree_;
+  std::unique_ptr<ShareCombiner> combiner_;
+  std::string parent_id_;
+  std::vector<std::string> child_ids_;  // by position in tree_->Children(rank_)
+  // A tree: the loss reports of this subtree by check round (metrics summed, how many are in),
+  // and a CheckRequest that came before Begin.
+  struct ReportsUp {
+    std::map<std::string, double> metrics;
+    size_t in = 0;
+  };
+  std::map<uint64_t, ReportsUp> reports_up_;
+  std::optional<proto::Envelope> deferred_check_;
   std::vector<uint64_t> partition_starts_;
   std::vector<std::string> scheduler_ids_;
   uint64_t applied_ = 0;                      // shared updates of rounds < applied_ are applied

@@ -98,3 +98,23 @@ def test_medians_over_seeds_use_the_ratio_of_the_medians():
     text = "\n".join(scaling.render_medians(rows))
     assert "| 1 x 1 | dynamic | 3 | 200 (100-300) | 1.00 |" in text
     assert "| 1 x 2 | dynamic | 3 | 400 (300-500) | 2.00 |" in text
+
+
+def test_traffic_is_summed_by_kind_of_link_each_message_by_its_sender():
+    def t(sent, messages):
+        return {"bytes_sent": sent, "bytes_received": 999, "messages_sent": messages,
+                "messages_received": 99}
+    status = {"coordinator_traffic": {"worker": t(100, 1), "scheduler": t(10, 1),
+                                      "other": t(5000, 9)},
+              "members": [{"role": "worker", "traffic": {"coordinator": t(200, 2),
+                                                         "worker": t(7, 1)}},
+                          {"role": "worker", "traffic": {"worker": t(3, 1),
+                                                         "scheduler": t(40, 4)}},
+                          {"role": "scheduler", "traffic": {"worker": t(60, 2),
+                                                            "coordinator": t(20, 2)}}]}
+    got = scaling.traffic_totals(status)
+    assert got["coordinator-worker"] == {"bytes": 300, "messages": 3}
+    assert got["coordinator-scheduler"] == {"bytes": 30, "messages": 3}
+    assert got["scheduler-worker"] == {"bytes": 100, "messages": 6}
+    assert got["worker-worker"] == {"bytes": 10, "messages": 2}  # clients' traffic is left out
+    assert scaling.link_of("worker", "other") is None
