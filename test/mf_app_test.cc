@@ -87,6 +87,8 @@ MfOptions Options(const proto::JobSpec& spec) {
   o.ccd_inner = std::max<uint32_t>(1, mf.inner_iterations());
   o.regularization = ParseRegularization(mf.regularization()).value();
   if (mf.cg_steps() > 0) o.cg_steps = mf.cg_steps();
+  o.implicit = mf.implicit();
+  o.alpha = mf.alpha();
   return o;
 }
 
@@ -240,6 +242,46 @@ TEST_CASE("mf als matches SolveAlsReference to 1e-9 at 1 to 3 workers, either pe
       TempDir out;
       CHECK(RelativeDiff(File(out, run, "W.mtx"), reference->model.W) <= 1e-9);
       CHECK(RelativeDiff(File(out, run, "H.mtx"), reference->model.H) <= 1e-9);
+    }
+  }
+}
+
+TEST_CASE("mf als --implicit reaches SolveAlsReference's objective to 1e-6 at 1 to 3 workers") {
+  TempDir dir;
+  // Values in about [-0.05, 3]: a few are <= 0 (preference 0, confidence 1 + alpha |a|).
+  proto::JobSpec spec = Spec(dir.Write("a.mtx", PlantedMtx(15, 45, 37, 3, 0.3)), "als", 4);
+  for (const char* form : {"weighted", "plain"}) {
+    EditAppParams<proto::MfSpec>(spec, [&](auto& p) {
+      p.set_regularization(form);
+      p.set_cg_steps(2);
+      p.set_implicit(true);
+      p.set_alpha(2.5);
+    });
+    Result<Ratings> ratings = LoadRatings(spec.data_path());
+    REQUIRE(ratings.ok());
+    std::vector<double> objectives;
+    Result<MfResult> reference = SolveAlsReference(
+        *ratings, Options(spec), [&](const MfTracePoint& p) { objectives.push_back(p.objective); });
+    REQUIRE(reference.ok());
+    CHECK(objectives.back() < 0.5 * objectives.front());
+    CHECK(Relative(reference->objective, ImplicitObjective(*ratings, reference->model, 0.1,
+                                                           Options(spec).regularization, 2.5)) <=
+          1e-12);
+    for (uint32_t workers : {1u, 2u, 3u}) {
+      INFO(form << ", P = " << workers);
+      spec.mutable_static_engine()->set_blocks_per_worker(workers == 1 ? 1 : 2);
+      const StaticLocalResult run = Run(spec, workers, workers == 3 ? 2 : 1);
+      REQUIRE(run.metrics.size() == objectives.size());
+      for (size_t i = 0; i < objectives.size(); ++i) {
+        INFO("iteration " << i);
+        CHECK(Relative(Objective(run, i), objectives[i]) <= 1e-6);
+      }
+      TempDir out;
+      CHECK(RelativeDiff(File(out, run, "W.mtx"), reference->model.W) <= 1e-6);
+      CHECK(RelativeDiff(File(out, run, "H.mtx"), reference->model.H) <= 1e-6);
+      // A pair without factors is predicted as preference 0, not the mean of the values.
+      REQUIRE(run.files[2].name() == "unseen.txt");
+      CHECK(run.files[2].content().find("\nmean 0\n") != std::string::npos);
     }
   }
 }
@@ -622,6 +664,19 @@ TEST_CASE("mf rejects bad parameters naming the flag") {
   bad = spec;
   EditAppParams<proto::MfSpec>(bad, [&](auto& p) { p.set_regularization("l1"); });
   expect(bad, "--regularization: unknown regularization 'l1' (weighted or plain)");
+  bad = spec;
+  EditAppParams<proto::MfSpec>(bad, [&](auto& p) { p.set_implicit(true); });
+  expect(bad, "--implicit needs --algorithm als");
+  EditAppParams<proto::MfSpec>(bad, [&](auto& p) {
+    p.set_algorithm("als");
+    p.set_alpha(-1);
+  });
+  expect(bad, "--alpha must be finite and >= 0");
+  EditAppParams<proto::MfSpec>(bad, [&](auto& p) {
+    p.set_alpha(40);
+    p.set_test_path(spec.data_path());
+  });
+  expect(bad, "--implicit: --test");
   bad = spec;
   bad.set_data_path("");
   expect(bad, "--data");

@@ -344,6 +344,114 @@ TEST_CASE("mf als: objective never increases, with many CG steps it is exact ALS
   CHECK(SolveAlsReference(r, bad).status().code() == StatusCode::kInvalidArgument);
 }
 
+// Planted ratings with one value negative, one 0, and an empty last row: implicit feedback's
+// every case (preference 1 or 0, confidence from |a|, a row without entries).
+Ratings ImplicitCases() {
+  const Ratings p = Planted(11, 12, 9, 2, 0.3);
+  std::vector<double> value = p.value;
+  value[0] = -0.7;
+  value[1] = 0.0;
+  Result<Ratings> r = MakeRatings(p.rows + 1, p.cols, p.row, p.col, value, EmptyLines::kAllow);
+  REQUIRE(r.ok());
+  return std::move(r).value();
+}
+
+// The dense confidence and preference matrices of implicit feedback (c = 1, p = 0 off Omega).
+std::pair<Eigen::MatrixXd, Eigen::MatrixXd> DenseImplicit(const Ratings& r, double alpha) {
+  Eigen::MatrixXd c =
+      Eigen::MatrixXd::Ones(static_cast<Eigen::Index>(r.rows), static_cast<Eigen::Index>(r.cols));
+  Eigen::MatrixXd p = Eigen::MatrixXd::Zero(c.rows(), c.cols());
+  for (uint64_t e = 0; e < r.nnz(); ++e) {
+    c(r.row[e], r.col[e]) = 1.0 + alpha * std::abs(r.value[e]);
+    p(r.row[e], r.col[e]) = r.value[e] > 0 ? 1.0 : 0.0;
+  }
+  return {c, p};
+}
+
+TEST_CASE("mf als implicit: F is the sum over every pair, and never increases", "[mf]") {
+  const Ratings r = ImplicitCases();
+  const double alpha = 3.0;
+  const auto [c, p] = DenseImplicit(r, alpha);
+  for (Regularization form : {Regularization::kWeighted, Regularization::kPlain}) {
+    INFO(RegularizationName(form));
+    MfOptions o{.rank = 3, .lambda = 0.2, .iterations = 8};
+    o.regularization = form;
+    o.implicit = true;
+    o.alpha = alpha;
+    const MfModel model = InitialSgdModel(r, o);  // both factors nonzero
+    const Eigen::MatrixXd y = model.W * model.H.transpose();
+    double dense = (c.array() * (p - y).array().square()).sum();
+    for (uint64_t i = 0; i < r.rows; ++i) {
+      dense += o.lambda * PenaltyWeight(form, r.row_start[i + 1] - r.row_start[i]) *
+               model.W.row(static_cast<Eigen::Index>(i)).squaredNorm();
+    }
+    for (uint64_t j = 0; j < r.cols; ++j) {
+      dense += o.lambda * PenaltyWeight(form, r.col_start[j + 1] - r.col_start[j]) *
+               model.H.row(static_cast<Eigen::Index>(j)).squaredNorm();
+    }
+    CHECK(std::abs(ImplicitObjective(r, model, o.lambda, form, alpha) - dense) <= 1e-12 * dense);
+
+    std::vector<double> trace;
+    Result<MfResult> res = SolveAlsReference(r, o, [&](const MfTracePoint& t) {
+      CHECK(std::abs(t.objective - ImplicitObjective(r, *t.model, o.lambda, form, alpha)) <=
+            1e-12 * t.objective);
+      trace.push_back(t.objective);
+    });
+    REQUIRE(res.ok());
+    for (size_t t = 1; t < trace.size(); ++t) {
+      INFO("iteration " << t);
+      CHECK(trace[t] <= trace[t - 1] * (1 + 1e-12));
+    }
+    CHECK(trace.back() < 0.5 * trace.front());
+    CHECK(res->model.W.row(static_cast<Eigen::Index>(r.rows - 1)).norm() == 0.0);
+  }
+  MfOptions bad{.rank = 2};
+  bad.implicit = true;
+  bad.alpha = -1;
+  CHECK(SolveAlsReference(r, bad).status().code() == StatusCode::kInvalidArgument);
+}
+
+TEST_CASE("mf als implicit: rows and columns solve their dense normal equations", "[mf]") {
+  const Ratings r = ImplicitCases();
+  const double alpha = 3.0, lambda = 0.2;
+  const auto [c, p] = DenseImplicit(r, alpha);
+  // The dense solve over every pair: (sum_b c_ab x_b x_b^T + reg I)^{-1} sum_b c_ab p_ab x_b for
+  // row a of the confidences `ca` and preferences `pa` against the other factor x.
+  auto solve = [&](const Eigen::VectorXd& ca, const Eigen::VectorXd& pa, const Eigen::MatrixXd& x,
+                   double reg) -> Eigen::VectorXd {
+    Eigen::MatrixXd a = x.transpose() * ca.asDiagonal() * x;
+    a.diagonal().array() += reg;
+    return a.ldlt().solve(x.transpose() * (ca.array() * pa.array()).matrix());
+  };
+  for (Regularization form : {Regularization::kWeighted, Regularization::kPlain}) {
+    INFO(RegularizationName(form));
+    MfOptions o{.rank = 3, .lambda = lambda, .iterations = 1};
+    o.regularization = form;
+    o.implicit = true;
+    o.alpha = alpha;
+    o.cg_steps = 3;  // = k: CG solves each column's 3 x 3 system
+    const MfModel initial = InitialCcdModel(r, o);
+    Result<MfResult> one = SolveAlsReference(r, o);
+    REQUIRE(one.ok());
+    for (uint64_t i = 0; i + 1 < r.rows; ++i) {  // the last row is empty
+      const auto row = static_cast<Eigen::Index>(i);
+      const Eigen::VectorXd w =
+          solve(c.row(row).transpose(), p.row(row).transpose(), initial.H,
+                lambda * PenaltyWeight(form, r.row_start[i + 1] - r.row_start[i]));
+      INFO("row " << i);
+      CHECK((w - one->model.W.row(row).transpose()).norm() <= 1e-10 * w.norm());
+    }
+    for (uint64_t j = 0; j < r.cols; ++j) {
+      const auto col = static_cast<Eigen::Index>(j);
+      const Eigen::VectorXd h =
+          solve(c.col(col), p.col(col), one->model.W,
+                lambda * PenaltyWeight(form, r.col_start[j + 1] - r.col_start[j]));
+      INFO("column " << j);
+      CHECK((h - one->model.H.row(col).transpose()).norm() <= 1e-8 * h.norm());
+    }
+  }
+}
+
 TEST_CASE("mf ccd: recovers a planted low-rank matrix", "[mf]") {
   const Ratings r = Planted(4, 80, 60, 3, 0.4);
   MfOptions o{.rank = 3, .lambda = 1e-6, .iterations = 100, .ccd_inner = 3};

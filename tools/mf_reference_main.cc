@@ -46,6 +46,10 @@ int main(int argc, char** argv) {
       "ccd: inner alternations per rank-one subproblem")(
       "cg-steps", strads::ValueWithDefault(&options.cg_steps, options.cg_steps),
       "als: conjugate-gradient steps per column and iteration")(
+      "implicit", po::bool_switch(&options.implicit),
+      "als: implicit feedback (confidence 1 + alpha |a|, preference a > 0, over every pair)")(
+      "alpha", strads::ValueWithDefault(&options.alpha, options.alpha),
+      "implicit: the confidence's slope")(
       "seed", strads::ValueWithDefault(&options.seed, options.seed), "random seed")(
       "trace", po::value(&trace_path), "trace CSV to write (required)");
   po::variables_map vm;
@@ -57,6 +61,11 @@ int main(int argc, char** argv) {
       (algorithm != "ccd" && algorithm != "sgd" && algorithm != "als")) {
     std::cerr << "strads-mf-reference: --data and --trace are required, --algorithm is ccd, sgd "
                  "or als\n";
+    return 2;
+  }
+
+  if (options.implicit && (algorithm != "als" || !test_path.empty())) {
+    std::cerr << "strads-mf-reference: --implicit needs --algorithm als and takes no --test\n";
     return 2;
   }
 

@@ -13,4 +13,22 @@ void AlsNormalEquations::Solve(double reg, double* w) {
   out = gram_.selfadjointView<Eigen::Lower>().ldlt().solve(rhs_);
 }
 
+void Gram(const double* x, uint64_t n, uint32_t k, double* g) {
+  using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const Eigen::Map<const RowMajor> m(x, static_cast<Eigen::Index>(n), k);
+  Eigen::Map<Eigen::MatrixXd> out(g, k, k);
+  if (n == 0) {
+    out.setZero();
+    return;
+  }
+  out.noalias() = m.transpose() * m;
+}
+
+void GramTimes(const double* g, const double* x, uint32_t k, double* y) {
+  for (uint32_t t = 0; t < k; ++t) y[t] = 0.0;
+  for (uint32_t s = 0; s < k; ++s) {
+    for (uint32_t t = 0; t < k; ++t) y[t] += g[uint64_t{s} * k + t] * x[s];
+  }
+}
+
 }  // namespace strads::mf

@@ -6,6 +6,12 @@
 // and fewer ratings than k). The Gram matrix is accumulated by symmetric rank-one updates of its
 // lower triangle, in the order the ratings are added.
 //
+// Implicit feedback (Hu, Koren and Volinsky 2008) solves, over every column j of the other factor,
+//   w = argmin sum_j c_j (p_j - w^T h_j)^2 + reg ||w||^2
+//     = (G + sum_{j in Omega} (c_j - 1) h_j h_j^T + reg I)^{-1} sum_{j in Omega} c_j p_j h_j,
+// G = sum_j h_j h_j^T over all columns (shared by every row): Start(G), then Add(h_j, c_j - 1,
+// c_j p_j) for the row's ratings only.
+//
 // Thread-compatibility: an AlsNormalEquations is a plain value; use one per thread.
 #pragma once
 
@@ -25,11 +31,18 @@ class AlsNormalEquations {
     gram_.setZero();
     rhs_.setZero();
   }
+  // Starts a new row whose Gram matrix starts at `gram` (k x k, symmetric).
+  void Start(const Eigen::MatrixXd& gram) {
+    gram_ = gram;
+    rhs_.setZero();
+  }
   // Adds rating `a` whose other factor is h[0..k).
-  void Add(const double* h, double a) {
+  void Add(const double* h, double a) { Add(h, 1.0, a); }
+  // Adds weight h h^T to the Gram matrix and b h to the right-hand side.
+  void Add(const double* h, double weight, double b) {
     h_ = Eigen::Map<const Eigen::VectorXd>(h, h_.size());
-    gram_.selfadjointView<Eigen::Lower>().rankUpdate(h_, 1.0);
-    rhs_.noalias() += a * h_;
+    gram_.selfadjointView<Eigen::Lower>().rankUpdate(h_, weight);
+    rhs_.noalias() += b * h_;
   }
   // The minimiser with penalty `reg` ||w||^2, into w[0..k).
   void Solve(double reg, double* w);
@@ -39,5 +52,12 @@ class AlsNormalEquations {
   Eigen::VectorXd rhs_, h_;
   Eigen::LLT<Eigen::MatrixXd, Eigen::Lower> llt_;
 };
+
+// g = X^T X (k x k, column-major) for the n rows of x (row-major, n x k): the Gram matrix of a
+// factor, or of some of its rows.
+void Gram(const double* x, uint64_t n, uint32_t k, double* g);
+
+// y = G x for g as Gram writes it, y[t] = sum_s g[s k + t] x[s] in order of s.
+void GramTimes(const double* g, const double* x, uint32_t k, double* y);
 
 }  // namespace strads::mf

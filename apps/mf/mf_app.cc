@@ -25,9 +25,15 @@
 // AlsNormalEquations); then a residual pass (blocks carry x_j = h_j and a sum every worker adds
 // (a_ij - w_i^T x_j) w_i to) and --cg-steps CG passes (blocks carry p_j and a sum of
 // (w_i^T p_j) w_i), after each of which the home takes one conjugate-gradient step (AlsStep);
-// cg_steps + 3 passes with the evaluation. Every sum is over the same terms as in
-// SolveCcdReference, in its order for one worker (rows by ascending column within a block, blocks
-// in order; columns by ascending row), so P = 1 reproduces it bit for bit and any P up to
+// cg_steps + 3 passes with the evaluation. Implicit ALS (--implicit, mf_reference.h) has the same
+// passes; the Gram matrices it shares travel with the blocks (GramSize): in the gather pass each
+// block brings its home's sum_j h_j h_j^T, which each worker adds up in block order into G_H for
+// its row solves (then it computes its rows' W_s^T W_s); in the residual pass every worker adds its
+// W_s^T W_s into every block, which so comes home with G_W = W^T W for its columns' CG steps; the
+// evaluation pass's blocks bring their Gram matrices again, for the unobserved pairs' part of F,
+// sum_i w_i^T G_H w_i = sum over workers of <W_s^T W_s, G_H>. Every sum is over the same terms as
+// in SolveCcdReference, in its order for one worker (rows by ascending column within a block,
+// blocks in order; columns by ascending row), so P = 1 reproduces it bit for bit and any P up to
 // summation order.
 //
 // Evaluation: blocks carry whole H rows; each worker sums (a_ij - w_i^T h_j)^2 over its training
@@ -83,6 +89,8 @@ struct Params {
   Balance balance = Balance::kWork;
   std::string test_path;  // empty: none
   uint32_t patience = 0;  // --test: stop after this many iterations without a better test RMSE
+  bool implicit = false;  // ALS: implicit feedback (mf_reference.h)
+  double alpha = 0;       // implicit: c_ij = 1 + alpha |a_ij|
 
   // With --test the job keeps the model of the best test RMSE (see Tracking).
   bool keep_best() const { return !test_path.empty(); }
@@ -139,6 +147,23 @@ Result<Params> ParseParams(const proto::JobSpec& spec) {
   p.seed = spec.seed();
   p.test_path = mf.test_path();
   p.patience = mf.patience();
+  p.implicit = mf.implicit();
+  p.alpha = mf.alpha();
+  if (p.implicit) {
+    if (p.algorithm != Algorithm::kAls) {
+      return Status::InvalidArgument("mf: --implicit needs --algorithm als");
+    }
+    if (!(p.alpha >= 0.0) || !std::isfinite(p.alpha)) {
+      return Status::InvalidArgument(
+          fmt::format("mf als: --alpha must be finite and >= 0, got {}", p.alpha));
+    }
+    if (!p.test_path.empty()) {
+      return Status::InvalidArgument(
+          "mf als --implicit: --test measures the RMSE of explicit ratings, which an implicit "
+          "model does not predict; rank the held-out entries with W.mtx and H.mtx instead "
+          "(bench/mf_implicit.py computes precision@10 and MAP@10)");
+    }
+  }
   Result<Balance> balance = ParseBalance(
       spec.static_engine().balance().empty() ? "work" : spec.static_engine().balance());
   if (!balance.ok()) return Status::InvalidArgument("mf: --balance: " + balance.status().message());
@@ -179,6 +204,16 @@ PassInfo Describe(const Params& p, uint32_t pass) {
   const uint32_t t = pass / per_rank, q = pass % per_rank;
   if (q == 2 * p.inner) return {PassKind::kR, t, p.inner - 1};
   return {q % 2 == 0 ? PassKind::kW : PassKind::kH, t, q / 2};
+}
+
+// Implicit ALS: the k x k Gram matrix a block carries after its columns' numbers (gather and
+// evaluation: the home's sum over the block's h_j h_j^T; residual: sum_i w_i w_i^T, which every
+// worker adds its rows' to), or 0.
+uint64_t GramSize(const Params& p, PassKind kind) {
+  if (!p.implicit) return 0;
+  const bool carries =
+      kind == PassKind::kGather || kind == PassKind::kEval || kind == PassKind::kResidual;
+  return carries ? uint64_t{p.rank} * p.rank : 0;
 }
 
 // Doubles per column a block carries in a pass of this kind.
@@ -230,8 +265,9 @@ Status CheckBlock(const StaticBlock& block, const StaticStep& step, const Params
   if (block.id >= blocks) return BadBlock(block, step, fmt::format("not one of {}", blocks));
   const uint64_t columns = layout.col_bounds[block.id + 1] - layout.col_bounds[block.id];
   // Pass 0 of a job that keeps its best model carries the decision of Tracking in a last number.
+  const PassKind kind = Describe(p, step.pass).kind;
   const uint64_t expected =
-      columns * Width(p, Describe(p, step.pass).kind) + (p.keep_best() && step.pass == 0 ? 1 : 0);
+      columns * Width(p, kind) + GramSize(p, kind) + (p.keep_best() && step.pass == 0 ? 1 : 0);
   if (block.doubles.size() != expected) {
     return BadBlock(block, step,
                     fmt::format("carries {} numbers, expected {} ({} columns)",
@@ -390,6 +426,11 @@ class MfShard final : public StaticShard {
       }
     }
     if (p.algorithm != Algorithm::kSgd) w_.assign(rows_ * k_, 0.0);  // W = 0
+    if (p.implicit) {
+      block_gram_.assign(blocks, std::vector<double>(uint64_t{k_} * k_, 0.0));
+      gram_h_ = Eigen::MatrixXd::Zero(k_, k_);
+      gram_w_ = Eigen::MatrixXd::Zero(k_, k_);  // W = 0
+    }
     if (p.algorithm == Algorithm::kAls) {
       h_full_.assign(cols_ * k_, 0.0);
       row_begin_.assign(rows_ + 1, 0);
@@ -458,13 +499,17 @@ class MfShard final : public StaticShard {
       }
       case PassKind::kEpoch:
         return Epoch(step, block);
-      case PassKind::kGather:  // every block's H rows, for the row solves at EndPass
-        std::copy_n(block.doubles.begin(), (layout_.col_bounds[block.id + 1] - c0) * k_,
-                    h_full_.begin() + static_cast<int64_t>(c0 * k_));
+      case PassKind::kGather: {  // every block's H rows, for the row solves at EndPass
+        const uint64_t values = (layout_.col_bounds[block.id + 1] - c0) * k_;
+        std::copy_n(block.doubles.begin(), values, h_full_.begin() + static_cast<int64_t>(c0 * k_));
+        if (p_.implicit) TakeGram(block, values);
         return entries.size();
+      }
       case PassKind::kResidual:
       case PassKind::kCg: {
         // Per column j: r_j += (a_ij - w_i^T x_j) w_i (residual), q_j += (w_i^T p_j) w_i (CG).
+        // Implicit (mf_reference.h): (c_ij p_ij - (c_ij - 1) w_i^T x_j) w_i and
+        // (c_ij - 1) (w_i^T p_j) w_i, and the residual pass's block gains this shard's W^T W.
         const bool residual = pass.kind == PassKind::kResidual;
         for (uint64_t e : by_col_[block.id]) {
           const double* wi = &w_[uint64_t{row_[e]} * k_];
@@ -472,8 +517,17 @@ class MfShard final : public StaticShard {
           double* sum = h + (col_[e] - c0) * 2 * k_ + k_;
           double d = 0.0;
           for (uint32_t t = 0; t < k_; ++t) d += wi[t] * x[t];
-          const double c = residual ? value_[e] - d : d;
+          double c = residual ? value_[e] - d : d;
+          if (p_.implicit) {
+            const double conf = Confidence(p_.alpha, value_[e]);
+            c = residual ? conf * Preference(value_[e]) - (conf - 1.0) * d : d * (conf - 1.0);
+          }
           for (uint32_t t = 0; t < k_; ++t) sum[t] += c * wi[t];
+        }
+        if (p_.implicit && residual) {
+          const uint64_t columns = layout_.col_bounds[block.id + 1] - c0;
+          double* gram = h + columns * 2 * k_;
+          for (uint64_t t = 0; t < uint64_t{k_} * k_; ++t) gram[t] += gram_w_.data()[t];
         }
         return entries.size();
       }
@@ -486,7 +540,17 @@ class MfShard final : public StaticShard {
 
   void EndPass(const StaticStep& step) override {
     const PassInfo pass = Describe(p_, step.pass);
-    if (pass.kind == PassKind::kGather) return SolveRows();
+    if (pass.kind == PassKind::kGather) {
+      if (!p_.implicit) return SolveRows();
+      // G_H, the sum of the blocks' Gram matrices in block order (the same in every worker).
+      gram_h_.setZero();
+      for (const std::vector<double>& g : block_gram_) {
+        for (uint64_t t = 0; t < uint64_t{k_} * k_; ++t) gram_h_.data()[t] += g[t];
+      }
+      SolveRows();
+      Gram(w_.data(), rows_, k_, gram_w_.data());
+      return;
+    }
     if (pass.kind != PassKind::kW) return;
     double* w = Column(pass.t);
     for (uint64_t i = 0; i < rows_; ++i) {
@@ -504,13 +568,24 @@ class MfShard final : public StaticShard {
       penalty += row_penalty_[i] * norm;
     }
     out["sq_err"] += sq_err_;
+    if (p_.implicit) {
+      // The unobserved pairs: this shard's rows' sum_j (w_i^T h_j)^2 = <W_s^T W_s, H^T H>.
+      std::vector<double> gram_h(uint64_t{k_} * k_, 0.0);
+      for (const std::vector<double>& g : block_gram_) {
+        for (uint64_t t = 0; t < gram_h.size(); ++t) gram_h[t] += g[t];
+      }
+      double all = 0.0;
+      for (uint64_t t = 0; t < gram_h.size(); ++t) all += gram_w_.data()[t] * gram_h[t];
+      out["sq_err"] += all;
+      out["pref_sq_err"] += pref_sq_err_;
+    }
     out["ratings"] += static_cast<double>(value_.size());
     out["rows"] += static_cast<double>(rows_);
     out["w_penalty"] += penalty;
     uint64_t empty = 0;
     for (uint64_t i = 0; i < rows_; ++i) empty += coverage_.empty_row[row0_ + i] ? 1 : 0;
     out["empty_rows"] += static_cast<double>(empty);
-    if (rank_ == 0) out["mean"] += coverage_.mean;
+    if (rank_ == 0) out["mean"] += FallbackMean();
     if (has_test_) {
       out["test_sq_err"] += test_sq_err_;
       out["test_ratings"] += static_cast<double>(test_ratings_);
@@ -550,6 +625,7 @@ class MfShard final : public StaticShard {
           [&](uint64_t i, uint32_t, double v) { gw_[i - row0_] = static_cast<float>(v); }));
     }
     if (p_.keep_best()) STRADS_RETURN_IF_ERROR(RestoreTracking(pieces));
+    if (p_.implicit) Gram(w_.data(), rows_, k_, gram_w_.data());
     if (p_.algorithm != Algorithm::kCcd) return Status::Ok();
     std::vector<double> h(cols_ * k_);
     STRADS_RETURN_IF_ERROR(TakeRows(pieces, "H", 0, cols_, k_,
@@ -583,7 +659,7 @@ class MfShard final : public StaticShard {
       if (coverage_.empty_row[row0_ + i]) unseen.add_values(static_cast<double>(row0_ + i));
     }
     if (unseen.values_size() > 0) out.push_back(std::move(unseen));
-    if (rank_ == 0) AddValues(out, "mean", {coverage_.mean});
+    if (rank_ == 0) AddValues(out, "mean", {FallbackMean()});
   }
 
  private:
@@ -664,14 +740,34 @@ class MfShard final : public StaticShard {
     }
   }
 
-  // ALS: every row with ratings solved exactly against the gathered H (als_solve.h).
+  // What a pair without factors is predicted as: the training mean; implicit, preference 0.
+  double FallbackMean() const { return p_.implicit ? 0.0 : coverage_.mean; }
+
+  // Implicit ALS: the k x k Gram matrix `block` carries after its first `values` numbers.
+  void TakeGram(const StaticBlock& block, uint64_t values) {
+    std::copy_n(block.doubles.begin() + static_cast<int64_t>(values), uint64_t{k_} * k_,
+                block_gram_[block.id].begin());
+  }
+
+  // ALS: every row with ratings solved exactly against the gathered H (als_solve.h); implicit,
+  // from G_H (mf_reference.h).
   void SolveRows() {
     AlsNormalEquations equations(k_);
     for (uint64_t i = 0; i < rows_; ++i) {
       if (row_begin_[i] == row_begin_[i + 1]) continue;  // w_i stays 0
-      equations.Clear();
+      if (p_.implicit) {
+        equations.Start(gram_h_);
+      } else {
+        equations.Clear();
+      }
       for (uint64_t e = row_begin_[i]; e < row_begin_[i + 1]; ++e) {
-        equations.Add(&h_full_[uint64_t{col_[e]} * k_], value_[e]);
+        const double* h = &h_full_[uint64_t{col_[e]} * k_];
+        if (p_.implicit) {
+          const double c = Confidence(p_.alpha, value_[e]);
+          equations.Add(h, c - 1.0, c * Preference(value_[e]));
+        } else {
+          equations.Add(h, value_[e]);
+        }
       }
       equations.Solve(row_penalty_[i], &w_[i * k_]);
     }
@@ -800,12 +896,23 @@ class MfShard final : public StaticShard {
   void Evaluate(const StaticStep& step, const StaticBlock& block, std::span<double> delta) {
     if (step.iteration != evaluated_) {  // the first block of this evaluation pass
       evaluated_ = step.iteration;
-      sq_err_ = test_sq_err_ = 0.0;
+      sq_err_ = test_sq_err_ = pref_sq_err_ = 0.0;
       if (p_.keep_best() && rank_ == 0) delta[Tracking::kEvaluations] += 1.0;
     }
 
     const uint64_t c0 = layout_.col_bounds[block.id];
     const double* h = block.doubles.data();
+    if (p_.implicit) {
+      // c_ij (p_ij - y)^2 - y^2 on Omega; Metrics adds every pair's y^2.
+      for (uint64_t e : by_row_[block.id]) {
+        const double y = Predict(row_[e], h + (col_[e] - c0) * k_);
+        const double d = Preference(value_[e]) - y;
+        sq_err_ += Confidence(p_.alpha, value_[e]) * d * d - y * y;
+        pref_sq_err_ += d * d;
+      }
+      TakeGram(block, (layout_.col_bounds[block.id + 1] - c0) * k_);
+      return;
+    }
     for (uint64_t e : by_row_[block.id]) {
       const double d = value_[e] - Predict(row_[e], h + (col_[e] - c0) * k_);
       sq_err_ += d * d;
@@ -843,6 +950,10 @@ class MfShard final : public StaticShard {
   // ALS: the whole of H, gathered in pass 0, and each row's first entry (rows_ + 1).
   std::vector<double> h_full_;
   std::vector<uint64_t> row_begin_;
+  // Implicit ALS: each block's Gram matrix from the last gather or evaluation pass, their sum
+  // G_H, and this shard's W^T W.
+  std::vector<std::vector<double>> block_gram_;
+  Eigen::MatrixXd gram_h_, gram_w_;
 
   std::vector<double> row_penalty_;  // lambda c_i
   // CCD++: the residual R (R^ within a rank-one subproblem), and a W pass's sums per row.
@@ -871,6 +982,7 @@ class MfShard final : public StaticShard {
 
   uint64_t evaluated_ = std::numeric_limits<uint64_t>::max();
   double sq_err_ = 0.0, test_sq_err_ = 0.0;
+  double pref_sq_err_ = 0.0;  // implicit: sum (p_ij - w_i^T h_j)^2 on Omega
 
   // --test: the best model so far (see Tracking).
   Tracking tracking_;
@@ -960,7 +1072,8 @@ class MfHome final : public StaticHome {
       case PassKind::kCg: {
         // ALS (see AlsStep): x_j = h_j or p_j, then a sum every worker adds to.
         const std::vector<double>& x = pass.kind == PassKind::kResidual ? h : als_p_.at(block);
-        out.doubles.assign(columns * 2 * k_, 0.0);
+        // Implicit: the residual pass's block also collects W^T W (GramSize).
+        out.doubles.assign(columns * 2 * k_ + GramSize(p_, pass.kind), 0.0);
         for (uint64_t j = 0; j < columns; ++j) {
           std::copy_n(x.begin() + static_cast<int64_t>(j * k_), k_,
                       out.doubles.begin() + static_cast<int64_t>(j * 2 * k_));
@@ -970,6 +1083,10 @@ class MfHome final : public StaticHome {
       case PassKind::kGather:
       case PassKind::kEval:
         out.doubles = h;
+        if (p_.implicit) {  // and sum_j h_j h_j^T over the block's columns
+          out.doubles.resize(h.size() + GramSize(p_, pass.kind));
+          Gram(h.data(), columns, k_, out.doubles.data() + h.size());
+        }
         break;
     }
     if (p_.keep_best() && step.pass == 0) out.doubles.push_back(0.0);  // Tracking's decision
@@ -994,6 +1111,11 @@ class MfHome final : public StaticHome {
         h[j * k_ + pass.t] = den > 0.0 ? num / den : 0.0;
       }
     } else if (pass.kind == PassKind::kResidual || pass.kind == PassKind::kCg) {
+      if (p_.implicit && pass.kind == PassKind::kResidual) {  // W^T W, summed by every worker
+        const uint64_t columns = h.size() / k_;
+        gram_w_[block.id].assign(block.doubles.begin() + static_cast<int64_t>(columns * 2 * k_),
+                                 block.doubles.end());
+      }
       AlsStep(block.id, pass.kind, block.doubles);
     } else if (pass.kind == PassKind::kEpoch) {
       std::vector<double>& g = g_.at(block.id);
@@ -1008,7 +1130,8 @@ class MfHome final : public StaticHome {
 
   // ALS's conjugate-gradient steps on the columns of `block` (mf_reference.h), from the sums the
   // workers added: after the residual pass, r_j = b - A x_j and p_j = r_j; after a CG pass, one
-  // step. The arithmetic is the reference's, term by term.
+  // step. Implicit, A also has the term G_W = W^T W the residual pass brought. The arithmetic is
+  // the reference's, term by term.
   void AlsStep(uint32_t block, PassKind kind, const std::vector<double>& sums) {
     std::vector<double>& h = h_.at(block);
     std::vector<double>& r = als_r_[block];
@@ -1024,19 +1147,23 @@ class MfHome final : public StaticHome {
       for (uint32_t t = 0; t < k_; ++t) d += a[t] * b[t];
       return d;
     };
+    const double* gram = p_.implicit ? gram_w_.at(block).data() : nullptr;
+    gx_.assign(k_, 0.0);
     for (uint64_t j = 0; j < columns; ++j) {
       double* x = &h[j * k_];
       double* rj = &r[j * k_];
       double* pj = &p[j * k_];
       const double* sum = &sums[j * 2 * k_ + k_];
       if (kind == PassKind::kResidual) {
-        for (uint32_t t = 0; t < k_; ++t) rj[t] = sum[t] - penalty[j] * x[t];
+        if (gram != nullptr) GramTimes(gram, x, k_, gx_.data());
+        for (uint32_t t = 0; t < k_; ++t) rj[t] = (sum[t] - gx_[t]) - penalty[j] * x[t];
         std::copy_n(rj, k_, pj);
         rs[j] = dot(rj, rj);
         continue;
       }
       q_.resize(k_);
-      for (uint32_t t = 0; t < k_; ++t) q_[t] = sum[t] + penalty[j] * pj[t];
+      if (gram != nullptr) GramTimes(gram, pj, k_, gx_.data());
+      for (uint32_t t = 0; t < k_; ++t) q_[t] = (sum[t] + gx_[t]) + penalty[j] * pj[t];
       const double pq = dot(pj, q_.data());
       if (!(rs[j] > 0.0 && pq > 0.0)) continue;
       const double alpha = rs[j] / pq;
@@ -1068,6 +1195,8 @@ class MfHome final : public StaticHome {
       out["lambda"] += p_.lambda;
       out["sgd"] += p_.algorithm == Algorithm::kSgd ? 1.0 : 0.0;
       out["als"] += p_.algorithm == Algorithm::kAls ? 1.0 : 0.0;
+      out["implicit"] += p_.implicit ? 1.0 : 0.0;
+      out["alpha"] += p_.implicit ? p_.alpha : 0.0;
       out["plain"] += p_.regularization == Regularization::kPlain ? 1.0 : 0.0;
     }
   }
@@ -1151,7 +1280,8 @@ class MfHome final : public StaticHome {
   std::map<uint32_t, std::vector<double>> g_;  // SGD: owned block -> G^j of its columns
   // ALS: each owned block's CG state r_j, p_j (k each), r_j^T r_j, and a buffer.
   std::map<uint32_t, std::vector<double>> als_r_, als_p_, als_rs_;
-  std::vector<double> q_;
+  std::map<uint32_t, std::vector<double>> gram_w_;  // implicit: W^T W, as each block brought it
+  std::vector<double> q_, gx_;
 };
 
 // Joins the pieces called `name` into a (sum of piece rows) x k matrix. The pieces must tile
@@ -1199,9 +1329,11 @@ double Get(const std::map<std::string, double>& metrics, const std::string& name
   return it == metrics.end() ? 0.0 : it->second;
 }
 
+// Implicit: the preferences' RMSE on the training entries.
 double TrainRmse(const std::map<std::string, double>& m) {
   const double n = Get(m, "ratings");
-  return n > 0 ? std::sqrt(Get(m, "sq_err") / n) : std::numeric_limits<double>::quiet_NaN();
+  const double sq_err = Get(m, "implicit") > 0 ? Get(m, "pref_sq_err") : Get(m, "sq_err");
+  return n > 0 ? std::sqrt(sq_err / n) : std::numeric_limits<double>::quiet_NaN();
 }
 
 // NaN when there was no --test (or it had no ratings).
@@ -1262,6 +1394,11 @@ boost::program_options::options_description MfApp::Options() const {
       "ccd: inner alternations per rank-one subproblem")(
       "cg-steps", po::value<uint32_t>()->default_value(3),
       "als: conjugate-gradient steps per column and iteration (each one pass over the ratings)")(
+      "implicit", po::bool_switch(),
+      "als: implicit feedback (Hu, Koren and Volinsky 2008): every pair (i, j) has preference "
+      "a_ij > 0 and confidence 1 + alpha |a_ij| (1 and preference 0 where nothing is stored)")(
+      "alpha", po::value<double>()->default_value(1.0, "1"),
+      "implicit: the confidence's slope alpha >= 0")(
       "patience", po::value<uint32_t>()->default_value(5),
       "with --test: stop after this many iterations without a better test RMSE (0: never); the "
       "job writes the model of the best test RMSE either way");
@@ -1280,6 +1417,8 @@ Status MfApp::FromOptions(const boost::program_options::variables_map& vm,
   mf.set_decay(vm["decay"].as<double>());
   mf.set_inner_iterations(vm["inner-iterations"].as<uint32_t>());
   mf.set_cg_steps(vm["cg-steps"].as<uint32_t>());
+  mf.set_implicit(vm["implicit"].as<bool>());
+  mf.set_alpha(vm["alpha"].as<double>());
   mf.set_patience(vm["patience"].as<uint32_t>());
   SetAppParams(mf, spec);
   return Status::Ok();
@@ -1434,6 +1573,10 @@ void MfApp::Summarize(const std::map<std::string, double>& metrics,
   summary["algorithm"] = Get(metrics, "sgd") > 0 ? "sgd" : Get(metrics, "als") > 0 ? "als" : "ccd";
   summary["lambda"] = Get(metrics, "lambda");
   summary["regularization"] = Get(metrics, "plain") > 0 ? "plain" : "weighted";
+  if (Get(metrics, "implicit") > 0) {
+    summary["implicit"] = true;
+    summary["alpha"] = Get(metrics, "alpha");
+  }
   if (const std::optional<Models> models = ModelsOf(metrics)) {
     // W.mtx and H.mtx are the kept model: test_rmse is its; objective and train_rmse stay the
     // last evaluation's (the trace has the kept iteration's).

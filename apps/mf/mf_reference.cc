@@ -164,6 +164,36 @@ double MfObjective(const Ratings& ratings, const MfModel& model, double lambda,
   return SquaredError(ratings, model) + Penalty(ratings, model, lambda, regularization);
 }
 
+double ImplicitObjective(const Ratings& ratings, const MfModel& model, double lambda,
+                         Regularization regularization, double alpha) {
+  const uint32_t k = static_cast<uint32_t>(model.W.cols());
+  // Row-major copies for Gram.
+  const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> w = model.W,
+                                                                               h = model.H;
+  Eigen::MatrixXd gw(k, k), gh(k, k);
+  Gram(w.data(), ratings.rows, k, gw.data());
+  Gram(h.data(), ratings.cols, k, gh.data());
+  double s = 0.0;
+  for (uint64_t e = 0; e < ratings.nnz(); ++e) {
+    const double y = Predict(model, ratings.row[e], ratings.col[e]);
+    const double a = ratings.value[e], d = Preference(a) - y;
+    s += Confidence(alpha, a) * d * d - y * y;
+  }
+  double all = 0.0;  // sum over every pair of (w_i^T h_j)^2
+  for (uint64_t t = 0; t < uint64_t{k} * k; ++t) all += gw.data()[t] * gh.data()[t];
+  return s + all + Penalty(ratings, model, lambda, regularization);
+}
+
+double PreferenceRmse(const Ratings& ratings, const MfModel& model) {
+  if (ratings.nnz() == 0) return std::numeric_limits<double>::quiet_NaN();
+  double s = 0.0;
+  for (uint64_t e = 0; e < ratings.nnz(); ++e) {
+    const double d = Preference(ratings.value[e]) - Predict(model, ratings.row[e], ratings.col[e]);
+    s += d * d;
+  }
+  return std::sqrt(s / static_cast<double>(ratings.nnz()));
+}
+
 double Rmse(const Ratings& ratings, const MfModel& model) {
   if (ratings.nnz() == 0) return std::numeric_limits<double>::quiet_NaN();
   return std::sqrt(SquaredError(ratings, model) / static_cast<double>(ratings.nnz()));
@@ -254,6 +284,12 @@ Result<MfResult> SolveAlsReference(const Ratings& ratings, const MfOptions& opti
                                    std::function<void(const MfTracePoint&)> on_iteration) {
   STRADS_RETURN_IF_ERROR(ValidateCommon(options, "als"));
   if (options.cg_steps == 0) return Status::InvalidArgument("mf als: cg_steps must be >= 1");
+  const bool implicit = options.implicit;
+  const double alpha = options.alpha;
+  if (implicit && (!(alpha >= 0.0) || !std::isfinite(alpha))) {
+    return Status::InvalidArgument("mf als: alpha must be finite and >= 0, got " +
+                                   std::to_string(alpha));
+  }
   const Clock::time_point start = Clock::now();
   const Ratings& r = ratings;
   const uint32_t k = options.rank;
@@ -273,8 +309,9 @@ Result<MfResult> SolveAlsReference(const Ratings& ratings, const MfOptions& opti
     MfTracePoint p;
     p.seconds = SecondsSince(start);
     p.iteration = iteration;
-    p.objective = MfObjective(r, model, lambda, options.regularization);
-    p.train_rmse = Rmse(r, model);
+    p.objective = implicit ? ImplicitObjective(r, model, lambda, options.regularization, alpha)
+                           : MfObjective(r, model, lambda, options.regularization);
+    p.train_rmse = implicit ? PreferenceRmse(r, model) : Rmse(r, model);
     p.model = &model;
     on_iteration(p);
   };
@@ -286,16 +323,29 @@ Result<MfResult> SolveAlsReference(const Ratings& ratings, const MfOptions& opti
     return d;
   };
   AlsNormalEquations equations(k);
-  std::vector<double> res(k), p(k), q(k);
+  std::vector<double> res(k), p(k), q(k), gx(k);
+  Eigen::MatrixXd gram = Eigen::MatrixXd::Zero(k, k);  // implicit: G_H, then G_W
   for (uint32_t it = 1; it <= options.iterations; ++it) {
+    if (implicit) Gram(h.data(), r.cols, k, gram.data());
     for (uint64_t i = 0; i < r.rows; ++i) {
       if (r.row_start[i] == r.row_start[i + 1]) continue;  // w_i stays 0
-      equations.Clear();
+      if (implicit) {
+        equations.Start(gram);
+      } else {
+        equations.Clear();
+      }
       for (uint64_t e = r.row_start[i]; e < r.row_start[i + 1]; ++e) {
-        equations.Add(h.row(r.col[e]).data(), r.value[e]);
+        const double a = r.value[e];
+        if (implicit) {
+          const double c = Confidence(alpha, a);
+          equations.Add(h.row(r.col[e]).data(), c - 1.0, c * Preference(a));
+        } else {
+          equations.Add(h.row(r.col[e]).data(), a);
+        }
       }
       equations.Solve(row_reg[i], w.row(static_cast<Eigen::Index>(i)).data());
     }
+    if (implicit) Gram(w.data(), r.rows, k, gram.data());
     for (uint64_t j = 0; j < r.cols; ++j) {
       double* x = h.row(static_cast<Eigen::Index>(j)).data();
       // r = b - A x.
@@ -303,8 +353,17 @@ Result<MfResult> SolveAlsReference(const Ratings& ratings, const MfOptions& opti
       for (uint64_t n = r.col_start[j]; n < r.col_start[j + 1]; ++n) {
         const uint64_t e = r.col_entry[n];
         const double* wi = w.row(r.row[e]).data();
-        const double c = r.value[e] - dot(wi, x);
+        const double a = r.value[e], d = dot(wi, x);
+        double c = a - d;
+        if (implicit) {
+          const double conf = Confidence(alpha, a);
+          c = conf * Preference(a) - (conf - 1.0) * d;
+        }
         for (uint32_t t = 0; t < k; ++t) res[t] += c * wi[t];
+      }
+      if (implicit) {
+        GramTimes(gram.data(), x, k, gx.data());
+        for (uint32_t t = 0; t < k; ++t) res[t] -= gx[t];
       }
       for (uint32_t t = 0; t < k; ++t) res[t] -= col_reg[j] * x[t];
       p = res;
@@ -312,9 +371,15 @@ Result<MfResult> SolveAlsReference(const Ratings& ratings, const MfOptions& opti
       for (uint32_t s = 0; s < options.cg_steps; ++s) {
         std::fill(q.begin(), q.end(), 0.0);
         for (uint64_t n = r.col_start[j]; n < r.col_start[j + 1]; ++n) {
-          const double* wi = w.row(r.row[r.col_entry[n]]).data();
-          const double c = dot(wi, p.data());
+          const uint64_t e = r.col_entry[n];
+          const double* wi = w.row(r.row[e]).data();
+          double c = dot(wi, p.data());
+          if (implicit) c *= Confidence(alpha, r.value[e]) - 1.0;
           for (uint32_t t = 0; t < k; ++t) q[t] += c * wi[t];
+        }
+        if (implicit) {
+          GramTimes(gram.data(), p.data(), k, gx.data());
+          for (uint32_t t = 0; t < k; ++t) q[t] += gx[t];
         }
         for (uint32_t t = 0; t < k; ++t) q[t] += col_reg[j] * p[t];
         const double pq = dot(p.data(), q.data());
@@ -333,7 +398,13 @@ Result<MfResult> SolveAlsReference(const Ratings& ratings, const MfOptions& opti
   }
   model.W = w;
   model.H = h;
-  return Finish(std::move(model), r, options, start);
+  MfResult result = Finish(std::move(model), r, options, start);
+  if (implicit) {
+    result.objective =
+        ImplicitObjective(r, result.model, lambda, options.regularization, options.alpha);
+    result.train_rmse = PreferenceRmse(r, result.model);
+  }
+  return result;
 }
 
 Result<MfResult> SolveSgdReference(const Ratings& ratings, const MfOptions& options,

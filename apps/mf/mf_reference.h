@@ -46,6 +46,25 @@
 // order, every dot product w_i^T x over t = 0..k-1. Initialisation: CCD++'s (W = 0, H uniform in
 // [0, 1/sqrt(k))).
 //
+// Implicit-feedback ALS (Hu, Koren and Volinsky 2008; Spark MLlib's implicitPrefs). The ratings
+// are observations of strength a_ij (clicks, plays, counts); every pair (i, j), observed or not,
+// has a preference p_ij = 1 if a_ij > 0 else 0 and a confidence c_ij = 1 + alpha |a_ij| (so
+// p = 0, c = 1 where nothing was observed), and the objective is over ALL rows x cols pairs:
+//   F(W, H) = sum_{i < rows, j < cols} c_ij (p_ij - w_i^T h_j)^2
+//             + lambda (sum_i c_i ||w_i||^2 + sum_j c^j ||h_j||^2),
+// c_i, c^j the same penalty weights as above (weighted: the number of stored entries of the row or
+// column; Spark counts only the entries with a_ij > 0, the same on 0/1 data). It is computed as
+//   sum_{(i,j) in Omega} [c_ij (p_ij - w_i^T h_j)^2 - (w_i^T h_j)^2] + <W^T W, H^T H>_F + penalty
+// (the unobserved pairs' sum_ij (w_i^T h_j)^2 over all pairs, less the observed ones'). One
+// iteration is ALS's with the Gram matrix of the other factor shared: G_H = H^T H once, then
+// every row exactly, w_i = (G_H + sum_{j in Omega_i} (c_ij - 1) h_j h_j^T + lambda c_i I)^{-1}
+// sum_{j in Omega_i} c_ij p_ij h_j (AlsNormalEquations::Start); then G_W = W^T W once, and every
+// column by cg_steps conjugate-gradient steps on A = G_W + sum_{i in Omega^j} (c_ij - 1) w_i w_i^T
+// + lambda c^j I, b = sum_{i in Omega^j} c_ij p_ij w_i (the residual r = b - A h_j summed as
+// sum_i (c_ij p_ij - (c_ij - 1) w_i^T h_j) w_i - G_W h_j - lambda c^j h_j; a step's q = A p as
+// sum_i (c_ij - 1) (w_i^T p) w_i + G_W p + lambda c^j p). The train RMSE reported is the
+// preferences' on Omega, sqrt(mean (p_ij - w_i^T h_j)^2). Initialisation: CCD++'s.
+//
 // Rows and columns without ratings (allowed: see EmptyLines) have factors 0 from the start, which
 // neither solver changes; a prediction for them is the training mean (Coverage, HeldOutRmse).
 //
@@ -56,6 +75,7 @@
 // Thread-safety: the functions are reentrant; the Ratings are only read.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -91,7 +111,13 @@ struct MfOptions {
   uint32_t ccd_inner = 1;      // CCD++ inner alternations per rank-one subproblem; >= 1
   Regularization regularization = Regularization::kWeighted;
   uint32_t cg_steps = 3;  // ALS: conjugate-gradient steps per column and iteration; >= 1
+  bool implicit = false;  // ALS: implicit feedback (above)
+  double alpha = 1.0;     // implicit: c_ij = 1 + alpha |a_ij|; >= 0
 };
+
+// Implicit feedback's confidence c_ij and preference p_ij of a stored entry a_ij (see above).
+inline double Confidence(double alpha, double a) { return 1.0 + alpha * std::abs(a); }
+inline double Preference(double a) { return a > 0.0 ? 1.0 : 0.0; }
 
 struct MfModel {
   Eigen::MatrixXd W;  // rows x k
@@ -143,6 +169,13 @@ std::vector<SgdRating> SgdRowOrder(const Ratings& ratings, uint64_t seed, uint64
 double MfObjective(const Ratings& ratings, const MfModel& model, double lambda,
                    Regularization regularization);
 
+// Implicit feedback's F(W, H) over every pair (see above), computed from scratch. Same REQUIRES.
+double ImplicitObjective(const Ratings& ratings, const MfModel& model, double lambda,
+                         Regularization regularization, double alpha);
+
+// sqrt(mean over Omega of (p_ij - w_i^T h_j)^2), the preferences' RMSE; NaN without ratings.
+double PreferenceRmse(const Ratings& ratings, const MfModel& model);
+
 // sqrt(mean over Omega of (a_ij - w_i^T h_j)^2); NaN when there are no ratings. Same REQUIRES.
 double Rmse(const Ratings& ratings, const MfModel& model);
 
@@ -156,8 +189,9 @@ double HeldOutRmse(const Ratings& ratings, const MfModel& model, const Coverage&
 Result<MfResult> SolveCcdReference(const Ratings& ratings, const MfOptions& options,
                                    std::function<void(const MfTracePoint&)> on_iteration = {});
 
-// Runs options.iterations ALS iterations from InitialCcdModel. Errors: InvalidArgument for rank
-// 0, cg_steps 0, lambda < 0 or NaN.
+// Runs options.iterations ALS iterations from InitialCcdModel, explicit or (options.implicit)
+// implicit; the objective reported is MfObjective's or ImplicitObjective's. Errors:
+// InvalidArgument for rank 0, cg_steps 0, lambda < 0, alpha < 0 or NaN.
 Result<MfResult> SolveAlsReference(const Ratings& ratings, const MfOptions& options,
                                    std::function<void(const MfTracePoint&)> on_iteration = {});
 

@@ -98,6 +98,14 @@ class MF(JobParamsMixin, BaseEstimator):
     stops ``patience`` iterations after it (``--test``). Rows and columns of R without ratings
     are allowed: ``predict`` gives them the mean rating.
 
+    ``implicit=True`` (with ``algorithm="als"``) fits implicit feedback instead (Hu, Koren and
+    Volinsky 2008; Spark's ``implicitPrefs``): the stored entries are observation strengths
+    (clicks, counts), every (user, item) pair has preference ``r_ij > 0`` and confidence
+    ``1 + alpha |r_ij|`` (1 and preference 0 where nothing is stored), and the loss
+    ``sum_all_pairs c_ij (p_ij - w_i h_j)^2`` runs over every pair. ``predict`` then scores
+    preferences (0 for rows and columns without entries); rank items by it. ``X_test`` is
+    refused: held-out entries are judged by ranking, not RMSE.
+
     Parameters
     ----------
     n_components : int, default 10
@@ -120,6 +128,10 @@ class MF(JobParamsMixin, BaseEstimator):
         ccd only.
     cg_steps : int or None
         als only: conjugate-gradient steps per column and iteration (``--cg-steps``, default 3).
+    implicit : bool, default False
+        als only: implicit feedback (``--implicit``, above).
+    alpha : float or None
+        implicit only: the confidence's slope (``--alpha``, default 1).
     random_state : int or None
         ``--seed``.
 """ + RUN_PARAMETERS + """
@@ -136,14 +148,16 @@ class MF(JobParamsMixin, BaseEstimator):
 
     def __init__(self, n_components=10, *, regularization=0.1, weighted_regularization=True,
                  algorithm="ccd", max_iter=30, learning_rate=None, decay=None,
-                 inner_iterations=None, cg_steps=None, patience=None, random_state=None,
-                 n_workers=2, n_schedulers=1, coordinator=None, max_seconds=0.0, verbose=True,
-                 tmp_dir=None):
+                 inner_iterations=None, cg_steps=None, implicit=False, alpha=None, patience=None,
+                 random_state=None, n_workers=2, n_schedulers=1, coordinator=None,
+                 max_seconds=0.0, verbose=True, tmp_dir=None):
         self.n_components = n_components
         self.regularization = regularization
         self.weighted_regularization = weighted_regularization
         self.patience = patience
         self.cg_steps = cg_steps
+        self.implicit = implicit
+        self.alpha = alpha
         self.algorithm = algorithm
         self.max_iter = max_iter
         self.learning_rate = learning_rate
@@ -171,6 +185,8 @@ class MF(JobParamsMixin, BaseEstimator):
                       algorithm=self.algorithm, iterations=self.max_iter,
                       learning_rate=self.learning_rate, decay=self.decay,
                       inner_iterations=self.inner_iterations, cg_steps=self.cg_steps,
+                      implicit=bool(self.implicit),
+                      alpha=None if self.alpha is None else float(self.alpha),
                       patience=self.patience,
                       seed=self.random_state, **self._run_kwargs())
         self.user_factors_ = np.asarray(job.matrix("W.mtx"))

@@ -372,6 +372,37 @@ def test_mf_factors_fit_a_low_rank_matrix(algorithm):
     assert rmse < 0.15 * np.std(full)
 
 
+def test_mf_implicit_ranks_held_out_clicks_above_the_others():
+    # Two groups of users, each clicking about half of its own group's items (counts 1-3) and
+    # nothing else; user 11 clicked nothing.
+    rng = np.random.default_rng(4)
+    group_user = np.repeat([0, 1], 12)
+    group_item = np.repeat([0, 1], 10)
+    same = group_user[:, None] == group_item[None, :]
+    clicks = np.where(same & (rng.random(same.shape) < 0.5), rng.integers(1, 4, same.shape), 0)
+    clicks[11, :] = 0
+    R = sp.csr_matrix(clicks.astype(float))
+    mf = strads.MF(n_components=2, regularization=0.05, algorithm="als", implicit=True, alpha=5.0,
+                   max_iter=10, random_state=1, **QUIET).fit(R)
+    scores = mf.user_factors_ @ mf.components_
+    unclicked = clicks == 0
+    for u in range(24):
+        if u == 11:
+            continue
+        own = scores[u, same[u] & unclicked[u]]
+        other = scores[u, ~same[u]]
+        assert own.size == 0 or own.min() > other.max(), u
+    assert mf.mean_ == 0 and mf.predict([11], [0]).tolist() == [0.0]
+    summary = mf.job_.summary()
+    assert summary["implicit"] is True and summary["alpha"] == 5.0
+    objective = list(mf.job_.trace()["objective"])
+    assert all(b <= a * (1 + 1e-12) for a, b in zip(objective, objective[1:]))
+    with pytest.raises(ValueError, match="--implicit: --test"):
+        strads.MF(algorithm="als", implicit=True, **QUIET).fit(R, X_test=R)
+    with pytest.raises(ValueError, match="--implicit needs --algorithm als"):
+        strads.MF(implicit=True, **QUIET).fit(R)
+
+
 def test_mf_held_out_rows_without_ratings_and_plain_regularization():
     rng = np.random.default_rng(3)
     U, V = rng.random((40, 2)) + 0.5, rng.random((30, 2)) + 0.5
