@@ -35,8 +35,9 @@ def test_package_lands_on_debian_pythons_path(tmp_path, prefix, package_dir):
     assert any(p.name.startswith("_core") for p in installed.iterdir())
     if sys.executable == "/usr/bin/python3":  # Debian's: it imports from there once installed
         assert package_dir in sys.path
-    imported = subprocess.run([sys.executable, "-c", "import strads; print(strads.__file__)"],
-                              env=dict(os.environ, PYTHONPATH=str(installed.parent)),
+    # From tmp_path: the current directory comes first on the path (CTest's is build/python).
+    imported = subprocess.run([sys.executable, "-s", "-c", "import strads; print(strads.__file__)"],
+                              env=dict(os.environ, PYTHONPATH=str(installed.parent)), cwd=tmp_path,
                               capture_output=True, text=True, timeout=60, check=False)
     assert imported.returncode == 0, imported.stderr
     assert imported.stdout.strip() == str(installed / "__init__.py")
