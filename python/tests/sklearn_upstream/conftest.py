@@ -3,9 +3,10 @@
 scikit-learn's own fixtures (global_dtype, global_random_seed, ...) come from its conftest.
 Tests that name our classes only in their parametrisation keep only the instances whose
 parameters hold one of them (the others test scikit-learn's own estimators). Every test listed
-in expectations.py (patterns where only * is a wildcard) is marked there: an expected failure is strict (it fails the run if it
-passes) and names the exceptions it fails with, so a test that then fails on a number
-(AssertionError) still fails the run; a list entry that matches no test is an error too (in a run of every test).
+in expectations.py (patterns where only * is a wildcard) is marked there: an expected failure is
+strict (it fails the run if it passes) and names the exceptions it fails with, so a test that
+then fails on a number (AssertionError) still fails the run; in a run of every test, a list entry
+that matches no test is an error too.
 """
 import re
 

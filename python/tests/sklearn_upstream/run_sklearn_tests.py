@@ -74,7 +74,8 @@ def rewrite(source):
             if not _names_ours(statement):
                 continue
             if not _body_names_ours(statement):
-                statement.decorator_list.append(ast.parse("pytest.mark.strads_params").body[0].value)
+                marker = ast.parse("pytest.mark.strads_params").body[0].value
+                statement.decorator_list.append(marker)
         if isinstance(statement, (ast.Import, ast.ImportFrom)):
             last_import = len(body)
         body.append(statement)
