@@ -41,7 +41,7 @@ FULL_PACKAGES=(
   python3-numpy
   python3-scipy
   python3-pytest
-  python3-sklearn      # the Python tests' reference; the real data of real_data_test.sh
+  python3-sklearn      # the Python tests' reference and its own tests (CTest python_sklearn_upstream_tests); the real data of real_data_test.sh
   openssh-client       # strads-cluster on remote hosts
   procps               # pgrep: the benchmark scripts
   util-linux           # setsid: strads-cluster (its daemons lead their own sessions)

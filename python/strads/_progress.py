@@ -29,6 +29,7 @@ class Progress:
     With tqdm: a bar over the iterations (static apps) or over rounds (dynamic apps, no total),
     the objective as its postfix. Without: one line on stderr refreshed in place (on a terminal,
     cut to its width) or nothing until the end (not a terminal). ``verbose=False``: silent.
+    ``app`` None: the app's name is taken from the job's info (a job waited for by id).
     """
 
     def __init__(self, app, verbose):
@@ -41,6 +42,8 @@ class Progress:
     def update(self, info):
         if not self.verbose:
             return
+        if self.app is None:
+            self.app = info["app"]
         if _tqdm is not None:
             if self.bar is None:
                 self.bar = _tqdm(total=info["iterations"] or None, desc=f"strads {self.app}",

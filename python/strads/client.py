@@ -60,13 +60,16 @@ class Client:
         return self._remote.cancel(int(job_id))
 
     def wait(self, job_id, verbose=True):
-        """Waits until the job ends, with progress; returns its final info dict. Ctrl-C stops
-        waiting (the job goes on; ``cancel`` stops it) and raises KeyboardInterrupt."""
-        progress = Progress(f"job {job_id}", verbose)
+        """Waits until the job ends, with progress (``strads APP job ID ...``) and its final
+        line (as ``strads.run``'s); returns its final info dict. Ctrl-C stops waiting (the job
+        goes on; ``cancel`` stops it) and raises KeyboardInterrupt."""
+        progress = Progress(None, verbose)
         try:
             info = self._remote.wait(int(job_id), progress=progress.update)
-        finally:
+        except BaseException:
             progress.close(None)
+            raise
+        progress.close(info)
         return info
 
     def result(self, job_id):

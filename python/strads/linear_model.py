@@ -1,5 +1,7 @@
 """Linear models on the dynamic (SAP) engine: Lasso, L1 logistic regression, linear SVM."""
 import math
+import numbers
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -127,6 +129,12 @@ class Lasso(JobParamsMixin, RegressorMixin, BaseEstimator):
         self.tmp_dir = tmp_dir
 
     def fit(self, X, y, sample_weight=None):
+        if not (isinstance(self.alpha, numbers.Real) and 0 <= self.alpha < math.inf):
+            raise ValueError(f"The 'alpha' parameter of Lasso must be a float in the range "
+                             f"[0, inf). Got {self.alpha!r} instead.")
+        if self.alpha == 0:
+            warnings.warn("With alpha=0, this algorithm does not converge well. You are advised "
+                          "to use the LinearRegression estimator", UserWarning, stacklevel=2)
         X = check_X(X, estimator=self)
         y = check_y(y, X.shape[0]).astype(np.float64)
         n_samples, n_features = X.shape
@@ -208,24 +216,60 @@ class _LinearClassifier(_SparseCoefMixin, JobParamsMixin, ClassifierMixin, BaseE
     _app = None
     _n_iter_array = False
     _loss_name = None  # liblinear's, for its error texts
+    _multi_class_refusal = ""  # scikit-learn's text refusing a multi-class scheme, if it has one
 
     def _app_options(self):
         raise NotImplementedError
 
+    # liblinear's table of the (loss, penalty, dual) it solves (scikit-learn's
+    # svm._base._get_liblinear_solver_type): the engine solves the primal either way, where
+    # liblinear has both the minimiser is the same; what liblinear refuses is refused with its text.
+    _LIBLINEAR = {"logistic_regression": {"l1": (False,), "l2": (False, True)},
+                  "hinge": {"l2": (True,)},
+                  "squared_hinge": {"l1": (False,), "l2": (False, True)}}
+
     def _check_dual(self):
-        """liblinear's refusal of a dual formulation it does not have (scikit-learn's text). The
-        engine solves the primal either way: where liblinear has both, the minimiser is the same."""
-        if self.dual and self.penalty == "l1":
-            raise ValueError(f"Unsupported set of arguments: The combination of penalty='l1' and "
-                             f"loss='{self._loss_name}' are not supported when dual=True, "
-                             f"Parameters: penalty='l1', loss='{self._loss_name}', dual=True")
+        penalties = self._LIBLINEAR.get(self._loss_name)
+        if penalties is None:
+            problem = f"loss='{self._loss_name}' is not supported"
+        elif self.penalty not in penalties:
+            problem = (f"The combination of penalty='{self.penalty}' and "
+                       f"loss='{self._loss_name}' is not supported")
+        elif bool(self.dual) not in penalties[self.penalty]:
+            problem = (f"The combination of penalty='{self.penalty}' and "
+                       f"loss='{self._loss_name}' are not supported when dual={self.dual}")
+        else:
+            return
+        raise ValueError(f"Unsupported set of arguments: {problem}, Parameters: "
+                         f"penalty={self.penalty!r}, loss={self._loss_name!r}, dual={self.dual!r}")
 
     def _lambda(self):
         if not self.C > 0:
             raise ValueError(f"Penalty term must be positive; got (C={self.C!r})")
         return 1.0 / float(self.C)
 
+    def _check_class_weight(self):
+        """The logistic and svm apps' losses are unweighted: class weights are refused (not
+        emulated by resampling), naming what to do instead. (fit has no sample_weight, so
+        scikit-learn's checks and meta-estimators see that it takes none.)"""
+        if self.class_weight is not None:
+            raise ValueError(f"class_weight={self.class_weight!r} is not supported by strads' "
+                             f"{type(self).__name__} (the {self._app} app's loss has no per-sample "
+                             f"weights): leave class_weight=None, or use scikit-learn's "
+                             f"{type(self).__name__} for a weighted fit")
+
+    def _check_multi_class(self):
+        """One-vs-rest is the one multi-class scheme (one job per class, as liblinear)."""
+        if self.multi_class not in ("auto", "ovr"):
+            raise ValueError(f"{self._multi_class_refusal}multi_class={self.multi_class!r} is "
+                             f"not supported: strads fits "
+                             f"one-vs-rest (multi_class='ovr' or 'auto'); for a "
+                             f"{self.multi_class} model use scikit-learn's "
+                             f"{type(self).__name__}")
+
     def fit(self, X, y):
+        self._check_multi_class()
+        self._check_class_weight()
         X = check_X(X, estimator=self)
         y = check_y(y, X.shape[0], classifier=True)
         classes = np.unique(y)
@@ -301,6 +345,12 @@ _CLASSIFIER_PARAMETERS = """
     random_state : int or None
         The job's ``--seed``; given, also ``--check-every n_features`` (reproducible fits, see
         Lasso).
+    multi_class : "auto" or "ovr" (LinearSVC's default "ovr")
+        More than two classes are fitted one-vs-rest (one job per class); "multinomial" and
+        "crammer_singer" are refused.
+    class_weight : None
+        Refused unless None: the logistic and svm apps' losses have no per-sample weights (nor
+        does ``fit`` take ``sample_weight``); use scikit-learn's estimator for a weighted fit.
 """
 
 _CLASSIFIER_ATTRIBUTES = """
@@ -332,20 +382,28 @@ class LogisticRegression(_LinearClassifier):
     dual : bool, default False
         Accepted as liblinear takes it: True only with penalty "l2" (scikit-learn's error
         otherwise). The engine solves the primal either way; the minimiser is the same.
+    solver : "liblinear"
+        The one solver: the engine's coordinate descent reaches liblinear's minimiser. Other
+        values are refused.
 """ + _CLASSIFIER_PARAMETERS + RUN_PARAMETERS + _CLASSIFIER_ATTRIBUTES
 
     _app = "logistic"
     _n_iter_array = True  # as scikit-learn's: one entry per job
     _loss_name = "logistic_regression"
+    _multi_class_refusal = "Solver liblinear does not support a multinomial backend: "
 
     def __init__(self, penalty="l1", *, dual=False, C=1.0, fit_intercept=True,
-                 intercept_scaling=1.0, tol=1e-6, max_iter=1000, random_state=None, n_workers=2,
+                 intercept_scaling=1.0, class_weight=None, solver="liblinear",
+                 multi_class="auto", tol=1e-6, max_iter=1000, random_state=None, n_workers=2,
                  n_schedulers=1, coordinator=None, max_seconds=0.0, verbose=True, tmp_dir=None):
         self.penalty = penalty
+        self.solver = solver
         self.dual = dual
         self.C = C
         self.fit_intercept = fit_intercept
         self.intercept_scaling = intercept_scaling
+        self.class_weight = class_weight
+        self.multi_class = multi_class
         self.tol = tol
         self.max_iter = max_iter
         self.random_state = random_state
@@ -360,12 +418,24 @@ class LogisticRegression(_LinearClassifier):
         return self.penalty is None or self.penalty == "none"
 
     def _check_dual(self):
-        if self.dual and self._unpenalised():
-            raise ValueError("Unsupported set of arguments: a dual formulation needs penalty='l2'")
+        if self._unpenalised():
+            if self.dual:
+                raise ValueError("Unsupported set of arguments: a dual formulation needs "
+                                 "penalty='l2'")
+            return
         super()._check_dual()
 
     def _lambda(self):
-        return 0.0 if self._unpenalised() else super()._lambda()
+        if self.solver != "liblinear":
+            raise ValueError(f"solver={self.solver!r} is not supported: strads has one solver, "
+                             f"coordinate descent on liblinear's objective (solver='liblinear'); "
+                             f"for {self.solver} use scikit-learn's LogisticRegression")
+        if self._unpenalised():
+            if self.C != 1.0:
+                warnings.warn("Setting penalty=None will ignore the C and l1_ratio parameters",
+                              UserWarning, stacklevel=3)
+            return 0.0
+        return super()._lambda()
 
     def _app_options(self):
         return {"penalty": "l1" if self._unpenalised() else self.penalty}
@@ -401,18 +471,23 @@ class LinearSVC(_LinearClassifier):
 """ + _CLASSIFIER_PARAMETERS + RUN_PARAMETERS + _CLASSIFIER_ATTRIBUTES
 
     _app = "svm"
-    _loss_name = "squared_hinge"
+
+    @property
+    def _loss_name(self):
+        return self.loss
 
     def __init__(self, penalty="l2", loss="squared_hinge", *, dual=True, C=1.0,
-                 fit_intercept=True, intercept_scaling=1.0, tol=1e-6, max_iter=1000,
-                 random_state=None, n_workers=2, n_schedulers=1, coordinator=None,
-                 max_seconds=0.0, verbose=True, tmp_dir=None):
+                 multi_class="ovr", fit_intercept=True, intercept_scaling=1.0, class_weight=None,
+                 tol=1e-6, max_iter=1000, random_state=None, n_workers=2, n_schedulers=1,
+                 coordinator=None, max_seconds=0.0, verbose=True, tmp_dir=None):
         self.penalty = penalty
         self.loss = loss
         self.dual = dual
         self.C = C
+        self.multi_class = multi_class
         self.fit_intercept = fit_intercept
         self.intercept_scaling = intercept_scaling
+        self.class_weight = class_weight
         self.tol = tol
         self.max_iter = max_iter
         self.random_state = random_state

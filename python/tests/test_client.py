@@ -1,10 +1,12 @@
 """strads.Client and the estimators' coordinator= against a real cluster of daemons on loopback
 (deploy/strads-cluster start --port 0), stopped after the module."""
 import contextlib
+import io
 import os
 import re
 import signal
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -116,3 +118,34 @@ def test_keyed_cluster_admits_the_listed_client_key_only(tmp_path, monkeypatch, 
         assert code == 3 and "requires CURVE keys and this client has none" in stderr
         with pytest.raises(ValueError, match="no such key file"):
             strads.Client(endpoint, client_key=tmp_path / "nope.key")
+
+
+def test_wait_names_the_job_once_and_ends_with_its_final_line(coordinator, libsvm_file, capsys):
+    client = strads.Client(coordinator, timeout=20)
+    job_id = client.submit("lasso", data=libsvm_file, lambda_=5.0)
+    info = client.wait(job_id)
+    err = capsys.readouterr().err
+    assert err.endswith(info["description"] + "\n")
+    assert f"job {job_id} job {job_id}" not in err
+
+
+def test_wait_progress_line_takes_the_app_from_the_job(monkeypatch):
+    """What a terminal shows while Client.wait follows job 4 (the app known from its info)."""
+    from strads import _progress
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    monkeypatch.setattr(_progress, "_tqdm", None)
+    info = {"job_id": 4, "app": "lasso", "state": "RUNNING", "objective_name": "objective",
+            "iterations": 0, "round": 3, "objective": 1.5, "violation": 0.1,
+            "updates_per_s": 1000.0, "work_unit": "updates", "description": "job 4 lasso done"}
+    progress = _progress.Progress(None, True)
+    progress.update(info)
+    progress.close(info)
+    shown = terminal.getvalue()
+    assert "strads lasso job 4 RUNNING round 3" in shown
+    assert "job 4 job 4" not in shown and shown.endswith("job 4 lasso done\n")

@@ -296,9 +296,7 @@ def test_a_fitted_model_pickles(regression_data, classification_data, make):
 
 
 @pytest.mark.parametrize("model, message", [
-    (strads.Lasso(alpha=-1.0), "--lambda"),
     (strads.Lasso(schedule="diagonal"), "--schedule"),
-    (strads.LogisticRegression(penalty="elasticnet"), "--penalty must be l1 or l2"),
     (strads.LinearSVC(loss="hinge"), "hinge"),
 ])
 def test_bad_parameters_raise_value_error_with_the_clis_message(regression_data, model, message):
@@ -436,3 +434,44 @@ def test_mf_held_out_rows_without_ratings_and_plain_regularization():
     assert plain.job_.summary()["regularization"] == "plain"
     with pytest.raises(ValueError, match="X_test has shape"):
         strads.MF(**QUIET).fit(R, X_test=sp.csr_matrix((3, 3)))
+
+
+# scikit-learn's texts where its own tests pin them (python/tests/sklearn_upstream).
+@pytest.mark.parametrize("model, message", [
+    (strads.Lasso(alpha=-1.0), r"^The 'alpha' parameter of Lasso must be a float in the range "
+                               r"\[0, inf\). Got -1.0 instead.$"),
+    (strads.LogisticRegression(penalty="elasticnet"), "Unsupported set of arguments: The "
+     "combination of penalty='elasticnet' and loss='logistic_regression' is not supported"),
+    (strads.LogisticRegression(dual=True), "penalty='l1' and loss='logistic_regression' are not "
+                                           "supported when dual=True"),
+    (strads.LinearSVC(penalty="l1", loss="hinge"), "Unsupported set of arguments.*penalty='l1.*"
+                                                   "loss='hinge.*dual=True"),
+    (strads.LinearSVC(loss="hinge", dual=False), "penalty='l2' and loss='hinge' are not "
+                                                 "supported when dual=False"),
+    (strads.LinearSVC(penalty="l1", dual=True), "penalty='l1' and loss='squared_hinge' are not "
+                                                "supported when dual=True"),
+    (strads.LogisticRegression(solver="lbfgs"), "solver='lbfgs' is not supported: strads has "
+                                                "one solver"),
+    (strads.LogisticRegression(multi_class="multinomial"), "Solver liblinear does not support a "
+                                                           "multinomial backend"),
+    (strads.LinearSVC(multi_class="crammer_singer"), "multi_class='crammer_singer' is not "
+                                                     "supported: strads fits one-vs-rest"),
+    (strads.LogisticRegression(class_weight="balanced"), "class_weight='balanced' is not "
+     "supported.*use scikit-learn's LogisticRegression for a weighted fit"),
+    (strads.LinearSVC(class_weight={0: 2.0}), "class_weight=.* is not supported.*LinearSVC"),
+])
+def test_bad_parameters_raise_scikit_learns_error_texts(regression_data, model, message):
+    X, y = regression_data
+    y = y > np.median(y) if not isinstance(model, strads.Lasso) else y
+    with pytest.raises(ValueError, match=message):
+        model.set_params(verbose=False).fit(X, y)
+
+
+def test_parameters_that_only_warn_say_so_as_scikit_learn(regression_data, classification_data):
+    with pytest.warns(UserWarning, match="With alpha=0, this algorithm does not converge well"):
+        strads.Lasso(alpha=0, max_iter=5, **QUIET).fit(*regression_data)
+    with pytest.warns(UserWarning, match="Setting penalty=None will ignore the C"):
+        strads.LogisticRegression(penalty=None, C=4, max_iter=5, **QUIET).fit(
+            *classification_data)
+    model = strads.LogisticRegression(solver="liblinear", multi_class="ovr", **QUIET)
+    assert model.fit(*classification_data).solver == "liblinear"
