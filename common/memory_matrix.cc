@@ -34,14 +34,13 @@ std::vector<char> KeptColumns(uint64_t cols, std::span<const ColumnRange> column
   return keep;
 }
 
-// The entries of rows [first, end) of `m` in the columns `keep` marks, as compressed columns
-// (row indices relative to `first`, ascending within a column).
-Result<Dataset> Build(const MemoryMatrix& m, uint64_t first, uint64_t end,
-                      std::span<const char> keep, uint64_t available_memory) {
+// Calls f(j, r, v) for every non-zero v of `m` at row r in [first, end) and a column j that `keep`
+// marks: column by column for the column-major layouts, row by row for the row-major ones (so
+// within a column always by ascending r).
+template <class F>
+void ForEachKeptEntry(const MemoryMatrix& m, uint64_t first, uint64_t end,
+                      std::span<const char> keep, F&& f) {
   const auto cols = static_cast<int64_t>(m.cols);
-  const auto rows = static_cast<int64_t>(end - first);
-  // The entries of each kept column in the rows, first counted (outer[j + 1]), then placed.
-  std::vector<int64_t> count(m.cols + 1, 0);
   Visit(m.starts, [&](auto starts) {
     Visit(m.indices, [&](auto indices) {
       switch (m.layout) {
@@ -50,32 +49,51 @@ Result<Dataset> Build(const MemoryMatrix& m, uint64_t first, uint64_t end,
             if (!keep[j]) continue;
             const auto* b = indices.data() + starts[j];
             const auto* e = indices.data() + starts[j + 1];
-            count[j + 1] = std::lower_bound(b, e, static_cast<int64_t>(end)) -
-                           std::lower_bound(b, e, static_cast<int64_t>(first));
+            const auto* from = std::lower_bound(b, e, static_cast<int64_t>(first));
+            const auto* to = std::lower_bound(from, e, static_cast<int64_t>(end));
+            for (const auto* k = from; k < to; ++k) {
+              f(j, static_cast<uint64_t>(*k), m.values[k - indices.data()]);
+            }
           }
           break;
         case Layout::kCsr:
           for (uint64_t r = first; r < end; ++r) {
-            for (auto k = starts[r]; k < starts[r + 1]; ++k)
-              count[indices[k] + 1] += keep[indices[k]];
+            for (auto k = starts[r]; k < starts[r + 1]; ++k) {
+              if (keep[indices[k]]) f(static_cast<int64_t>(indices[k]), r, m.values[k]);
+            }
           }
           break;
         case Layout::kDenseRowMajor:
           for (uint64_t r = first; r < end; ++r) {
             const double* row = m.values.data() + r * m.cols;
-            for (int64_t j = 0; j < cols; ++j) count[j + 1] += keep[j] && row[j] != 0.0;
+            for (int64_t j = 0; j < cols; ++j) {
+              if (keep[j] && row[j] != 0.0) f(j, r, row[j]);
+            }
           }
           break;
         case Layout::kDenseColMajor:
           for (int64_t j = 0; j < cols; ++j) {
             if (!keep[j]) continue;
             const double* col = m.values.data() + j * m.rows;
-            for (uint64_t r = first; r < end; ++r) count[j + 1] += col[r] != 0.0;
+            for (uint64_t r = first; r < end; ++r) {
+              if (col[r] != 0.0) f(j, r, col[r]);
+            }
           }
           break;
       }
     });
   });
+}
+
+// The entries of rows [first, end) of `m` in the columns `keep` marks, as compressed columns
+// (row indices relative to `first`, ascending within a column).
+Result<Dataset> Build(const MemoryMatrix& m, uint64_t first, uint64_t end,
+                      std::span<const char> keep, uint64_t available_memory) {
+  const auto cols = static_cast<int64_t>(m.cols);
+  const auto rows = static_cast<int64_t>(end - first);
+  // The entries of each kept column in the rows, first counted (outer[j + 1]), then placed.
+  std::vector<int64_t> count(m.cols + 1, 0);
+  ForEachKeptEntry(m, first, end, keep, [&](int64_t j, uint64_t, double) { ++count[j + 1]; });
   for (int64_t j = 0; j < cols; ++j) count[j + 1] += count[j];
   const auto nnz = static_cast<uint64_t>(count[cols]);
   const std::string where = std::string(kMemoryPrefix) + m.name;
@@ -103,45 +121,7 @@ Result<Dataset> Build(const MemoryMatrix& m, uint64_t first, uint64_t end,
     inner[at] = static_cast<StorageIndex>(r - first);
     values[at] = v;
   };
-  Visit(m.starts, [&](auto starts) {
-    Visit(m.indices, [&](auto indices) {
-      switch (m.layout) {
-        case Layout::kCsc:
-          for (int64_t j = 0; j < cols; ++j) {
-            if (!keep[j]) continue;
-            for (auto k = starts[j]; k < starts[j + 1]; ++k) {
-              const auto r = static_cast<uint64_t>(indices[k]);
-              if (r >= first && r < end) place(j, r, m.values[k]);
-            }
-          }
-          break;
-        case Layout::kCsr:
-          for (uint64_t r = first; r < end; ++r) {
-            for (auto k = starts[r]; k < starts[r + 1]; ++k) {
-              if (keep[indices[k]]) place(indices[k], r, m.values[k]);
-            }
-          }
-          break;
-        case Layout::kDenseRowMajor:
-          for (uint64_t r = first; r < end; ++r) {
-            const double* row = m.values.data() + r * m.cols;
-            for (int64_t j = 0; j < cols; ++j) {
-              if (keep[j] && row[j] != 0.0) place(j, r, row[j]);
-            }
-          }
-          break;
-        case Layout::kDenseColMajor:
-          for (int64_t j = 0; j < cols; ++j) {
-            if (!keep[j]) continue;
-            const double* col = m.values.data() + j * m.rows;
-            for (uint64_t r = first; r < end; ++r) {
-              if (col[r] != 0.0) place(j, r, col[r]);
-            }
-          }
-          break;
-      }
-    });
-  });
+  ForEachKeptEntry(m, first, end, keep, place);
   return out;
 }
 
